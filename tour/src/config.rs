@@ -1,0 +1,243 @@
+//! A configuration (move set, board shape): which starts are eligible, how a
+//! sweep samples them, and how task seeds are derived from it.
+
+use std::collections::HashSet;
+
+use crate::board::Board;
+use crate::error::{Error, Result};
+use crate::method::Method;
+use crate::moves::{Colouring, MoveSource, Moves};
+use crate::seed::{Rng, SeedHasher};
+
+/// Most starts one configuration may ask for (they are held in memory).
+pub const MAX_STARTS: u64 = 1 << 24;
+
+/// Which cells a tour may start from (SPEC.md, "Starts of a configuration").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eligibility {
+    /// Every cell.
+    All,
+    /// Every move changes colour and the cell count is odd: only the
+    /// majority colour, cells whose coordinate sum is even.
+    EvenSum,
+    /// No move changes colour on a board of 2+ cells: no tour exists.
+    Impossible,
+}
+
+/// A move set on a board shape: the unit that starts and seeds belong to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Configuration {
+    board: Board,
+    moves: Moves,
+}
+
+/// The starts a sweep runs on one configuration, sorted by cell index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Starts {
+    /// True when every eligible start is used (at most S eligible starts).
+    pub exhaustive: bool,
+    /// Cell indices (see [`Board::index_of`]).
+    pub cells: Vec<u64>,
+}
+
+impl Configuration {
+    /// Pairs a board with a move set of the same dimension.
+    pub fn new(board: Board, moves: Moves) -> Result<Configuration> {
+        if moves.dims() != board.dims() {
+            return Err(Error::DimsMismatch {
+                moves: moves.dims(),
+                board: board.dims(),
+            });
+        }
+        Ok(Configuration { board, moves })
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The move set.
+    pub fn moves(&self) -> &Moves {
+        &self.moves
+    }
+
+    /// Which cells may start a tour.
+    pub fn eligibility(&self) -> Eligibility {
+        match self.moves.colouring() {
+            _ if self.board.cells() == 1 => Eligibility::All,
+            Colouring::NeverChanges => Eligibility::Impossible,
+            Colouring::AlwaysChanges if self.board.cells() % 2 == 1 => Eligibility::EvenSum,
+            _ => Eligibility::All,
+        }
+    }
+
+    /// Number of eligible starts.
+    pub fn eligible_count(&self) -> u64 {
+        match self.eligibility() {
+            Eligibility::All => self.board.cells(),
+            // An odd cell count means every side is odd, so every stride is odd
+            // and a cell's index has the parity of its coordinate sum.
+            Eligibility::EvenSum => self.board.cells().div_ceil(2),
+            Eligibility::Impossible => 0,
+        }
+    }
+
+    /// The `rank`-th eligible cell in index order.
+    fn eligible_cell(&self, rank: u64) -> u64 {
+        match self.eligibility() {
+            Eligibility::EvenSum => 2 * rank,
+            _ => rank,
+        }
+    }
+
+    /// True when a tour may start at cell `index`.
+    pub fn is_eligible(&self, index: u64) -> bool {
+        match self.eligibility() {
+            Eligibility::All => index < self.board.cells(),
+            Eligibility::EvenSum => index < self.board.cells() && index % 2 == 0,
+            Eligibility::Impossible => false,
+        }
+    }
+
+    /// The starts a sweep with seed `sweep_seed` and `per_config` starts per
+    /// configuration uses: every eligible start when there are at most
+    /// `per_config`, else `per_config` distinct ones drawn uniformly (Floyd's
+    /// algorithm on a stream seeded from the sweep seed and this
+    /// configuration). Empty for an impossible configuration.
+    pub fn starts(&self, per_config: u64, sweep_seed: u64) -> Result<Starts> {
+        if per_config > MAX_STARTS {
+            return Err(Error::TooManyStarts {
+                requested: per_config,
+                max: MAX_STARTS,
+            });
+        }
+        let eligible = self.eligible_count();
+        if eligible <= per_config {
+            let cells = (0..eligible).map(|r| self.eligible_cell(r)).collect();
+            return Ok(Starts {
+                exhaustive: true,
+                cells,
+            });
+        }
+        let mut rng = Rng::new(
+            self.hash_into(SeedHasher::new(sweep_seed, b"starts"))
+                .finish(),
+        );
+        let mut chosen: HashSet<u64> = HashSet::with_capacity(per_config as usize);
+        for j in eligible - per_config..eligible {
+            let t = rng.below(j + 1);
+            if !chosen.insert(t) {
+                chosen.insert(j);
+            }
+        }
+        let mut cells: Vec<u64> = chosen.into_iter().map(|r| self.eligible_cell(r)).collect();
+        cells.sort_unstable();
+        Ok(Starts {
+            exhaustive: false,
+            cells,
+        })
+    }
+
+    /// The seed of one task: (sweep seed, configuration, start, method). It
+    /// does not depend on sharding, worker count or order.
+    pub fn task_seed(&self, sweep_seed: u64, start: u64, method: Method) -> u64 {
+        let mut h = self.hash_into(SeedHasher::new(sweep_seed, b"task"));
+        h.word(start).bytes(method.name().as_bytes());
+        h.finish()
+    }
+
+    /// Feeds the configuration's identity (shape, then rule or move list).
+    fn hash_into(&self, mut h: SeedHasher) -> SeedHasher {
+        h.word(self.board.dims() as u64);
+        for &n in self.board.sides() {
+            h.word(n as u64);
+        }
+        match self.moves.source() {
+            MoveSource::Rule(rule) => {
+                h.word(1).word(rule.len() as u64);
+                for &a in rule {
+                    h.word(a as u64);
+                }
+            }
+            MoveSource::Explicit => {
+                h.word(2).word(self.moves.len() as u64);
+                for mv in self.moves.iter() {
+                    for &c in mv {
+                        h.word(c as i64 as u64);
+                    }
+                }
+            }
+        }
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(rule: &[u32], sides: &[u32]) -> Configuration {
+        Configuration::new(
+            Board::new(sides).unwrap(),
+            Moves::from_rule(rule, sides.len()).unwrap(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn colour_rule() {
+        assert_eq!(cfg(&[2, 1], &[5, 5]).eligibility(), Eligibility::EvenSum);
+        assert_eq!(cfg(&[2, 1], &[5, 6]).eligibility(), Eligibility::All);
+        assert_eq!(cfg(&[3, 1], &[6, 6]).eligibility(), Eligibility::Impossible);
+        assert_eq!(cfg(&[3, 1], &[1, 1]).eligibility(), Eligibility::All);
+        let c = cfg(&[2, 1], &[5, 7, 3]);
+        assert_eq!(c.eligible_count(), 53);
+        for i in 0..c.board().cells() {
+            let sum: u32 = c.board().coords(i).iter().sum();
+            assert_eq!(c.is_eligible(i), sum % 2 == 0, "cell {i}");
+        }
+    }
+
+    #[test]
+    fn exhaustive_and_sampled_starts() {
+        let c = cfg(&[2, 1], &[5, 5]);
+        let all = c.starts(100, 7).unwrap();
+        assert!(all.exhaustive);
+        assert_eq!(all.cells.len(), 13);
+        assert!(all.cells.iter().all(|&i| c.is_eligible(i)));
+
+        let big = cfg(&[2, 1], &[31, 31]);
+        let s = big.starts(100, 7).unwrap();
+        assert!(!s.exhaustive);
+        assert_eq!(s.cells.len(), 100);
+        assert!(
+            s.cells.windows(2).all(|w| w[0] < w[1]),
+            "sorted and distinct"
+        );
+        assert!(s.cells.iter().all(|&i| big.is_eligible(i)));
+        assert_eq!(s, big.starts(100, 7).unwrap(), "same seed, same starts");
+        assert_ne!(s, big.starts(100, 8).unwrap(), "another seed, other starts");
+        assert_ne!(
+            s.cells,
+            cfg(&[2, 1], &[31, 33]).starts(100, 7).unwrap().cells
+        );
+    }
+
+    #[test]
+    fn task_seeds_depend_on_every_part() {
+        let c = cfg(&[2, 1], &[8, 8]);
+        let base = c.task_seed(1, 5, Method::Wr);
+        assert_ne!(base, c.task_seed(2, 5, Method::Wr));
+        assert_ne!(base, c.task_seed(1, 6, Method::Wr));
+        assert_ne!(base, c.task_seed(1, 5, Method::WrPlus));
+        assert_ne!(base, cfg(&[2, 1], &[8, 9]).task_seed(1, 5, Method::Wr));
+        assert_ne!(base, cfg(&[1, 2], &[8, 8]).task_seed(1, 5, Method::Wr));
+    }
+
+    #[test]
+    fn too_many_starts_is_refused() {
+        let e = cfg(&[2, 1], &[8, 8]).starts(MAX_STARTS + 1, 0).unwrap_err();
+        assert_eq!(e.field(), "starts");
+    }
+}

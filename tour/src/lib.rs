@@ -1,0 +1,51 @@
+//! # tour: knight's tour heuristics on D-dimensional boards
+//!
+//! The engine of knight-sweep. It runs the Warnsdorff-rule methods of the
+//! research report behind knight-sweep (W, W+, AW, AW+, MW) and the random
+//! variants WR and WR+, exactly as the project's SPEC.md defines them, on
+//! boards n_1 x .. x n_D with leaper rules such as (2,1), (1,2,2) or (4,3),
+//! or an explicit move list. Pure Rust: no async, no I/O.
+//!
+//! ```
+//! use tour::{verify, Board, Configuration, Method, Moves, Solver};
+//!
+//! let board = Board::regular(2, 8)?;
+//! let moves = Moves::from_rule(&[2, 1], board.dims())?;
+//! let solver = Solver::new(Configuration::new(board, moves)?)?;
+//! let mut ws = solver.workspace();
+//!
+//! let start = solver.config().board().index_of(&[0, 0])?;
+//! let result = solver.run(&mut ws, start, Method::W, 0, true);
+//! assert!(result.success);
+//! assert_eq!(result.attempts, 1);
+//! let path = result.path.expect("asked for the path");
+//! verify(solver.config().board(), solver.config().moves(), &path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A sweep prepares one [`Solver`] per configuration, gives each thread a
+//! [`Workspace`], draws its starts with [`Configuration::starts`] and seeds
+//! each task with [`Configuration::task_seed`], so results never depend on
+//! how the tasks are split.
+
+pub mod baseline;
+mod board;
+mod config;
+mod error;
+mod layout;
+mod method;
+mod moves;
+pub mod seed;
+mod solver;
+mod verify;
+mod walk;
+
+pub use board::{Board, DEFAULT_MAX_CELLS, MAX_DIMS};
+pub use config::{Configuration, Eligibility, Starts, MAX_STARTS};
+pub use error::{Error, Result};
+pub use layout::MAX_PADDED_CELLS;
+pub use method::Method;
+pub use moves::{Colouring, MoveSource, Moves, MAX_COMPONENT, MAX_MOVES};
+pub use solver::{Solver, TaskResult, Workspace};
+pub use verify::{verify, verify_closed, TourError};
+pub use walk::Tiebreak;

@@ -1,0 +1,150 @@
+//! Independent checks of a claimed tour: every figure a sweep reports for a
+//! success can be re-checked with these, without trusting the walk.
+
+use std::collections::HashSet;
+
+use thiserror::Error;
+
+use crate::board::Board;
+use crate::moves::Moves;
+
+/// Why a path is not a tour.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TourError {
+    #[error("path has {len} cells, the board has {cells}")]
+    Length { len: usize, cells: u64 },
+    #[error("step {step}: cell {cell} is off the board")]
+    OffBoard { step: usize, cell: u64 },
+    #[error("step {step}: cell {cell} was already visited")]
+    Repeated { step: usize, cell: u64 },
+    #[error("step {step}: {from:?} -> {to:?} is not a move")]
+    IllegalStep {
+        step: usize,
+        from: Vec<u32>,
+        to: Vec<u32>,
+    },
+    #[error("closing step {from:?} -> {to:?} is not a move")]
+    NotClosed { from: Vec<u32>, to: Vec<u32> },
+}
+
+/// Checks that `path` (cell indices) is an open tour: every cell exactly
+/// once, every step one of `moves`.
+pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
+    if path.len() as u64 != board.cells() {
+        return Err(TourError::Length {
+            len: path.len(),
+            cells: board.cells(),
+        });
+    }
+    let legal: HashSet<&[i32]> = moves.iter().collect();
+    let mut seen = vec![false; board.cells() as usize];
+    let mut step_vec = vec![0i32; board.dims()];
+    for (step, &cell) in path.iter().enumerate() {
+        if cell >= board.cells() {
+            return Err(TourError::OffBoard { step, cell });
+        }
+        if std::mem::replace(&mut seen[cell as usize], true) {
+            return Err(TourError::Repeated { step, cell });
+        }
+        if step > 0 && !is_move(board, &legal, path[step - 1], cell, &mut step_vec) {
+            let (from, to) = (board.coords(path[step - 1]), board.coords(cell));
+            return Err(TourError::IllegalStep { step, from, to });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `path` is a closed tour: an open tour whose last cell is one
+/// move from its first.
+pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
+    verify(board, moves, path)?;
+    let legal: HashSet<&[i32]> = moves.iter().collect();
+    let (first, last) = (path[0], path[path.len() - 1]);
+    let mut step_vec = vec![0i32; board.dims()];
+    // A one-cell board has no closing move to make.
+    if path.len() > 1 && !is_move(board, &legal, last, first, &mut step_vec) {
+        return Err(TourError::NotClosed {
+            from: board.coords(last),
+            to: board.coords(first),
+        });
+    }
+    Ok(())
+}
+
+fn is_move(board: &Board, legal: &HashSet<&[i32]>, from: u64, to: u64, buf: &mut [i32]) -> bool {
+    let (a, b) = (board.coords(from), board.coords(to));
+    for ((slot, &x), &y) in buf.iter_mut().zip(&a).zip(&b) {
+        *slot = y as i64 as i32 - x as i64 as i32;
+    }
+    legal.contains(&*buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idx(b: &Board, cells: &[[u64; 2]]) -> Vec<u64> {
+        cells.iter().map(|c| b.index_of(c).unwrap()).collect()
+    }
+
+    #[test]
+    fn accepts_a_known_3x4_tour_and_rejects_breakage() {
+        // An open knight's tour of the 3x4 board.
+        let b = Board::new(&[3, 4]).unwrap();
+        let m = Moves::from_rule(&[2, 1], 2).unwrap();
+        let tour = idx(
+            &b,
+            &[
+                [0, 0],
+                [2, 1],
+                [0, 2],
+                [1, 0],
+                [2, 2],
+                [0, 3],
+                [1, 1],
+                [2, 3],
+                [0, 1],
+                [1, 3],
+                [2, 0],
+                [1, 2],
+            ],
+        );
+        verify(&b, &m, &tour).unwrap();
+        assert!(matches!(
+            verify_closed(&b, &m, &tour),
+            Err(TourError::NotClosed { .. })
+        ));
+
+        let mut short = tour.clone();
+        short.pop();
+        assert!(matches!(
+            verify(&b, &m, &short),
+            Err(TourError::Length { .. })
+        ));
+        let mut repeated = tour.clone();
+        repeated[5] = repeated[3];
+        assert!(matches!(
+            verify(&b, &m, &repeated),
+            Err(TourError::Repeated { step: 5, .. })
+        ));
+        let mut swapped = tour.clone();
+        swapped.swap(1, 2);
+        assert!(matches!(
+            verify(&b, &m, &swapped),
+            Err(TourError::IllegalStep { step: 1, .. })
+        ));
+        let mut off = tour;
+        off[0] = 99;
+        assert!(matches!(
+            verify(&b, &m, &off),
+            Err(TourError::OffBoard { step: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn closed_tour_on_a_1x2_board_with_a_unit_move() {
+        let b = Board::new(&[1, 2]).unwrap();
+        let m = Moves::from_rule(&[1], 2).unwrap();
+        verify_closed(&b, &m, &[0, 1]).unwrap();
+    }
+}
