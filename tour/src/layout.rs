@@ -17,6 +17,7 @@ pub(crate) trait Degree: Copy + Ord + Send + Sync + 'static {
     const BLOCKED: Self;
     fn from_count(count: usize) -> Self;
     fn decrement(self) -> Self;
+    fn to_u32(self) -> u32;
 }
 
 impl Degree for u8 {
@@ -27,6 +28,9 @@ impl Degree for u8 {
     fn decrement(self) -> u8 {
         self - 1
     }
+    fn to_u32(self) -> u32 {
+        self as u32
+    }
 }
 
 impl Degree for u16 {
@@ -36,6 +40,9 @@ impl Degree for u16 {
     }
     fn decrement(self) -> u16 {
         self - 1
+    }
+    fn to_u32(self) -> u32 {
+        self as u32
     }
 }
 

@@ -38,6 +38,13 @@ pub struct Solver {
     predecessors: Option<Vec<isize>>,
 }
 
+impl Workspace {
+    /// Bytes of board state this workspace holds (the path buffer aside).
+    pub fn board_bytes(&self) -> usize {
+        self.degrees.bytes()
+    }
+}
+
 /// Per-thread scratch: the degree buffer a walk consumes, the rotated move
 /// order and the path buffer. Reused across tasks of one solver.
 #[derive(Debug)]

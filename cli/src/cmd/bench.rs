@@ -1,0 +1,150 @@
+//! `ksweep bench`: the engine's speed and memory figures, measured in one
+//! run so ratios compare like with like. Figures, not pass/fail: the targets
+//! are printed beside them.
+
+use std::io::{BufReader, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use clap::Args;
+use tour::{baseline, Board, Configuration, Method, Moves, Solver};
+
+use crate::cmd::eval::evaluate;
+
+/// Measure walk throughput, the gain over a straightforward implementation,
+/// memory per cell and `eval` throughput.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Shorter runs (about a tenth of the time), for a smoke check.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+fn configuration(rule: &[u32], dims: usize, n: u32) -> Result<Configuration> {
+    let board = Board::regular(dims, n)?;
+    let moves = Moves::from_rule(rule, dims)?;
+    Ok(Configuration::new(board, moves)?)
+}
+
+/// Resident set size of this process in bytes (Linux), 0 where unknown.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
+    let budget = if args.quick { Duration::from_millis(150) } else { Duration::from_millis(1500) };
+    writeln!(out, "ksweep bench (one thread unless stated; {} per figure)", humantime(budget))?;
+
+    writeln!(out, "\n## Walk throughput, method w, 8 fixed starts (target: 2D >= 100 M/s, 3D >= 30 M/s)")?;
+    writeln!(out, "{:<26} {:>6} {:>12} {:>10} {:>9}", "configuration", "moves", "steps/s", "ns/step", "tours")?;
+    for (label, rule, dims, n) in
+        [("2D (2,1) N=1000", &[2, 1], 2, 1000), ("3D (2,1) N=100", &[2, 1], 3, 100), ("5D (2,1) N=8", &[2, 1], 5, 8)]
+    {
+        let config = configuration(rule, dims, n)?;
+        let starts = config.starts(8, 1)?.cells;
+        let solver = Solver::new(config)?;
+        let mut ws = solver.workspace();
+        let (mut steps, mut tours, mut runs) = (0u64, 0u64, 0u64);
+        let began = Instant::now();
+        while began.elapsed() < budget || runs < starts.len() as u64 {
+            let start = starts[(runs % starts.len() as u64) as usize];
+            let r = solver.run(&mut ws, start, Method::W, 0, false);
+            steps += r.visited;
+            tours += r.success as u64;
+            runs += 1;
+        }
+        let secs = began.elapsed().as_secs_f64();
+        writeln!(
+            out,
+            "{label:<26} {:>6} {:>10.1} M {:>10.2} {:>5}/{:<3}",
+            solver.config().moves().len(),
+            steps as f64 / secs / 1e6,
+            secs * 1e9 / steps as f64,
+            tours,
+            runs
+        )?;
+    }
+
+    writeln!(out, "\n## aw+ on 2D (3,2) N=400, 30 fixed starts: engine vs straightforward (target: >= 10x)")?;
+    let config = configuration(&[3, 2], 2, 400)?;
+    let starts = config.starts(if args.quick { 6 } else { 30 }, 1)?.cells;
+    let solver = Solver::new(config)?;
+    let mut ws = solver.workspace();
+    let began = Instant::now();
+    let fast: Vec<(bool, u32)> = starts
+        .iter()
+        .map(|&s| {
+            let r = solver.run(&mut ws, s, Method::AwPlus, 0, false);
+            (r.success, r.attempts)
+        })
+        .collect();
+    let fast_secs = began.elapsed().as_secs_f64();
+    let (board, moves) = (solver.config().board(), solver.config().moves());
+    let began = Instant::now();
+    let slow: Vec<(bool, u32)> = starts
+        .iter()
+        .map(|&s| baseline::run(board, moves, &board.coords(s), Method::AwPlus).expect("deterministic method"))
+        .collect();
+    let slow_secs = began.elapsed().as_secs_f64();
+    let per = |secs: f64| secs * 1e3 / starts.len() as f64;
+    writeln!(out, "{:<26} {:>12} {:>10}", "implementation", "ms/task", "tours")?;
+    let tours = |v: &[(bool, u32)]| v.iter().filter(|r| r.0).count();
+    writeln!(out, "{:<26} {:>12.3} {:>6}/{}", "engine", per(fast_secs), tours(&fast), starts.len())?;
+    writeln!(out, "{:<26} {:>12.3} {:>6}/{}", "straightforward", per(slow_secs), tours(&slow), starts.len())?;
+    writeln!(
+        out,
+        "speed-up {:.1}x; flags and attempts {}",
+        slow_secs / fast_secs,
+        if fast == slow { "agree" } else { "DISAGREE" }
+    )?;
+
+    writeln!(out, "\n## Memory while sweeping, no path (target: <= 2 bytes per cell plus padding)")?;
+    writeln!(
+        out,
+        "{:<26} {:>12} {:>12} {:>12} {:>10} {:>12}",
+        "configuration", "cells", "padded", "engine B", "B/cell", "RSS delta B"
+    )?;
+    for (label, dims, n) in [("2D (2,1) N=2000", 2, 2000), ("3D (2,1) N=140", 3, 140)] {
+        let config = configuration(&[2, 1], dims, n)?;
+        let cells = config.board().cells();
+        let start = config.starts(1, 1)?.cells[0];
+        let rss_before = rss_bytes();
+        let solver = Solver::new(config)?;
+        let mut ws = solver.workspace();
+        solver.run(&mut ws, start, Method::W, 0, false);
+        let rss_delta = rss_bytes().saturating_sub(rss_before);
+        let engine = solver.board_bytes() + ws.board_bytes();
+        writeln!(
+            out,
+            "{label:<26} {cells:>12} {:>12} {engine:>12} {:>10.3} {rss_delta:>12}",
+            solver.board_bytes(),
+            engine as f64 / cells as f64
+        )?;
+    }
+
+    writeln!(out, "\n## ksweep eval: 10,000 starts of 2D (2,1) N=8, method w, output to a sink")?;
+    let config = configuration(&[2, 1], 2, 8)?;
+    let input: String = (0..10_000).map(|i| format!("{},{}\n", i % 8, (i / 8) % 8)).collect();
+    let solver = Solver::new(config)?;
+    for threads in [1, 0] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+        let (mut starts, mut runs) = (0u64, 0u32);
+        let began = Instant::now();
+        while began.elapsed() < budget || runs == 0 {
+            let input = BufReader::new(input.as_bytes());
+            let counts = evaluate(&solver, &[Method::W], 0, &pool, input, &mut std::io::sink())?;
+            starts += counts.starts;
+            runs += 1;
+        }
+        let rate = starts as f64 / began.elapsed().as_secs_f64();
+        writeln!(out, "{:<26} {:>10.0} starts/s", format!("{} thread(s)", pool.current_num_threads()), rate)?;
+    }
+    Ok(())
+}
+
+fn humantime(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}

@@ -1,0 +1,128 @@
+//! `ksweep eval`: many starts from stdin, one JSON line per (start, method)
+//! on stdout, in input order whatever the thread count.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use rayon::prelude::*;
+use serde::Serialize;
+use tour::{Method, Solver, TaskResult};
+
+use crate::board_args::{BoardArgs, Start};
+
+/// Lines read and run per parallel batch: large enough to keep every thread
+/// busy, small enough that output streams while input is still coming.
+const BATCH_LINES: usize = 8192;
+
+/// Run methods from every start read on stdin.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub board: BoardArgs,
+
+    /// Methods, comma-separated (`w,aw+,mw`); several add a "method" field.
+    #[arg(long, value_delimiter = ',', default_value = "w")]
+    pub method: Vec<Method>,
+
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// One output line.
+#[derive(Serialize)]
+struct EvalLine<'a> {
+    start: &'a [u64],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'static str>,
+    success: bool,
+    attempts: u32,
+    visited: u64,
+    micros: u64,
+}
+
+/// Counts of what an evaluation did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct EvalCounts {
+    pub starts: u64,
+    pub tasks: u64,
+    pub successes: u64,
+}
+
+pub fn run(args: EvalArgs, input: impl BufRead, out: &mut impl Write) -> Result<EvalCounts> {
+    let solver = Solver::new(args.board.configuration()?)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("--threads: could not start the thread pool")?;
+    evaluate(&solver, &args.method, args.board.seed, &pool, input, out)
+}
+
+/// Reads starts, runs every method on each in parallel, writes JSON lines in
+/// input order. Used by `eval` and by `bench`.
+pub fn evaluate(
+    solver: &Solver,
+    methods: &[Method],
+    seed: u64,
+    pool: &rayon::ThreadPool,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<EvalCounts> {
+    if methods.is_empty() {
+        bail!("--method: give at least one method");
+    }
+    let config = solver.config();
+    let tag_method = methods.len() > 1;
+    let mut counts = EvalCounts::default();
+    let mut batch: Vec<(Vec<u64>, u64)> = Vec::with_capacity(BATCH_LINES);
+    let mut lines = input.lines().enumerate();
+    loop {
+        batch.clear();
+        for (number, line) in lines.by_ref() {
+            let line = line.context("stdin: could not read")?;
+            let text = line.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            let Start(coords) = text.parse().map_err(|e| anyhow::anyhow!("stdin line {}: start: {e}", number + 1))?;
+            let cell = config.board().index_of(&coords).with_context(|| format!("stdin line {}", number + 1))?;
+            batch.push((coords, cell));
+            if batch.len() == BATCH_LINES {
+                break;
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let results: Vec<TaskResult> = pool.install(|| {
+            batch
+                .par_iter()
+                .flat_map_iter(|(_, cell)| methods.iter().map(move |&m| (*cell, m)))
+                .map_init(
+                    || solver.workspace(),
+                    |ws, (cell, method)| solver.run(ws, cell, method, config.task_seed(seed, cell, method), false),
+                )
+                .collect()
+        });
+        for ((coords, _), per_start) in batch.iter().zip(results.chunks(methods.len())) {
+            for (&method, r) in methods.iter().zip(per_start) {
+                let line = EvalLine {
+                    start: coords,
+                    method: tag_method.then_some(method.name()),
+                    success: r.success,
+                    attempts: r.attempts,
+                    visited: r.visited,
+                    micros: r.micros,
+                };
+                serde_json::to_writer(&mut *out, &line)?;
+                out.write_all(b"\n")?;
+                counts.tasks += 1;
+                counts.successes += r.success as u64;
+            }
+        }
+        counts.starts += batch.len() as u64;
+        out.flush()?;
+    }
+    Ok(counts)
+}

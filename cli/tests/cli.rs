@@ -1,0 +1,139 @@
+//! Black-box tests of the `ksweep` binary: what a user types, what they see.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use tour::{verify, Board, Moves};
+
+fn ksweep(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ksweep"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ksweep starts");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "ksweep failed: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn tour_json_path_is_a_verified_tour() {
+    let o = ksweep(&["tour", "--rule", "2,1", "--dims", "2", "--n", "8", "--start", "0,0", "--format", "json"], "");
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["success"], true);
+    assert_eq!(v["attempts"], 1);
+    assert_eq!(v["visited"], 64);
+    let board = Board::regular(2, 8).unwrap();
+    let path: Vec<u64> = v["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let xy: Vec<u64> = c.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+            board.index_of(&xy).unwrap()
+        })
+        .collect();
+    assert_eq!(path[0], 0, "the path starts at the start");
+    verify(&board, &Moves::from_rule(&[2, 1], 2).unwrap(), &path).unwrap();
+}
+
+#[test]
+fn tour_text_shows_the_numbered_board() {
+    let o = ksweep(&["tour", "--rule", "2,1", "--shape", "5x5", "--start", "0 0", "--method", "w", "--format", "text"], "");
+    let text = stdout(&o);
+    assert!(text.contains("success   true"), "{text}");
+    let rows: Vec<&str> = text.lines().rev().take(5).collect();
+    let mut numbers: Vec<u32> = rows.iter().flat_map(|r| r.split_whitespace()).map(|n| n.parse().unwrap()).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=25).collect::<Vec<_>>(), "every cell numbered once");
+    assert!(rows.last().unwrap().trim_start().starts_with("1 "), "the start (0,0) is step 1: {text}");
+}
+
+#[test]
+fn eval_keeps_input_order_and_is_the_same_for_any_thread_count() {
+    let starts: String = (0..500).map(|i| format!("{} {}\n", (i * 7) % 9, (i * 5) % 9)).collect();
+    let input = format!("# a comment\n\n{starts}");
+    let run = |threads: &str| {
+        let o = ksweep(
+            &["eval", "--rule", "2,1", "--dims", "2", "--n", "9", "--method", "w,aw+,wr", "--seed", "3", "--threads", threads],
+            &input,
+        );
+        let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        lines
+    };
+    let one = run("1");
+    let two = run("2");
+    assert_eq!(one.len(), 1500, "one line per start and method");
+    let strip = |v: &[Value]| -> Vec<Value> {
+        v.iter()
+            .map(|l| {
+                let mut l = l.clone();
+                l.as_object_mut().unwrap().remove("micros");
+                l
+            })
+            .collect()
+    };
+    assert_eq!(strip(&one), strip(&two));
+    assert_eq!(one[3]["start"], serde_json::json!([7, 5]), "second start, first method");
+    assert_eq!(one[3]["method"], "w");
+    assert_eq!(one[4]["method"], "aw+");
+    // 9x9 with a knight: odd cell count, so only even-sum starts can succeed.
+    for l in &one {
+        let s = l["start"].as_array().unwrap();
+        let sum = s[0].as_u64().unwrap() + s[1].as_u64().unwrap();
+        if sum % 2 == 1 {
+            assert_eq!(l["success"], false, "{l}");
+        }
+    }
+    assert!(one.iter().any(|l| l["success"] == true));
+}
+
+#[test]
+fn eval_with_one_method_has_no_method_field() {
+    let o = ksweep(&["eval", "--rule", "2,1", "--dims", "2", "--n", "8"], "0,0\n");
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v.get("method").is_none(), "{v}");
+    assert_eq!(v["start"], serde_json::json!([0, 0]));
+}
+
+/// Bad input exits non-zero with a message naming the field.
+#[test]
+fn bad_input_names_the_field() {
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["tour", "--start", "0,0"].iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let cases: &[(&[&str], &str)] = &[
+        (&["--rule", "0,0", "--dims", "2", "--n", "8"], "rule"),
+        (&["--rule", "2,1,1", "--dims", "2", "--n", "8"], "rule"),
+        (&["--rule", "2,1", "--dims", "0", "--n", "8"], "dims"),
+        (&["--rule", "2,1", "--shape", "8x0"], "shape"),
+        (&["--rule", "2,1", "--dims", "3", "--n", "100000"], "max-cells"),
+        (&["--rule", "2,1", "--dims", "2", "--n", "8", "--method", "warnsdorff"], "method"),
+        (&["--moves", "2,1 2,x", "--dims", "2", "--n", "8"], "moves"),
+        (&["--moves", "2,1 1,2 2,1", "--dims", "2", "--n", "8"], "moves: move 2 repeats move 0"),
+        (&["--moves", "2,1 0,0", "--dims", "2", "--n", "8"], "moves: move 1 is all zeros"),
+        (&["--rule", "x", "--dims", "2", "--n", "8"], "--rule"),
+    ];
+    for (extra, want) in cases {
+        let o = ksweep(&base(extra).iter().map(String::as_str).collect::<Vec<_>>(), "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?} should fail");
+        assert!(err.contains(want), "{extra:?}: stderr {err:?} should name {want:?}");
+    }
+    let off = ksweep(&["tour", "--rule", "2,1", "--dims", "2", "--n", "8", "--start", "8,0"], "");
+    assert!(String::from_utf8_lossy(&off.stderr).contains("start: coordinate 0 is 8, off the board"));
+    let short = ksweep(&["tour", "--rule", "2,1", "--dims", "3", "--n", "8", "--start", "1,1"], "");
+    assert!(String::from_utf8_lossy(&short.stderr).contains("start: has 2 coordinates, expected 3"));
+    let bad_line = ksweep(&["eval", "--rule", "2,1", "--dims", "2", "--n", "8"], "0,0\n1,x\n");
+    assert!(!bad_line.status.success());
+    assert!(String::from_utf8_lossy(&bad_line.stderr).contains("stdin line 2: start"));
+}
