@@ -26,10 +26,8 @@ pub fn numbered_board(board: &Board, path: &[u64]) -> String {
             }
             let _ = writeln!(out, "slice {prefix:?}");
         }
-        let line: Vec<String> = chunk
-            .iter()
-            .map(|&s| if s == 0 { format!("{:>width$}", ".") } else { format!("{s:>width$}") })
-            .collect();
+        let line: Vec<String> =
+            chunk.iter().map(|&s| if s == 0 { format!("{:>width$}", ".") } else { format!("{s:>width$}") }).collect();
         let _ = writeln!(out, "{}", line.join(" "));
     }
     out

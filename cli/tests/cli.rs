@@ -46,7 +46,8 @@ fn tour_json_path_is_a_verified_tour() {
 
 #[test]
 fn tour_text_shows_the_numbered_board() {
-    let o = ksweep(&["tour", "--rule", "2,1", "--shape", "5x5", "--start", "0 0", "--method", "w", "--format", "text"], "");
+    let o =
+        ksweep(&["tour", "--rule", "2,1", "--shape", "5x5", "--start", "0 0", "--method", "w", "--format", "text"], "");
     let text = stdout(&o);
     assert!(text.contains("success   true"), "{text}");
     let rows: Vec<&str> = text.lines().rev().take(5).collect();
@@ -62,7 +63,21 @@ fn eval_keeps_input_order_and_is_the_same_for_any_thread_count() {
     let input = format!("# a comment\n\n{starts}");
     let run = |threads: &str| {
         let o = ksweep(
-            &["eval", "--rule", "2,1", "--dims", "2", "--n", "9", "--method", "w,aw+,wr", "--seed", "3", "--threads", threads],
+            &[
+                "eval",
+                "--rule",
+                "2,1",
+                "--dims",
+                "2",
+                "--n",
+                "9",
+                "--method",
+                "w,aw+,wr",
+                "--seed",
+                "3",
+                "--threads",
+                threads,
+            ],
             &input,
         );
         let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();

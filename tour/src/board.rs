@@ -31,10 +31,7 @@ impl Board {
     /// A regular N^D board under a custom cell limit.
     pub fn regular_with_max_cells(dims: usize, n: u32, max_cells: u64) -> Result<Board> {
         if dims == 0 || dims > MAX_DIMS {
-            return Err(Error::Dims {
-                dims,
-                max: MAX_DIMS,
-            });
+            return Err(Error::Dims { dims, max: MAX_DIMS });
         }
         Board::with_max_cells(&vec![n; dims], max_cells)
     }
@@ -42,10 +39,7 @@ impl Board {
     /// A board with the given sides, refusing more than `max_cells` cells.
     pub fn with_max_cells(sides: &[u32], max_cells: u64) -> Result<Board> {
         if sides.is_empty() || sides.len() > MAX_DIMS {
-            return Err(Error::Dims {
-                dims: sides.len(),
-                max: MAX_DIMS,
-            });
+            return Err(Error::Dims { dims: sides.len(), max: MAX_DIMS });
         }
         let mut cells: u128 = 1;
         for (axis, &side) in sides.iter().enumerate() {
@@ -57,15 +51,9 @@ impl Board {
             cells = cells.saturating_mul(side as u128);
         }
         if cells > max_cells as u128 {
-            return Err(Error::TooManyCells {
-                cells,
-                max: max_cells,
-            });
+            return Err(Error::TooManyCells { cells, max: max_cells });
         }
-        Ok(Board {
-            sides: sides.to_vec(),
-            cells: cells as u64,
-        })
+        Ok(Board { sides: sides.to_vec(), cells: cells as u64 })
     }
 
     /// Number of axes D.
@@ -91,19 +79,12 @@ impl Board {
     /// Checks a start given as coordinates and returns its cell index.
     pub fn index_of(&self, coords: &[u64]) -> Result<u64> {
         if coords.len() != self.dims() {
-            return Err(Error::StartLength {
-                len: coords.len(),
-                dims: self.dims(),
-            });
+            return Err(Error::StartLength { len: coords.len(), dims: self.dims() });
         }
         let mut index = 0u64;
         for (axis, (&x, &side)) in coords.iter().zip(&self.sides).enumerate() {
             if x >= side as u64 {
-                return Err(Error::StartOffBoard {
-                    axis,
-                    value: x,
-                    side,
-                });
+                return Err(Error::StartOffBoard { axis, value: x, side });
             }
             index = index * side as u64 + x;
         }
@@ -123,11 +104,7 @@ impl Board {
 
     /// `"8x8"`, `"5x5x5"`: the shape as users write it.
     pub fn shape_string(&self) -> String {
-        self.sides
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join("x")
+        self.sides.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
     }
 }
 
@@ -155,10 +132,7 @@ mod tests {
     #[test]
     fn bad_shapes_name_the_field() {
         assert_eq!(Board::new(&[]).unwrap_err().field(), "dims");
-        assert!(matches!(
-            Board::new(&[3, 0]),
-            Err(Error::ZeroSide { axis: 1 })
-        ));
+        assert!(matches!(Board::new(&[3, 0]), Err(Error::ZeroSide { axis: 1 })));
         let e = Board::regular(3, 100_000).unwrap_err();
         assert!(matches!(e, Error::TooManyCells { .. }));
         assert!(e.to_string().contains("4294967296"), "{e}");
@@ -168,17 +142,7 @@ mod tests {
     #[test]
     fn start_checks() {
         let b = Board::regular(2, 8).unwrap();
-        assert!(matches!(
-            b.index_of(&[1]),
-            Err(Error::StartLength { len: 1, dims: 2 })
-        ));
-        assert!(matches!(
-            b.index_of(&[0, 8]),
-            Err(Error::StartOffBoard {
-                axis: 1,
-                value: 8,
-                side: 8
-            })
-        ));
+        assert!(matches!(b.index_of(&[1]), Err(Error::StartLength { len: 1, dims: 2 })));
+        assert!(matches!(b.index_of(&[0, 8]), Err(Error::StartOffBoard { axis: 1, value: 8, side: 8 })));
     }
 }

@@ -44,10 +44,7 @@ impl Configuration {
     /// Pairs a board with a move set of the same dimension.
     pub fn new(board: Board, moves: Moves) -> Result<Configuration> {
         if moves.dims() != board.dims() {
-            return Err(Error::DimsMismatch {
-                moves: moves.dims(),
-                board: board.dims(),
-            });
+            return Err(Error::DimsMismatch { moves: moves.dims(), board: board.dims() });
         }
         Ok(Configuration { board, moves })
     }
@@ -95,7 +92,7 @@ impl Configuration {
     pub fn is_eligible(&self, index: u64) -> bool {
         match self.eligibility() {
             Eligibility::All => index < self.board.cells(),
-            Eligibility::EvenSum => index < self.board.cells() && index % 2 == 0,
+            Eligibility::EvenSum => index < self.board.cells() && index.is_multiple_of(2),
             Eligibility::Impossible => false,
         }
     }
@@ -107,23 +104,14 @@ impl Configuration {
     /// configuration). Empty for an impossible configuration.
     pub fn starts(&self, per_config: u64, sweep_seed: u64) -> Result<Starts> {
         if per_config > MAX_STARTS {
-            return Err(Error::TooManyStarts {
-                requested: per_config,
-                max: MAX_STARTS,
-            });
+            return Err(Error::TooManyStarts { requested: per_config, max: MAX_STARTS });
         }
         let eligible = self.eligible_count();
         if eligible <= per_config {
             let cells = (0..eligible).map(|r| self.eligible_cell(r)).collect();
-            return Ok(Starts {
-                exhaustive: true,
-                cells,
-            });
+            return Ok(Starts { exhaustive: true, cells });
         }
-        let mut rng = Rng::new(
-            self.hash_into(SeedHasher::new(sweep_seed, b"starts"))
-                .finish(),
-        );
+        let mut rng = Rng::new(self.hash_into(SeedHasher::new(sweep_seed, b"starts")).finish());
         let mut chosen: HashSet<u64> = HashSet::with_capacity(per_config as usize);
         for j in eligible - per_config..eligible {
             let t = rng.below(j + 1);
@@ -133,10 +121,7 @@ impl Configuration {
         }
         let mut cells: Vec<u64> = chosen.into_iter().map(|r| self.eligible_cell(r)).collect();
         cells.sort_unstable();
-        Ok(Starts {
-            exhaustive: false,
-            cells,
-        })
+        Ok(Starts { exhaustive: false, cells })
     }
 
     /// The seed of one task: (sweep seed, configuration, start, method). It
@@ -178,11 +163,7 @@ mod tests {
     use super::*;
 
     fn cfg(rule: &[u32], sides: &[u32]) -> Configuration {
-        Configuration::new(
-            Board::new(sides).unwrap(),
-            Moves::from_rule(rule, sides.len()).unwrap(),
-        )
-        .unwrap()
+        Configuration::new(Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap()).unwrap()
     }
 
     #[test]
@@ -211,17 +192,11 @@ mod tests {
         let s = big.starts(100, 7).unwrap();
         assert!(!s.exhaustive);
         assert_eq!(s.cells.len(), 100);
-        assert!(
-            s.cells.windows(2).all(|w| w[0] < w[1]),
-            "sorted and distinct"
-        );
+        assert!(s.cells.windows(2).all(|w| w[0] < w[1]), "sorted and distinct");
         assert!(s.cells.iter().all(|&i| big.is_eligible(i)));
         assert_eq!(s, big.starts(100, 7).unwrap(), "same seed, same starts");
         assert_ne!(s, big.starts(100, 8).unwrap(), "another seed, other starts");
-        assert_ne!(
-            s.cells,
-            cfg(&[2, 1], &[31, 33]).starts(100, 7).unwrap().cells
-        );
+        assert_ne!(s.cells, cfg(&[2, 1], &[31, 33]).starts(100, 7).unwrap().cells);
     }
 
     #[test]

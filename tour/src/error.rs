@@ -27,11 +27,7 @@ pub enum Error {
     #[error("rule: entry {value} is larger than the limit {max}")]
     RuleEntry { value: u32, max: u32 },
     #[error("moves: move {index} has {len} components, expected {dims} (one per dim)")]
-    MoveLength {
-        index: usize,
-        len: usize,
-        dims: usize,
-    },
+    MoveLength { index: usize, len: usize, dims: usize },
     #[error("moves: move {index} is all zeros")]
     ZeroMove { index: usize },
     #[error("moves: move {index} repeats move {first}")]

@@ -93,31 +93,15 @@ impl Layout {
             len = len.saturating_mul(p as u128);
         }
         if len > MAX_PADDED_CELLS as u128 {
-            return Err(Error::PaddedTooLarge {
-                cells: len,
-                max: MAX_PADDED_CELLS,
-            });
+            return Err(Error::PaddedTooLarge { cells: len, max: MAX_PADDED_CELLS });
         }
         let mut strides = vec![1usize; sides.len()];
         for axis in (0..sides.len().saturating_sub(1)).rev() {
             strides[axis] = strides[axis + 1] * padded_sides[axis + 1];
         }
-        let offsets = moves
-            .iter()
-            .map(|mv| {
-                mv.iter()
-                    .zip(&strides)
-                    .map(|(&c, &s)| c as isize * s as isize)
-                    .sum()
-            })
-            .collect();
-        Ok(Layout {
-            pad,
-            sides,
-            strides,
-            len: len as usize,
-            offsets,
-        })
+        let offsets =
+            moves.iter().map(|mv| mv.iter().zip(&strides).map(|(&c, &s)| c as isize * s as isize).sum()).collect();
+        Ok(Layout { pad, sides, strides, len: len as usize, offsets })
     }
 
     pub(crate) fn offsets(&self) -> &[isize] {
@@ -180,11 +164,7 @@ impl Layout {
         }
         for base in self.row_bases() {
             for c in base..base + row {
-                let count = self
-                    .offsets
-                    .iter()
-                    .filter(|&&o| deg[(c as isize + o) as usize] != T::BLOCKED)
-                    .count();
+                let count = self.offsets.iter().filter(|&&o| deg[(c as isize + o) as usize] != T::BLOCKED).count();
                 deg[c] = T::from_count(count);
             }
         }

@@ -29,15 +29,8 @@ const KNOWN: &str = "w, w+, aw, aw+, mw, wr, wr+";
 
 impl Method {
     /// Every method, in the order tables list them.
-    pub const ALL: [Method; 7] = [
-        Method::W,
-        Method::WPlus,
-        Method::Aw,
-        Method::AwPlus,
-        Method::Mw,
-        Method::Wr,
-        Method::WrPlus,
-    ];
+    pub const ALL: [Method; 7] =
+        [Method::W, Method::WPlus, Method::Aw, Method::AwPlus, Method::Mw, Method::Wr, Method::WrPlus];
 
     /// The method's name as users and result files write it.
     pub fn name(self) -> &'static str {
@@ -76,14 +69,7 @@ impl Method {
             Method::WrPlus => (0, Tiebreak::DistanceRandom),
             Method::Aw => (attempt, Tiebreak::First),
             Method::AwPlus => (attempt, Tiebreak::Distance),
-            Method::Mw => (
-                attempt / 2,
-                if attempt % 2 == 0 {
-                    Tiebreak::First
-                } else {
-                    Tiebreak::Distance
-                },
-            ),
+            Method::Mw => (attempt / 2, if attempt.is_multiple_of(2) { Tiebreak::First } else { Tiebreak::Distance }),
         }
     }
 }
@@ -103,10 +89,7 @@ impl FromStr for Method {
         Method::ALL
             .into_iter()
             .find(|m| m.name() == lower)
-            .ok_or_else(|| Error::UnknownMethod {
-                name: s.to_string(),
-                known: KNOWN,
-            })
+            .ok_or_else(|| Error::UnknownMethod { name: s.to_string(), known: KNOWN })
     }
 }
 
@@ -128,15 +111,7 @@ mod tests {
     #[test]
     fn mw_alternates_w_and_w_plus_per_rotation() {
         let seq: Vec<_> = (0..4).map(|a| Method::Mw.attempt(a)).collect();
-        assert_eq!(
-            seq,
-            [
-                (0, Tiebreak::First),
-                (0, Tiebreak::Distance),
-                (1, Tiebreak::First),
-                (1, Tiebreak::Distance)
-            ]
-        );
+        assert_eq!(seq, [(0, Tiebreak::First), (0, Tiebreak::Distance), (1, Tiebreak::First), (1, Tiebreak::Distance)]);
         assert_eq!(Method::Mw.max_attempts(8), 16);
     }
 }

@@ -51,28 +51,19 @@ impl Moves {
             return Err(Error::RuleEmpty);
         }
         if rule.len() > dims {
-            return Err(Error::RuleTooLong {
-                len: rule.len(),
-                dims,
-            });
+            return Err(Error::RuleTooLong { len: rule.len(), dims });
         }
         if rule.iter().all(|&a| a == 0) {
             return Err(Error::RuleAllZero);
         }
         if let Some(&value) = rule.iter().find(|&&a| a > MAX_COMPONENT) {
-            return Err(Error::RuleEntry {
-                value,
-                max: MAX_COMPONENT,
-            });
+            return Err(Error::RuleEntry { value, max: MAX_COMPONENT });
         }
         let mut padded: Vec<u32> = rule.to_vec();
         padded.resize(dims, 0);
         let count = move_count(&padded);
         if count > MAX_MOVES as u128 {
-            return Err(Error::TooManyMoves {
-                count,
-                max: MAX_MOVES,
-            });
+            return Err(Error::TooManyMoves { count, max: MAX_MOVES });
         }
 
         padded.sort_unstable_by(|a, b| b.cmp(a));
@@ -97,11 +88,7 @@ impl Moves {
                 break;
             }
         }
-        Ok(Moves {
-            dims,
-            components,
-            source: MoveSource::Rule(rule.to_vec()),
-        })
+        Ok(Moves { dims, components, source: MoveSource::Rule(rule.to_vec()) })
     }
 
     /// Validates an explicit list: D components each, none all-zero, no
@@ -111,30 +98,19 @@ impl Moves {
             return Err(Error::NoMoves);
         }
         if list.len() > MAX_MOVES {
-            return Err(Error::TooManyMoves {
-                count: list.len() as u128,
-                max: MAX_MOVES,
-            });
+            return Err(Error::TooManyMoves { count: list.len() as u128, max: MAX_MOVES });
         }
         let mut seen: HashMap<&[i64], usize> = HashMap::with_capacity(list.len());
         let mut components = Vec::with_capacity(list.len() * dims);
         for (index, mv) in list.iter().enumerate() {
             if mv.len() != dims {
-                return Err(Error::MoveLength {
-                    index,
-                    len: mv.len(),
-                    dims,
-                });
+                return Err(Error::MoveLength { index, len: mv.len(), dims });
             }
             if mv.iter().all(|&c| c == 0) {
                 return Err(Error::ZeroMove { index });
             }
             if let Some(&value) = mv.iter().find(|c| c.unsigned_abs() > MAX_COMPONENT as u64) {
-                return Err(Error::MoveComponent {
-                    index,
-                    value,
-                    max: MAX_COMPONENT,
-                });
+                return Err(Error::MoveComponent { index, value, max: MAX_COMPONENT });
             }
             if let Some(&first) = seen.get(mv.as_slice()) {
                 return Err(Error::DuplicateMove { index, first });
@@ -142,11 +118,7 @@ impl Moves {
             seen.insert(mv, index);
             components.extend(mv.iter().map(|&c| c as i32));
         }
-        Ok(Moves {
-            dims,
-            components,
-            source: MoveSource::Explicit,
-        })
+        Ok(Moves { dims, components, source: MoveSource::Explicit })
     }
 
     /// Number of moves K.
@@ -181,19 +153,12 @@ impl Moves {
 
     /// Largest absolute component over all moves: the board padding a walk needs.
     pub fn reach(&self) -> u32 {
-        self.components
-            .iter()
-            .map(|c| c.unsigned_abs())
-            .max()
-            .unwrap_or(0)
+        self.components.iter().map(|c| c.unsigned_abs()).max().unwrap_or(0)
     }
 
     /// How the moves act on the colouring by coordinate-sum parity.
     pub fn colouring(&self) -> Colouring {
-        let odd = self
-            .iter()
-            .filter(|m| m.iter().map(|&c| c as i64).sum::<i64>() % 2 != 0)
-            .count();
+        let odd = self.iter().filter(|m| m.iter().map(|&c| c as i64).sum::<i64>() % 2 != 0).count();
         match odd {
             0 => Colouring::NeverChanges,
             n if n == self.len() => Colouring::AlwaysChanges,
@@ -205,11 +170,7 @@ impl Moves {
     /// writes the set on the command line.
     pub fn describe(&self) -> String {
         match &self.source {
-            MoveSource::Rule(rule) => rule
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
+            MoveSource::Rule(rule) => rule.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
             MoveSource::Explicit => self
                 .iter()
                 .map(|m| m.iter().map(i32::to_string).collect::<Vec<_>>().join(","))
@@ -246,10 +207,7 @@ fn prev_permutation(v: &mut [u32]) -> bool {
     let Some(i) = (1..v.len()).rev().find(|&i| v[i - 1] > v[i]) else {
         return false;
     };
-    let j = (i..v.len())
-        .rev()
-        .find(|&j| v[j] < v[i - 1])
-        .expect("v[i] < v[i-1] exists");
+    let j = (i..v.len()).rev().find(|&j| v[j] < v[i - 1]).expect("v[i] < v[i-1] exists");
     v.swap(i - 1, j);
     v[i..].reverse();
     true
@@ -266,20 +224,8 @@ mod tests {
     #[test]
     fn canonical_order_2d() {
         let m = Moves::from_rule(&[2, 1], 2).unwrap();
-        let want = [
-            [2, 1],
-            [2, -1],
-            [-2, 1],
-            [-2, -1],
-            [1, 2],
-            [1, -2],
-            [-1, 2],
-            [-1, -2],
-        ];
-        assert_eq!(
-            list(&m),
-            want.iter().map(|v| v.to_vec()).collect::<Vec<_>>()
-        );
+        let want = [[2, 1], [2, -1], [-2, 1], [-2, -1], [1, 2], [1, -2], [-1, 2], [-1, -2]];
+        assert_eq!(list(&m), want.iter().map(|v| v.to_vec()).collect::<Vec<_>>());
     }
 
     #[test]
@@ -287,31 +233,17 @@ mod tests {
         let m = Moves::from_rule(&[2, 1], 3).unwrap();
         let got = list(&m);
         let head = [[2, 1, 0], [2, -1, 0], [-2, 1, 0], [-2, -1, 0], [2, 0, 1]];
-        assert_eq!(
-            &got[..5],
-            &head.iter().map(|v| v.to_vec()).collect::<Vec<_>>()[..]
-        );
+        assert_eq!(&got[..5], &head.iter().map(|v| v.to_vec()).collect::<Vec<_>>()[..]);
         // Group leaders (all-plus patterns) every 4 moves, in descending lex order.
         let leaders: Vec<Vec<i32>> = got.iter().step_by(4).cloned().collect();
-        let want = [
-            [2, 1, 0],
-            [2, 0, 1],
-            [1, 2, 0],
-            [1, 0, 2],
-            [0, 2, 1],
-            [0, 1, 2],
-        ];
+        let want = [[2, 1, 0], [2, 0, 1], [1, 2, 0], [1, 0, 2], [0, 2, 1], [0, 1, 2]];
         assert_eq!(leaders, want.iter().map(|v| v.to_vec()).collect::<Vec<_>>());
     }
 
     #[test]
     fn move_counts() {
         for d in 2..=6 {
-            assert_eq!(
-                Moves::from_rule(&[2, 1], d).unwrap().len(),
-                4 * d * (d - 1),
-                "d={d}"
-            );
+            assert_eq!(Moves::from_rule(&[2, 1], d).unwrap().len(), 4 * d * (d - 1), "d={d}");
         }
         assert_eq!(Moves::from_rule(&[1, 2, 2], 3).unwrap().len(), 24);
         assert_eq!(Moves::from_rule(&[1], 3).unwrap().len(), 6);
@@ -330,33 +262,17 @@ mod tests {
     #[test]
     fn rule_errors() {
         assert_eq!(Moves::from_rule(&[0, 0], 2), Err(Error::RuleAllZero));
-        assert_eq!(
-            Moves::from_rule(&[2, 1, 1], 2),
-            Err(Error::RuleTooLong { len: 3, dims: 2 })
-        );
+        assert_eq!(Moves::from_rule(&[2, 1, 1], 2), Err(Error::RuleTooLong { len: 3, dims: 2 }));
         assert_eq!(Moves::from_rule(&[], 2), Err(Error::RuleEmpty));
-        assert!(matches!(
-            Moves::from_rule(&[1, 2, 3, 4, 5, 6], 32),
-            Err(Error::TooManyMoves { .. })
-        ));
+        assert!(matches!(Moves::from_rule(&[1, 2, 3, 4, 5, 6], 32), Err(Error::TooManyMoves { .. })));
     }
 
     #[test]
     fn explicit_errors_and_order() {
         let m = Moves::explicit(&[vec![1, 2], vec![-2, 1]], 2).unwrap();
         assert_eq!(list(&m), vec![vec![1, 2], vec![-2, 1]]);
-        assert_eq!(
-            Moves::explicit(&[vec![1, 2], vec![0, 0]], 2),
-            Err(Error::ZeroMove { index: 1 })
-        );
-        assert_eq!(
-            Moves::explicit(&[vec![1, 2], vec![1]], 2),
-            Err(Error::MoveLength {
-                index: 1,
-                len: 1,
-                dims: 2
-            })
-        );
+        assert_eq!(Moves::explicit(&[vec![1, 2], vec![0, 0]], 2), Err(Error::ZeroMove { index: 1 }));
+        assert_eq!(Moves::explicit(&[vec![1, 2], vec![1]], 2), Err(Error::MoveLength { index: 1, len: 1, dims: 2 }));
         assert_eq!(
             Moves::explicit(&[vec![1, 2], vec![2, 1], vec![1, 2]], 2),
             Err(Error::DuplicateMove { index: 2, first: 0 })
@@ -365,18 +281,9 @@ mod tests {
 
     #[test]
     fn colouring() {
-        assert_eq!(
-            Moves::from_rule(&[2, 1], 3).unwrap().colouring(),
-            Colouring::AlwaysChanges
-        );
-        assert_eq!(
-            Moves::from_rule(&[1, 2, 2], 3).unwrap().colouring(),
-            Colouring::AlwaysChanges
-        );
-        assert_eq!(
-            Moves::from_rule(&[3, 1], 2).unwrap().colouring(),
-            Colouring::NeverChanges
-        );
+        assert_eq!(Moves::from_rule(&[2, 1], 3).unwrap().colouring(), Colouring::AlwaysChanges);
+        assert_eq!(Moves::from_rule(&[1, 2, 2], 3).unwrap().colouring(), Colouring::AlwaysChanges);
+        assert_eq!(Moves::from_rule(&[3, 1], 2).unwrap().colouring(), Colouring::NeverChanges);
         let mixed = Moves::explicit(&[vec![1, 0], vec![1, 1]], 2).unwrap();
         assert_eq!(mixed.colouring(), Colouring::Mixed);
     }

@@ -74,12 +74,7 @@ impl Solver {
             moves.iter().any(|o| o == neg.as_slice())
         });
         let predecessors = (!symmetric).then(|| layout.offsets().iter().map(|&o| -o).collect());
-        Ok(Solver {
-            config,
-            layout,
-            pristine,
-            predecessors,
-        })
+        Ok(Solver { config, layout, pristine, predecessors })
     }
 
     /// The configuration this solver runs.
@@ -107,19 +102,9 @@ impl Solver {
     /// Runs `method` from the start at cell index `start` (which must be on
     /// the board; see [`crate::Board::index_of`]). `seed` feeds the random
     /// methods; `record_path` keeps the last walk's cells.
-    pub fn run(
-        &self,
-        ws: &mut Workspace,
-        start: u64,
-        method: Method,
-        seed: u64,
-        record_path: bool,
-    ) -> TaskResult {
+    pub fn run(&self, ws: &mut Workspace, start: u64, method: Method, seed: u64, record_path: bool) -> TaskResult {
         let began = Instant::now();
-        assert!(
-            start < self.config.board().cells(),
-            "start {start} is off the board"
-        );
+        assert!(start < self.config.board().cells(), "start {start} is off the board");
         let k = self.config.moves().len();
         let cells = self.config.board().cells();
         let mut rng = Rng::new(seed);
@@ -143,24 +128,8 @@ impl Solver {
             };
             let path = record_path.then_some(&mut ws.path);
             visited = match &mut ws.degrees {
-                Degrees::Narrow(deg) => walk(
-                    deg,
-                    &walk_moves,
-                    padded_start,
-                    tiebreak,
-                    &mut rng,
-                    &mut ws.xy,
-                    path,
-                ),
-                Degrees::Wide(deg) => walk(
-                    deg,
-                    &walk_moves,
-                    padded_start,
-                    tiebreak,
-                    &mut rng,
-                    &mut ws.xy,
-                    path,
-                ),
+                Degrees::Narrow(deg) => walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path),
+                Degrees::Wide(deg) => walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path),
             };
             attempts += 1;
             if visited == cells {
@@ -168,13 +137,7 @@ impl Solver {
             }
         }
         let path = record_path.then(|| ws.path.iter().map(|&p| self.layout.unpadded(p)).collect());
-        TaskResult {
-            success: visited == cells,
-            attempts,
-            visited,
-            micros: began.elapsed().as_micros() as u64,
-            path,
-        }
+        TaskResult { success: visited == cells, attempts, visited, micros: began.elapsed().as_micros() as u64, path }
     }
 
     /// Sets the workspace's move order to the canonical one rotated left by

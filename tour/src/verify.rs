@@ -18,11 +18,7 @@ pub enum TourError {
     #[error("step {step}: cell {cell} was already visited")]
     Repeated { step: usize, cell: u64 },
     #[error("step {step}: {from:?} -> {to:?} is not a move")]
-    IllegalStep {
-        step: usize,
-        from: Vec<u32>,
-        to: Vec<u32>,
-    },
+    IllegalStep { step: usize, from: Vec<u32>, to: Vec<u32> },
     #[error("closing step {from:?} -> {to:?} is not a move")]
     NotClosed { from: Vec<u32>, to: Vec<u32> },
 }
@@ -31,10 +27,7 @@ pub enum TourError {
 /// once, every step one of `moves`.
 pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
     if path.len() as u64 != board.cells() {
-        return Err(TourError::Length {
-            len: path.len(),
-            cells: board.cells(),
-        });
+        return Err(TourError::Length { len: path.len(), cells: board.cells() });
     }
     let legal: HashSet<&[i32]> = moves.iter().collect();
     let mut seen = vec![false; board.cells() as usize];
@@ -63,10 +56,7 @@ pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), T
     let mut step_vec = vec![0i32; board.dims()];
     // A one-cell board has no closing move to make.
     if path.len() > 1 && !is_move(board, &legal, last, first, &mut step_vec) {
-        return Err(TourError::NotClosed {
-            from: board.coords(last),
-            to: board.coords(first),
-        });
+        return Err(TourError::NotClosed { from: board.coords(last), to: board.coords(first) });
     }
     Ok(())
 }
@@ -92,53 +82,23 @@ mod tests {
         // An open knight's tour of the 3x4 board.
         let b = Board::new(&[3, 4]).unwrap();
         let m = Moves::from_rule(&[2, 1], 2).unwrap();
-        let tour = idx(
-            &b,
-            &[
-                [0, 0],
-                [1, 2],
-                [2, 0],
-                [0, 1],
-                [1, 3],
-                [2, 1],
-                [0, 2],
-                [2, 3],
-                [1, 1],
-                [0, 3],
-                [2, 2],
-                [1, 0],
-            ],
-        );
+        let tour =
+            idx(&b, &[[0, 0], [1, 2], [2, 0], [0, 1], [1, 3], [2, 1], [0, 2], [2, 3], [1, 1], [0, 3], [2, 2], [1, 0]]);
         verify(&b, &m, &tour).unwrap();
-        assert!(matches!(
-            verify_closed(&b, &m, &tour),
-            Err(TourError::NotClosed { .. })
-        ));
+        assert!(matches!(verify_closed(&b, &m, &tour), Err(TourError::NotClosed { .. })));
 
         let mut short = tour.clone();
         short.pop();
-        assert!(matches!(
-            verify(&b, &m, &short),
-            Err(TourError::Length { .. })
-        ));
+        assert!(matches!(verify(&b, &m, &short), Err(TourError::Length { .. })));
         let mut repeated = tour.clone();
         repeated[5] = repeated[3];
-        assert!(matches!(
-            verify(&b, &m, &repeated),
-            Err(TourError::Repeated { step: 5, .. })
-        ));
+        assert!(matches!(verify(&b, &m, &repeated), Err(TourError::Repeated { step: 5, .. })));
         let mut swapped = tour.clone();
         swapped.swap(1, 2);
-        assert!(matches!(
-            verify(&b, &m, &swapped),
-            Err(TourError::IllegalStep { step: 1, .. })
-        ));
+        assert!(matches!(verify(&b, &m, &swapped), Err(TourError::IllegalStep { step: 1, .. })));
         let mut off = tour;
         off[0] = 99;
-        assert!(matches!(
-            verify(&b, &m, &off),
-            Err(TourError::OffBoard { step: 0, .. })
-        ));
+        assert!(matches!(verify(&b, &m, &off), Err(TourError::OffBoard { step: 0, .. })));
     }
 
     #[test]

@@ -28,12 +28,8 @@ struct Row {
 /// Rows grouped by (rule, n), in file order.
 fn load() -> BTreeMap<(String, u32), Vec<Row>> {
     let path = data_file();
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| {
-        panic!(
-            "published data {} is missing ({e}); set KSWEEP_DATA",
-            path.display()
-        )
-    });
+    let file = std::fs::File::open(&path)
+        .unwrap_or_else(|e| panic!("published data {} is missing ({e}); set KSWEEP_DATA", path.display()));
     let mut groups: BTreeMap<(String, u32), Vec<Row>> = BTreeMap::new();
     let mut header_seen = false;
     for line in BufReader::new(GzDecoder::new(file)).lines() {
@@ -50,23 +46,17 @@ fn load() -> BTreeMap<(String, u32), Vec<Row>> {
         }
         assert_eq!(f[1], "2", "only 2D data is published");
         let xy: Vec<u64> = f[4].split(',').map(|v| v.parse().unwrap()).collect();
-        groups
-            .entry((f[0].to_string(), f[2].parse().unwrap()))
-            .or_default()
-            .push(Row {
-                method: f[3].parse().unwrap(),
-                start: [xy[0], xy[1]],
-                success: f[5] == "1",
-            });
+        groups.entry((f[0].to_string(), f[2].parse().unwrap())).or_default().push(Row {
+            method: f[3].parse().unwrap(),
+            start: [xy[0], xy[1]],
+            success: f[5] == "1",
+        });
     }
     groups
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "release-mode tier: run with cargo test --release"
-)]
+#[cfg_attr(debug_assertions, ignore = "release-mode tier: run with cargo test --release")]
 fn engine_reproduces_every_published_flag() {
     let groups = load();
     let total: usize = groups.values().map(Vec::len).sum();
@@ -97,9 +87,7 @@ fn engine_reproduces_every_published_flag() {
                         }
                         if let Some(path) = &r.path {
                             verify(solver.config().board(), solver.config().moves(), path)
-                                .unwrap_or_else(|e| {
-                                    panic!("rule {rule:?} n {n} {}: {e}", row.method)
-                                });
+                                .unwrap_or_else(|e| panic!("rule {rule:?} n {n} {}: {e}", row.method));
                         }
                         checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }

@@ -1,10 +1,11 @@
 //! The engine against an independent, deliberately slow reference of SPEC.md.
 //!
 //! The engine earns its speed with tricks (a padded layout without bounds
-//! checks, degrees kept incrementally, a separate kernel for move sets that
-//! are not closed under negation, monomorphised tiebreaks). Each trick is a
-//! place where it could drift from the spec without any published flag
-//! noticing, because the published data covers only 2D (3,2), (4,1) and (4,3).
+//! checks, degrees kept incrementally in 8 or 16 bits, a separate kernel for
+//! move sets that are not closed under negation, a branch-free choice above
+//! 32 moves, monomorphised tiebreaks). Each trick is a place where it could
+//! drift from the spec without any published flag noticing, because the
+//! published data covers only 2D (3,2), (4,1) and (4,3).
 //! This file re-implements SPEC.md plainly, from its text alone, and compares
 //! the two flag for flag (success, attempts, cells visited, and the last
 //! walk's path) on thousands of random boards in 1 to 4 dimensions, random
@@ -111,10 +112,7 @@ fn canonical_moves(rule: &[u32], dims: usize) -> Vec<Vec<i64>> {
         let nonzero = magnitude.iter().filter(|&&a| a != 0).count();
         for signs in sign_patterns(nonzero) {
             let mut next_sign = signs.iter();
-            let mv = magnitude
-                .iter()
-                .map(|&a| if a == 0 { 0 } else { a * next_sign.next().unwrap() })
-                .collect();
+            let mv = magnitude.iter().map(|&a| if a == 0 { 0 } else { a * next_sign.next().unwrap() }).collect();
             moves.push(mv);
         }
     }
@@ -189,8 +187,8 @@ impl RefBoard {
     /// every axis to stay in integers: sum of (2 x_i - (n_i - 1))^2.
     fn doubled_distance(&self, x: &[i64]) -> i64 {
         let mut sum = 0;
-        for axis in 0..x.len() {
-            let t = 2 * x[axis] - (self.sides[axis] - 1);
+        for (&xi, &n) in x.iter().zip(&self.sides) {
+            let t = 2 * xi - (n - 1);
             sum += t * t;
         }
         sum
@@ -198,12 +196,7 @@ impl RefBoard {
 
     /// The candidates of one step: unvisited cells one move from `x`, in move
     /// order, with their degree and doubled centre distance.
-    fn candidates(
-        &self,
-        order: &[Vec<i64>],
-        visited: &[bool],
-        x: &[i64],
-    ) -> Vec<(Vec<i64>, usize, i64)> {
+    fn candidates(&self, order: &[Vec<i64>], visited: &[bool], x: &[i64]) -> Vec<(Vec<i64>, usize, i64)> {
         let mut out = Vec::new();
         for mv in order {
             if let Some(index) = self.neighbour(x, mv) {
@@ -231,8 +224,7 @@ impl RefBoard {
                 let better = match &best {
                     None => true,
                     Some((_, degree, distance)) => {
-                        candidate.1 < *degree
-                            || (plus && candidate.1 == *degree && candidate.2 > *distance)
+                        candidate.1 < *degree || (plus && candidate.1 == *degree && candidate.2 > *distance)
                     }
                 };
                 if better {
@@ -252,12 +244,7 @@ impl RefBoard {
     /// every step goes to a candidate of least degree (and, for WR+, of
     /// greatest distance among those), and the walk stops only when no
     /// candidate is left.
-    fn check_random_walk(
-        &self,
-        order: &[Vec<i64>],
-        path: &[usize],
-        plus: bool,
-    ) -> Result<(), String> {
+    fn check_random_walk(&self, order: &[Vec<i64>], path: &[usize], plus: bool) -> Result<(), String> {
         let mut visited = vec![false; self.cells()];
         visited[path[0]] = true;
         let mut current = self.coords(path[0]);
@@ -267,19 +254,11 @@ impl RefBoard {
             let allowed: Vec<usize> = candidates
                 .iter()
                 .filter(|c| Some(c.1) == least)
-                .filter(|c| {
-                    !plus
-                        || candidates
-                            .iter()
-                            .filter(|o| Some(o.1) == least)
-                            .all(|o| o.2 <= c.2)
-                })
+                .filter(|c| !plus || candidates.iter().filter(|o| Some(o.1) == least).all(|o| o.2 <= c.2))
                 .map(|c| self.index(&c.0))
                 .collect();
             if !allowed.contains(&cell) {
-                return Err(format!(
-                    "step {step} went to cell {cell}; the rule allows {allowed:?}"
-                ));
+                return Err(format!("step {step} went to cell {cell}; the rule allows {allowed:?}"));
             }
             visited[cell] = true;
             current = self.coords(cell);
@@ -313,10 +292,7 @@ struct RefCase<'a> {
 impl RefCase<'_> {
     fn walk(&mut self, rotation: usize, plus: bool) -> Vec<usize> {
         let (board, order, start) = (self.board, self.order, self.start);
-        self.walks
-            .entry((rotation, plus))
-            .or_insert_with(|| board.walk(&rotated(order, rotation), start, plus))
-            .clone()
+        self.walks.entry((rotation, plus)).or_insert_with(|| board.walk(&rotated(order, rotation), start, plus)).clone()
     }
 
     /// Walks `(rotation, plus)` in turn until one visits every cell.
@@ -369,13 +345,7 @@ struct Case {
     start: Vec<i64>,
 }
 
-const DETERMINISTIC: [Method; 5] = [
-    Method::W,
-    Method::WPlus,
-    Method::Aw,
-    Method::AwPlus,
-    Method::Mw,
-];
+const DETERMINISTIC: [Method; 5] = [Method::W, Method::WPlus, Method::Aw, Method::AwPlus, Method::Mw];
 
 /// Rules SPEC.md and the report name; a quarter of the random rules are one.
 const NAMED_RULES: [&[u32]; 5] = [&[2, 1], &[1, 2, 2], &[3, 2], &[4, 1], &[4, 3]];
@@ -419,11 +389,7 @@ fn random_sides(rng: &mut TestRng, dims: usize, max_cells: u64) -> Vec<u32> {
 
 fn random_rule(rng: &mut TestRng, dims: usize) -> Vec<u32> {
     if rng.chance(25) {
-        let named: Vec<&[u32]> = NAMED_RULES
-            .iter()
-            .copied()
-            .filter(|r| r.len() <= dims)
-            .collect();
+        let named: Vec<&[u32]> = NAMED_RULES.iter().copied().filter(|r| r.len() <= dims).collect();
         if !named.is_empty() {
             return named[rng.range(0, named.len() as i64 - 1) as usize].to_vec();
         }
@@ -437,14 +403,15 @@ fn random_rule(rng: &mut TestRng, dims: usize) -> Vec<u32> {
     }
 }
 
-/// 1..=8 distinct non-zero moves with components in -3..=3; a third of the
-/// lists are closed under negation (the engine's symmetric kernel), the rest
-/// usually are not (its predecessor kernel).
+/// Distinct non-zero moves with components in -3..=3: usually 1..=8 of
+/// them, sometimes 33..=64 (the engine picks W's move branch-free above 32
+/// moves). A third of the lists are closed under negation (the engine's
+/// symmetric kernel), the rest usually are not (its predecessor kernel).
 fn random_explicit(rng: &mut TestRng, dims: usize) -> Vec<Vec<i64>> {
-    let want = rng.range(1, 8) as usize;
+    let want = if rng.chance(15) { rng.range(33, 64) } else { rng.range(1, 8) } as usize;
     let symmetric = rng.chance(33);
     let mut list: Vec<Vec<i64>> = Vec::new();
-    for _ in 0..100 {
+    for _ in 0..1000 {
         if list.len() >= want {
             break;
         }
@@ -482,11 +449,7 @@ fn rule_case(rng: &mut TestRng) -> Case {
     let k = canonical_moves(&rule, dims).len();
     let sides = random_sides(rng, dims, cell_limit(k));
     let start = random_start(rng, &sides);
-    Case {
-        sides,
-        moves: MoveSpec::Rule(rule),
-        start,
-    }
+    Case { sides, moves: MoveSpec::Rule(rule), start }
 }
 
 fn explicit_case(rng: &mut TestRng) -> Case {
@@ -494,11 +457,7 @@ fn explicit_case(rng: &mut TestRng) -> Case {
     let list = random_explicit(rng, dims);
     let sides = random_sides(rng, dims, cell_limit(list.len()));
     let start = random_start(rng, &sides);
-    Case {
-        sides,
-        moves: MoveSpec::Explicit(list),
-        start,
-    }
+    Case { sides, moves: MoveSpec::Explicit(list), start }
 }
 
 /// Tallies of what a batch of cases compared.
@@ -516,6 +475,8 @@ struct Tally {
     random_replays: u64,
     /// (case, method) results compared with `tour::baseline`.
     baseline: u64,
+    /// Cases with more than 32 moves (the engine's branch-free W choice).
+    many_moves: u64,
     /// Cases with 255+ moves (the engine's 16-bit degree buffer).
     wide: u64,
 }
@@ -526,18 +487,15 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
     let dims = case.sides.len();
     let board = Board::new(&case.sides).unwrap();
     let (moves, order) = match &case.moves {
-        MoveSpec::Rule(rule) => (
-            Moves::from_rule(rule, dims).unwrap(),
-            canonical_moves(rule, dims),
-        ),
+        MoveSpec::Rule(rule) => (Moves::from_rule(rule, dims).unwrap(), canonical_moves(rule, dims)),
         MoveSpec::Explicit(list) => (Moves::explicit(list, dims).unwrap(), list.clone()),
     };
-    let engine_order: Vec<Vec<i64>> = moves
-        .iter()
-        .map(|m| m.iter().map(|&c| c as i64).collect())
-        .collect();
+    let engine_order: Vec<Vec<i64>> = moves.iter().map(|m| m.iter().map(|&c| c as i64).collect()).collect();
     assert_eq!(engine_order, order, "move order differs for {case:?}");
     let (k, cells) = (order.len() as u64, board.cells());
+    if k > 32 {
+        tally.many_moves += 1;
+    }
     if k >= 255 {
         tally.wide += 1;
     }
@@ -548,16 +506,9 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
     let start_u64: Vec<u64> = case.start.iter().map(|&x| x as u64).collect();
     let start = board.index_of(&start_u64).unwrap();
 
-    let ref_board = RefBoard {
-        sides: case.sides.iter().map(|&n| n as i64).collect(),
-    };
+    let ref_board = RefBoard { sides: case.sides.iter().map(|&n| n as i64).collect() };
     assert_eq!(ref_board.index(&case.start) as u64, start);
-    let mut reference = RefCase {
-        board: &ref_board,
-        order: &order,
-        start: &case.start,
-        walks: HashMap::new(),
-    };
+    let mut reference = RefCase { board: &ref_board, order: &order, start: &case.start, walks: HashMap::new() };
 
     for method in DETERMINISTIC {
         let got = solver.run(&mut ws, start, method, 0, true);
@@ -568,10 +519,7 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
             visited: got.visited,
             path: got.path.clone().expect("asked for the path"),
         };
-        assert_eq!(
-            got_outcome, want,
-            "engine (left) and reference (right) disagree: method {method}, {case:?}"
-        );
+        assert_eq!(got_outcome, want, "engine (left) and reference (right) disagree: method {method}, {case:?}");
         tally.comparisons += 1;
         if got.success {
             tally.successes += 1;
@@ -580,8 +528,8 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
             tally.verified += 1;
         }
         if with_baseline {
-            let baseline = tour::baseline::run(&board, &moves, &start_u64_u32(&case.start), method)
-                .expect("deterministic method");
+            let start_u32: Vec<u32> = case.start.iter().map(|&x| x as u32).collect();
+            let baseline = tour::baseline::run(&board, &moves, &start_u32, method).expect("deterministic method");
             assert_eq!(
                 (got.success, got.attempts),
                 baseline,
@@ -612,10 +560,6 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
     tally.cases += 1;
 }
 
-fn start_u64_u32(start: &[i64]) -> Vec<u32> {
-    start.iter().map(|&x| x as u32).collect()
-}
-
 // ---------------------------------------------------------------------------
 // Tests.
 // ---------------------------------------------------------------------------
@@ -627,34 +571,12 @@ fn reference_move_order_matches_spec_examples() {
     let v = |m: &[&[i64]]| m.iter().map(|x| x.to_vec()).collect::<Vec<_>>();
     assert_eq!(
         canonical_moves(&[2, 1], 2),
-        v(&[
-            &[2, 1],
-            &[2, -1],
-            &[-2, 1],
-            &[-2, -1],
-            &[1, 2],
-            &[1, -2],
-            &[-1, 2],
-            &[-1, -2]
-        ])
+        v(&[&[2, 1], &[2, -1], &[-2, 1], &[-2, -1], &[1, 2], &[1, -2], &[-1, 2], &[-1, -2]])
     );
     let three = canonical_moves(&[2, 1], 3);
-    assert_eq!(
-        three[..5],
-        v(&[&[2, 1, 0], &[2, -1, 0], &[-2, 1, 0], &[-2, -1, 0], &[2, 0, 1]])[..]
-    );
+    assert_eq!(three[..5], v(&[&[2, 1, 0], &[2, -1, 0], &[-2, 1, 0], &[-2, -1, 0], &[2, 0, 1]])[..]);
     let leaders: Vec<Vec<i64>> = three.iter().step_by(4).cloned().collect();
-    assert_eq!(
-        leaders,
-        v(&[
-            &[2, 1, 0],
-            &[2, 0, 1],
-            &[1, 2, 0],
-            &[1, 0, 2],
-            &[0, 2, 1],
-            &[0, 1, 2]
-        ])
-    );
+    assert_eq!(leaders, v(&[&[2, 1, 0], &[2, 0, 1], &[1, 2, 0], &[1, 0, 2], &[0, 2, 1], &[0, 1, 2]]));
     for d in 2..=5 {
         assert_eq!(canonical_moves(&[2, 1], d).len(), 4 * d * (d - 1));
     }
@@ -689,11 +611,18 @@ fn canonical_order_agrees_for_every_small_rule() {
 }
 
 /// Hand-picked cases: SPEC.md's rules on their usual boards, a 1-cell board,
-/// 1D boards, and a non-symmetric explicit list.
+/// 1D boards, non-symmetric explicit lists (3 moves, and 40 moves: the
+/// branch-free W choice) and a rule with 384 moves (16-bit degrees).
 #[test]
 fn engine_matches_reference_on_named_cases() {
     let rule = |r: &[u32]| MoveSpec::Rule(r.to_vec());
     let explicit = MoveSpec::Explicit(vec![vec![1, 2], vec![2, -1], vec![-1, 0]]);
+    // Every (a, b) in -4..=4 squared that is lexicographically above (0, 0):
+    // one of each pair (v, -v), so no move's negation is a move.
+    let half_plane: Vec<Vec<i64>> =
+        (-4..=4).flat_map(|a| (-4..=4).map(move |b| vec![a, b])).filter(|v| (v[0], v[1]) > (0, 0)).collect();
+    assert_eq!(half_plane.len(), 40);
+    let half_plane = MoveSpec::Explicit(half_plane);
     let cases = [
         (vec![8, 8], rule(&[2, 1]), vec![0, 0]),
         (vec![8, 8], rule(&[2, 1]), vec![3, 4]),
@@ -709,20 +638,19 @@ fn engine_matches_reference_on_named_cases() {
         (vec![1, 1], rule(&[2, 1]), vec![0, 0]),
         (vec![6, 7], explicit.clone(), vec![0, 0]),
         (vec![6, 7], explicit, vec![5, 6]),
+        (vec![9, 9], half_plane.clone(), vec![0, 0]),
+        (vec![7, 8], half_plane, vec![3, 3]),
         (vec![5, 4, 3, 2], rule(&[1, 2, 3, 4]), vec![0, 0, 0, 0]),
     ];
     let mut tally = Tally::default();
     for (sides, moves, start) in cases {
-        let case = Case {
-            sides,
-            moves,
-            start,
-        };
+        let case = Case { sides, moves, start };
         compare(&case, true, &mut tally);
     }
     println!("named cases: {tally:?}");
-    assert_eq!(tally.comparisons, 15 * DETERMINISTIC.len() as u64);
+    assert_eq!(tally.comparisons, 17 * DETERMINISTIC.len() as u64);
     assert!(tally.successes > 0, "some named case must find a tour");
+    assert_eq!((tally.many_moves, tally.wide), (3, 1));
 }
 
 /// Random rules on random boards in 1 to 4 dimensions.
@@ -739,7 +667,7 @@ fn engine_matches_reference_on_random_rules() {
     assert_eq!(tally.cases, CASES);
     assert_eq!(tally.comparisons, CASES * DETERMINISTIC.len() as u64);
     assert!(tally.successes >= CASES / 4, "too few tours to be a test: {tally:?}");
-    assert!(tally.baseline > 0);
+    assert!(tally.baseline > 0 && tally.many_moves > 0, "{tally:?}");
 }
 
 /// Explicit move lists, many not closed under negation: the engine walks
@@ -757,4 +685,5 @@ fn engine_matches_reference_on_explicit_lists() {
     assert_eq!(tally.cases, CASES);
     assert_eq!(tally.comparisons, CASES * DETERMINISTIC.len() as u64);
     assert!(tally.successes > 0, "too few tours to be a test: {tally:?}");
+    assert!(tally.baseline > 0 && tally.many_moves > 0, "{tally:?}");
 }

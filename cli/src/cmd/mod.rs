@@ -1,5 +1,10 @@
-//! One module per subcommand; each exposes its clap `Args` and a `run`.
+//! One module per subcommand (or family); each exposes its clap `Args` and
+//! the function that runs it.
 
 pub mod bench;
+pub mod client;
 pub mod eval;
+pub mod health;
+pub mod run;
+pub mod serve;
 pub mod tour;

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Cluster benchmarks: figures, not pass/fail (targets printed beside them).
+#
+#   bench/cluster.sh throughput   small 8x8 tasks persisted end to end (target >= 200,000/s),
+#                                 with the coordinator's CPU time and peak RSS
+#   bench/cluster.sh overhead     a CPU-bound spec through coordinator + 2 workers x 1 thread
+#                                 vs `ksweep run --threads 2`, in one run (target <= 5 % slower)
+#   bench/cluster.sh memory       coordinator RSS with a planned 10^8-task sweep (target < 200 MB)
+#   bench/cluster.sh all
+#
+# Everything listens on 127.0.0.1 and is killed on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p ksweep
+K="$PWD/target/release/ksweep"
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]:-}"; do kill -9 "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+cpu_secs() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+hwm_mb() { awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+now() { date +%s.%N; }
+
+start_coordinator() { # db port [args..] -> sets COORD
+    local db=$1 port=$2; shift 2
+    "$K" coordinator --listen "127.0.0.1:$port" --db "$db" "$@" 2>"$WORK/coordinator.log" &
+    COORD=$!
+    PIDS+=("$COORD")
+    for _ in $(seq 100); do
+        "$K" health --coordinator "http://127.0.0.1:$port" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "coordinator did not come up" >&2
+    cat "$WORK/coordinator.log" >&2
+    exit 1
+}
+
+start_worker() { # port threads
+    "$K" worker --coordinator "http://127.0.0.1:$1" --threads "$2" 2>>"$WORK/worker.log" &
+    PIDS+=("$!")
+}
+
+wait_done() { # port id
+    while true; do
+        local state
+        state=$("$K" status "$2" --coordinator "http://127.0.0.1:$1" | awk '/^state/ { print $2 }')
+        case "$state" in
+            done) return 0 ;;
+            running) sleep 0.05 ;;
+            *) echo "sweep ended $state" >&2; exit 1 ;;
+        esac
+    done
+}
+
+throughput() {
+    # 2,000 move orders of the knight on 8x8 (a real question: how much does
+    # W's accuracy depend on move order?), every start, methods w and w+.
+    python3 - "$WORK/small.toml" <<'PY'
+import itertools, sys
+moves = [(2,1),(2,-1),(-2,1),(-2,-1),(1,2),(1,-2),(-1,2),(-1,-2)]
+with open(sys.argv[1], "w") as f:
+    f.write('name = "bench-small"\nseed = 1\nstarts = 64\nmethods = ["w", "w+"]\n')
+    for order in itertools.islice(itertools.permutations(moves), 2000):
+        f.write("[[grid]]\nmoves = [%s]\nshapes = [[8, 8]]\n" % ", ".join("[%d, %d]" % m for m in order))
+PY
+    local port; port=$(free_port)
+    start_coordinator "$WORK/small.db" "$port"
+    start_worker "$port" 2
+    local t0 id t1 tasks
+    t0=$(now)
+    id=$("$K" submit "$WORK/small.toml" --coordinator "http://127.0.0.1:$port" | tail -n 1)
+    wait_done "$port" "$id"
+    t1=$(now)
+    tasks=$("$K" status "$id" --coordinator "http://127.0.0.1:$port" | awk '/^tasks/ { print $2 }')
+    echo "## small-task throughput (8x8, w and w+; coordinator + 1 worker x 2 threads on this machine)"
+    awk -v n="$tasks" -v a="$t0" -v b="$t1" 'BEGIN { printf "tasks %d in %.2f s: %.0f tasks/s persisted (target >= 200000)\n", n, b - a, n / (b - a) }'
+    echo "coordinator CPU $(cpu_secs "$COORD") s, peak RSS $(hwm_mb "$COORD") MB"
+    kill "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    wait 2>/dev/null || true
+}
+
+overhead() {
+    local spec=specs/bench-cpu.toml
+    local t0 t1 t2 t3 port id
+    t0=$(now)
+    "$K" run "$spec" --db "$WORK/embedded.db" --threads 2 >/dev/null 2>&1
+    t1=$(now)
+    port=$(free_port)
+    start_coordinator "$WORK/dist.db" "$port"
+    start_worker "$port" 1
+    start_worker "$port" 1
+    t2=$(now)
+    id=$("$K" submit "$spec" --coordinator "http://127.0.0.1:$port" | tail -n 1)
+    wait_done "$port" "$id"
+    t3=$(now)
+    echo "## distributed overhead ($spec)"
+    awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
+        e = b - a; x = d - c
+        printf "ksweep run --threads 2: %.2f s; coordinator + 2 workers x 1 thread: %.2f s; ratio %.3f (target <= 1.05)\n", e, x, x / e }'
+    "$K" table --db "$WORK/embedded.db" --format json | sed 's/"mean_micros":[^,]*,//; s/"median_micros":[^,]*,//' >"$WORK/a.json"
+    "$K" table "$id" --coordinator "http://127.0.0.1:$port" --format json | sed 's/"mean_micros":[^,]*,//; s/"median_micros":[^,]*,//' >"$WORK/b.json"
+    if cmp -s "$WORK/a.json" "$WORK/b.json"; then echo "tables identical (timings aside)"; else echo "TABLES DIFFER"; fi
+    kill "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    wait 2>/dev/null || true
+}
+
+memory() {
+    local port id
+    port=$(free_port)
+    start_coordinator "$WORK/big.db" "$port"
+    local before; before=$(rss_mb "$COORD")
+    id=$("$K" submit specs/bench-1e8.toml --coordinator "http://127.0.0.1:$port" | tail -n 1)
+    "$K" status "$id" --coordinator "http://127.0.0.1:$port" | sed -n '3p'
+    start_worker "$port" 2
+    sleep 5
+    echo "## coordinator memory with a planned 10^8-task sweep (specs/bench-1e8.toml)"
+    echo "RSS before submit $before MB; after submit and 5 s of work: $(rss_mb "$COORD") MB, peak $(hwm_mb "$COORD") MB (target < 200 MB)"
+    "$K" status "$id" --coordinator "http://127.0.0.1:$port" | sed -n '3p'
+    "$K" cancel "$id" --coordinator "http://127.0.0.1:$port" >/dev/null
+    kill "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    wait 2>/dev/null || true
+}
+
+case "${1:-all}" in
+    throughput) throughput ;;
+    overhead) overhead ;;
+    memory) memory ;;
+    all) throughput; overhead; memory ;;
+    *) echo "usage: $0 [throughput|overhead|memory|all]" >&2; exit 2 ;;
+esac

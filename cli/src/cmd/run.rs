@@ -1,0 +1,111 @@
+//! `ksweep run`: the embedded default. A coordinator on a loopback port, a
+//! worker and a SQLite file, all in this process and over the same gRPC code
+//! paths as a cluster; progress bar, then the tables. Interrupt it and run
+//! it again: it resumes from the database.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use ksweep_coordinator::store::Store;
+use ksweep_coordinator::CoordinatorOptions;
+use ksweep_proto::v1 as pb;
+use ksweep_worker::WorkerOptions;
+use sweep::{render, Sweep};
+use tokio::sync::oneshot;
+
+use crate::cmd::client::{follow, print_status, By, ConnectArgs, Format, SourceArgs, TableArgs};
+
+/// Run a sweep in this process and print its tables.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The sweep spec (TOML).
+    pub spec: PathBuf,
+    /// Database file; rerunning with the same file resumes.
+    #[arg(long, default_value = "ksweep.db")]
+    pub db: PathBuf,
+    /// Threads running tasks (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Table layout at the end.
+    #[arg(long, value_enum, default_value_t = By::Methods)]
+    pub by: By,
+    /// Table format at the end.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
+    let text =
+        std::fs::read_to_string(&args.spec).with_context(|| format!("spec: cannot read {}", args.spec.display()))?;
+    Sweep::parse(&text)?; // refuse a bad spec before starting anything
+    let store = Store::open(&args.db).with_context(|| format!("--db: cannot open {}", args.db.display()))?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
+    let url = format!("http://{}", listener.local_addr()?);
+
+    let (stop_coordinator, coordinator_stopped) = oneshot::channel::<()>();
+    let coordinator = tokio::spawn(ksweep_coordinator::serve(listener, store, CoordinatorOptions::default(), async {
+        let _ = coordinator_stopped.await;
+    }));
+    let (stop_worker, worker_stopped) = oneshot::channel::<()>();
+    let worker_options = WorkerOptions {
+        coordinator: url.clone(),
+        threads: args.threads,
+        name: format!("embedded-{}", std::process::id()),
+        token: None,
+        max_message_bytes: CoordinatorOptions::default().max_message_bytes,
+    };
+    let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
+        let _ = worker_stopped.await;
+    }));
+
+    let connect = ConnectArgs { coordinator: url, token: None };
+    let outcome = async {
+        let mut client = connect.connect().await?;
+        let reply = client
+            .submit(pb::SubmitRequest { spec_toml: text })
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+        let id = reply.into_inner().sweep_id;
+        tokio::select! {
+            last = follow(&mut client, &id) => last.map(|s| (id, Some(s))),
+            _ = crate::shutdown::signal() => Ok((id, None)),
+        }
+    }
+    .await;
+
+    let _ = stop_worker.send(());
+    if let Ok(Err(e)) = worker.await {
+        tracing::warn!(error = %e, "worker stopped with an error");
+    }
+    let (id, last) = match outcome {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = stop_coordinator.send(());
+            let _ = coordinator.await;
+            return Err(e);
+        }
+    };
+    let _ = stop_coordinator.send(());
+    coordinator.await.context("coordinator task")??;
+
+    let Some(last) = last else {
+        anyhow::bail!("interrupted; run the same command again to resume sweep {id} from {}", args.db.display());
+    };
+    print_status(&last, &mut *out)?;
+    writeln!(out)?;
+    let table = TableArgs {
+        id: Some(id),
+        source: SourceArgs {
+            connect: ConnectArgs { coordinator: String::new(), token: None },
+            db: Some(args.db.clone()),
+        },
+        rule: None,
+        by: args.by,
+        format: args.format,
+        timing: false,
+    };
+    let rows = crate::cmd::client::table_rows(table.id.clone(), &table.source).await?;
+    write!(out, "{}", render(&rows, &table.options()))?;
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! `ksweep coordinator` and `ksweep worker`: the two services.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use ksweep_coordinator::CoordinatorOptions;
+use ksweep_worker::WorkerOptions;
+
+/// Start a coordinator.
+#[derive(Debug, Args)]
+pub struct CoordinatorArgs {
+    /// Address to listen on (use 0.0.0.0:50051 inside a container).
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: String,
+    /// SQLite database file (created if missing; running sweeps resume).
+    #[arg(long, default_value = "sweeps.db")]
+    pub db: PathBuf,
+    /// Shared secret every client and worker must present.
+    #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Lease of a shard, in seconds: unheartbeated shards return to the queue after it.
+    #[arg(long, default_value_t = 10.0)]
+    pub lease_secs: f64,
+    /// Target wall time of one shard on one thread, in seconds.
+    #[arg(long, default_value_t = 1.0)]
+    pub shard_secs: f64,
+    /// A shard that fails this many times is marked failed.
+    #[arg(long, default_value_t = 3)]
+    pub max_shard_failures: u32,
+}
+
+impl CoordinatorArgs {
+    pub fn options(&self) -> Result<CoordinatorOptions> {
+        let mut o = CoordinatorOptions { token: self.token.clone(), ..Default::default() };
+        o.scheduler.lease = positive_secs("--lease-secs", self.lease_secs)?;
+        o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;
+        o.scheduler.max_shard_failures = self.max_shard_failures.max(1);
+        o.poll_interval = o.scheduler.lease / 4;
+        Ok(o)
+    }
+}
+
+fn positive_secs(field: &str, v: f64) -> Result<Duration> {
+    if !(v.is_finite() && v > 0.0 && v < 1e6) {
+        anyhow::bail!("{field}: must be a positive number of seconds below 1e6, got {v}");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+pub async fn coordinator(args: CoordinatorArgs) -> Result<()> {
+    let options = args.options()?;
+    let store = ksweep_coordinator::store::Store::open(&args.db)
+        .with_context(|| format!("--db: cannot open {}", args.db.display()))?;
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("--listen: cannot listen on {}", args.listen))?;
+    ksweep_coordinator::serve(listener, store, options, crate::shutdown::signal()).await?;
+    Ok(())
+}
+
+/// Start a worker.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// Coordinator URL.
+    #[arg(long, env = "KSWEEP_COORDINATOR", default_value = "http://127.0.0.1:50051")]
+    pub coordinator: String,
+    /// Threads running tasks (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Name in the coordinator's logs (default: host name and process id).
+    #[arg(long)]
+    pub name: Option<String>,
+    #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+impl WorkerArgs {
+    pub fn options(&self) -> WorkerOptions {
+        let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
+        let name = self
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id()));
+        WorkerOptions {
+            coordinator: self.coordinator.clone(),
+            threads: self.threads,
+            name,
+            token: self.token.clone(),
+            max_message_bytes: CoordinatorOptions::default().max_message_bytes,
+        }
+    }
+}
+
+pub async fn worker(args: WorkerArgs) -> Result<()> {
+    ksweep_worker::run(args.options(), crate::shutdown::signal()).await?;
+    Ok(())
+}

@@ -1,0 +1,23 @@
+//! The shutdown signal of the long-running commands: ctrl-c or SIGTERM.
+
+/// Completes on ctrl-c (SIGINT) or SIGTERM.
+pub async fn signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => tracing::info!("interrupted; shutting down"),
+        _ = term => tracing::info!("SIGTERM; shutting down"),
+    }
+}

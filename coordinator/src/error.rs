@@ -1,0 +1,48 @@
+//! The coordinator's error type, and its one conversion to `tonic::Status`.
+
+use thiserror::Error;
+
+/// Result alias for the coordinator.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong serving sweeps and workers.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A spec that does not validate; nothing was stored.
+    #[error("{0}")]
+    Spec(#[from] sweep::SpecError),
+    #[error("sweep {0:?} not found")]
+    SweepNotFound(String),
+    #[error("the database holds {0} sweeps; name one")]
+    AmbiguousSweep(usize),
+    #[error("worker {0} is not registered here (the coordinator may have restarted); register again")]
+    UnknownWorker(u64),
+    #[error("coordinator nonce {got} is stale (now {now}): the coordinator restarted; register again")]
+    StaleNonce { got: u64, now: u64 },
+    #[error("protocol version {got} is not supported; this coordinator speaks version {want}")]
+    ProtocolVersion { got: u32, want: u32 },
+    /// A peer sent something it should not have (e.g. results for tasks it
+    /// was never given); the whole request is refused.
+    #[error("refused: {0}")]
+    Refused(String),
+    #[error("database: {0}")]
+    Database(#[from] rusqlite::Error),
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl From<Error> for tonic::Status {
+    fn from(e: Error) -> tonic::Status {
+        use tonic::Status;
+        let message = e.to_string();
+        match e {
+            Error::Spec(_) => Status::invalid_argument(message),
+            Error::SweepNotFound(_) => Status::not_found(message),
+            Error::AmbiguousSweep(_) => Status::invalid_argument(message),
+            Error::UnknownWorker(_) | Error::StaleNonce { .. } => Status::failed_precondition(message),
+            Error::ProtocolVersion { .. } => Status::failed_precondition(message),
+            Error::Refused(_) => Status::invalid_argument(message),
+            Error::Database(_) | Error::Internal(_) => Status::internal(message),
+        }
+    }
+}

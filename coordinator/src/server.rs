@@ -1,0 +1,92 @@
+//! `serve`: the coordinator's gRPC server on a listener, with health,
+//! reflection, the optional token check, and a shutdown future.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ksweep_proto::v1 as pb;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::InterceptorLayer;
+use tonic::transport::Server;
+use tonic::{Request, Status};
+
+use crate::error::{Error, Result};
+use crate::state::{CoordinatorOptions, Shared};
+use crate::store::Store;
+use crate::sweeps_service::SweepsService;
+use crate::workers_service::WorkersService;
+
+/// How often leases are checked for expiry.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Serves until `shutdown` completes, then stops accepting, lets in-flight
+/// calls finish and returns. Running sweeps in `store` are resumed.
+pub async fn serve(
+    listener: TcpListener,
+    store: Store,
+    options: CoordinatorOptions,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<()> {
+    let token = options.token.clone();
+    let max_message = options.max_message_bytes;
+    let shared = Arc::new(Shared::new(store, options)?);
+
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter.set_serving::<pb::sweeps_server::SweepsServer<SweepsService>>().await;
+    health_reporter.set_serving::<pb::workers_server::WorkersServer<WorkersService>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(ksweep_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| Error::Internal(format!("reflection: {e}")))?;
+
+    let sweeps = pb::sweeps_server::SweepsServer::new(SweepsService::new(shared.clone()))
+        .max_decoding_message_size(max_message)
+        .max_encoding_message_size(max_message);
+    let workers = pb::workers_server::WorkersServer::new(WorkersService::new(shared.clone()))
+        .max_decoding_message_size(max_message)
+        .max_encoding_message_size(max_message);
+
+    let ticker_shared = shared.clone();
+    let ticker = tokio::spawn(async move {
+        let mut interval = tokio::time::interval(TICK);
+        loop {
+            interval.tick().await;
+            if let Err(e) = ticker_shared.tick().await {
+                tracing::error!(error = %e, "lease tick failed");
+            }
+        }
+    });
+
+    let local = listener.local_addr().map_err(|e| Error::Internal(e.to_string()))?;
+    tracing::info!(%local, nonce = shared.nonce, "coordinator listening");
+    let result = Server::builder()
+        .layer(InterceptorLayer::new(move |req: Request<()>| check_token(token.as_deref(), req)))
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(sweeps)
+        .add_service(workers)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    ticker.abort();
+    result.map_err(|e| Error::Internal(format!("server: {e}")))?;
+    tracing::info!("coordinator stopped");
+    Ok(())
+}
+
+/// Refuses a call without the shared-secret token, when one is set.
+fn check_token(token: Option<&str>, req: Request<()>) -> Result<Request<()>, Status> {
+    let Some(token) = token else { return Ok(req) };
+    let presented = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
+    match presented.and_then(|v| v.strip_prefix("Bearer ")) {
+        Some(t) if constant_time_eq(t.as_bytes(), token.as_bytes()) => Ok(req),
+        _ => Err(Status::unauthenticated("missing or wrong token (authorization: Bearer <token>)")),
+    }
+}
+
+/// Compares without an early exit, so timing does not leak the token.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

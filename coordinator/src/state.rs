@@ -1,0 +1,166 @@
+//! What the services share: the database, the scheduler, the coordinator's
+//! nonce and a change counter that progress watchers wait on.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sweep::Sweep;
+use tokio::sync::watch;
+
+use crate::error::{Error, Result};
+use crate::ids::SweepKey;
+use crate::scheduler::{Scheduler, SchedulerConfig, Settled};
+use crate::store::{Store, SweepRecord, SweepState};
+
+/// Settings of a coordinator.
+#[derive(Debug, Clone)]
+pub struct CoordinatorOptions {
+    pub scheduler: SchedulerConfig,
+    /// How often a busy worker should poll (its heartbeat).
+    pub poll_interval: Duration,
+    /// When set, every RPC must carry `authorization: Bearer <token>`.
+    pub token: Option<String>,
+    /// Largest spec accepted, in bytes.
+    pub max_spec_bytes: usize,
+    /// Largest gRPC message accepted, in bytes.
+    pub max_message_bytes: usize,
+}
+
+impl Default for CoordinatorOptions {
+    fn default() -> Self {
+        CoordinatorOptions {
+            scheduler: SchedulerConfig::default(),
+            poll_interval: Duration::from_millis(1000),
+            token: None,
+            max_spec_bytes: 1 << 20,
+            max_message_bytes: 64 << 20,
+        }
+    }
+}
+
+/// State shared by every handler.
+pub struct Shared {
+    store: Arc<Mutex<Store>>,
+    pub(crate) scheduler: Mutex<Scheduler>,
+    /// Random per process start: a worker that sees it change registers again.
+    pub(crate) nonce: u64,
+    changes: watch::Sender<u64>,
+    pub(crate) options: CoordinatorOptions,
+}
+
+/// Monotonic now, from tokio's clock so paused-time tests drive leases.
+pub(crate) fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+impl Shared {
+    /// Loads every running sweep from the store into a fresh scheduler.
+    pub fn new(store: Store, options: CoordinatorOptions) -> Result<Shared> {
+        let mut scheduler = Scheduler::new(options.scheduler.clone(), store.max_shard_id()?);
+        for record in store.sweeps()? {
+            if record.state != SweepState::Running {
+                continue;
+            }
+            let sweep = Sweep::parse(&record.spec)?;
+            let open = store.open_shards(record.key)?;
+            tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
+            scheduler.add_sweep(record.key, record.id.clone(), Arc::new(sweep), record.cursor, open);
+        }
+        let nonce =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+                ^ (std::process::id() as u64) << 32;
+        Ok(Shared {
+            store: Arc::new(Mutex::new(store)),
+            scheduler: Mutex::new(scheduler),
+            nonce,
+            changes: watch::channel(0).0,
+            options,
+        })
+    }
+
+    /// Runs a store operation on the blocking pool.
+    pub async fn with_store<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Store) -> Result<T> + Send + 'static,
+    {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut guard = store.lock().map_err(|_| Error::Internal("store lock poisoned".into()))?;
+            f(&mut guard)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("store task: {e}")))?
+    }
+
+    /// The scheduler, locked (never held across an await).
+    pub fn scheduler(&self) -> std::sync::MutexGuard<'_, Scheduler> {
+        self.scheduler.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Wakes progress watchers.
+    pub fn changed(&self) {
+        self.changes.send_modify(|v| *v += 1);
+    }
+
+    /// A receiver that sees every `changed()`.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Persists what settling shards decided.
+    pub async fn persist_settled(&self, settled: Settled) -> Result<()> {
+        if settled == Settled::default() {
+            return Ok(());
+        }
+        for (shard, error) in &settled.retried {
+            tracing::warn!(%shard, %error, "shard failed; queued again");
+        }
+        for (shard, error) in &settled.failed {
+            tracing::error!(%shard, %error, "shard failed for good");
+        }
+        for (key, state) in &settled.finished {
+            tracing::info!(sweep = key.0, ?state, "sweep finished");
+        }
+        self.with_store(move |s| {
+            s.finish_shards(&settled.done, &settled.failed)?;
+            for (shard, error) in &settled.retried {
+                s.shard_failed_once(*shard, error)?;
+            }
+            for (key, state) in &settled.finished {
+                let error = (*state == SweepState::Failed).then_some("some shards failed on every retry");
+                s.set_state(*key, *state, error)?;
+            }
+            Ok(())
+        })
+        .await?;
+        self.changed();
+        Ok(())
+    }
+
+    /// Expires leases and ends drained sweeps; run on a timer.
+    pub async fn tick(&self) -> Result<()> {
+        let (requeued, finished) = {
+            let mut sched = self.scheduler();
+            let requeued = sched.expire(now());
+            (requeued, sched.drain_finished())
+        };
+        if !requeued.is_empty() {
+            tracing::warn!(?requeued, "leases expired; shards queued again");
+        }
+        self.persist_settled(Settled { finished, ..Settled::default() }).await
+    }
+
+    /// Resolves a sweep by id (or the only one).
+    pub async fn record(&self, id: Option<String>) -> Result<SweepRecord> {
+        self.with_store(move |s| s.resolve(id.as_deref())).await
+    }
+
+    /// Cancels a running sweep.
+    pub async fn cancel(&self, key: SweepKey) -> Result<()> {
+        self.scheduler().cancel(key);
+        self.with_store(move |s| s.set_state(key, SweepState::Cancelled, None)).await?;
+        self.changed();
+        Ok(())
+    }
+}

@@ -1,0 +1,158 @@
+//! The `Workers` service: registration, the poll that carries results,
+//! heartbeats and requests for work, and goodbye.
+
+use std::sync::Arc;
+
+use ksweep_proto::v1 as pb;
+use ksweep_proto::PROTOCOL_VERSION;
+use sweep::MoveSpec;
+use tonic::{Request, Response, Status};
+
+use crate::error::{Error, Result};
+use crate::ids::{Epoch, ShardId, WorkerId};
+use crate::scheduler::{Assignment, ShardReport, TaskReport};
+use crate::state::{now, Shared};
+
+/// Most shards one poll may ask for, whatever free capacity it claims.
+const MAX_SLOTS_PER_POLL: usize = 1024;
+
+/// Handlers of `ksweep.v1.Workers`.
+pub struct WorkersService {
+    shared: Arc<Shared>,
+}
+
+impl WorkersService {
+    pub fn new(shared: Arc<Shared>) -> WorkersService {
+        WorkersService { shared }
+    }
+
+    fn check_nonce(&self, got: u64) -> Result<()> {
+        if got != self.shared.nonce {
+            return Err(Error::StaleNonce { got, now: self.shared.nonce });
+        }
+        Ok(())
+    }
+
+    async fn poll_inner(&self, req: pb::PollRequest) -> Result<pb::PollReply> {
+        self.check_nonce(req.coordinator_nonce)?;
+        let worker = WorkerId(req.worker_id);
+        let running: Vec<(ShardId, Epoch)> =
+            req.running.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
+        let reports: Vec<ShardReport> = req.results.into_iter().map(report_of).collect();
+
+        let (revoked, rows) = {
+            let mut sched = self.shared.scheduler();
+            sched.touch(worker, now())?;
+            let revoked = sched.heartbeat(worker, &running, now());
+            (revoked, sched.validate(worker, &reports)?)
+        };
+        if !rows.is_empty() {
+            self.shared.with_store(move |s| s.record(&rows)).await?;
+        }
+        let settled = self.shared.scheduler().commit(worker, &reports);
+        let any_reports = !reports.is_empty();
+        self.shared.persist_settled(settled).await?;
+        if any_reports {
+            self.shared.changed();
+        }
+
+        let free = (req.free_slots as usize).min(MAX_SLOTS_PER_POLL);
+        let (assignments, new_shards) =
+            if free > 0 { self.shared.scheduler().assign(worker, free, now()) } else { (vec![], vec![]) };
+        if !new_shards.is_empty() {
+            self.shared
+                .with_store(move |s| {
+                    for n in &new_shards {
+                        s.cut_shards(n.sweep, &n.shards, n.cursor)?;
+                    }
+                    Ok(())
+                })
+                .await?;
+        }
+        Ok(pb::PollReply {
+            shards: assignments.iter().map(shard_message).collect(),
+            revoked: revoked.into_iter().map(|(s, e)| pb::LeaseRef { shard_id: s.0, epoch: e.0 }).collect(),
+        })
+    }
+}
+
+fn report_of(r: pb::ShardResults) -> ShardReport {
+    ShardReport {
+        shard: ShardId(r.shard_id),
+        epoch: Epoch(r.epoch),
+        tasks: r
+            .tasks
+            .into_iter()
+            .map(|t| TaskReport {
+                start_offset: t.start_offset,
+                method_index: t.method_index,
+                success: t.success,
+                attempts: t.attempts,
+                visited: t.visited,
+                micros: t.micros,
+                error: (!t.error.is_empty()).then_some(t.error),
+            })
+            .collect(),
+        error: (!r.error.is_empty()).then_some(r.error),
+    }
+}
+
+/// The message for an assignment: configuration, methods and start cells.
+fn shard_message(a: &Assignment) -> pb::Shard {
+    let entry = &a.sweep.configurations()[a.plan.config as usize];
+    let (rule, moves_flat) = match &entry.moves {
+        MoveSpec::Rule(rule) => (rule.clone(), Vec::new()),
+        MoveSpec::List(list) => (Vec::new(), list.iter().flatten().copied().collect()),
+    };
+    pb::Shard {
+        shard_id: a.shard.0,
+        epoch: a.epoch.0,
+        sweep_id: a.sweep_id.clone(),
+        sweep_seed: a.sweep.seed(),
+        config: Some(pb::BoardConfig {
+            sides: entry.sides.clone(),
+            rule,
+            moves_flat,
+            max_cells: a.sweep.limits().max_cells,
+        }),
+        methods: a.sweep.methods().iter().map(|m| m.name().to_string()).collect(),
+        starts: a.starts.to_vec(),
+    }
+}
+
+#[tonic::async_trait]
+impl pb::workers_server::Workers for WorkersService {
+    async fn register(&self, req: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+        let req = req.into_inner();
+        if req.protocol_version != PROTOCOL_VERSION {
+            return Err(Error::ProtocolVersion { got: req.protocol_version, want: PROTOCOL_VERSION }.into());
+        }
+        let name = if req.name.is_empty() { "worker".to_string() } else { req.name };
+        let threads = req.threads;
+        let for_store = name.clone();
+        let worker = self.shared.with_store(move |s| s.register_worker(&for_store, threads)).await?;
+        self.shared.scheduler().register(worker, now());
+        tracing::info!(%worker, %name, threads, "worker registered");
+        let options = &self.shared.options;
+        Ok(Response::new(pb::RegisterReply {
+            worker_id: worker.0,
+            coordinator_nonce: self.shared.nonce,
+            lease_millis: options.scheduler.lease.as_millis() as u32,
+            poll_millis: options.poll_interval.as_millis() as u32,
+        }))
+    }
+
+    async fn poll(&self, req: Request<pb::PollRequest>) -> Result<Response<pb::PollReply>, Status> {
+        Ok(Response::new(self.poll_inner(req.into_inner()).await?))
+    }
+
+    async fn goodbye(&self, req: Request<pb::GoodbyeRequest>) -> Result<Response<pb::GoodbyeReply>, Status> {
+        let req = req.into_inner();
+        self.check_nonce(req.coordinator_nonce)?;
+        let returned: Vec<(ShardId, Epoch)> =
+            req.returned.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
+        self.shared.scheduler().goodbye(WorkerId(req.worker_id), &returned);
+        tracing::info!(worker = req.worker_id, returned = returned.len(), "worker said goodbye");
+        Ok(Response::new(pb::GoodbyeReply {}))
+    }
+}

@@ -1,0 +1,47 @@
+//! # sweep: knight-sweep's sweeps, from spec to tables
+//!
+//! Pure logic shared by the coordinator and the CLI (no async, no I/O):
+//!
+//! - [`spec`]: the TOML sweep spec and its field checks;
+//! - [`Sweep`]: a validated spec expanded into configurations, with a
+//!   content id and an exact task count;
+//! - [`Planner`]: cuts the task grid into shards from a [`Cursor`], lazily,
+//!   so no sweep is ever held as a task list;
+//! - [`render`]: the report's accuracy and timing tables.
+//!
+//! ```
+//! use sweep::{Cursor, Planner, Sweep};
+//!
+//! let sweep = Sweep::parse(r#"
+//!     name = "demo"
+//!     seed = 7
+//!     starts = 10
+//!     methods = ["w", "aw+"]
+//!     [[grid]]
+//!     rule = [2, 1]
+//!     dims = [2]
+//!     n = [5, 6]
+//! "#)?;
+//! // 5x5: 13 eligible starts (odd board), 6x6: 36; S = 10 each, 2 methods.
+//! assert_eq!(sweep.total_tasks(), 2 * 10 * 2);
+//!
+//! let mut planner = Planner::new(&sweep);
+//! let mut cursor = Cursor::default();
+//! let shard = planner.next_shard(&mut cursor, 1e9).expect("work to plan");
+//! assert_eq!((shard.config, shard.start_lo, shard.start_hi), (0, 0, 10));
+//! let cells = planner.starts(shard.config); // start index i is cell cells[i]
+//! assert_eq!(cells.len(), 10);
+//! # Ok::<(), sweep::SpecError>(())
+//! ```
+
+mod error;
+mod plan;
+pub mod spec;
+mod sweep;
+mod table;
+
+pub use error::SpecError;
+pub use plan::{Cursor, Planner, ShardPlan};
+pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
+pub use sweep::{ConfigEntry, MoveSpec, Sweep};
+pub use table::{render, AggregateRow, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};

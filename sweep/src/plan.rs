@@ -1,0 +1,276 @@
+//! Lazy planning: a sweep's tasks are cut into shards from a cursor, one
+//! shard at a time, so a sweep of 10^10 tasks never exists as a list. A
+//! shard is a range of one configuration's start indices, run with every
+//! method of the sweep (so methods are compared on the same starts).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::sweep::Sweep;
+
+/// Where planning stands: the next unplanned start index of
+/// `configurations()[config]`. `Cursor::default()` is the beginning; a
+/// coordinator stores it to resume planning after a restart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Cursor {
+    pub config: u32,
+    pub start: u64,
+}
+
+/// Start indices `[start_lo, start_hi)` of one configuration's start list
+/// (see [`Planner::starts`]), each run with every method of the sweep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardPlan {
+    pub config: u32,
+    pub start_lo: u64,
+    pub start_hi: u64,
+}
+
+impl ShardPlan {
+    /// Starts in the shard.
+    pub fn start_count(&self) -> u64 {
+        self.start_hi - self.start_lo
+    }
+}
+
+/// Most start lists the planner keeps; a coordinator works on a few
+/// configurations at a time, and one list can hold up to 2^24 starts.
+const CACHED_CONFIGS: usize = 4;
+/// Above this many cached starts in total, older lists are dropped first.
+const CACHED_STARTS: usize = 1 << 24;
+
+/// Cuts shards from a cursor and draws configurations' start lists,
+/// keeping only the most recently used few.
+#[derive(Debug)]
+pub struct Planner<'a> {
+    sweep: &'a Sweep,
+    /// Most recently used last.
+    cache: Vec<(u32, Arc<Vec<u64>>)>,
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(sweep: &'a Sweep) -> Self {
+        Planner { sweep, cache: Vec::new() }
+    }
+
+    /// Cuts the next shard at `cursor` and advances it; None when every
+    /// configuration is planned. Impossible configurations have no starts
+    /// and are skipped. The shard holds about `target_cost / (methods x
+    /// cost_per_task)` starts (at least 1), never crossing a configuration,
+    /// and the rest of a configuration is split into equal shards rather
+    /// than leaving a small one at the end.
+    pub fn next_shard(&mut self, cursor: &mut Cursor, target_cost: f64) -> Option<ShardPlan> {
+        let per_config = self.sweep.starts_per_config();
+        let methods = self.sweep.methods().len() as f64;
+        loop {
+            let entry = self.sweep.configurations().get(cursor.config as usize)?;
+            let count = entry.start_count(per_config);
+            if cursor.start >= count {
+                *cursor = Cursor { config: cursor.config + 1, start: 0 };
+                continue;
+            }
+            let remaining = count - cursor.start;
+            let wanted = (target_cost / (methods * entry.cost_per_task())).round();
+            // NaN and anything below one start give one start; +inf gives all.
+            let wanted = if wanted >= 1.0 { wanted as u64 } else { 1 };
+            let shards = remaining.div_ceil(wanted.min(remaining));
+            let size = remaining.div_ceil(shards);
+            let shard = ShardPlan { config: cursor.config, start_lo: cursor.start, start_hi: cursor.start + size };
+            cursor.start = shard.start_hi;
+            if cursor.start == count {
+                *cursor = Cursor { config: cursor.config + 1, start: 0 };
+            }
+            return Some(shard);
+        }
+    }
+
+    /// The configuration's start cells, as SPEC.md draws them
+    /// (`tour::Configuration::starts(S, sweep seed)`), sorted; a shard's
+    /// start index `i` is the cell `starts(config)[i]`. Cached.
+    ///
+    /// Panics if `config` is not an index of `Sweep::configurations`.
+    pub fn starts(&mut self, config: u32) -> Arc<Vec<u64>> {
+        if let Some(pos) = self.cache.iter().position(|(c, _)| *c == config) {
+            let hit = self.cache.remove(pos);
+            let cells = Arc::clone(&hit.1);
+            self.cache.push(hit);
+            return cells;
+        }
+        let entry = &self.sweep.configurations()[config as usize];
+        let starts = entry
+            .configuration()
+            .starts(self.sweep.starts_per_config(), self.sweep.seed())
+            .expect("S was checked against tour::MAX_STARTS at parse time");
+        let cells = Arc::new(starts.cells);
+        self.cache.push((config, Arc::clone(&cells)));
+        while self.cache.len() > 1 && (self.cache.len() > CACHED_CONFIGS || self.cached_starts() > CACHED_STARTS) {
+            self.cache.remove(0);
+        }
+        cells
+    }
+
+    /// Configurations whose start lists are cached.
+    pub fn cached_configs(&self) -> usize {
+        self.cache.len()
+    }
+
+    fn cached_starts(&self) -> usize {
+        self.cache.iter().map(|(_, cells)| cells.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(grids: &str, starts: u64, methods: &str) -> Sweep {
+        Sweep::parse(&format!("name = \"p\"\nseed = 11\nstarts = {starts}\nmethods = {methods}\n{grids}")).unwrap()
+    }
+
+    /// Walks the planner to the end, checking every start of every
+    /// configuration is planned exactly once, in order, within one config.
+    fn walk_all(sweep: &Sweep, target_cost: f64) -> Vec<ShardPlan> {
+        let mut planner = Planner::new(sweep);
+        let mut cursor = Cursor::default();
+        let mut shards = Vec::new();
+        let mut expected = Cursor::default();
+        while let Some(shard) = planner.next_shard(&mut cursor, target_cost) {
+            // Skip configurations with no starts, as the planner must.
+            while sweep.configurations()[expected.config as usize].start_count(sweep.starts_per_config()) == 0 {
+                expected.config += 1;
+            }
+            assert_eq!((shard.config, shard.start_lo), (expected.config, expected.start), "no gap, no overlap");
+            let count = sweep.configurations()[shard.config as usize].start_count(sweep.starts_per_config());
+            assert!(shard.start_lo < shard.start_hi && shard.start_hi <= count);
+            expected = if shard.start_hi == count {
+                Cursor { config: shard.config + 1, start: 0 }
+            } else {
+                Cursor { config: shard.config, start: shard.start_hi }
+            };
+            assert_eq!(cursor, expected, "the cursor moved past the shard");
+            shards.push(shard);
+        }
+        let rest = &sweep.configurations()[expected.config as usize..];
+        assert!(rest.iter().all(|c| c.start_count(sweep.starts_per_config()) == 0), "planning stopped early");
+        assert_eq!(planner.next_shard(&mut cursor, target_cost), None, "stays done");
+        shards
+    }
+
+    const MIXED: &str = r#"
+        [[grid]]
+        rule = [2, 1]
+        dims = [2, 3]
+        n_range = { from = 3, to = 12 }
+        [[grid]]
+        rule = [3, 1]
+        dims = [2]
+        n = [4, 5, 1]
+        [[grid]]
+        rule = [1, 2, 2]
+        shapes = [[5, 6, 7], [1, 1, 1]]
+    "#;
+
+    #[test]
+    fn the_planner_covers_every_task_once() {
+        let s = sweep(MIXED, 30, r#"["w", "w+", "aw+"]"#);
+        for target in [0.0, 1.0, 5e3, 3e4, 1e6, f64::INFINITY, f64::NAN] {
+            let shards = walk_all(&s, target);
+            let tasks: u64 = shards.iter().map(|p| p.start_count() * 3).sum();
+            assert_eq!(tasks, s.total_tasks(), "target {target}");
+        }
+        assert_eq!(walk_all(&s, 0.0).len() as u64, s.total_tasks() / 3, "one start per shard");
+    }
+
+    #[test]
+    fn impossible_configurations_are_skipped() {
+        let s = sweep("[[grid]]\nrule = [3, 1]\ndims = [2, 3]\nn_range = { from = 2, to = 9 }", 100, r#"["w"]"#);
+        assert_eq!(s.configurations().len(), 16);
+        assert_eq!(s.total_tasks(), 0);
+        let mut planner = Planner::new(&s);
+        let mut cursor = Cursor::default();
+        assert_eq!(planner.next_shard(&mut cursor, 1e6), None);
+        assert_eq!(cursor.config, 16, "the cursor ends past the last configuration");
+    }
+
+    #[test]
+    fn planner_starts_are_the_engines() {
+        let s = sweep(MIXED, 30, r#"["w"]"#);
+        let mut planner = Planner::new(&s);
+        for c in s.configurations() {
+            let expected = c.configuration().starts(30, 11).unwrap().cells;
+            let got = planner.starts(c.index);
+            assert_eq!(*got, expected, "{}", c.shape_label());
+            assert_eq!(got.len() as u64, c.start_count(30));
+        }
+        assert!(planner.cached_configs() <= CACHED_CONFIGS);
+        // A hit hands out the cached list itself.
+        let last = s.configurations().last().unwrap().index;
+        assert!(Arc::ptr_eq(&planner.starts(last), &planner.starts(last)));
+    }
+
+    #[test]
+    fn shard_size_follows_cost() {
+        // 5x5: 13 starts of 25 cells x 8 moves; everything in one shard.
+        let tiny = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]", 100, r#"["w", "aw"]"#);
+        let mut cursor = Cursor::default();
+        let shard = Planner::new(&tiny).next_shard(&mut cursor, 1e6).unwrap();
+        assert_eq!(shard.start_count(), 13);
+        // 3000x3000: one start costs 2 x 9e6 x 8 = 1.44e8, over the target.
+        let huge = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [3000]", 100, r#"["w", "aw"]"#);
+        let mut planner = Planner::new(&huge);
+        let mut cursor = Cursor::default();
+        let sizes: Vec<u64> =
+            std::iter::from_fn(|| planner.next_shard(&mut cursor, 1e6)).map(|p| p.start_count()).collect();
+        assert_eq!(sizes, vec![1; 100]);
+        // 100 starts at about 30 per shard: four even shards, not 30+30+30+10.
+        let target = 30.0 * 2.0 * huge.configurations()[0].cost_per_task();
+        let mut cursor = Cursor::default();
+        let sizes: Vec<u64> =
+            std::iter::from_fn(|| planner.next_shard(&mut cursor, target)).map(|p| p.start_count()).collect();
+        assert_eq!(sizes, vec![25; 4]);
+    }
+
+    #[test]
+    fn a_saved_cursor_resumes_the_same_plan() {
+        let s = sweep(MIXED, 30, r#"["w", "mw"]"#);
+        let all = walk_all(&s, 2e4);
+        let mut planner = Planner::new(&s);
+        let mut cursor = Cursor::default();
+        let mut first: Vec<ShardPlan> = (0..7).map_while(|_| planner.next_shard(&mut cursor, 2e4)).collect();
+        let saved = serde_json::to_string(&cursor).unwrap();
+        let mut resumed: Cursor = serde_json::from_str(&saved).unwrap();
+        let mut fresh = Planner::new(&s);
+        first.extend(std::iter::from_fn(|| fresh.next_shard(&mut resumed, 2e4)));
+        assert_eq!(first, all);
+    }
+
+    #[test]
+    fn a_sweep_of_1e8_tasks_plans_lazily() {
+        // 1001 boards of 1000^2..2000^2 cells, 100,000 starts each.
+        let s = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = { from = 1000, to = 2000 }", 100_000, r#"["w"]"#);
+        assert_eq!(s.total_tasks(), 100_100_000);
+        let mut planner = Planner::new(&s);
+        let mut cursor = Cursor::default();
+        let target = 1000.0 * s.configurations()[0].cost_per_task();
+        let mut planned = 0;
+        for _ in 0..300 {
+            let shard = planner.next_shard(&mut cursor, target).unwrap();
+            assert!(shard.start_count() <= 1000);
+            planned += shard.start_count();
+            let cells = planner.starts(shard.config);
+            assert_eq!(cells.len(), 100_000);
+            assert!(planner.cached_configs() <= CACHED_CONFIGS);
+        }
+        assert_eq!(cursor.config, 2, "about 100 shards a configuration: 3 of 1001 touched");
+        // Cutting the rest needs no start lists at all.
+        let mut shards = 300;
+        while let Some(shard) = planner.next_shard(&mut cursor, f64::INFINITY) {
+            shards += 1;
+            planned += shard.start_count();
+        }
+        assert_eq!(planned, s.total_tasks());
+        assert_eq!(shards, 300 + 1001 - 2, "the rest of config 2, then one shard each");
+        assert!(planner.cached_configs() <= 3);
+    }
+}

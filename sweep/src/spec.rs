@@ -1,0 +1,495 @@
+//! The sweep spec: a TOML file that names every configuration, method and
+//! the number of starts, checked field by field before anything runs.
+//!
+//! ```toml
+//! name = "report-3-2"          # required: how reports and the coordinator show it
+//! seed = 2025                  # required: the start sampling and task seeds derive from it
+//! starts = 100                 # S starts per configuration (default 100, 1..=2^24)
+//! methods = ["w", "w+", "aw", "aw+", "mw"]   # any of w, w+, aw, aw+, mw, wr, wr+; no repeats
+//!
+//! [[grid]]                     # one or more; each is a move set times some boards
+//! rule = [3, 2]                # a leaper rule, padded with zeros to each D, or:
+//! # moves = [[3, 2], [3, -2]]  # an explicit move list (its order is the move order)
+//! dims = [2, 3, 4]             # D values for n / n_range (with moves: defaults to the moves' length)
+//! n = [5, 6, 7]                # regular N^D boards: a list, and/or
+//! n_range = { from = 5, to = 199, step = 1 }   # to is inclusive, step defaults to 1
+//! # shapes = [[100, 80], [4, 4, 6]]  # explicit boards; they carry their own D (if dims is
+//! #                                  # given too, each shape's length must be one of them)
+//!
+//! [limits]                     # optional; refuse a spec that asks for too much
+//! max_cells = 4294967296       # cells of one board (default tour::DEFAULT_MAX_CELLS)
+//! max_tasks = 10000000000      # starts x methods over the sweep (default 1e10)
+//! max_configurations = 1000000 # (rule or moves, board) pairs (default 1e6)
+//! ```
+//!
+//! Unknown keys are errors, so a typo (`n_rang`) is not silently ignored.
+//! Configurations are listed grid by grid; within a grid, D in `dims` order
+//! with N ascending, then `shapes` in the given order; a configuration that
+//! an earlier grid already gave is dropped.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use tour::Method;
+
+use crate::error::SpecError;
+
+/// Hard cap on `limits.max_configurations`: configurations are held in
+/// memory and numbered with a u32.
+pub const MAX_CONFIGURATIONS: u64 = 1 << 24;
+
+/// Largest spec text accepted: a spec names ranges, not configurations one by one.
+pub const MAX_SPEC_BYTES: usize = 1 << 20;
+
+/// The parsed spec, as written (see the module docs for the format).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    pub name: String,
+    pub seed: u64,
+    /// S: starts per configuration.
+    #[serde(default = "default_starts")]
+    pub starts: u64,
+    #[serde(deserialize_with = "method_names::deserialize", serialize_with = "method_names::serialize")]
+    pub methods: Vec<Method>,
+    #[serde(rename = "grid", default)]
+    pub grids: Vec<GridSpec>,
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// One `[[grid]]`: a move set (rule or explicit list) times a set of boards.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<Vec<i64>>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dims: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub n: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_range: Option<NRange>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shapes: Vec<Vec<u32>>,
+}
+
+/// `n_range = { from, to, step }`: from, from + step, .. up to `to` inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NRange {
+    pub from: u32,
+    pub to: u32,
+    #[serde(default = "default_step")]
+    pub step: u32,
+}
+
+/// Upper bounds a spec sets on itself, so a typo cannot ask for years of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    pub max_cells: u64,
+    pub max_tasks: u64,
+    pub max_configurations: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_cells: tour::DEFAULT_MAX_CELLS, max_tasks: 10_000_000_000, max_configurations: 1_000_000 }
+    }
+}
+
+fn default_starts() -> u64 {
+    100
+}
+
+fn default_step() -> u32 {
+    1
+}
+
+/// Every method name, for error messages.
+fn known_methods() -> String {
+    Method::ALL.map(Method::name).join(", ")
+}
+
+/// Methods are written by name (`"aw+"`); `tour::Method` has no serde of its own.
+mod method_names {
+    use super::*;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Method>, D::Error> {
+        let names = Vec::<String>::deserialize(d)?;
+        names
+            .iter()
+            .map(|name| {
+                name.parse().map_err(|_| {
+                    serde::de::Error::custom(format!("unknown method {name:?}; expected one of {}", known_methods()))
+                })
+            })
+            .collect()
+    }
+
+    pub fn serialize<S: Serializer>(methods: &[Method], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(methods.iter().map(|m| m.name()))
+    }
+}
+
+impl NRange {
+    /// Number of values in the range (0 if `to < from`, which `check` refuses).
+    pub fn len(&self) -> u64 {
+        if self.to < self.from || self.step == 0 {
+            return 0;
+        }
+        u64::from((self.to - self.from) / self.step) + 1
+    }
+
+    /// True when the range holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values, ascending.
+    pub fn values(&self) -> impl Iterator<Item = u32> {
+        let NRange { from, step, .. } = *self;
+        (0..self.len()).map(move |i| from + (i as u32) * step)
+    }
+}
+
+impl GridSpec {
+    /// The D values regular boards (`n`, `n_range`) are built in: `dims`, or
+    /// for an explicit move list without `dims`, the length of its moves.
+    pub fn regular_dims(&self) -> Vec<usize> {
+        match (&self.moves, self.dims.is_empty()) {
+            (Some(list), true) => list.first().map(Vec::len).into_iter().collect(),
+            _ => self.dims.clone(),
+        }
+    }
+
+    /// The distinct N of the regular boards, ascending.
+    pub fn regular_ns(&self) -> Vec<u32> {
+        let mut ns: Vec<u32> = self.n.clone();
+        ns.extend(self.n_range.iter().flat_map(NRange::values));
+        ns.sort_unstable();
+        ns.dedup();
+        ns
+    }
+
+    /// Number of distinct N, without listing them (ranges can be long).
+    fn regular_n_count(&self) -> u64 {
+        let range = self.n_range.unwrap_or(NRange { from: 1, to: 0, step: 1 });
+        let in_range =
+            |n: u32| range.step > 0 && n >= range.from && n <= range.to && (n - range.from).is_multiple_of(range.step);
+        let mut extra: Vec<u32> = self.n.iter().copied().filter(|&n| !in_range(n)).collect();
+        extra.sort_unstable();
+        extra.dedup();
+        range.len() + extra.len() as u64
+    }
+
+    /// Configurations the grid gives before removing repeats of other grids.
+    pub fn configuration_count(&self) -> u64 {
+        let regular = self.regular_dims().len() as u64 * self.regular_n_count();
+        regular + self.shapes.len() as u64
+    }
+
+    /// The same grid written the canonical way: N listed ascending once.
+    fn normalized(&self) -> GridSpec {
+        let mut n = self.n.clone();
+        n.sort_unstable();
+        n.dedup();
+        GridSpec { n, ..self.clone() }
+    }
+
+    /// Structural checks; the engine checks the rule, moves and boards later.
+    fn check(&self, path: &str) -> Result<(), SpecError> {
+        let field = |name: &str, message: String| SpecError::field(format!("{path}.{name}"), message);
+        match (&self.rule, &self.moves) {
+            (Some(_), Some(_)) => return Err(SpecError::field(path, "has both rule and moves; give exactly one")),
+            (None, None) => {
+                return Err(SpecError::field(path, "has neither rule nor moves; give exactly one (e.g. rule = [2, 1])"))
+            }
+            _ => {}
+        }
+        if let Some(&d) = self.dims.iter().find(|&&d| d == 0 || d > tour::MAX_DIMS) {
+            return Err(field("dims", format!("{d} is outside the allowed 1..={}", tour::MAX_DIMS)));
+        }
+        if self.n.is_empty() && self.n_range.is_none() && self.shapes.is_empty() {
+            return Err(SpecError::field(path, "gives no boards; add n, n_range or shapes"));
+        }
+        if self.n.contains(&0) {
+            return Err(field("n", "0 is below the minimum 1".into()));
+        }
+        if let Some(r) = self.n_range {
+            if r.step == 0 {
+                return Err(field("n_range.step", "must be at least 1".into()));
+            }
+            if r.from == 0 {
+                return Err(field("n_range.from", "0 is below the minimum 1".into()));
+            }
+            if r.to < r.from {
+                return Err(field("n_range.to", format!("{} is below from = {}", r.to, r.from)));
+            }
+        }
+        let has_regular = !self.n.is_empty() || self.n_range.is_some();
+        if has_regular && self.regular_dims().is_empty() {
+            return Err(field("dims", "is required with n and n_range (e.g. dims = [2, 3])".into()));
+        }
+        for (i, shape) in self.shapes.iter().enumerate() {
+            let len = shape.len();
+            if len == 0 || len > tour::MAX_DIMS {
+                return Err(field(
+                    &format!("shapes[{i}]"),
+                    format!("has {len} sides; a board has 1..={} sides", tour::MAX_DIMS),
+                ));
+            }
+            if !self.dims.is_empty() && !self.dims.contains(&len) {
+                return Err(field(
+                    &format!("shapes[{i}]"),
+                    format!("has {len} sides but dims lists only {:?}", self.dims),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SweepSpec {
+    /// Reads a spec from TOML text: the size limit, TOML syntax, unknown
+    /// keys and types. Does not check values; see [`SweepSpec::check`].
+    pub fn from_toml(text: &str) -> Result<SweepSpec, SpecError> {
+        if text.len() > MAX_SPEC_BYTES {
+            return Err(SpecError::TooLarge { bytes: text.len(), max: MAX_SPEC_BYTES });
+        }
+        let document = toml::Deserializer::parse(text).map_err(|e| SpecError::Syntax(describe_toml_error(text, &e)))?;
+        serde_path_to_error::deserialize(document).map_err(|e| {
+            let path = match e.path().to_string() {
+                p if p == "." => "spec".to_string(),
+                p => p,
+            };
+            let message = describe_toml_error(text, e.inner());
+            SpecError::Field { path, message }
+        })
+    }
+
+    /// Checks every value that does not need the engine: name, starts,
+    /// methods, limits and each grid's structure.
+    pub fn check(&self) -> Result<(), SpecError> {
+        if self.name.trim().is_empty() {
+            return Err(SpecError::field("name", "is empty"));
+        }
+        if self.name.len() > MAX_NAME_BYTES || self.name.chars().any(char::is_control) {
+            return Err(SpecError::field(
+                "name",
+                format!("must be at most {MAX_NAME_BYTES} bytes with no control characters"),
+            ));
+        }
+        if self.starts == 0 {
+            return Err(SpecError::field("starts", "0 is below the minimum 1"));
+        }
+        if self.starts > tour::MAX_STARTS {
+            return Err(SpecError::field("starts", format!("{} is over the limit {}", self.starts, tour::MAX_STARTS)));
+        }
+        if self.methods.is_empty() {
+            return Err(SpecError::field("methods", format!("is empty; give at least one of {}", known_methods())));
+        }
+        for (i, m) in self.methods.iter().enumerate() {
+            if self.methods[..i].contains(m) {
+                return Err(SpecError::field("methods", format!("lists {:?} twice", m.name())));
+            }
+        }
+        for (name, value) in [
+            ("max_cells", self.limits.max_cells),
+            ("max_tasks", self.limits.max_tasks),
+            ("max_configurations", self.limits.max_configurations),
+        ] {
+            if value == 0 {
+                return Err(SpecError::field(format!("limits.{name}"), "0 is below the minimum 1"));
+            }
+        }
+        if self.limits.max_configurations > MAX_CONFIGURATIONS {
+            return Err(SpecError::field(
+                "limits.max_configurations",
+                format!("{} is over the hard limit {MAX_CONFIGURATIONS}", self.limits.max_configurations),
+            ));
+        }
+        if self.grids.is_empty() {
+            return Err(SpecError::field("grid", "no grids; add at least one [[grid]] table"));
+        }
+        for (i, grid) in self.grids.iter().enumerate() {
+            grid.check(&format!("grid[{i}]"))?;
+        }
+        let count = self.grids.iter().map(GridSpec::configuration_count).fold(0u64, u64::saturating_add);
+        if count > self.limits.max_configurations {
+            return Err(SpecError::TooManyConfigurations { count, max: self.limits.max_configurations });
+        }
+        Ok(())
+    }
+
+    /// The same spec written the canonical way: `n` lists sorted without
+    /// repeats (defaults are already filled in by parsing).
+    pub fn canonical(&self) -> SweepSpec {
+        SweepSpec { grids: self.grids.iter().map(GridSpec::normalized).collect(), ..self.clone() }
+    }
+
+    /// [`SweepSpec::canonical`] as TOML: what a coordinator stores.
+    pub fn to_canonical_toml(&self) -> String {
+        // Every integer came from TOML (so fits an i64) and there are no
+        // maps with non-string keys: serialising cannot fail.
+        toml::to_string(&self.canonical()).expect("a parsed spec serialises back to TOML")
+    }
+}
+
+/// Longest accepted `name`, in bytes.
+const MAX_NAME_BYTES: usize = 200;
+
+/// A one-line TOML error: "line 3, column 7: <what went wrong>".
+fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {}", e.message())
+        }
+        None => e.message().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+        name = "t"
+        seed = 1
+        methods = ["w"]
+        [[grid]]
+        rule = [2, 1]
+        dims = [2]
+        n = [5]
+    "#;
+
+    /// The error of `text`, from parsing or checking.
+    fn error_of(text: &str) -> SpecError {
+        match SweepSpec::from_toml(text) {
+            Err(e) => e,
+            Ok(spec) => spec.check().expect_err("spec should be refused"),
+        }
+    }
+
+    /// Asserts the error message starts with `path: ` and contains `needle`.
+    fn assert_refused(text: &str, path: &str, needle: &str) {
+        let e = error_of(text);
+        let msg = e.to_string();
+        assert!(msg.starts_with(&format!("{path}: ")), "{msg}");
+        assert!(msg.contains(needle), "{msg:?} lacks {needle:?}");
+        assert_eq!(e.path(), path, "{msg}");
+    }
+
+    #[test]
+    fn defaults_fill_in() {
+        let spec = SweepSpec::from_toml(BASE).unwrap();
+        spec.check().unwrap();
+        assert_eq!(spec.starts, 100);
+        assert_eq!(spec.limits, Limits::default());
+        assert_eq!(spec.limits.max_tasks, 10_000_000_000);
+        assert_eq!(spec.grids[0].rule, Some(vec![2, 1]));
+        let with_range = BASE.replace("n = [5]", "n_range = { from = 5, to = 9 }");
+        let spec = SweepSpec::from_toml(&with_range).unwrap();
+        assert_eq!(spec.grids[0].n_range.unwrap().step, 1);
+        assert_eq!(spec.grids[0].regular_ns(), vec![5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn document_errors_name_spec() {
+        assert_refused("name = ", "spec", "is not valid TOML: line 1");
+        assert_refused(&format!("{BASE}\n#{}", "x".repeat(MAX_SPEC_BYTES)), "spec", "over the limit of 1048576 bytes");
+        assert_refused(&BASE.replace("seed = 1", ""), "spec", "missing field `seed`");
+    }
+
+    #[test]
+    fn type_and_key_errors_name_the_field() {
+        assert_refused(&format!("{BASE}\nn_rang = 3"), "grid[0].n_rang", "unknown field `n_rang`");
+        assert_refused(
+            &BASE.replace("n = [5]", "n_range = { from = 5, to = \"x\" }"),
+            "grid[0].n_range.to",
+            "invalid type",
+        );
+        assert_refused(&BASE.replace("seed = 1", "seed = -1"), "seed", "-1");
+        assert_refused(&format!("{BASE}\n[limits]\nmax_cels = 5"), "limits.max_cels", "unknown field `max_cels`");
+        assert_refused(
+            &BASE.replace(r#"["w"]"#, r#"["w", "foo"]"#),
+            "methods",
+            "unknown method \"foo\"; expected one of w, w+, aw, aw+, mw, wr, wr+",
+        );
+    }
+
+    #[test]
+    fn value_errors_name_the_field_and_limit() {
+        let cases: &[(&str, &str, &str, &str)] = &[
+            ("seed = 1", "seed = 1\nstarts = 0", "starts", "0 is below the minimum 1"),
+            ("seed = 1", "seed = 1\nstarts = 16777217", "starts", "16777217 is over the limit 16777216"),
+            (r#"["w"]"#, "[]", "methods", "is empty"),
+            (r#"["w"]"#, r#"["w", "aw", "W"]"#, "methods", "lists \"w\" twice"),
+            (r#"name = "t""#, r#"name = " ""#, "name", "is empty"),
+            ("dims = [2]", "dims = [2, 33]", "grid[0].dims", "33 is outside the allowed 1..=32"),
+            ("dims = [2]", "dims = [0]", "grid[0].dims", "0 is outside"),
+            ("dims = [2]", "", "grid[0].dims", "is required with n"),
+            ("n = [5]", "n = [5, 0]", "grid[0].n", "0 is below the minimum 1"),
+            ("n = [5]", "", "grid[0]", "gives no boards"),
+            ("n = [5]", "n_range = { from = 5, to = 9, step = 0 }", "grid[0].n_range.step", "must be at least 1"),
+            ("n = [5]", "n_range = { from = 9, to = 5 }", "grid[0].n_range.to", "5 is below from = 9"),
+            ("n = [5]", "n_range = { from = 0, to = 5 }", "grid[0].n_range.from", "0 is below the minimum 1"),
+            ("rule = [2, 1]", "", "grid[0]", "has neither rule nor moves"),
+            ("rule = [2, 1]", "rule = [2, 1]\nmoves = [[1, 2]]", "grid[0]", "has both rule and moves"),
+            ("n = [5]", "shapes = [[5, 5], [5, 5, 5]]", "grid[0].shapes[1]", "has 3 sides but dims lists only [2]"),
+            ("dims = [2]\n        n = [5]", "shapes = [[]]", "grid[0].shapes[0]", "has 0 sides"),
+            ("n = [5]", "n = [5]\n[limits]\nmax_tasks = 0", "limits.max_tasks", "0 is below the minimum 1"),
+            (
+                "n = [5]",
+                "n = [5]\n[limits]\nmax_configurations = 16777217",
+                "limits.max_configurations",
+                "16777217 is over the hard limit 16777216",
+            ),
+            (
+                "n = [5]",
+                "n_range = { from = 1, to = 2000000 }",
+                "limits.max_configurations",
+                "the sweep has 2e6 configurations, over the limit 1e6",
+            ),
+        ];
+        for &(from, to, path, needle) in cases {
+            let text = BASE.replacen(from, to, 1);
+            assert_ne!(text, BASE, "{from:?} not in the base spec");
+            assert_refused(&text, path, needle);
+        }
+        let second_grid =
+            format!("{BASE}\n[[grid]]\nrule = [1]\ndims = [1]\nn_range = {{ from = 3, to = 4, step = 0 }}");
+        assert_refused(&second_grid, "grid[1].n_range.step", "must be at least 1");
+    }
+
+    #[test]
+    fn shapes_carry_their_own_dims() {
+        let text = BASE.replace("dims = [2]\n        n = [5]", "shapes = [[100, 80], [4, 4, 6]]");
+        let spec = SweepSpec::from_toml(&text).unwrap();
+        spec.check().unwrap();
+        assert_eq!(spec.grids[0].configuration_count(), 2);
+        let moves = BASE.replace("rule = [2, 1]\n        dims = [2]", "moves = [[2, 1], [1, 2]]");
+        let spec = SweepSpec::from_toml(&moves).unwrap();
+        spec.check().unwrap();
+        assert_eq!(spec.grids[0].regular_dims(), vec![2], "dims from the move length");
+    }
+
+    #[test]
+    fn configuration_count_does_not_double_count_n() {
+        let grid = GridSpec {
+            rule: Some(vec![2, 1]),
+            dims: vec![2, 3],
+            n: vec![5, 6, 6, 30, 31],
+            n_range: Some(NRange { from: 5, to: 29, step: 2 }),
+            shapes: vec![vec![3, 4]],
+            ..GridSpec::default()
+        };
+        // 5, 7, .., 29 (13 values) plus 6 and 30 and 31.
+        assert_eq!(grid.regular_ns().len(), 16);
+        assert_eq!(grid.configuration_count(), 2 * 16 + 1);
+    }
+}

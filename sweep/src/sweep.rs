@@ -1,0 +1,582 @@
+//! A validated sweep: the spec plus the configurations it expands to, each
+//! checked by the engine, with the sweep's id and task count.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use tour::seed::SeedHasher;
+use tour::{Board, Configuration, Eligibility, Method, Moves};
+
+use crate::error::SpecError;
+use crate::spec::{Limits, SweepSpec};
+
+/// A spec that passed every check, expanded into its configurations.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    spec: SweepSpec,
+    configurations: Vec<ConfigEntry>,
+    total_tasks: u64,
+    id: String,
+}
+
+/// A configuration's move set as the spec gave it. The list is shared by
+/// every configuration of its grid, so a long list times many boards costs
+/// one copy.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MoveSpec {
+    /// A leaper rule, unpadded, as written.
+    Rule(Vec<u32>),
+    /// An explicit move list, in its order.
+    List(Arc<[Vec<i64>]>),
+}
+
+/// One configuration of a sweep: a move set on one board shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// Position in [`Sweep::configurations`].
+    pub index: u32,
+    /// The `[[grid]]` it came from (0-based).
+    pub grid: u32,
+    pub moves: MoveSpec,
+    pub sides: Vec<u32>,
+    // Computed once at parse time, so planning never rebuilds move sets.
+    cells: u64,
+    move_count: u32,
+    eligibility: Eligibility,
+    eligible: u64,
+}
+
+impl MoveSpec {
+    /// The move set in `dims` dimensions (the engine validates it).
+    pub fn moves(&self, dims: usize) -> tour::Result<Moves> {
+        match self {
+            MoveSpec::Rule(rule) => Moves::from_rule(rule, dims),
+            MoveSpec::List(list) => Moves::explicit(list, dims),
+        }
+    }
+
+    /// `"2,1"` for a rule, `"2,1 1,2 .."` for a list, as
+    /// [`tour::Moves::describe`] writes them.
+    pub fn label(&self) -> String {
+        let join = |parts: Vec<String>, sep: &str| parts.join(sep);
+        match self {
+            MoveSpec::Rule(rule) => join(rule.iter().map(u32::to_string).collect(), ","),
+            MoveSpec::List(list) => {
+                join(list.iter().map(|mv| join(mv.iter().map(i64::to_string).collect(), ",")).collect(), " ")
+            }
+        }
+    }
+
+    fn hash_into(&self, h: &mut SeedHasher) {
+        match self {
+            MoveSpec::Rule(rule) => {
+                h.word(1).word(rule.len() as u64);
+                for &a in rule {
+                    h.word(a.into());
+                }
+            }
+            MoveSpec::List(list) => {
+                h.word(2).word(list.len() as u64);
+                for mv in list.iter() {
+                    h.word(mv.len() as u64);
+                    for &c in mv {
+                        h.word(c as u64);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl ConfigEntry {
+    /// The engine's configuration. Validated when the sweep was parsed.
+    pub fn configuration(&self) -> Configuration {
+        let moves = self.moves.moves(self.dims()).expect("moves were validated when the sweep was parsed");
+        // The spec's own max_cells was applied at parse time.
+        let board = Board::with_max_cells(&self.sides, u64::MAX).expect("board was validated at parse");
+        Configuration::new(board, moves).expect("dims were matched at parse")
+    }
+
+    /// D, the number of axes.
+    pub fn dims(&self) -> usize {
+        self.sides.len()
+    }
+
+    /// N when every side is N (a regular board).
+    pub fn n(&self) -> Option<u32> {
+        let first = *self.sides.first()?;
+        self.sides.iter().all(|&s| s == first).then_some(first)
+    }
+
+    /// `"8x8"`, `"100x80"`.
+    pub fn shape_label(&self) -> String {
+        shape(&self.sides)
+    }
+
+    /// `"2,1"` or `"2,1 1,2 .."`.
+    pub fn moves_label(&self) -> String {
+        self.moves.label()
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> u64 {
+        self.cells
+    }
+
+    /// K, the number of moves.
+    pub fn move_count(&self) -> u32 {
+        self.move_count
+    }
+
+    /// Which cells may start a tour (SPEC.md).
+    pub fn eligibility(&self) -> Eligibility {
+        self.eligibility
+    }
+
+    /// Number of eligible starts (0 when impossible).
+    pub fn eligible_count(&self) -> u64 {
+        self.eligible
+    }
+
+    /// Starts the sweep runs here: min(eligible, S), 0 when impossible.
+    pub fn start_count(&self, per_config: u64) -> u64 {
+        self.eligible.min(per_config)
+    }
+
+    /// Relative cost of one walk: a walk visits up to every cell and looks
+    /// at K neighbours per step. For shard sizing, not a time prediction.
+    pub fn cost_per_task(&self) -> f64 {
+        self.cells as f64 * f64::from(self.move_count)
+    }
+}
+
+impl Sweep {
+    /// Parses and validates a spec (see [`crate::spec`] for the format).
+    pub fn parse(toml_text: &str) -> Result<Sweep, SpecError> {
+        Sweep::new(SweepSpec::from_toml(toml_text)?)
+    }
+
+    /// Validates a spec and expands its configurations.
+    pub fn new(spec: SweepSpec) -> Result<Sweep, SpecError> {
+        spec.check()?;
+        let configurations = expand(&spec)?;
+        let total_tasks = configurations.iter().map(|c| c.start_count(spec.starts) * spec.methods.len() as u64).sum();
+        if total_tasks > spec.limits.max_tasks {
+            return Err(SpecError::TooManyTasks { tasks: total_tasks, max: spec.limits.max_tasks });
+        }
+        let id = content_id(&spec, &configurations);
+        Ok(Sweep { spec, configurations, total_tasks, id })
+    }
+
+    /// 16 hex digits naming what the sweep computes: name, seed, S, methods
+    /// and the ordered configurations. Layout, comments and limits of the
+    /// text do not change it.
+    pub fn id(&self) -> String {
+        self.id.clone()
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.spec.seed
+    }
+
+    /// S, the starts asked for per configuration.
+    pub fn starts_per_config(&self) -> u64 {
+        self.spec.starts
+    }
+
+    pub fn methods(&self) -> &[Method] {
+        &self.spec.methods
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.spec.limits
+    }
+
+    /// The spec as parsed.
+    pub fn spec(&self) -> &SweepSpec {
+        &self.spec
+    }
+
+    /// Grid by grid; D in `dims` order with N ascending, then shapes; repeats dropped.
+    pub fn configurations(&self) -> &[ConfigEntry] {
+        &self.configurations
+    }
+
+    /// Sum over configurations of min(eligible, S) x methods.
+    pub fn total_tasks(&self) -> u64 {
+        self.total_tasks
+    }
+
+    /// The spec in canonical TOML; parsing it gives the same id.
+    pub fn canonical_toml(&self) -> String {
+        self.spec.to_canonical_toml()
+    }
+}
+
+/// A board a grid asks for, and where (for error messages).
+struct BoardRequest {
+    sides: Vec<u32>,
+    /// None for a regular board (`n`, `n_range`), else its index in `shapes`.
+    shape_index: Option<usize>,
+}
+
+/// The field under a grid that asked for a board.
+fn board_field(shape_index: Option<usize>) -> String {
+    match shape_index {
+        None => "n".into(),
+        Some(i) => format!("shapes[{i}]"),
+    }
+}
+
+/// Every configuration of a checked spec, validated by the engine.
+fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
+    let mut out: Vec<ConfigEntry> = Vec::new();
+    let mut seen: HashSet<(MoveSpec, Vec<u32>)> = HashSet::new();
+    for (g, grid) in spec.grids.iter().enumerate() {
+        let engine = |source: tour::Error, context: String| SpecError::Engine { grid: g, source, context };
+        let move_spec = match (&grid.rule, &grid.moves) {
+            (Some(rule), _) => MoveSpec::Rule(rule.clone()),
+            (None, Some(list)) => MoveSpec::List(list.clone().into()),
+            (None, None) => unreachable!("checked: a grid has rule or moves"),
+        };
+        let ns = grid.regular_ns();
+        let regular = grid
+            .regular_dims()
+            .into_iter()
+            .flat_map(|d| ns.iter().map(move |&n| BoardRequest { sides: vec![n; d], shape_index: None }));
+        let shapes = grid
+            .shapes
+            .iter()
+            .enumerate()
+            .map(|(i, shape)| BoardRequest { sides: shape.clone(), shape_index: Some(i) });
+        // A move set is expanded and checked once per D, then shared.
+        let mut moves_by_dims: HashMap<usize, Moves> = HashMap::new();
+        for BoardRequest { sides, shape_index } in regular.chain(shapes) {
+            let key = (move_spec.clone(), sides);
+            if seen.contains(&key) {
+                continue;
+            }
+            let (_, sides) = &key;
+            let dims = sides.len();
+            let moves = match moves_by_dims.get(&dims) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = move_spec.moves(dims).map_err(|e| engine(e, format!(" (dims {dims})")))?;
+                    moves_by_dims.insert(dims, m.clone());
+                    m
+                }
+            };
+            let board = board(sides, &moves, &spec.limits).map_err(|e| match e {
+                tour::Error::TooManyCells { cells, max } => SpecError::field(
+                    format!("grid[{g}].{}", board_field(shape_index)),
+                    format!("board {} has {cells} cells, over the limit limits.max_cells = {max}", shape(sides)),
+                ),
+                e => engine(e, format!(" (board {} in {})", shape(sides), board_field(shape_index))),
+            })?;
+            let config = Configuration::new(board, moves).map_err(|e| engine(e, String::new()))?;
+            let index = u32::try_from(out.len()).expect("MAX_CONFIGURATIONS fits a u32");
+            out.push(ConfigEntry {
+                index,
+                grid: g as u32,
+                cells: config.board().cells(),
+                move_count: config.moves().len() as u32,
+                eligibility: config.eligibility(),
+                eligible: config.eligible_count(),
+                moves: key.0.clone(),
+                sides: key.1.clone(),
+            });
+            seen.insert(key);
+        }
+    }
+    Ok(out)
+}
+
+/// `"5x5"`.
+fn shape(sides: &[u32]) -> String {
+    let sides: Vec<String> = sides.iter().map(u32::to_string).collect();
+    sides.join("x")
+}
+
+/// The board under the spec's cell limit, also refused when the engine's
+/// padded layout (a border as wide as the longest move on every axis) would
+/// be over `tour::MAX_PADDED_CELLS`: better at submit time than on a worker.
+fn board(sides: &[u32], moves: &Moves, limits: &Limits) -> tour::Result<Board> {
+    let board = Board::with_max_cells(sides, limits.max_cells)?;
+    let pad = 2 * u128::from(moves.reach());
+    let padded = sides.iter().fold(1u128, |acc, &n| acc.saturating_mul(u128::from(n) + pad));
+    if padded > u128::from(tour::MAX_PADDED_CELLS) {
+        return Err(tour::Error::PaddedTooLarge { cells: padded, max: tour::MAX_PADDED_CELLS });
+    }
+    Ok(board)
+}
+
+/// The sweep id: a hash of everything that decides its results.
+fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> String {
+    let mut h = SeedHasher::new(0, b"sweep-id");
+    h.bytes(spec.name.as_bytes()).word(spec.seed).word(spec.starts).word(spec.methods.len() as u64);
+    for m in &spec.methods {
+        h.bytes(m.name().as_bytes());
+    }
+    h.word(configurations.len() as u64);
+    for c in configurations {
+        c.moves.hash_into(&mut h);
+        h.word(c.sides.len() as u64);
+        for &n in &c.sides {
+            h.word(n.into());
+        }
+    }
+    format!("{:016x}", h.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+        name = "t"
+        seed = 2025
+        starts = 20
+        methods = ["w", "aw+"]
+
+        [[grid]]
+        rule = [2, 1]
+        dims = [3, 2]
+        n = [6, 5]
+        n_range = { from = 5, to = 9, step = 2 }
+        shapes = [[6, 5], [5, 5]]
+
+        [[grid]]
+        rule = [2, 1]
+        dims = [2]
+        n = [5, 8]
+    "#;
+
+    fn labels(sweep: &Sweep) -> Vec<String> {
+        sweep.configurations().iter().map(|c| format!("{}:{}:{}", c.grid, c.moves_label(), c.shape_label())).collect()
+    }
+
+    #[test]
+    fn configurations_in_grid_dims_n_order_without_repeats() {
+        let sweep = Sweep::parse(SPEC).unwrap();
+        assert_eq!(
+            labels(&sweep),
+            [
+                "0:2,1:5x5x5",
+                "0:2,1:6x6x6",
+                "0:2,1:7x7x7",
+                "0:2,1:9x9x9",
+                "0:2,1:5x5",
+                "0:2,1:6x6",
+                "0:2,1:7x7",
+                "0:2,1:9x9",
+                "0:2,1:6x5", // shapes[1] = 5x5 repeats the regular 5x5
+                "1:2,1:8x8", // grid 1's 5x5 repeats grid 0's
+            ]
+        );
+        for (i, c) in sweep.configurations().iter().enumerate() {
+            assert_eq!(c.index as usize, i);
+        }
+        // A rule written differently is another configuration (other seeds).
+        let other = format!("{SPEC}\n[[grid]]\nrule = [1, 2]\ndims = [2]\nn = [5]");
+        let sweep = Sweep::parse(&other).unwrap();
+        assert_eq!(labels(&sweep).last().unwrap(), "2:1,2:5x5");
+    }
+
+    #[test]
+    fn entries_agree_with_the_engine() {
+        let sweep = Sweep::parse(SPEC).unwrap();
+        for c in sweep.configurations() {
+            let config = c.configuration();
+            assert_eq!(config.board().sides(), c.sides.as_slice());
+            assert_eq!(c.moves_label(), config.moves().describe());
+            assert_eq!(c.eligibility(), config.eligibility());
+            assert_eq!(c.eligible_count(), config.eligible_count());
+            assert_eq!(c.cells(), config.board().cells());
+            assert_eq!(c.move_count() as usize, config.moves().len());
+            assert_eq!(c.cost_per_task(), (c.cells() * config.moves().len() as u64) as f64);
+            assert_eq!(c.n().is_some(), config.board().is_regular());
+        }
+        let list = MoveSpec::List(vec![vec![2, 1], vec![-1, 2]].into());
+        assert_eq!(list.label(), "2,1 -1,2");
+        assert_eq!(list.label(), list.moves(2).unwrap().describe());
+    }
+
+    #[test]
+    fn total_tasks_is_min_of_eligible_and_s_times_methods() {
+        let sweep = Sweep::parse(SPEC).unwrap();
+        // 5x5x5: 63 eligible, 7x7x7 and 9x9x9 too: S = 20 everywhere but
+        // 5x5 (13 eligible starts: odd board, even-sum cells only).
+        let per_method: u64 =
+            sweep.configurations().iter().map(|c| if c.shape_label() == "5x5" { 13 } else { 20 }).sum();
+        assert_eq!(sweep.total_tasks(), per_method * 2);
+        assert_eq!(sweep.configurations()[4].start_count(20), 13);
+    }
+
+    #[test]
+    fn impossible_configurations_count_zero() {
+        let text = r#"
+            name = "even"
+            seed = 1
+            methods = ["w", "w+", "aw"]
+            [[grid]]
+            rule = [3, 1]
+            dims = [2]
+            n_range = { from = 1, to = 6 }
+        "#;
+        let sweep = Sweep::parse(text).unwrap();
+        let eligibility: Vec<Eligibility> = sweep.configurations().iter().map(|c| c.eligibility()).collect();
+        assert_eq!(eligibility[0], Eligibility::All, "1x1: one cell, a trivial tour");
+        assert!(eligibility[1..].iter().all(|&e| e == Eligibility::Impossible));
+        assert_eq!(sweep.configurations()[3].start_count(100), 0);
+        assert_eq!(sweep.total_tasks(), 3, "only the 1x1 board runs");
+    }
+
+    #[test]
+    fn id_ignores_layout_comments_key_order_and_limits() {
+        let a = Sweep::parse(SPEC).unwrap();
+        assert_eq!(a.id().len(), 16);
+        assert!(a.id().chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        let reordered = r#"
+            # the same sweep, written differently
+            methods=["w","AW+"]
+            starts=20
+            seed=2025
+            name="t"
+            [limits]
+            max_tasks = 5000
+            [[grid]]
+            shapes=[[6,5],[5,5]]
+            n_range={step=2,to=9,from=5}
+            n=[5,6,6]   # repeats are harmless
+            dims=[3,2]
+            rule=[2,1]
+            [[grid]]
+            n=[8,5]
+            dims=[2]
+            rule=[2,1]
+        "#;
+        let b = Sweep::parse(reordered).unwrap();
+        assert_eq!(a.id(), b.id());
+        assert_eq!(a.id(), Sweep::parse(SPEC).unwrap().id(), "deterministic");
+    }
+
+    #[test]
+    fn id_changes_with_anything_that_changes_results() {
+        let base = Sweep::parse(SPEC).unwrap().id();
+        let variants = [
+            ("seed = 2025", "seed = 2026"),
+            ("starts = 20", "starts = 21"),
+            (r#"["w", "aw+"]"#, r#"["w", "aw"]"#),
+            (r#"["w", "aw+"]"#, r#"["aw+", "w"]"#),
+            (r#"name = "t""#, r#"name = "u""#),
+            ("dims = [3, 2]", "dims = [2, 3]"),
+            ("n = [6, 5]", "n = [6, 5, 11]"),
+            ("rule = [2, 1]", "rule = [1, 2]"),
+            ("shapes = [[6, 5], [5, 5]]", "shapes = [[5, 6], [5, 5]]"),
+            (
+                "rule = [2, 1]\n        dims = [3, 2]",
+                "moves = [[2, 1], [1, 2], [-2, -1], [-1, -2]]\n        dims = [2]",
+            ),
+        ];
+        for (from, to) in variants {
+            let text = SPEC.replacen(from, to, 1);
+            assert_ne!(text, SPEC, "{from:?} not found");
+            let id = Sweep::parse(&text).unwrap().id();
+            assert_ne!(id, base, "{from:?} -> {to:?} kept the id");
+        }
+    }
+
+    #[test]
+    fn canonical_toml_round_trips() {
+        let sweep = Sweep::parse(SPEC).unwrap();
+        let canonical = sweep.canonical_toml();
+        let again = Sweep::parse(&canonical).unwrap();
+        assert_eq!(again.id(), sweep.id());
+        assert_eq!(again.canonical_toml(), canonical, "canonical form is a fixed point");
+        assert_eq!(again.spec(), &sweep.spec().canonical());
+        assert!(canonical.contains("starts = 20"), "{canonical}");
+        assert!(canonical.contains("max_configurations = 1000000"), "defaults written out");
+        assert!(canonical.contains("n = [5, 6]"), "N sorted: {canonical}");
+        let list = r#"
+            name = "list"
+            seed = 3
+            methods = ["mw"]
+            [[grid]]
+            moves = [[1, 2], [-2, 1], [2, -1]]
+            n = [4]
+        "#;
+        let sweep = Sweep::parse(list).unwrap();
+        assert_eq!(Sweep::parse(&sweep.canonical_toml()).unwrap().id(), sweep.id());
+    }
+
+    #[test]
+    fn engine_errors_are_prefixed_with_the_grid() {
+        let base = format!("{SPEC}\n[limits]\nmax_cells = 1000");
+        let cases = [
+            ("rule = [2, 1]", "rule = [0, 0]", "grid[0].rule: every entry is 0; at least one must be non-zero"),
+            ("rule = [2, 1]", "rule = [2, 1, 1, 1]", "grid[0].rule: has 4 entries but the board has only 3 dims"),
+            (
+                "n = [6, 5]",
+                "n = [6, 5, 11]",
+                "grid[0].n: board 11x11x11 has 1331 cells, over the limit limits.max_cells = 1000",
+            ),
+            ("[[6, 5], [5, 5]]", "[[6, 5], [5, 201]]", "grid[0].shapes[1]: board 5x201 has 1005 cells"),
+            (
+                "[[6, 5], [5, 5]]",
+                "[[6, 0]]",
+                "grid[0].shape: side 1 is 0; every side must be at least 1 (board 6x0 in shapes[0])",
+            ),
+            (
+                "rule = [2, 1]\n        dims = [2]",
+                "moves = [[2, 1], [0, 0]]\n        dims = [2]",
+                "grid[1].moves: move 1 is all zeros",
+            ),
+            ("rule = [2, 1]\n        dims = [2]", "moves = [[2, 1], [2, 1]]", "grid[1].moves: move 1 repeats move 0"),
+            (
+                "rule = [2, 1]\n        dims = [2]",
+                "moves = [[2, 1], [1, 2, 0]]",
+                "grid[1].moves: move 1 has 3 components, expected 2",
+            ),
+        ];
+        for (from, to, expected) in cases {
+            let text = base.replacen(from, to, 1);
+            assert_ne!(text, base, "{from:?} not found");
+            let e = Sweep::parse(&text).unwrap_err().to_string();
+            assert!(e.starts_with(expected), "{e:?}\n  does not start with {expected:?}");
+        }
+        let padded = "name = \"p\"\nseed = 1\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [32]\nn = [2]";
+        let e = Sweep::parse(padded).unwrap_err();
+        assert_eq!(e.path(), "grid[0].shape");
+        assert!(e.to_string().contains("padded layout"), "{e}");
+    }
+
+    #[test]
+    fn too_many_tasks_names_the_limit() {
+        let text = format!("{SPEC}\n[limits]\nmax_tasks = 300");
+        let e = Sweep::parse(&text).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "limits.max_tasks: the sweep has {:e} tasks, over the limit 3e2",
+                Sweep::parse(SPEC).unwrap().total_tasks()
+            )
+        );
+        // 1908 even boards of at least 4096^2 cells, S = 2^24: 3.2e10 tasks.
+        let huge = r#"
+            name = "huge"
+            seed = 1
+            starts = 16777216
+            methods = ["w"]
+            [[grid]]
+            rule = [2, 1]
+            dims = [2]
+            n_range = { from = 4096, to = 7910, step = 2 }
+        "#;
+        let e = Sweep::parse(huge).unwrap_err().to_string();
+        assert_eq!(e, "limits.max_tasks: the sweep has 3.2010928128e10 tasks, over the limit 1e10");
+    }
+}

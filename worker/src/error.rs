@@ -1,0 +1,20 @@
+//! The worker's error type.
+
+use thiserror::Error;
+
+/// Result alias for the worker.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a worker stopped.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("coordinator: {0:?} is not a valid endpoint URL: {1}")]
+    Endpoint(String, String),
+    #[error("token: {0}")]
+    Token(String),
+    /// The coordinator refused us for good (wrong token, protocol version).
+    #[error("coordinator refused the worker: {0}")]
+    Refused(String),
+    #[error("threads: could not start the pool: {0}")]
+    Pool(String),
+}

@@ -1,0 +1,166 @@
+//! Running one shard on the rayon pool: build the solver, run every
+//! (start, method) task, send each outcome back as it finishes.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use ksweep_proto::v1 as pb;
+use rayon::prelude::*;
+use tokio::sync::mpsc::UnboundedSender;
+use tour::{Board, Configuration, Method, Moves, Solver};
+
+/// What a running shard sends to the poll loop.
+#[derive(Debug)]
+pub enum Event {
+    Task {
+        shard: u64,
+        epoch: u64,
+        outcome: pb::TaskOutcome,
+    },
+    /// Every task of the shard was sent (or it was cancelled / failed);
+    /// `busy` is the wall time it ran, queueing aside.
+    Finished {
+        shard: u64,
+        epoch: u64,
+        error: Option<String>,
+        busy: std::time::Duration,
+    },
+}
+
+/// Builds the engine configuration a shard names.
+fn configuration(config: &pb::BoardConfig) -> Result<Configuration, String> {
+    let max_cells = if config.max_cells == 0 { tour::DEFAULT_MAX_CELLS } else { config.max_cells };
+    let board = Board::with_max_cells(&config.sides, max_cells).map_err(|e| e.to_string())?;
+    let moves = if config.rule.is_empty() {
+        let dims = board.dims();
+        if !config.moves_flat.len().is_multiple_of(dims) {
+            return Err(format!("moves: {} components is not a multiple of {dims} dims", config.moves_flat.len()));
+        }
+        let list: Vec<Vec<i64>> = config.moves_flat.chunks(dims).map(|c| c.to_vec()).collect();
+        Moves::explicit(&list, dims)
+    } else {
+        Moves::from_rule(&config.rule, board.dims())
+    }
+    .map_err(|e| e.to_string())?;
+    Configuration::new(board, moves).map_err(|e| e.to_string())
+}
+
+/// Runs a shard to the end (or until `cancelled`), on the current rayon pool.
+pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: UnboundedSender<Event>) {
+    let (id, epoch) = (shard.shard_id, shard.epoch);
+    let began = std::time::Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| run_tasks(&shard, &cancelled, &events)));
+    let error = match result {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(panic) => Some(format!("shard set-up panicked: {}", panic_message(&panic))),
+    };
+    let _ = events.send(Event::Finished { shard: id, epoch, error, busy: began.elapsed() });
+}
+
+fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender<Event>) -> Result<(), String> {
+    let config = configuration(shard.config.as_ref().ok_or("shard has no configuration")?)?;
+    let methods: Vec<Method> =
+        shard.methods.iter().map(|m| m.parse::<Method>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    for &start in &shard.starts {
+        if start >= config.board().cells() {
+            return Err(format!("start: cell {start} is off the {} board", config.board()));
+        }
+    }
+    let solver = Solver::new(config).map_err(|e| e.to_string())?;
+    let tasks = shard.starts.len() * methods.len();
+    (0..tasks).into_par_iter().for_each_init(
+        || solver.workspace(),
+        |ws, task| {
+            if cancelled.load(Ordering::Relaxed) {
+                return;
+            }
+            let (offset, m) = (task / methods.len(), task % methods.len());
+            let (start, method) = (shard.starts[offset], methods[m]);
+            let seed = solver.config().task_seed(shard.sweep_seed, start, method);
+            let mut outcome =
+                pb::TaskOutcome { start_offset: offset as u32, method_index: m as u32, ..Default::default() };
+            match catch_unwind(AssertUnwindSafe(|| solver.run(ws, start, method, seed, false))) {
+                Ok(r) => {
+                    outcome.success = r.success;
+                    outcome.attempts = r.attempts;
+                    outcome.visited = r.visited;
+                    outcome.micros = r.micros;
+                }
+                Err(panic) => {
+                    outcome.error = format!("task panicked: {}", panic_message(&panic));
+                    // The workspace may be half-written; start the next task afresh.
+                    *ws = solver.workspace();
+                }
+            }
+            let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
+        },
+    );
+    Ok(())
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shard(starts: Vec<u64>, methods: &[&str]) -> pb::Shard {
+        pb::Shard {
+            shard_id: 7,
+            epoch: 3,
+            sweep_id: "s".into(),
+            sweep_seed: 1,
+            config: Some(pb::BoardConfig { sides: vec![8, 8], rule: vec![2, 1], moves_flat: vec![], max_cells: 0 }),
+            methods: methods.iter().map(|m| m.to_string()).collect(),
+            starts,
+        }
+    }
+
+    fn collect(shard: pb::Shard) -> (Vec<pb::TaskOutcome>, Option<String>) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        run_shard(shard, Arc::new(AtomicBool::new(false)), tx);
+        let mut tasks = Vec::new();
+        let mut finished = None;
+        while let Ok(e) = rx.try_recv() {
+            match e {
+                Event::Task { outcome, .. } => tasks.push(outcome),
+                Event::Finished { error, .. } => finished = Some(error),
+            }
+        }
+        (tasks, finished.expect("a finished event"))
+    }
+
+    #[test]
+    fn runs_every_task_and_matches_the_engine() {
+        let (mut tasks, error) = collect(shard(vec![0, 9, 27], &["w", "aw+"]));
+        assert_eq!(error, None);
+        assert_eq!(tasks.len(), 6);
+        tasks.sort_by_key(|t| (t.start_offset, t.method_index));
+        let config = configuration(&shard(vec![], &[]).config.unwrap()).unwrap();
+        let solver = Solver::new(config).unwrap();
+        let mut ws = solver.workspace();
+        for t in &tasks {
+            let start = [0u64, 9, 27][t.start_offset as usize];
+            let method = [Method::W, Method::AwPlus][t.method_index as usize];
+            let r = solver.run(&mut ws, start, method, solver.config().task_seed(1, start, method), false);
+            assert_eq!((t.success, t.attempts, t.visited), (r.success, r.attempts, r.visited));
+        }
+    }
+
+    #[test]
+    fn a_bad_shard_is_an_error_not_a_crash() {
+        let (tasks, error) = collect(shard(vec![64], &["w"]));
+        assert!(tasks.is_empty());
+        assert!(error.unwrap().contains("off the"));
+        let (_, error) = collect(shard(vec![0], &["nope"]));
+        assert!(error.unwrap().contains("method"));
+    }
+}

@@ -1,0 +1,16 @@
+//! # ksweep-worker
+//!
+//! Runs shards for a coordinator. [`run`] connects (retrying with backoff),
+//! registers, then polls: each poll carries finished results and heartbeats
+//! for running shards and asks for as many new shards as there is room for.
+//! Shards run on a rayon pool, away from the tokio runtime that keeps the
+//! polls going; each task runs inside `catch_unwind`, so a panic becomes an
+//! error result and the worker lives on. A coordinator restart (new nonce)
+//! makes the worker register again and drop what it held.
+
+mod error;
+mod execute;
+mod session;
+
+pub use error::{Error, Result};
+pub use session::{run, WorkerOptions};

@@ -1,0 +1,329 @@
+//! A worker's life: connect, register, poll until shutdown; register again
+//! whenever the coordinator restarts.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ksweep_proto::v1 as pb;
+use ksweep_proto::v1::workers_client::WorkersClient;
+use ksweep_proto::{BearerToken, PROTOCOL_VERSION};
+use tokio::sync::mpsc;
+use tokio::time::{sleep, sleep_until, Instant};
+use tonic::codegen::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+use tonic::Code;
+
+use crate::error::{Error, Result};
+use crate::execute::{run_shard, Event};
+
+/// How long results are gathered after the first one arrives before they
+/// are sent: batches thousands of small tasks into one poll.
+const BATCH_WINDOW: Duration = Duration::from_millis(20);
+/// Work each thread should have queued, so a thread never waits for a poll
+/// round-trip between shards, however small the shards are.
+const QUEUED_WORK: Duration = Duration::from_millis(200);
+/// Most shards held at once per thread (tiny shards).
+const MAX_SHARDS_PER_THREAD: usize = 1024;
+/// Longest wait between polls while idle, so new sweeps start promptly.
+const IDLE_POLL: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Settings of a worker.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// Coordinator URL, e.g. `http://127.0.0.1:50051`.
+    pub coordinator: String,
+    /// Threads of the rayon pool; 0 for one per core.
+    pub threads: usize,
+    /// Name shown in the coordinator's logs and exports.
+    pub name: String,
+    pub token: Option<String>,
+    pub max_message_bytes: usize,
+}
+
+type Client = WorkersClient<InterceptedService<Channel, BearerToken>>;
+
+/// A shard this worker is running.
+struct Running {
+    epoch: u64,
+    cancelled: Arc<AtomicBool>,
+}
+
+/// Everything one registration holds.
+struct Session {
+    client: Client,
+    worker_id: u64,
+    nonce: u64,
+    poll_every: Duration,
+    running: HashMap<u64, Running>,
+    /// Results not yet delivered, per (shard, epoch).
+    outbox: BTreeMap<(u64, u64), pb::ShardResults>,
+    /// Smoothed seconds one shard keeps the pool busy (not counting its wait).
+    shard_secs: f64,
+}
+
+impl Session {
+    fn apply(&mut self, event: Event) {
+        match event {
+            Event::Task { shard, epoch, outcome } => {
+                if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
+                    self.entry(shard, epoch).tasks.push(outcome);
+                }
+            }
+            Event::Finished { shard, epoch, error, busy } => {
+                if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
+                    self.running.remove(&shard);
+                    self.shard_secs = 0.8 * self.shard_secs + 0.2 * busy.as_secs_f64();
+                    let entry = self.entry(shard, epoch);
+                    entry.complete = true;
+                    entry.error = error.unwrap_or_default();
+                }
+            }
+        }
+    }
+
+    fn entry(&mut self, shard: u64, epoch: u64) -> &mut pb::ShardResults {
+        self.outbox.entry((shard, epoch)).or_insert_with(|| pb::ShardResults {
+            shard_id: shard,
+            epoch,
+            ..Default::default()
+        })
+    }
+
+    fn cancel_all(&mut self) {
+        for r in self.running.values() {
+            r.cancelled.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// How many shards to hold: one per thread plus enough queued to cover
+    /// QUEUED_WORK per thread at the measured shard duration.
+    fn wanted(&self, threads: usize) -> usize {
+        let per_thread = (QUEUED_WORK.as_secs_f64() / self.shard_secs.max(1e-6)).ceil() as usize;
+        threads * per_thread.clamp(1, MAX_SHARDS_PER_THREAD) + 1
+    }
+
+    fn leases(&self) -> Vec<pb::LeaseRef> {
+        self.running.iter().map(|(&shard_id, r)| pb::LeaseRef { shard_id, epoch: r.epoch }).collect()
+    }
+}
+
+/// Runs a worker until `shutdown` completes; then hands back unfinished
+/// shards, delivers what finished, says goodbye and returns.
+pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> Result<()> {
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .thread_name(|i| format!("ksweep-task-{i}"))
+            .build()
+            .map_err(|e| Error::Pool(e.to_string()))?,
+    );
+    let threads = pool.current_num_threads();
+    let endpoint = Endpoint::from_shared(options.coordinator.clone())
+        .map_err(|e| Error::Endpoint(options.coordinator.clone(), e.to_string()))?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true);
+    let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
+    let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
+    tokio::pin!(shutdown);
+
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        let registered = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            r = register(&endpoint, &token, &options, threads) => r,
+        };
+        let mut session = match registered {
+            Ok(s) => s,
+            Err(RegisterError::Fatal(e)) => return Err(e),
+            Err(RegisterError::Retry(why)) => {
+                tracing::warn!(coordinator = %options.coordinator, %why, retry_in = ?backoff, "cannot reach the coordinator");
+                tokio::select! {
+                    _ = &mut shutdown => return Ok(()),
+                    _ = sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                continue;
+            }
+        };
+        backoff = Duration::from_millis(100);
+        tracing::info!(worker = session.worker_id, threads, "registered");
+        match serve_session(&mut session, &pool, threads, &events_tx, &mut events, &mut shutdown).await {
+            SessionEnd::Shutdown => {
+                farewell(&mut session).await;
+                return Ok(());
+            }
+            SessionEnd::Reregister(why) => {
+                tracing::warn!(%why, "registering again; dropping the shards of the old session");
+                session.cancel_all();
+            }
+            SessionEnd::Fatal(e) => return Err(e),
+        }
+    }
+}
+
+enum RegisterError {
+    Retry(String),
+    Fatal(Error),
+}
+
+enum SessionEnd {
+    Shutdown,
+    Reregister(String),
+    Fatal(Error),
+}
+
+async fn register(
+    endpoint: &Endpoint,
+    token: &BearerToken,
+    options: &WorkerOptions,
+    threads: usize,
+) -> Result<Session, RegisterError> {
+    let channel = endpoint.connect().await.map_err(|e| RegisterError::Retry(e.to_string()))?;
+    let mut client = WorkersClient::with_interceptor(channel, token.clone())
+        .max_decoding_message_size(options.max_message_bytes)
+        .max_encoding_message_size(options.max_message_bytes);
+    let reply = client
+        .register(pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: options.name.clone(),
+            threads: threads as u32,
+        })
+        .await
+        .map_err(|s| match s.code() {
+            Code::Unauthenticated | Code::FailedPrecondition | Code::InvalidArgument | Code::PermissionDenied => {
+                RegisterError::Fatal(Error::Refused(s.message().to_string()))
+            }
+            _ => RegisterError::Retry(s.message().to_string()),
+        })?
+        .into_inner();
+    Ok(Session {
+        client,
+        worker_id: reply.worker_id,
+        nonce: reply.coordinator_nonce,
+        poll_every: Duration::from_millis(reply.poll_millis.max(50) as u64),
+        running: HashMap::new(),
+        outbox: BTreeMap::new(),
+        // Assume shards are about as long as the coordinator aims for (1 s).
+        shard_secs: 1.0,
+    })
+}
+
+async fn serve_session(
+    s: &mut Session,
+    pool: &Arc<rayon::ThreadPool>,
+    threads: usize,
+    events_tx: &mpsc::UnboundedSender<Event>,
+    events: &mut mpsc::UnboundedReceiver<Event>,
+    shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
+) -> SessionEnd {
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        while let Ok(e) = events.try_recv() {
+            s.apply(e);
+        }
+        let free = s.wanted(threads).saturating_sub(s.running.len());
+        let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
+        let request = pb::PollRequest {
+            worker_id: s.worker_id,
+            coordinator_nonce: s.nonce,
+            free_slots: free as u32,
+            running: s.leases(),
+            results: results.clone(),
+        };
+        let reply = match s.client.poll(request).await {
+            Ok(r) => {
+                backoff = Duration::from_millis(100);
+                r.into_inner()
+            }
+            Err(status) => {
+                match status.code() {
+                    Code::FailedPrecondition | Code::NotFound => {
+                        return SessionEnd::Reregister(status.message().into())
+                    }
+                    Code::Unauthenticated | Code::PermissionDenied => {
+                        return SessionEnd::Fatal(Error::Refused(status.message().into()))
+                    }
+                    Code::InvalidArgument => {
+                        // Refused as a whole: resending the same results would loop.
+                        tracing::error!(error = status.message(), "coordinator refused our results; dropping them");
+                    }
+                    _ => {
+                        // Transient: keep the results for the next try.
+                        for r in results {
+                            s.outbox.insert((r.shard_id, r.epoch), r);
+                        }
+                        tracing::warn!(error = status.message(), retry_in = ?backoff, "poll failed");
+                        tokio::select! {
+                            _ = &mut *shutdown => return SessionEnd::Shutdown,
+                            _ = sleep(backoff) => {}
+                        }
+                        backoff = (backoff * 2).min(MAX_BACKOFF);
+                    }
+                }
+                continue;
+            }
+        };
+        for lease in &reply.revoked {
+            if let Some(r) = s.running.get(&lease.shard_id).filter(|r| r.epoch == lease.epoch) {
+                r.cancelled.store(true, Ordering::Relaxed);
+                s.running.remove(&lease.shard_id);
+                tracing::info!(shard = lease.shard_id, "lease revoked; shard stopped");
+            }
+        }
+        let got_work = !reply.shards.is_empty();
+        for shard in reply.shards {
+            let cancelled = Arc::new(AtomicBool::new(false));
+            s.running.insert(shard.shard_id, Running { epoch: shard.epoch, cancelled: cancelled.clone() });
+            let tx = events_tx.clone();
+            pool.spawn(move || run_shard(shard, cancelled, tx));
+        }
+
+        // Wait for results (then gather a batch), the next heartbeat, or shutdown.
+        let room = s.wanted(threads) > s.running.len();
+        let wait = if got_work && room {
+            Duration::ZERO
+        } else if s.running.is_empty() {
+            IDLE_POLL.min(s.poll_every)
+        } else {
+            s.poll_every
+        };
+        let deadline = Instant::now() + wait;
+        tokio::select! {
+            _ = &mut *shutdown => return SessionEnd::Shutdown,
+            Some(e) = events.recv() => {
+                s.apply(e);
+                let until = Instant::now() + BATCH_WINDOW;
+                loop {
+                    tokio::select! {
+                        Some(e) = events.recv() => s.apply(e),
+                        _ = sleep_until(until) => break,
+                    }
+                }
+            }
+            _ = sleep_until(deadline) => {}
+        }
+    }
+}
+
+/// Delivers finished results, hands back unfinished shards, says goodbye.
+async fn farewell(s: &mut Session) {
+    s.cancel_all();
+    let returned = s.leases();
+    let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
+    let request =
+        pb::PollRequest { worker_id: s.worker_id, coordinator_nonce: s.nonce, free_slots: 0, running: vec![], results };
+    let bounded = Duration::from_secs(3);
+    if let Err(e) = tokio::time::timeout(bounded, s.client.poll(request)).await {
+        tracing::warn!(error = %e, "could not deliver the last results");
+    }
+    let bye = pb::GoodbyeRequest { worker_id: s.worker_id, coordinator_nonce: s.nonce, returned };
+    match tokio::time::timeout(bounded, s.client.goodbye(bye)).await {
+        Ok(Ok(_)) => tracing::info!("said goodbye"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "goodbye failed"),
+        Err(_) => tracing::warn!("goodbye timed out"),
+    }
+}
