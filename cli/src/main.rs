@@ -42,6 +42,8 @@ enum Command {
     ///
     /// Example: ksweep run specs/quick.toml
     Run(cmd::run::RunArgs),
+    /// Validate a sweep spec and print what it would run.
+    Check(cmd::check::CheckArgs),
     /// Serve sweeps to workers and clients over gRPC.
     Coordinator(cmd::serve::CoordinatorArgs),
     /// Run shards for a coordinator.
@@ -81,6 +83,7 @@ fn run(cli: Cli) -> Result<()> {
             cmd::eval::run(args, io::stdin().lock(), &mut out)?;
         }
         Command::Bench(args) => cmd::bench::run(args, &mut out)?,
+        Command::Check(args) => cmd::check::run(args, &mut out)?,
         Command::Coordinator(args) => {
             init_logging("info");
             runtime()?.block_on(cmd::serve::coordinator(args))?

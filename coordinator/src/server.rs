@@ -20,6 +20,9 @@ use crate::workers_service::WorkersService;
 
 /// How often leases are checked for expiry.
 const TICK: Duration = Duration::from_millis(250);
+/// How long in-flight calls (watch streams included) may run after the
+/// shutdown signal before the server closes anyway.
+const GRACE: Duration = Duration::from_secs(5);
 
 /// Serves until `shutdown` completes, then stops accepting, lets in-flight
 /// calls finish and returns. Running sweeps in `store` are resumed.
@@ -62,14 +65,34 @@ pub async fn serve(
 
     let local = listener.local_addr().map_err(|e| Error::Internal(e.to_string()))?;
     tracing::info!(%local, nonce = shared.nonce, "coordinator listening");
-    let result = Server::builder()
+    // The server stops accepting when `stop` flips; the shutdown future
+    // flips it, then allows GRACE for in-flight calls.
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let server = Server::builder()
         .layer(InterceptorLayer::new(move |req: Request<()>| check_token(token.as_deref(), req)))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(sweeps)
         .add_service(workers)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-        .await;
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
+            let _ = stop_rx.wait_for(|stop| *stop).await;
+        });
+    tokio::pin!(server);
+    tokio::pin!(shutdown);
+    let result = tokio::select! {
+        r = &mut server => r,
+        _ = &mut shutdown => {
+            tracing::info!("shutting down: no new calls; waiting for in-flight ones");
+            let _ = stop_tx.send(true);
+            match tokio::time::timeout(GRACE, &mut server).await {
+                Ok(r) => r,
+                Err(_) => {
+                    tracing::warn!(grace = ?GRACE, "in-flight calls outlived the grace period; closing them");
+                    Ok(())
+                }
+            }
+        }
+    };
     ticker.abort();
     result.map_err(|e| Error::Internal(format!("server: {e}")))?;
     tracing::info!("coordinator stopped");

@@ -21,10 +21,10 @@ pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("kswe
 pub struct BearerToken(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
 
 impl BearerToken {
-    /// A token to send, or none. Fails if the token is not valid ASCII
-    /// header text.
+    /// A token to send, or none (an empty token is none, as an empty
+    /// `KSWEEP_TOKEN` means). Fails if the token is not valid header text.
     pub fn new(token: Option<&str>) -> Result<BearerToken, tonic::metadata::errors::InvalidMetadataValue> {
-        token.map(|t| format!("Bearer {t}").parse()).transpose().map(BearerToken)
+        token.filter(|t| !t.is_empty()).map(|t| format!("Bearer {t}").parse()).transpose().map(BearerToken)
     }
 }
 

@@ -61,8 +61,9 @@ struct Session {
     running: HashMap<u64, Running>,
     /// Results not yet delivered, per (shard, epoch).
     outbox: BTreeMap<(u64, u64), pb::ShardResults>,
-    /// Smoothed seconds one shard keeps the pool busy (not counting its wait).
-    shard_secs: f64,
+    /// Smoothed seconds one shard keeps the pool busy (not counting its
+    /// wait); None until one has finished.
+    shard_secs: Option<f64>,
 }
 
 impl Session {
@@ -76,7 +77,12 @@ impl Session {
             Event::Finished { shard, epoch, error, busy } => {
                 if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
                     self.running.remove(&shard);
-                    self.shard_secs = 0.8 * self.shard_secs + 0.2 * busy.as_secs_f64();
+                    let busy = busy.as_secs_f64();
+                    self.shard_secs = match self.shard_secs {
+                        None => busy,
+                        Some(avg) => 0.8 * avg + 0.2 * busy,
+                    }
+                    .into();
                     let entry = self.entry(shard, epoch);
                     entry.complete = true;
                     entry.error = error.unwrap_or_default();
@@ -102,7 +108,10 @@ impl Session {
     /// How many shards to hold: one per thread plus enough queued to cover
     /// QUEUED_WORK per thread at the measured shard duration.
     fn wanted(&self, threads: usize) -> usize {
-        let per_thread = (QUEUED_WORK.as_secs_f64() / self.shard_secs.max(1e-6)).ceil() as usize;
+        // Until a shard has finished, assume it takes as long as the
+        // coordinator aims for (about a second): one per thread.
+        let secs = self.shard_secs.unwrap_or(1.0).max(1e-6);
+        let per_thread = (QUEUED_WORK.as_secs_f64() / secs).ceil() as usize;
         threads * per_thread.clamp(1, MAX_SHARDS_PER_THREAD) + 1
     }
 
@@ -207,8 +216,7 @@ async fn register(
         poll_every: Duration::from_millis(reply.poll_millis.max(50) as u64),
         running: HashMap::new(),
         outbox: BTreeMap::new(),
-        // Assume shards are about as long as the coordinator aims for (1 s).
-        shard_secs: 1.0,
+        shard_secs: None,
     })
 }
 

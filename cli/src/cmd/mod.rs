@@ -2,6 +2,7 @@
 //! the function that runs it.
 
 pub mod bench;
+pub mod check;
 pub mod client;
 pub mod eval;
 pub mod health;

@@ -33,7 +33,9 @@ pub struct CoordinatorArgs {
 
 impl CoordinatorArgs {
     pub fn options(&self) -> Result<CoordinatorOptions> {
-        let mut o = CoordinatorOptions { token: self.token.clone(), ..Default::default() };
+        // An empty token (e.g. an unset variable passed through compose) means none.
+        let token = self.token.clone().filter(|t| !t.is_empty());
+        let mut o = CoordinatorOptions { token, ..Default::default() };
         o.scheduler.lease = positive_secs("--lease-secs", self.lease_secs)?;
         o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;
         o.scheduler.max_shard_failures = self.max_shard_failures.max(1);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A knight-sweep cluster under docker-compose, driven from the host:
+#
+#   docker/cluster.sh up [WORKERS]   build the binary and image, start a coordinator and WORKERS workers (default 2)
+#   docker/cluster.sh submit SPEC    submit SPEC from the host, follow its progress, print its table
+#   docker/cluster.sh down           stop everything and delete the volume
+#
+# KSWEEP_TOKEN and KSWEEP_PORT (default 50051) are passed through.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+compose() { docker-compose -f docker-compose.yml "$@"; }
+url="http://127.0.0.1:${KSWEEP_PORT:-50051}"
+
+case "${1:-}" in
+    up)
+        docker/build-image.sh
+        compose up -d --scale worker="${2:-2}"
+        echo "coordinator at $url"
+        ;;
+    submit)
+        spec=${2:?usage: $0 submit SPEC}
+        cargo build --release -q -p ksweep
+        k=target/release/ksweep
+        id=$("$k" submit "$spec" --coordinator "$url" | tail -n 1)
+        "$k" watch "$id" --coordinator "$url"
+        "$k" table "$id" --coordinator "$url"
+        ;;
+    down)
+        compose down -v --remove-orphans
+        ;;
+    *)
+        sed -n '2,9p' "$0"
+        exit 2
+        ;;
+esac

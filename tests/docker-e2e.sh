@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# End-to-end test of the docker-compose deployment, with faults:
+# build the image (no registry needed), start a coordinator and 3 workers,
+# submit specs/docker-e2e.toml from the host, and while it runs SIGKILL a
+# worker, SIGKILL and restart the coordinator, and cut a worker off the
+# network for longer than a lease. The sweep must complete with the table of
+# `ksweep run` on the same spec (timings aside), and `docker-compose down -v`
+# must leave nothing behind. Skipped, with a message, where no Docker engine
+# answers. Bounded in time; cleans up on any exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+say() { printf '[docker-e2e %3ds] %s\n' "$(( $(date +%s) - started ))" "$*"; }
+
+if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
+    say "SKIPPED: no Docker engine answers here"
+    exit 0
+fi
+if ! command -v docker-compose >/dev/null 2>&1; then
+    say "SKIPPED: docker-compose is not installed"
+    exit 0
+fi
+
+spec=specs/docker-e2e.toml
+project="ksweep-e2e-$$"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export KSWEEP_PORT=$port KSWEEP_IMAGE="knight-sweep:e2e-$$" KSWEEP_TOKEN="e2e-secret-$$"
+url="http://127.0.0.1:$port"
+work=$(mktemp -d)
+compose() { docker-compose -p "$project" -f docker-compose.yml "$@"; }
+cleanup() {
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        say "FAILED (exit $rc); coordinator log tail:"
+        compose logs --no-color --tail 30 coordinator 2>&1 | sed 's/^/    /' || true
+    fi
+    compose down -v --remove-orphans >/dev/null 2>&1 || true
+    docker image rm -f "$KSWEEP_IMAGE" >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+# The whole test is bounded: past this, fail (and clean up).
+deadline=$(( started + ${KSWEEP_E2E_TIMEOUT:-1500} ))
+check_deadline() { [ "$(date +%s)" -lt "$deadline" ] || { say "timed out"; exit 1; }; }
+
+say "building the image"
+docker/build-image.sh >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+size=$(docker image inspect -f '{{.Size}}' "$KSWEEP_IMAGE")
+say "image $KSWEEP_IMAGE: $(( size / 1024 )) KiB"
+cargo build --release -q -p ksweep
+k=target/release/ksweep
+
+say "reference: ksweep run on the host"
+"$k" run "$spec" --db "$work/ref.db" --threads 2 >/dev/null 2>"$work/ref.log"
+"$k" table --db "$work/ref.db" --format json | grep -v micros >"$work/ref.json"
+
+say "cluster: coordinator + 3 workers"
+compose up -d --scale worker=3 >"$work/up.log" 2>&1 || { cat "$work/up.log"; exit 1; }
+id=$("$k" submit "$spec" --coordinator "$url" | tail -n 1)
+say "submitted sweep $id"
+
+done_tasks() { "$k" status "$id" --coordinator "$url" 2>/dev/null | awk '/^tasks/ { print $2 " " $4 }'; }
+state() { "$k" status "$id" --coordinator "$url" 2>/dev/null | awk '/^state/ { print $2 }'; }
+wait_progress() { # percent
+    while true; do
+        check_deadline
+        read -r d t < <(done_tasks || echo "0 1")
+        if [ "${t:-0}" -gt 0 ] && [ $(( d * 100 / t )) -ge "$1" ]; then say "progress $d/$t"; return; fi
+        [ "$(state)" = done ] && { say "done before the $1% fault"; return; }
+        sleep 0.5
+    done
+}
+container() { compose ps -q "$1" | sed -n "${2:-1}p"; }
+
+wait_progress 10
+victim=$(container worker 1)
+say "fault 1: SIGKILL worker ${victim:0:12}"
+docker kill -s KILL "$victim" >/dev/null
+
+wait_progress 30
+say "fault 2: SIGKILL the coordinator, then start it again on its volume"
+docker kill -s KILL "$(container coordinator)" >/dev/null
+sleep 2
+docker start "$(container coordinator)" >/dev/null 2>&1 || true
+until "$k" health --coordinator "$url" 2>/dev/null; do check_deadline; sleep 0.5; done
+say "coordinator back"
+
+wait_progress 50
+cut=$(container worker 2)
+network=$(docker inspect -f '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$cut" | awk '{ print $1 }')
+say "fault 3: disconnect worker ${cut:0:12} from $network for 15 s (lease: 10 s)"
+docker network disconnect "$network" "$cut"
+sleep 15
+docker network connect "$network" "$cut"
+say "reconnected"
+
+while [ "$(state)" != done ]; do
+    check_deadline
+    s=$(state)
+    case "$s" in failed|cancelled) say "sweep ended $s"; exit 1 ;; esac
+    sleep 1
+done
+read -r d t < <(done_tasks)
+say "sweep done: $d/$t tasks"
+[ "$d" = "$t" ] || { say "tasks_done $d != tasks_total $t"; exit 1; }
+rows=$("$k" export "$id" --coordinator "$url" --format csv | tail -n +2 | wc -l)
+[ "$rows" = "$t" ] || { say "export has $rows rows, expected $t"; exit 1; }
+
+"$k" table "$id" --coordinator "$url" --format json | grep -v micros >"$work/cluster.json"
+if ! diff -u "$work/ref.json" "$work/cluster.json" >"$work/diff"; then
+    say "tables differ from ksweep run:"
+    head -40 "$work/diff"
+    exit 1
+fi
+say "table identical to ksweep run (timings aside)"
+
+compose down -v --remove-orphans >/dev/null 2>&1
+left=$(docker ps -aq --filter "label=com.docker.compose.project=$project"; docker volume ls -q --filter "label=com.docker.compose.project=$project"; docker network ls -q --filter "label=com.docker.compose.project=$project")
+[ -z "$left" ] || { say "left behind after down -v: $left"; exit 1; }
+say "down -v left nothing behind"
+say "PASSED in $(( $(date +%s) - started )) s; image $(( size / 1024 )) KiB"
+echo "1 passed, 0 failed"
