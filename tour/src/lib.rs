@@ -28,13 +28,17 @@
 //! each task with [`Configuration::task_seed`], so results never depend on
 //! how the tasks are split.
 
+pub mod backtrack;
 pub mod baseline;
 mod board;
 mod config;
+pub mod construct;
 mod error;
 mod layout;
 mod method;
 mod moves;
+pub mod neural;
+mod outcome;
 pub mod seed;
 mod solver;
 mod verify;
@@ -45,6 +49,7 @@ pub use config::{Configuration, Eligibility, Starts, MAX_STARTS};
 pub use error::{Error, Result};
 pub use layout::MAX_PADDED_CELLS;
 pub use method::Method;
+pub use outcome::Outcome;
 pub use moves::{Colouring, MoveSource, Moves, MAX_COMPONENT, MAX_MOVES};
 pub use solver::{Solver, TaskResult, Workspace};
 pub use verify::{verify, verify_closed, TourError};

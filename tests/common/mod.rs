@@ -1,0 +1,815 @@
+//! Helpers of the end-to-end tests: `ksweep` child processes that are always
+//! killed (even when a test panics), client commands bounded in time, status
+//! polling with deadlines, and the embedded (`ksweep run`) reference results
+//! the distributed runs are compared with.
+//!
+//! Every service writes its stderr (RUST_LOG=info) to a file in the test's
+//! temporary directory; when a test fails, the [`Cluster`] prints them all.
+
+#![allow(dead_code)]
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The binary under test.
+pub const KSWEEP: &str = env!("CARGO_BIN_EXE_ksweep");
+
+/// A sweep of a few seconds of CPU: the (2,1) knight on N^2 and N^3 boards,
+/// N = 5..40, 30 starts, five methods (one of them random, seeded): 10,690
+/// tasks, the late (large 3D) configurations the most expensive.
+pub const SPEC_MEDIUM: &str = r#"
+name = "e2e-medium"
+seed = 7
+starts = 30
+methods = ["w", "w+", "aw", "aw+", "wr"]
+
+[[grid]]
+rule = [2, 1]
+dims = [2, 3]
+n_range = { from = 5, to = 40 }
+"#;
+
+/// A tiny sweep (milliseconds of work).
+pub const SPEC_TINY: &str = r#"
+name = "e2e-tiny"
+seed = 11
+starts = 6
+methods = ["w", "aw+"]
+
+[[grid]]
+rule = [2, 1]
+dims = [2]
+n = [5, 6, 7, 8]
+"#;
+
+/// Variables the binary reads that must not leak in from the caller's shell.
+const SCRUB: &[&str] = &["KSWEEP_TOKEN", "KSWEEP_COORDINATOR", "RUST_LOG"];
+
+/// How long one client command (submit, status, table, export...) may take.
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
+
+static SEQ: AtomicUsize = AtomicUsize::new(0);
+
+fn ksweep_command(args: &[String]) -> Command {
+    let mut c = Command::new(KSWEEP);
+    c.args(args).stdin(Stdio::null());
+    for v in SCRUB {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// The last `lines` lines of a text.
+pub fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let from = all.len().saturating_sub(lines);
+    let mut out = String::new();
+    if from > 0 {
+        out.push_str(&format!("[... {from} earlier lines]\n"));
+    }
+    out.push_str(&all[from..].join("\n"));
+    out
+}
+
+/// Log text without the ANSI colour codes tracing puts in.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ ... letter
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn read_lossy(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_else(|e| format!("(cannot read {}: {e})", path.display()))
+}
+
+/// What a finished client command printed.
+#[derive(Debug)]
+pub struct Output {
+    pub command: String,
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// Asserts exit 0.
+    #[track_caller]
+    pub fn ok(self) -> Output {
+        assert!(
+            self.status.success(),
+            "`{}` failed ({}):\nstderr: {}\nstdout: {}",
+            self.command,
+            self.status,
+            self.stderr,
+            tail(&self.stdout, 20)
+        );
+        self
+    }
+
+    /// Asserts a non-zero exit whose stderr contains every needle.
+    #[track_caller]
+    pub fn fails_with(self, needles: &[&str]) -> Output {
+        assert!(
+            !self.status.success(),
+            "`{}` should have failed but exited 0:\nstdout: {}\nstderr: {}",
+            self.command,
+            tail(&self.stdout, 20),
+            self.stderr
+        );
+        for n in needles {
+            assert!(
+                self.stderr.contains(n),
+                "`{}` failed as expected, but its stderr lacks {n:?}:\n{}",
+                self.command,
+                self.stderr
+            );
+        }
+        self
+    }
+
+    /// The last non-empty line of stdout.
+    pub fn last_line(&self) -> String {
+        self.stdout
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    }
+}
+
+/// Runs `ksweep args` to completion in `dir` (stdout and stderr go to files
+/// there), killing it and failing the test if it outlives `timeout`.
+pub fn run_ksweep(dir: &Path, args: &[&str], timeout: Duration) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    let out_path = dir.join(format!("cmd-{n}.stdout"));
+    let err_path = dir.join(format!("cmd-{n}.stderr"));
+    let command = format!("ksweep {}", args.join(" "));
+    let mut child = ksweep_command(&args)
+        .stdout(File::create(&out_path).expect("create stdout file"))
+        .stderr(File::create(&err_path).expect("create stderr file"))
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start `{command}`: {e}"));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait().expect("try_wait") {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "`{command}` did not finish within {timeout:?}; its stderr:\n{}",
+                    tail(&read_lossy(&err_path), 40)
+                );
+            }
+            None => sleep(Duration::from_millis(15)),
+        }
+    };
+    Output {
+        command,
+        status,
+        stdout: read_lossy(&out_path),
+        stderr: read_lossy(&err_path),
+    }
+}
+
+/// A long-running `ksweep` child (coordinator or worker). Dropping it kills
+/// it (SIGKILL) and reaps it.
+pub struct Proc {
+    pub name: String,
+    pub log: PathBuf,
+    child: Child,
+    exited: Option<ExitStatus>,
+}
+
+impl Proc {
+    /// Starts `ksweep args` with RUST_LOG=info, stderr to `dir/name.log`.
+    pub fn spawn(name: &str, dir: &Path, args: &[String]) -> Proc {
+        let log = dir.join(format!("{name}.log"));
+        let child = ksweep_command(args)
+            .env("RUST_LOG", "info")
+            .stdout(File::create(dir.join(format!("{name}.stdout"))).expect("create stdout file"))
+            .stderr(File::create(&log).expect("create log file"))
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        Proc {
+            name: name.to_string(),
+            log,
+            child,
+            exited: None,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its stderr so far, without colour codes.
+    pub fn log_text(&self) -> String {
+        plain(&read_lossy(&self.log))
+    }
+
+    /// The exit status, if it has exited.
+    pub fn try_exit(&mut self) -> Option<ExitStatus> {
+        if self.exited.is_none() {
+            self.exited = self.child.try_wait().expect("try_wait");
+        }
+        self.exited
+    }
+
+    /// Waits up to `timeout` for it to exit.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(s) = self.try_exit() {
+                return Some(s);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGKILL (what `Child::kill` sends on Unix), then reap.
+    pub fn kill(&mut self) {
+        if self.try_exit().is_none() {
+            let _ = self.child.kill();
+            self.exited = self.child.wait().ok();
+        }
+    }
+
+    /// SIGTERM, through kill(1) so the test needs no libc bindings.
+    pub fn term(&mut self) {
+        assert!(self.try_exit().is_none(), "{} already exited", self.name);
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("run kill -TERM");
+        assert!(status.success(), "kill -TERM {} failed", self.pid());
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// One sweep's status, as `ksweep status` prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub id: String,
+    pub state: String,
+    pub tasks_done: u64,
+    pub tasks_total: u64,
+    pub successes: u64,
+    pub shards_failed: u64,
+}
+
+fn field<'a>(block: &'a str, key: &str) -> &'a str {
+    block
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(key)
+                .filter(|rest| rest.starts_with(' '))
+                .map(str::trim)
+        })
+        .unwrap_or_else(|| panic!("no {key:?} line in status output:\n{block}"))
+}
+
+fn number(text: &str, what: &str) -> u64 {
+    text.trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{what}: {text:?} is not a number"))
+}
+
+/// Parses `ksweep status` output: one block per sweep, blank-line separated;
+/// "no sweeps" is none.
+pub fn parse_statuses(text: &str) -> Vec<Status> {
+    if text.trim() == "no sweeps" {
+        return Vec::new();
+    }
+    text.split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|block| {
+            let sweep = field(block, "sweep");
+            let tasks = field(block, "tasks");
+            let (done, rest) = tasks
+                .split_once(" / ")
+                .unwrap_or_else(|| panic!("bad tasks line {tasks:?}"));
+            let total = rest.split_whitespace().next().unwrap_or("");
+            Status {
+                id: sweep.split_whitespace().next().unwrap_or("").to_string(),
+                state: field(block, "state").to_string(),
+                tasks_done: number(done, "tasks done"),
+                tasks_total: number(total, "tasks total"),
+                successes: number(field(block, "successes"), "successes"),
+                shards_failed: number(field(block, "shards failed"), "shards failed"),
+            }
+        })
+        .collect()
+}
+
+/// Picks a free loopback port: bind port 0, note it, let it go.
+pub fn free_port() -> u16 {
+    for _ in 0..50 {
+        if let Ok(l) = TcpListener::bind("127.0.0.1:0") {
+            return l.local_addr().expect("local addr").port();
+        }
+        sleep(Duration::from_millis(20));
+    }
+    panic!("cannot bind any loopback port");
+}
+
+/// A coordinator and its workers, on loopback, in a temporary directory.
+/// Dropping it kills every child; if the test is failing, it prints their
+/// logs.
+pub struct Cluster {
+    pub dir: TempDir,
+    pub port: u16,
+    pub db: PathBuf,
+    pub token: Option<String>,
+    coordinator_flags: Vec<String>,
+    pub coordinator: Option<Proc>,
+    pub workers: Vec<Proc>,
+    /// Children that are gone (killed, restarted) but whose logs matter.
+    retired: Vec<Proc>,
+    coordinator_runs: usize,
+    worker_count: usize,
+}
+
+impl Cluster {
+    /// A coordinator with these extra flags (e.g. `--lease-secs 2`).
+    pub fn start(flags: &[&str]) -> Cluster {
+        Cluster::start_with_token(flags, None)
+    }
+
+    /// A coordinator requiring `token`, when given.
+    pub fn start_with_token(flags: &[&str], token: Option<&str>) -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("ksweep-e2e-")
+            .tempdir()
+            .expect("temp dir");
+        let db = dir.path().join("coordinator.db");
+        let mut cluster = Cluster {
+            dir,
+            port: 0,
+            db,
+            token: token.map(str::to_string),
+            coordinator_flags: flags.iter().map(|s| s.to_string()).collect(),
+            coordinator: None,
+            workers: Vec::new(),
+            retired: Vec::new(),
+            coordinator_runs: 0,
+            worker_count: 0,
+        };
+        // The port was free a moment ago; another process may take it
+        // before the coordinator binds it. Then pick another.
+        let mut last_error = String::new();
+        for _ in 0..5 {
+            cluster.port = free_port();
+            match cluster.launch_coordinator() {
+                Ok(()) => return cluster,
+                Err(e) => last_error = e,
+            }
+        }
+        panic!("the coordinator did not start on any of 5 ports; last attempt:\n{last_error}");
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn token_args(&self) -> Vec<String> {
+        match &self.token {
+            Some(t) => vec!["--token".into(), t.clone()],
+            None => vec![],
+        }
+    }
+
+    /// Starts a coordinator on `self.port` and waits until it answers
+    /// health checks. Err (with its log) if it exits first or never answers.
+    fn launch_coordinator(&mut self) -> Result<(), String> {
+        assert!(self.coordinator.is_none(), "a coordinator is running");
+        self.coordinator_runs += 1;
+        let mut args: Vec<String> = vec![
+            "coordinator".into(),
+            "--listen".into(),
+            format!("127.0.0.1:{}", self.port),
+            "--db".into(),
+            self.db.display().to_string(),
+        ];
+        args.extend(self.coordinator_flags.iter().cloned());
+        args.extend(self.token_args());
+        let name = format!("coordinator-{}", self.coordinator_runs);
+        let mut proc = Proc::spawn(&name, self.dir.path(), &args);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = proc.try_exit() {
+                let log = proc.log_text();
+                self.retired.push(proc);
+                return Err(format!("{name} exited ({status}) before serving:\n{log}"));
+            }
+            if self.healthy() {
+                self.coordinator = Some(proc);
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let log = proc.log_text();
+                self.retired.push(proc);
+                return Err(format!("{name} did not answer health checks in 30 s:\n{log}"));
+            }
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// True when `ksweep health` gets SERVING.
+    pub fn healthy(&self) -> bool {
+        let mut args = vec!["health".to_string(), "--coordinator".into(), self.url()];
+        args.extend(self.token_args());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_ksweep(self.dir.path(), &args, Duration::from_secs(20))
+            .status
+            .success()
+    }
+
+    /// SIGKILLs the coordinator (its log is kept).
+    pub fn kill_coordinator(&mut self) {
+        let mut c = self.coordinator.take().expect("a coordinator is running");
+        c.kill();
+        self.retired.push(c);
+    }
+
+    /// Takes the coordinator out (to signal it and watch it exit).
+    pub fn take_coordinator(&mut self) -> &mut Proc {
+        let c = self.coordinator.take().expect("a coordinator is running");
+        self.retired.push(c);
+        self.retired.last_mut().expect("just pushed")
+    }
+
+    /// Starts a coordinator again on the same port and database, retrying
+    /// while the port is not yet free again.
+    pub fn restart_coordinator(&mut self) {
+        let mut last_error = String::new();
+        for _ in 0..10 {
+            match self.launch_coordinator() {
+                Ok(()) => return,
+                Err(e) => last_error = e,
+            }
+            sleep(Duration::from_millis(300));
+        }
+        panic!("the coordinator did not restart on port {}:\n{last_error}", self.port);
+    }
+
+    /// Starts a worker with `--threads threads`; returns its index.
+    pub fn add_worker(&mut self, threads: usize) -> usize {
+        self.add_worker_with(threads, self.token.clone())
+    }
+
+    /// Starts a worker presenting `token`.
+    pub fn add_worker_with(&mut self, threads: usize, token: Option<String>) -> usize {
+        self.worker_count += 1;
+        let name = format!("worker-{}", self.worker_count);
+        let mut args: Vec<String> = vec![
+            "worker".into(),
+            "--coordinator".into(),
+            self.url(),
+            "--threads".into(),
+            threads.to_string(),
+            "--name".into(),
+            name.clone(),
+        ];
+        if let Some(t) = token {
+            args.extend(["--token".into(), t]);
+        }
+        self.workers.push(Proc::spawn(&name, self.dir.path(), &args));
+        self.workers.len() - 1
+    }
+
+    /// Runs `ksweep args` in the test's directory, as given.
+    pub fn ksweep(&self, args: &[&str]) -> Output {
+        run_ksweep(self.dir.path(), args, CLIENT_TIMEOUT)
+    }
+
+    /// Runs a client command against this coordinator (adds --coordinator
+    /// and the token, if any).
+    pub fn client(&self, args: &[&str]) -> Output {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(["--coordinator".into(), self.url()]);
+        all.extend(self.token_args());
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        self.ksweep(&all)
+    }
+
+    /// Writes a file in the test's directory.
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).expect("write file");
+        path
+    }
+
+    /// Submits a spec file; returns the sweep id (the last line printed).
+    pub fn submit(&self, spec: &Path) -> String {
+        let out = self.client(&["submit", spec.to_str().expect("utf-8 path")]).ok();
+        let id = out.last_line();
+        assert!(
+            id.len() == 16 && id.chars().all(|c| c.is_ascii_hexdigit()),
+            "submit's last line should be a sweep id, got {id:?}:\n{}",
+            out.stdout
+        );
+        id
+    }
+
+    /// One sweep's status.
+    pub fn status(&self, id: &str) -> Status {
+        let out = self.client(&["status", id]).ok();
+        let mut all = parse_statuses(&out.stdout);
+        assert_eq!(all.len(), 1, "status {id} printed:\n{}", out.stdout);
+        all.remove(0)
+    }
+
+    /// Every stored sweep (`ksweep status` without an id).
+    pub fn list(&self) -> Vec<Status> {
+        parse_statuses(&self.client(&["status"]).ok().stdout)
+    }
+
+    /// Polls the status every 100 ms until `pred` holds; fails the test
+    /// after `timeout`, or at once if the sweep ends another way.
+    #[track_caller]
+    pub fn wait_for(
+        &self,
+        id: &str,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&Status) -> bool,
+    ) -> Status {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let s = self.status(id);
+            if pred(&s) {
+                return s;
+            }
+            assert!(
+                s.state == "running",
+                "waiting for {what}, the sweep ended {}: {s:?}",
+                s.state
+            );
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {timeout:?} waiting for {what}; last status {s:?}"
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits for the sweep to end `done`, with every task done.
+    #[track_caller]
+    pub fn wait_done(&self, id: &str, timeout: Duration) -> Status {
+        let s = self.wait_for(id, "the sweep to finish", timeout, |s| s.state != "running");
+        assert_eq!(s.state, "done", "the sweep ended {}: {s:?}", s.state);
+        assert_eq!(s.tasks_done, s.tasks_total, "done with tasks missing: {s:?}");
+        assert_eq!(s.shards_failed, 0, "{s:?}");
+        s
+    }
+
+    /// `ksweep table ID --format json`, with the timing fields removed.
+    pub fn table(&self, id: &str) -> Value {
+        strip_timing(&self.client(&["table", id, "--format", "json"]).ok().stdout)
+    }
+
+    /// `ksweep export ID --format csv`: its lines, header first.
+    pub fn export(&self, id: &str) -> Vec<String> {
+        let out = self.client(&["export", id, "--format", "csv"]).ok();
+        out.stdout.lines().map(str::to_string).collect()
+    }
+
+    fn all_procs(&mut self) -> impl Iterator<Item = &mut Proc> {
+        self.coordinator
+            .iter_mut()
+            .chain(self.workers.iter_mut())
+            .chain(self.retired.iter_mut())
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for p in self.all_procs() {
+            p.kill();
+        }
+        if std::thread::panicking() {
+            let dir = self.dir.path().display().to_string();
+            let mut report = String::new();
+            for p in self.all_procs() {
+                report.push_str(&format!(
+                    "\n===== {} (exit {:?}), stderr {} =====\n{}\n",
+                    p.name,
+                    p.exited,
+                    p.log.display(),
+                    tail(&p.log_text(), 120)
+                ));
+            }
+            eprintln!("----- the children's logs (test dir {dir}) -----{report}");
+        }
+    }
+}
+
+/// A table's JSON rows without the timing fields (mean_micros, median_micros).
+pub fn strip_timing(json: &str) -> Value {
+    let mut v: Value = serde_json::from_str(json)
+        .unwrap_or_else(|e| panic!("table --format json is not JSON ({e}):\n{json}"));
+    let rows = v
+        .as_array_mut()
+        .unwrap_or_else(|| panic!("table JSON is not an array:\n{json}"));
+    assert!(!rows.is_empty(), "the table has no rows");
+    for row in rows {
+        let obj = row.as_object_mut().expect("a table row is an object");
+        for key in ["mean_micros", "median_micros"] {
+            assert!(obj.remove(key).is_some(), "row lacks {key}: {obj:?}");
+        }
+    }
+    v
+}
+
+/// Export CSV lines with the last column (micros) dropped.
+pub fn strip_micros(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| match l.rsplit_once(',') {
+            Some((rest, _micros)) => rest.to_string(),
+            None => panic!("not a CSV row: {l:?}"),
+        })
+        .collect()
+}
+
+/// The task key of an export row: rule, dims, shape, method, start (every
+/// column before success, attempts, visited, micros).
+pub fn task_key(line: &str) -> String {
+    let mut parts = line.rsplitn(5, ',');
+    for _ in 0..4 {
+        parts.next();
+    }
+    parts
+        .next()
+        .unwrap_or_else(|| panic!("not an export row: {line:?}"))
+        .to_string()
+}
+
+/// Asserts an export has a header and exactly `tasks` rows, each task once.
+#[track_caller]
+pub fn assert_export_complete(lines: &[String], tasks: u64) {
+    assert!(
+        lines.first().is_some_and(|h| h.starts_with("rule,")),
+        "export lacks its header: {:?}",
+        lines.first()
+    );
+    let rows = &lines[1..];
+    assert_eq!(rows.len() as u64, tasks, "export rows vs tasks_total");
+    let mut seen = HashSet::new();
+    for r in rows {
+        assert!(seen.insert(task_key(r)), "task exported twice: {r}");
+    }
+}
+
+/// Asserts two line lists are equal, showing the first difference.
+#[track_caller]
+pub fn assert_lines_equal(got: &[String], want: &[String], what: &str) {
+    if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
+        panic!(
+            "{what}: first difference at line {i}:\n  got:  {}\n  want: {}",
+            got[i], want[i]
+        );
+    }
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{what}: same prefix but {} lines vs {} expected",
+        got.len(),
+        want.len()
+    );
+}
+
+/// Asserts two tables (timing stripped) are equal, showing the first
+/// differing row.
+#[track_caller]
+pub fn assert_tables_equal(got: &Value, want: &Value, what: &str) {
+    let (g, w) = (
+        got.as_array().expect("rows"),
+        want.as_array().expect("rows"),
+    );
+    if let Some(i) = (0..g.len().min(w.len())).find(|&i| g[i] != w[i]) {
+        panic!(
+            "{what}: first differing row {i}:\n  got:  {}\n  want: {}",
+            g[i], w[i]
+        );
+    }
+    assert_eq!(g.len(), w.len(), "{what}: row counts differ");
+}
+
+/// What `ksweep run` (everything in one process) computed for a spec.
+#[derive(Debug)]
+pub struct Reference {
+    pub status: Status,
+    /// Table rows, timing stripped.
+    pub table: Value,
+    /// Export lines, micros stripped.
+    pub csv: Vec<String>,
+}
+
+/// The embedded run of `spec`, computed once per test binary and shared by
+/// the tests that compare with it.
+pub fn reference(spec: &str) -> Arc<Reference> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Reference>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    // Held while computing: a second test wanting the same spec waits for it.
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(r) = cache.get(spec) {
+        return r.clone();
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("ksweep-e2e-embedded-")
+        .tempdir()
+        .expect("temp dir");
+    let spec_path = dir.path().join("spec.toml");
+    std::fs::write(&spec_path, spec).expect("write spec");
+    let db = dir.path().join("A.db");
+    let (spec_arg, db_arg) = (spec_path.to_str().unwrap(), db.to_str().unwrap());
+    let d = dir.path();
+    run_ksweep(
+        d,
+        &["run", spec_arg, "--db", db_arg, "--threads", "2"],
+        Duration::from_secs(240),
+    )
+    .ok();
+    let status = parse_statuses(&run_ksweep(d, &["status", "--db", db_arg], CLIENT_TIMEOUT).ok().stdout);
+    assert_eq!(status.len(), 1, "the embedded database holds one sweep");
+    let status = status.into_iter().next().unwrap();
+    assert_eq!(status.state, "done", "embedded run: {status:?}");
+    assert_eq!(status.tasks_done, status.tasks_total, "embedded run: {status:?}");
+    let table = strip_timing(
+        &run_ksweep(d, &["table", "--db", db_arg, "--format", "json"], CLIENT_TIMEOUT)
+            .ok()
+            .stdout,
+    );
+    let export = run_ksweep(d, &["export", "--db", db_arg, "--format", "csv"], CLIENT_TIMEOUT).ok();
+    let lines: Vec<String> = export.stdout.lines().map(str::to_string).collect();
+    assert_export_complete(&lines, status.tasks_total);
+    let r = Arc::new(Reference {
+        status,
+        table,
+        csv: strip_micros(&lines),
+    });
+    cache.insert(spec.to_string(), r.clone());
+    r
+}
+
+/// Asserts a finished distributed sweep equals the embedded run of `spec`:
+/// status counts, the table (timing aside) and every exported task (micros
+/// aside), each task exactly once.
+#[track_caller]
+pub fn assert_matches_reference(cluster: &Cluster, id: &str, spec: &str) {
+    let want = reference(spec);
+    let status = cluster.status(id);
+    assert_eq!(status.state, "done", "{status:?}");
+    assert_eq!(status.tasks_total, want.status.tasks_total, "tasks_total");
+    assert_eq!(status.tasks_done, want.status.tasks_done, "tasks_done");
+    assert_eq!(status.successes, want.status.successes, "successes");
+    assert_tables_equal(&cluster.table(id), &want.table, "distributed vs embedded table");
+    let export = cluster.export(id);
+    assert_export_complete(&export, status.tasks_total);
+    assert_lines_equal(
+        &strip_micros(&export),
+        &want.csv,
+        "distributed vs embedded export",
+    );
+}
