@@ -1,1 +1,425 @@
-//! End-to-end tests (being written).
+//! End-to-end tests: `ksweep coordinator` and `ksweep worker` as real child
+//! processes on loopback, driven by the `ksweep` client commands (and, for
+//! the protocol's edge cases, by raw gRPC calls), with a SQLite file in a
+//! temporary directory per test. Every child is killed when its test ends,
+//! every wait is bounded, and a failing test prints the children's logs.
+//!
+//! The distributed results are compared with `ksweep run` (coordinator and
+//! worker in one process) on the same spec: identical success flags, counts
+//! and tables, timings aside.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::future::Future;
+use std::path::Path;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use common::*;
+use ksweep_proto::v1 as pb;
+use ksweep_proto::v1::sweeps_client::SweepsClient;
+use ksweep_proto::v1::workers_client::WorkersClient;
+use tonic::transport::Channel;
+use tonic::Code;
+
+/// How long a whole distributed sweep of SPEC_MEDIUM may take (it needs
+/// well under 30 s on 2 busy cores).
+const SWEEP_TIMEOUT: Duration = Duration::from_secs(150);
+
+/// Distinct workers with results stored in a coordinator's database.
+fn workers_with_results(db: &Path) -> u64 {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("open the coordinator's database read-only");
+    conn.query_row("SELECT COUNT(DISTINCT worker) FROM results", [], |r| r.get::<_, i64>(0)).expect("count workers")
+        as u64
+}
+
+/// Waits until a good part of the sweep is done (by task count; the large
+/// 3D boards come last, so most of the CPU time is still ahead).
+fn wait_mid_sweep(c: &Cluster, id: &str) -> Status {
+    c.wait_for(id, "30% of the tasks done", SWEEP_TIMEOUT, |s| s.tasks_done * 10 >= s.tasks_total * 3)
+}
+
+#[test]
+fn distributed_equals_embedded() {
+    let want = reference(SPEC_MEDIUM);
+    let mut c = Cluster::start(&[]);
+    for _ in 0..3 {
+        c.add_worker(1);
+    }
+    let spec = c.write("spec.toml", SPEC_MEDIUM);
+    let id = c.submit(&spec);
+
+    // `watch` follows the sweep to its end and exits 0 once it is done.
+    let watch = run_ksweep(c.path(), &["watch", &id, "--coordinator", &c.url()], SWEEP_TIMEOUT).ok();
+    assert!(watch.stdout.contains("state           done"), "watch ended without `done`:\n{}", watch.stdout);
+    let s = c.wait_done(&id, Duration::from_secs(10));
+    assert_eq!(s.tasks_total, want.status.tasks_total);
+    assert_matches_reference(&c, &id, SPEC_MEDIUM);
+    assert!(workers_with_results(&c.db) >= 2, "the sweep should have been spread over the workers");
+}
+
+#[test]
+fn worker_killed_mid_shard() {
+    reference(SPEC_MEDIUM);
+    let mut c = Cluster::start(&["--lease-secs", "2", "--shard-secs", "0.5"]);
+    c.add_worker(1);
+    c.add_worker(1);
+    let spec = c.write("spec.toml", SPEC_MEDIUM);
+    let id = c.submit(&spec);
+
+    let at_kill = wait_mid_sweep(&c, &id);
+    assert!(at_kill.tasks_done < at_kill.tasks_total, "{at_kill:?}");
+    c.workers[0].kill();
+    let status = c.workers[0].try_exit().expect("killed and reaped");
+    assert!(!status.success(), "SIGKILL is not a clean exit: {status}");
+
+    c.wait_done(&id, SWEEP_TIMEOUT);
+    let log = c.coordinator.as_ref().expect("coordinator").log_text();
+    assert!(log.contains("leases expired"), "the killed worker's leases should have expired and been handed out again");
+    assert_matches_reference(&c, &id, SPEC_MEDIUM);
+}
+
+#[test]
+fn coordinator_killed_and_restarted() {
+    reference(SPEC_MEDIUM);
+    let mut c = Cluster::start(&["--lease-secs", "2", "--shard-secs", "0.5"]);
+    c.add_worker(1);
+    c.add_worker(1);
+    let spec = c.write("spec.toml", SPEC_MEDIUM);
+    let id = c.submit(&spec);
+
+    let before = wait_mid_sweep(&c, &id);
+    c.kill_coordinator();
+    sleep(Duration::from_millis(500));
+    c.restart_coordinator();
+
+    let log = c.coordinator.as_ref().expect("coordinator").log_text();
+    assert!(log.contains("resuming sweep"), "the restarted coordinator should resume the running sweep");
+    // What was reported done before the kill was committed: nothing lost.
+    let after = c.status(&id);
+    assert!(after.tasks_done >= before.tasks_done, "results were lost over the restart: {before:?} then {after:?}");
+
+    let done = c.wait_done(&id, SWEEP_TIMEOUT);
+    assert_eq!(done.tasks_done, done.tasks_total);
+    for w in &mut c.workers {
+        assert!(w.try_exit().is_none(), "{} should have survived the coordinator restart", w.name);
+        let log = w.log_text();
+        assert!(log.contains("registering again"), "{} should have registered again with the new coordinator", w.name);
+    }
+    assert_matches_reference(&c, &id, SPEC_MEDIUM);
+}
+
+#[test]
+fn bad_input_and_auth() {
+    let mut c = Cluster::start_with_token(&[], Some("secret"));
+    let url = c.url();
+
+    // Clients without the token, or with a wrong one, are refused.
+    for token in [None, Some("wrong")] {
+        let mut args = vec!["status", "--coordinator", url.as_str()];
+        if let Some(t) = token {
+            args.extend(["--token", t]);
+        }
+        c.ksweep(&args).fails_with(&["token"]);
+    }
+    let good = c.write("good.toml", SPEC_TINY);
+    c.ksweep(&["submit", good.to_str().unwrap(), "--coordinator", &url]).fails_with(&["token"]);
+
+    // Workers too: they exit non-zero rather than retry forever.
+    for token in [None, Some("wrong".to_string())] {
+        let i = c.add_worker_with(1, token.clone());
+        let w = &mut c.workers[i];
+        let status =
+            w.wait_exit(Duration::from_secs(20)).unwrap_or_else(|| panic!("a worker with token {token:?} should exit"));
+        assert!(!status.success(), "a worker with token {token:?} exited 0");
+        assert!(w.log_text().contains("token"), "the worker's error should mention the token:\n{}", w.log_text());
+    }
+
+    // Bad specs: a non-zero exit naming the field, and nothing stored.
+    let valid_head = "name = \"bad\"\nseed = 1\nstarts = 4\nmethods = [\"w\"]\n";
+    let grid = "[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6]\n";
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        ("malformed.toml", "name = \"bad\"\nseed = \n[[grid\n".to_string(), vec!["spec", "not valid TOML", "line 2"]),
+        (
+            "starts0.toml",
+            format!("{}{grid}", valid_head.replace("starts = 4", "starts = 0")),
+            vec!["starts", "0 is below the minimum 1"],
+        ),
+        ("zero-rule.toml", format!("{valid_head}{}", grid.replace("[2, 1]", "[0, 0]")), vec!["grid[0].rule"]),
+        (
+            "unknown-method.toml",
+            format!("{}{grid}", valid_head.replace("[\"w\"]", "[\"w\", \"zz\"]")),
+            vec!["methods", "zz"],
+        ),
+        ("unknown-key.toml", format!("{valid_head}{grid}n_rang = 3\n"), vec!["grid[0].n_rang"]),
+        ("oversized.toml", format!("{valid_head}{grid}#{}\n", "x".repeat(1 << 20)), vec!["spec", "over the limit"]),
+    ];
+    for (name, text, needles) in &cases {
+        let path = c.write(name, text);
+        let out = c.client(&["submit", path.to_str().unwrap()]);
+        out.fails_with(needles);
+    }
+    let stored = c.list();
+    assert!(stored.is_empty(), "refused specs must leave nothing stored, found {stored:?}");
+
+    // With the token everything works; the same spec is the same sweep.
+    let first = c.client(&["submit", good.to_str().unwrap()]).ok();
+    let again = c.client(&["submit", good.to_str().unwrap()]).ok();
+    assert_eq!(first.last_line(), again.last_line(), "same spec, same id");
+    assert!(again.stdout.contains("already known"), "the second submit should say so:\n{}", again.stdout);
+    // The same spec written differently (comments, spacing, key order) too.
+    let reordered = c.write(
+        "reordered.toml",
+        &format!("# the tiny spec again\n{}", SPEC_TINY.replace("seed = 11\n", ""))
+            .replace("starts = 6", "starts   =   6\nseed = 11"),
+    );
+    assert_eq!(c.submit(&reordered), first.last_line());
+    let id = first.last_line();
+    assert_eq!(c.list().len(), 1, "one sweep stored");
+
+    c.add_worker(1);
+    c.wait_done(&id, Duration::from_secs(60));
+    assert_matches_reference(&c, &id, SPEC_TINY);
+}
+
+/// Awaits `fut`, failing the test after 10 s.
+async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), fut).await.unwrap_or_else(|_| panic!("{what}: no answer within 10 s"))
+}
+
+async fn status_of(sweeps: &mut SweepsClient<Channel>, id: &str) -> pb::SweepStatus {
+    within("Status", sweeps.status(pb::SweepRef { sweep_id: id.to_string() })).await.expect("Status").into_inner()
+}
+
+/// A fake worker's session: its id and the coordinator's nonce.
+#[derive(Clone, Copy)]
+struct Fake {
+    id: u64,
+    nonce: u64,
+}
+
+async fn register(workers: &mut WorkersClient<Channel>, name: &str) -> Fake {
+    let reply = within(
+        "Register",
+        workers.register(pb::RegisterRequest {
+            protocol_version: ksweep_proto::PROTOCOL_VERSION,
+            name: name.to_string(),
+            threads: 1,
+        }),
+    )
+    .await
+    .expect("Register")
+    .into_inner();
+    Fake { id: reply.worker_id, nonce: reply.coordinator_nonce }
+}
+
+async fn poll(
+    workers: &mut WorkersClient<Channel>,
+    w: Fake,
+    free_slots: u32,
+    running: Vec<pb::LeaseRef>,
+    results: Vec<pb::ShardResults>,
+) -> Result<pb::PollReply, tonic::Status> {
+    within(
+        "Poll",
+        workers.poll(pb::PollRequest { worker_id: w.id, coordinator_nonce: w.nonce, free_slots, running, results }),
+    )
+    .await
+    .map(|r| r.into_inner())
+}
+
+/// Made-up outcomes for every task of a shard (offset, method), with
+/// success decided by `ok`.
+fn outcomes(shard: &pb::Shard, ok: impl Fn(u32, u32) -> bool) -> Vec<pb::TaskOutcome> {
+    let mut tasks = Vec::new();
+    for o in 0..shard.starts.len() as u32 {
+        for m in 0..shard.methods.len() as u32 {
+            tasks.push(pb::TaskOutcome {
+                start_offset: o,
+                method_index: m,
+                success: ok(o, m),
+                attempts: 1,
+                visited: 7,
+                micros: 5,
+                outcome: if ok(o, m) { pb::Outcome::Tour } else { pb::Outcome::GaveUp } as i32,
+                ..Default::default()
+            });
+        }
+    }
+    tasks
+}
+
+fn results(shard: &pb::Shard, tasks: Vec<pb::TaskOutcome>, complete: bool) -> pb::ShardResults {
+    pb::ShardResults { shard_id: shard.shard_id, epoch: shard.epoch, tasks, complete, error: String::new() }
+}
+
+fn lease(shard: &pb::Shard) -> pb::LeaseRef {
+    pb::LeaseRef { shard_id: shard.shard_id, epoch: shard.epoch }
+}
+
+#[track_caller]
+fn assert_code(r: Result<pb::PollReply, tonic::Status>, code: Code, what: &str) {
+    match r {
+        Ok(reply) => panic!("{what}: accepted ({reply:?}), expected {code:?}"),
+        Err(s) => assert_eq!(s.code(), code, "{what}: {s:?}"),
+    }
+}
+
+#[test]
+fn duplicate_late_and_unsolicited_results() {
+    let c = Cluster::start(&["--lease-secs", "1"]);
+    let spec = c.write("spec.toml", SPEC_TINY);
+    let id = c.submit(&spec);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
+    let (done, successes) = rt.block_on(async {
+        let mut workers = within("connect", WorkersClient::connect(c.url())).await.expect("connect");
+        let mut sweeps = within("connect", SweepsClient::connect(c.url())).await.expect("connect");
+
+        // A worker speaking another protocol version is refused.
+        let refused = within(
+            "Register",
+            workers.register(pb::RegisterRequest {
+                protocol_version: ksweep_proto::PROTOCOL_VERSION + 98,
+                name: "from-the-future".into(),
+                threads: 1,
+            }),
+        )
+        .await
+        .expect_err("a wrong protocol version must be refused");
+        assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+        assert!(refused.message().contains("protocol"), "{refused:?}");
+
+        let a = register(&mut workers, "fake-a").await;
+        let reply = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll");
+        assert_eq!(reply.shards.len(), 1, "asked for one shard: {reply:?}");
+        let s1 = reply.shards[0].clone();
+        assert_eq!(s1.sweep_id, id);
+        assert_eq!(s1.methods, ["w", "aw+"]);
+        let n1 = (s1.starts.len() * s1.methods.len()) as u64;
+        assert!(n1 >= 2, "{s1:?}");
+
+        // Half, then all (the first half again), then all once more with
+        // other values: every task counts once, with its first values.
+        let first = outcomes(&s1, |o, m| (o + m) % 2 == 0);
+        let want_ok = first.iter().filter(|t| t.success).count() as u64;
+        let half = first[..first.len() / 2].to_vec();
+        poll(&mut workers, a, 0, vec![lease(&s1)], vec![results(&s1, half.clone(), false)]).await.expect("first half");
+        assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, half.len() as u64);
+        poll(&mut workers, a, 0, vec![], vec![results(&s1, first.clone(), true)]).await.expect("all");
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!((s.tasks_done, s.successes), (n1, want_ok), "after all of shard 1");
+        poll(&mut workers, a, 0, vec![], vec![results(&s1, outcomes(&s1, |_, _| true), true)])
+            .await
+            .expect("a duplicate is accepted");
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!((s.tasks_done, s.successes), (n1, want_ok), "after the duplicate");
+
+        // Results for a shard never handed out: refused, nothing counted.
+        let mut unknown = s1.clone();
+        unknown.shard_id += 10_000;
+        let r = poll(&mut workers, a, 0, vec![], vec![results(&unknown, outcomes(&unknown, |_, _| true), true)]).await;
+        assert_code(r, Code::InvalidArgument, "results for an unknown shard");
+        // A stale coordinator nonce: register again.
+        let stale = Fake { nonce: a.nonce ^ 0x5a5a, ..a };
+        let r = poll(&mut workers, stale, 1, vec![], vec![]).await;
+        assert_code(r, Code::FailedPrecondition, "a stale nonce");
+        assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, n1);
+
+        // A second shard to A; B may not report on A's shards.
+        let reply = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll");
+        assert_eq!(reply.shards.len(), 1, "{reply:?}");
+        let s2 = reply.shards[0].clone();
+        assert_ne!(s2.shard_id, s1.shard_id);
+        let n2 = (s2.starts.len() * s2.methods.len()) as u64;
+        let b = register(&mut workers, "fake-b").await;
+        for (shard, what) in [(&s1, "B reporting A's finished shard"), (&s2, "B reporting A's running shard")] {
+            let r = poll(&mut workers, b, 0, vec![], vec![results(shard, outcomes(shard, |_, _| true), true)]).await;
+            assert_code(r, Code::InvalidArgument, what);
+        }
+        assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, n1);
+
+        // A goes quiet past its 1 s lease: shard 2 goes to B, with a new epoch.
+        tokio::time::sleep(Duration::from_millis(1700)).await;
+        let reply = poll(&mut workers, b, 1, vec![], vec![]).await.expect("poll");
+        assert_eq!(reply.shards.len(), 1, "{reply:?}");
+        let s2b = reply.shards[0].clone();
+        assert_eq!(s2b.shard_id, s2.shard_id, "the expired shard is handed out again first");
+        assert_ne!(s2b.epoch, s2.epoch, "a new lease has a new epoch");
+        // A's heartbeat for it is answered with a revocation...
+        let reply = poll(&mut workers, a, 0, vec![lease(&s2)], vec![]).await.expect("heartbeat");
+        assert!(
+            reply.revoked.iter().any(|l| l.shard_id == s2.shard_id && l.epoch == s2.epoch),
+            "A's expired lease should be revoked: {reply:?}"
+        );
+        // ...but its late results are accepted and counted, once.
+        let late = outcomes(&s2, |o, _| o == 0);
+        let late_ok = late.iter().filter(|t| t.success).count() as u64;
+        poll(&mut workers, a, 0, vec![], vec![results(&s2, late, true)]).await.expect("late results are accepted");
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!((s.tasks_done, s.successes), (n1 + n2, want_ok + late_ok), "after A's late results");
+        poll(&mut workers, b, 0, vec![], vec![results(&s2b, outcomes(&s2b, |_, _| true), true)])
+            .await
+            .expect("B's results for the same shard are accepted");
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!((s.tasks_done, s.successes), (n1 + n2, want_ok + late_ok), "after B's copy");
+        (s.tasks_done, s.successes)
+    });
+
+    // The export holds exactly those results, each task once.
+    let export = c.export(&id);
+    export.assert_complete(done);
+    assert_eq!(export.successes(), successes, "successes in the export");
+}
+
+#[test]
+fn graceful_shutdown() {
+    reference(SPEC_MEDIUM);
+    // A long lease: only the worker's goodbye can hand its shards back in time.
+    let mut c = Cluster::start(&["--lease-secs", "60"]);
+    c.add_worker(1);
+    c.add_worker(1);
+    let spec = c.write("spec.toml", SPEC_MEDIUM);
+    let id = c.submit(&spec);
+
+    wait_mid_sweep(&c, &id);
+    let stopping = Instant::now();
+    c.workers[0].term();
+    let status =
+        c.workers[0].wait_exit(Duration::from_secs(10)).expect("the worker should exit within 10 s of SIGTERM");
+    assert!(status.success(), "SIGTERM: the worker exited {status}");
+    eprintln!("worker stopped {:?} after SIGTERM", stopping.elapsed());
+    assert!(c.workers[0].log_text().contains("said goodbye"), "the worker should say goodbye");
+    let log = c.coordinator.as_ref().expect("coordinator").log_text();
+    let returned: u64 = log
+        .lines()
+        .filter(|l| l.contains("worker said goodbye"))
+        .filter_map(|l| l.split("returned=").nth(1))
+        .filter_map(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    assert!(returned >= 1, "the worker should hand back its shards:\n{log}");
+
+    // The other worker finishes, well before the 60 s lease could expire.
+    c.wait_done(&id, Duration::from_secs(50));
+    let log = c.coordinator.as_ref().expect("coordinator").log_text();
+    assert!(!log.contains("leases expired"), "no lease should have expired");
+    assert_matches_reference(&c, &id, SPEC_MEDIUM);
+
+    // A coordinator with a running sweep, a worker and a client following
+    // the sweep: SIGTERM stops it cleanly, and soon.
+    let more = c.write("more.toml", &SPEC_MEDIUM.replace("seed = 7", "seed = 8"));
+    let more_id = c.submit(&more);
+    c.wait_for(&more_id, "some progress", SWEEP_TIMEOUT, |s| s.tasks_done > 0);
+    let watch = Proc::spawn("watch", c.path(), &["watch".into(), more_id.clone(), "--coordinator".into(), c.url()]);
+    sleep(Duration::from_millis(500));
+    let coordinator = c.take_coordinator();
+    let stopping = Instant::now();
+    coordinator.term();
+    let status =
+        coordinator.wait_exit(Duration::from_secs(10)).expect("the coordinator should exit within 10 s of SIGTERM");
+    assert!(status.success(), "SIGTERM: the coordinator exited {status}");
+    eprintln!("coordinator stopped {:?} after SIGTERM", stopping.elapsed());
+    let mut watch = watch;
+    watch.wait_exit(Duration::from_secs(10)).expect("the watch client should end when the coordinator stops");
+}

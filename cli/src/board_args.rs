@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tour::{Board, Configuration, Moves, DEFAULT_MAX_CELLS};
+use tour::{Board, Configuration, Moves, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS};
 
 /// The configuration a command runs on.
 #[derive(Debug, Clone, Args)]
@@ -36,6 +36,24 @@ pub struct BoardArgs {
     /// Sweep seed: feeds the random methods (wr, wr+) through the task seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+}
+
+/// Limits of the exact and neural methods, shared by `tour` and `eval`.
+#[derive(Debug, Clone, Args)]
+pub struct SolverArgs {
+    /// Node budget of `bt`; past it the task gives up.
+    #[arg(long, default_value_t = DEFAULT_BUDGET)]
+    pub budget: u64,
+    /// Iteration cap of the `nn` methods (seed 004 uses 100).
+    #[arg(long, default_value_t = DEFAULT_ITERATIONS)]
+    pub iterations: u32,
+}
+
+impl SolverArgs {
+    /// Task options with these limits, for one task seed.
+    pub fn options(&self, seed: u64, record_path: bool) -> TaskOptions {
+        TaskOptions { seed, record_path, budget: self.budget, iterations: self.iterations }
+    }
 }
 
 impl BoardArgs {

@@ -34,6 +34,10 @@ enum Command {
     ///
     /// Example: printf '0,0\n3,4\n' | ksweep eval --rule 2,1 --dims 2 --n 8 --method w,aw+
     Eval(cmd::eval::EvalArgs),
+    /// Print what is proven about open and closed tours of a configuration.
+    ///
+    /// Example: ksweep exists --rule 2,1 --shape 8x8
+    Exists(cmd::exists::ExistsArgs),
     /// Measure the engine: walk throughput, speed-up over a straightforward
     /// implementation, memory per cell, eval throughput.
     Bench(cmd::bench::BenchArgs),
@@ -84,6 +88,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench(args) => cmd::bench::run(args, &mut out)?,
         Command::Check(args) => cmd::check::run(args, &mut out)?,
+        Command::Exists(args) => cmd::exists::run(args, &mut out)?,
         Command::Coordinator(args) => {
             init_logging("info");
             runtime()?.block_on(cmd::serve::coordinator(args))?

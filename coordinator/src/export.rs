@@ -27,5 +27,10 @@ pub fn result_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, S
         worker: worker_names.get(&r.worker.0).cloned().unwrap_or_else(|| r.worker.0.to_string()),
         error: String::new(),
         start_index: r.start_index,
+        outcome: match r.outcome {
+            tour::Outcome::Tour => pb::Outcome::Tour,
+            tour::Outcome::NoTour => pb::Outcome::NoTour,
+            tour::Outcome::GaveUp => pb::Outcome::GaveUp,
+        } as i32,
     }
 }

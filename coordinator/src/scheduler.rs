@@ -60,6 +60,7 @@ pub struct TaskReport {
     pub visited: u64,
     pub micros: u64,
     pub error: Option<String>,
+    pub outcome: tour::Outcome,
 }
 
 /// A worker's reports for one shard.
@@ -261,6 +262,7 @@ impl Scheduler {
                     visited: t.visited,
                     micros: t.micros,
                     worker,
+                    outcome: t.outcome,
                 });
             }
         }
@@ -556,6 +558,7 @@ mod tests {
                 visited: 25,
                 micros: 3,
                 error: None,
+                outcome: tour::Outcome::Tour,
             })
             .collect();
         ShardReport { shard: a.shard, epoch: a.epoch, tasks, error: None }

@@ -13,7 +13,7 @@ use sweep::{AggregateRow, Cursor, ShardPlan, Sweep};
 use crate::error::{Error, Result};
 use crate::ids::{ShardId, SweepKey, WorkerId};
 
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS results (
     visited INTEGER NOT NULL,
     micros INTEGER NOT NULL,
     worker INTEGER NOT NULL,
+    outcome INTEGER NOT NULL,
     PRIMARY KEY (sweep, config, start_index, method)
 ) WITHOUT ROWID;
 ";
@@ -124,6 +125,24 @@ pub struct ResultRecord {
     pub visited: u64,
     pub micros: u64,
     pub worker: WorkerId,
+    pub outcome: tour::Outcome,
+}
+
+/// How an outcome is stored.
+fn outcome_code(o: tour::Outcome) -> i64 {
+    match o {
+        tour::Outcome::Tour => 1,
+        tour::Outcome::NoTour => 2,
+        tour::Outcome::GaveUp => 3,
+    }
+}
+
+fn outcome_of(code: i64) -> tour::Outcome {
+    match code {
+        1 => tour::Outcome::Tour,
+        2 => tour::Outcome::NoTour,
+        _ => tour::Outcome::GaveUp,
+    }
 }
 
 /// A shard not yet done or failed, for resuming after a restart.
@@ -296,8 +315,8 @@ impl Store {
         {
             let mut insert = tx.prepare_cached(
                 "INSERT OR IGNORE INTO results
-                 (sweep, config, start_index, method, start_cell, success, attempts, visited, micros, worker)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                 (sweep, config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
             let mut bump = tx.prepare_cached(
                 "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3 WHERE key = ?1",
@@ -315,7 +334,8 @@ impl Store {
                     r.attempts,
                     r.visited as i64,
                     r.micros as i64,
-                    r.worker.0 as i64
+                    r.worker.0 as i64,
+                    outcome_code(r.outcome)
                 ])? as i64;
                 new_rows += inserted as u64;
                 match &mut pending {
@@ -426,7 +446,7 @@ impl Store {
         }
         let at = |config: u32, method: u32| config as usize * methods.len() + method as usize;
         let mut stmt = self.conn.prepare(
-            "SELECT config, method, COUNT(*), SUM(success), AVG(micros), AVG(attempts)
+            "SELECT config, method, COUNT(*), SUM(success), AVG(micros), AVG(attempts), SUM(outcome = 2)
              FROM results WHERE sweep = ?1 GROUP BY config, method",
         )?;
         let mut q = stmt.query([record.key.0])?;
@@ -436,6 +456,7 @@ impl Store {
             row.successes = r.get::<_, i64>(3)? as u64;
             row.mean_micros = r.get(4)?;
             row.mean_attempts = r.get(5)?;
+            row.no_tour = r.get::<_, i64>(6)? as u64;
         }
         // Medians: one ordered pass, picking the middle of each group.
         let mut stmt = self
@@ -478,7 +499,7 @@ impl Store {
     ) -> Result<Vec<ResultRecord>> {
         let (c, s, m) = after.map_or((-1i64, -1i64, -1i64), |(c, s, m)| (c as i64, s as i64, m as i64));
         let mut stmt = self.conn.prepare_cached(
-            "SELECT config, start_index, method, start_cell, success, attempts, visited, micros, worker
+            "SELECT config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome
              FROM results WHERE sweep = ?1 AND (config, start_index, method) > (?2, ?3, ?4)
              ORDER BY config, start_index, method LIMIT ?5",
         )?;
@@ -495,6 +516,7 @@ impl Store {
                     visited: r.get::<_, i64>(6)? as u64,
                     micros: r.get::<_, i64>(7)? as u64,
                     worker: WorkerId(r.get::<_, i64>(8)? as u64),
+                    outcome: outcome_of(r.get(9)?),
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -542,6 +564,7 @@ mod tests {
             visited: 25,
             micros,
             worker: WorkerId(1),
+            outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
         }
     }
 

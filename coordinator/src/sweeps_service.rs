@@ -76,6 +76,7 @@ pub fn table_rows(shared_rows: Vec<sweep::AggregateRow>) -> Vec<pb::AggregateRow
             mean_micros: a.mean_micros,
             median_micros: a.median_micros,
             mean_attempts: a.mean_attempts,
+            no_tour: a.no_tour,
         })
         .collect()
 }

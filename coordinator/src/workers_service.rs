@@ -90,6 +90,13 @@ fn report_of(r: pb::ShardResults) -> ShardReport {
                 attempts: t.attempts,
                 visited: t.visited,
                 micros: t.micros,
+                outcome: match pb::Outcome::try_from(t.outcome) {
+                    Ok(pb::Outcome::Tour) => tour::Outcome::Tour,
+                    Ok(pb::Outcome::NoTour) => tour::Outcome::NoTour,
+                    // A worker that predates outcomes: a success is a tour.
+                    _ if t.success => tour::Outcome::Tour,
+                    _ => tour::Outcome::GaveUp,
+                },
                 error: (!t.error.is_empty()).then_some(t.error),
             })
             .collect(),
@@ -117,6 +124,8 @@ fn shard_message(a: &Assignment) -> pb::Shard {
         }),
         methods: a.sweep.methods().iter().map(|m| m.name().to_string()).collect(),
         starts: a.starts.to_vec(),
+        budget: a.sweep.budget(),
+        iterations: a.sweep.iterations(),
     }
 }
 

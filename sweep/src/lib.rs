@@ -44,4 +44,4 @@ pub use error::SpecError;
 pub use plan::{Cursor, Planner, ShardPlan};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
-pub use table::{render, AggregateRow, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};
+pub use table::{render, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};

@@ -50,6 +50,12 @@ pub struct SweepSpec {
     pub starts: u64,
     #[serde(deserialize_with = "method_names::deserialize", serialize_with = "method_names::serialize")]
     pub methods: Vec<Method>,
+    /// Node budget of `bt` per task (default tour::DEFAULT_BUDGET).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    /// Iteration cap of the `nn` methods (default 100, as in seed 004).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u32>,
     #[serde(rename = "grid", default)]
     pub grids: Vec<GridSpec>,
     #[serde(default)]
@@ -290,6 +296,12 @@ impl SweepSpec {
         if self.methods.is_empty() {
             return Err(SpecError::field("methods", format!("is empty; give at least one of {}", known_methods())));
         }
+        if self.budget == Some(0) {
+            return Err(SpecError::field("budget", "0 is below the minimum 1"));
+        }
+        if let Some(i) = self.iterations.filter(|&i| i == 0 || i > MAX_ITERATIONS) {
+            return Err(SpecError::field("iterations", format!("{i} is outside 1..={MAX_ITERATIONS}")));
+        }
         for (i, m) in self.methods.iter().enumerate() {
             if self.methods[..i].contains(m) {
                 return Err(SpecError::field("methods", format!("lists {:?} twice", m.name())));
@@ -336,6 +348,9 @@ impl SweepSpec {
         toml::to_string(&self.canonical()).expect("a parsed spec serialises back to TOML")
     }
 }
+
+/// Largest `iterations` accepted for the nn methods.
+pub const MAX_ITERATIONS: u32 = 1_000_000;
 
 /// Longest accepted `name`, in bytes.
 const MAX_NAME_BYTES: usize = 200;

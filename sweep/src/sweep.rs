@@ -192,6 +192,16 @@ impl Sweep {
         &self.spec.methods
     }
 
+    /// Node budget of `bt` per task.
+    pub fn budget(&self) -> u64 {
+        self.spec.budget.unwrap_or(tour::DEFAULT_BUDGET)
+    }
+
+    /// Iteration cap of the `nn` methods.
+    pub fn iterations(&self) -> u32 {
+        self.spec.iterations.unwrap_or(tour::DEFAULT_ITERATIONS)
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.spec.limits
     }
@@ -320,6 +330,14 @@ fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> String {
     h.bytes(spec.name.as_bytes()).word(spec.seed).word(spec.starts).word(spec.methods.len() as u64);
     for m in &spec.methods {
         h.bytes(m.name().as_bytes());
+    }
+    // Budgets change results; written only when set, so specs without them
+    // keep the ids they had before these options existed.
+    if let Some(b) = spec.budget {
+        h.bytes(b"budget").word(b);
+    }
+    if let Some(i) = spec.iterations {
+        h.bytes(b"iterations").word(i.into());
     }
     h.word(configurations.len() as u64);
     for c in configurations {

@@ -3,7 +3,7 @@
 //! Markdown, CSV, JSON or LaTeX.
 //!
 //! A cell holds the accuracy in percent with one decimal (`97.0`), or the
-//! mean time in microseconds with `timing`; `n/a` marks an impossible
+//! accuracy among starts not proven impossible, or mean time in microseconds (see [`Metric`]); `n/a` marks an impossible
 //! configuration (no tour exists, nothing was run) and an empty cell a
 //! result not in the rows (yet).
 
@@ -31,6 +31,10 @@ pub struct AggregateRow {
     pub impossible: bool,
     pub tasks: u64,
     pub successes: u64,
+    /// Tasks proven to have no tour from their start (colour rule,
+    /// exhaustive search, construction).
+    #[serde(default)]
+    pub no_tour: u64,
     pub mean_micros: f64,
     pub median_micros: f64,
     pub mean_attempts: f64,
@@ -49,6 +53,7 @@ impl AggregateRow {
             impossible: entry.eligibility() == Eligibility::Impossible,
             tasks: 0,
             successes: 0,
+            no_tour: 0,
             mean_micros: 0.0,
             median_micros: 0.0,
             mean_attempts: 0.0,
@@ -58,6 +63,13 @@ impl AggregateRow {
     /// Successes in percent of tasks; None when there are no tasks.
     pub fn accuracy(&self) -> Option<f64> {
         (self.tasks > 0).then(|| 100.0 * self.successes as f64 / self.tasks as f64)
+    }
+
+    /// Successes in percent of the tasks not proven impossible; None when
+    /// every task was (or there are none).
+    pub fn accuracy_possible(&self) -> Option<f64> {
+        let possible = self.tasks.saturating_sub(self.no_tour);
+        (possible > 0).then(|| 100.0 * self.successes as f64 / possible as f64)
     }
 }
 
@@ -94,8 +106,22 @@ pub struct TableOptions {
     pub format: TableFormat,
     /// Only rows with this moves label (`"3,2"`).
     pub moves: Option<String>,
-    /// Cells show mean microseconds instead of accuracy.
-    pub timing: bool,
+    /// What the cells show.
+    pub metric: Metric,
+}
+
+/// The number in each cell of a table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Metric {
+    /// Successes in percent of tasks, as the report counts them: a failure
+    /// counts even where no tour exists from the start.
+    #[default]
+    Accuracy,
+    /// Successes in percent of the tasks not proven impossible: only the
+    /// failures that are the method's fault.
+    AccuracyPossible,
+    /// Mean wall time per task in microseconds.
+    MeanMicros,
 }
 
 /// Renders `rows` as `opts` asks.
@@ -186,7 +212,11 @@ struct Group<'r> {
 }
 
 fn tables(rows: &[&AggregateRow], opts: &TableOptions, method_rank: &HashMap<&str, usize>) -> Vec<Table> {
-    let metric = if opts.timing { "mean time (µs)" } else { "accuracy (%)" };
+    let metric = match opts.metric {
+        Metric::Accuracy => "accuracy (%)",
+        Metric::AccuracyPossible => "accuracy among starts not proven impossible (%)",
+        Metric::MeanMicros => "mean time (µs)",
+    };
     let shape_rank = first_appearances(rows.iter().filter(|r| r.n.is_none()).map(|r| r.shape.as_str()));
     let row_key = |r: &AggregateRow| match r.n {
         Some(n) => RowKey::N(n),
@@ -230,7 +260,7 @@ fn tables(rows: &[&AggregateRow], opts: &TableOptions, method_rank: &HashMap<&st
                 .into_iter()
                 .map(|(row, found)| {
                     let texts =
-                        found.into_iter().map(|r| r.map_or_else(String::new, |r| cell(r, opts.timing))).collect();
+                        found.into_iter().map(|r| r.map_or_else(String::new, |r| cell(r, opts.metric))).collect();
                     (row.label(), texts)
                 })
                 .collect();
@@ -251,15 +281,19 @@ fn dims_label(dims: u32) -> String {
 
 /// A cell's text: accuracy or mean time with one decimal, `n/a` when
 /// impossible, empty when there are no results.
-fn cell(row: &AggregateRow, timing: bool) -> String {
+fn cell(row: &AggregateRow, metric: Metric) -> String {
     if row.impossible {
         return IMPOSSIBLE.to_string();
     }
     if row.tasks == 0 {
         return String::new();
     }
-    let value = if timing { row.mean_micros } else { row.accuracy().unwrap_or_default() };
-    format!("{value:.1}")
+    let value = match metric {
+        Metric::Accuracy => row.accuracy(),
+        Metric::AccuracyPossible => row.accuracy_possible(),
+        Metric::MeanMicros => Some(row.mean_micros),
+    };
+    value.map_or_else(String::new, |v| format!("{v:.1}"))
 }
 
 /// The corner header of every table: rows are board sizes.
@@ -400,6 +434,7 @@ mod tests {
             impossible: moves == "3,1",
             tasks,
             successes,
+            no_tour: 0,
             mean_micros: 10.0 * f64::from(config) + 0.46,
             median_micros: 3.5,
             mean_attempts: 1.5,
@@ -423,7 +458,7 @@ mod tests {
     }
 
     fn opts(layout: TableLayout, format: TableFormat) -> TableOptions {
-        TableOptions { layout, format, moves: None, timing: false }
+        TableOptions { layout, format, moves: None, metric: Metric::Accuracy }
     }
 
     #[test]
@@ -431,6 +466,12 @@ mod tests {
         let r = row(0, "3,2", "5x5", "w", 200, 193);
         assert_eq!(r.accuracy(), Some(96.5));
         assert_eq!(row(0, "3,2", "5x5", "w", 0, 0).accuracy(), None);
+        let mut odd = row(0, "2,1", "5x5", "w", 10, 6);
+        odd.no_tour = 4;
+        assert_eq!(odd.accuracy(), Some(60.0));
+        assert_eq!(odd.accuracy_possible(), Some(100.0), "the 4 failures were impossible starts");
+        odd.no_tour = 10;
+        assert_eq!(odd.accuracy_possible(), None);
     }
 
     #[test]
@@ -487,6 +528,7 @@ moves,dims,N,w,aw+
     "impossible": true,
     "tasks": 0,
     "successes": 0,
+    "no_tour": 0,
     "mean_micros": 30.46,
     "median_micros": 3.5,
     "mean_attempts": 1.5
@@ -501,6 +543,7 @@ moves,dims,N,w,aw+
     "impossible": true,
     "tasks": 0,
     "successes": 0,
+    "no_tour": 0,
     "mean_micros": 30.46,
     "median_micros": 3.5,
     "mean_attempts": 1.5
@@ -545,7 +588,12 @@ accuracy (%) — moves 3,2, method aw+
 
     #[test]
     fn text_by_methods_with_timing() {
-        let o = TableOptions { layout: TableLayout::ByMethods, format: TableFormat::Text, moves: None, timing: true };
+        let o = TableOptions {
+            layout: TableLayout::ByMethods,
+            format: TableFormat::Text,
+            moves: None,
+            metric: Metric::MeanMicros,
+        };
         let expected = "\
 mean time (µs) — moves 3,2, 2D
    N     w   aw+

@@ -153,13 +153,7 @@ impl Output {
 
     /// The last non-empty line of stdout.
     pub fn last_line(&self) -> String {
-        self.stdout
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_string()
+        self.stdout.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
     }
 }
 
@@ -191,12 +185,7 @@ pub fn run_ksweep(dir: &Path, args: &[&str], timeout: Duration) -> Output {
             None => sleep(Duration::from_millis(15)),
         }
     };
-    Output {
-        command,
-        status,
-        stdout: read_lossy(&out_path),
-        stderr: read_lossy(&err_path),
-    }
+    Output { command, status, stdout: read_lossy(&out_path), stderr: read_lossy(&err_path) }
 }
 
 /// A long-running `ksweep` child (coordinator or worker). Dropping it kills
@@ -218,12 +207,7 @@ impl Proc {
             .stderr(File::create(&log).expect("create log file"))
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Proc {
-            name: name.to_string(),
-            log,
-            child,
-            exited: None,
-        }
+        Proc { name: name.to_string(), log, child, exited: None }
     }
 
     pub fn pid(&self) -> u32 {
@@ -268,10 +252,7 @@ impl Proc {
     /// SIGTERM, through kill(1) so the test needs no libc bindings.
     pub fn term(&mut self) {
         assert!(self.try_exit().is_none(), "{} already exited", self.name);
-        let status = Command::new("kill")
-            .args(["-TERM", &self.pid().to_string()])
-            .status()
-            .expect("run kill -TERM");
+        let status = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().expect("run kill -TERM");
         assert!(status.success(), "kill -TERM {} failed", self.pid());
     }
 }
@@ -296,18 +277,12 @@ pub struct Status {
 fn field<'a>(block: &'a str, key: &str) -> &'a str {
     block
         .lines()
-        .find_map(|l| {
-            l.strip_prefix(key)
-                .filter(|rest| rest.starts_with(' '))
-                .map(str::trim)
-        })
+        .find_map(|l| l.strip_prefix(key).filter(|rest| rest.starts_with(' ')).map(str::trim))
         .unwrap_or_else(|| panic!("no {key:?} line in status output:\n{block}"))
 }
 
 fn number(text: &str, what: &str) -> u64 {
-    text.trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("{what}: {text:?} is not a number"))
+    text.trim().parse().unwrap_or_else(|_| panic!("{what}: {text:?} is not a number"))
 }
 
 /// Parses `ksweep status` output: one block per sweep, blank-line separated;
@@ -321,9 +296,7 @@ pub fn parse_statuses(text: &str) -> Vec<Status> {
         .map(|block| {
             let sweep = field(block, "sweep");
             let tasks = field(block, "tasks");
-            let (done, rest) = tasks
-                .split_once(" / ")
-                .unwrap_or_else(|| panic!("bad tasks line {tasks:?}"));
+            let (done, rest) = tasks.split_once(" / ").unwrap_or_else(|| panic!("bad tasks line {tasks:?}"));
             let total = rest.split_whitespace().next().unwrap_or("");
             Status {
                 id: sweep.split_whitespace().next().unwrap_or("").to_string(),
@@ -373,10 +346,7 @@ impl Cluster {
 
     /// A coordinator requiring `token`, when given.
     pub fn start_with_token(flags: &[&str], token: Option<&str>) -> Cluster {
-        let dir = tempfile::Builder::new()
-            .prefix("ksweep-e2e-")
-            .tempdir()
-            .expect("temp dir");
+        let dir = tempfile::Builder::new().prefix("ksweep-e2e-").tempdir().expect("temp dir");
         let db = dir.path().join("coordinator.db");
         let mut cluster = Cluster {
             dir,
@@ -459,9 +429,7 @@ impl Cluster {
         let mut args = vec!["health".to_string(), "--coordinator".into(), self.url()];
         args.extend(self.token_args());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_ksweep(self.dir.path(), &args, Duration::from_secs(20))
-            .status
-            .success()
+        run_ksweep(self.dir.path(), &args, Duration::from_secs(20)).status.success()
     }
 
     /// SIGKILLs the coordinator (its log is kept).
@@ -567,28 +535,15 @@ impl Cluster {
     /// Polls the status every 100 ms until `pred` holds; fails the test
     /// after `timeout`, or at once if the sweep ends another way.
     #[track_caller]
-    pub fn wait_for(
-        &self,
-        id: &str,
-        what: &str,
-        timeout: Duration,
-        pred: impl Fn(&Status) -> bool,
-    ) -> Status {
+    pub fn wait_for(&self, id: &str, what: &str, timeout: Duration, pred: impl Fn(&Status) -> bool) -> Status {
         let deadline = Instant::now() + timeout;
         loop {
             let s = self.status(id);
             if pred(&s) {
                 return s;
             }
-            assert!(
-                s.state == "running",
-                "waiting for {what}, the sweep ended {}: {s:?}",
-                s.state
-            );
-            assert!(
-                Instant::now() < deadline,
-                "timed out after {timeout:?} waiting for {what}; last status {s:?}"
-            );
+            assert!(s.state == "running", "waiting for {what}, the sweep ended {}: {s:?}", s.state);
+            assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}; last status {s:?}");
             sleep(Duration::from_millis(100));
         }
     }
@@ -608,17 +563,13 @@ impl Cluster {
         strip_timing(&self.client(&["table", id, "--format", "json"]).ok().stdout)
     }
 
-    /// `ksweep export ID --format csv`: its lines, header first.
-    pub fn export(&self, id: &str) -> Vec<String> {
-        let out = self.client(&["export", id, "--format", "csv"]).ok();
-        out.stdout.lines().map(str::to_string).collect()
+    /// `ksweep export ID --format csv`, parsed.
+    pub fn export(&self, id: &str) -> Export {
+        Export::parse(&self.client(&["export", id, "--format", "csv"]).ok().stdout)
     }
 
     fn all_procs(&mut self) -> impl Iterator<Item = &mut Proc> {
-        self.coordinator
-            .iter_mut()
-            .chain(self.workers.iter_mut())
-            .chain(self.retired.iter_mut())
+        self.coordinator.iter_mut().chain(self.workers.iter_mut()).chain(self.retired.iter_mut())
     }
 }
 
@@ -646,11 +597,9 @@ impl Drop for Cluster {
 
 /// A table's JSON rows without the timing fields (mean_micros, median_micros).
 pub fn strip_timing(json: &str) -> Value {
-    let mut v: Value = serde_json::from_str(json)
-        .unwrap_or_else(|e| panic!("table --format json is not JSON ({e}):\n{json}"));
-    let rows = v
-        .as_array_mut()
-        .unwrap_or_else(|| panic!("table JSON is not an array:\n{json}"));
+    let mut v: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("table --format json is not JSON ({e}):\n{json}"));
+    let rows = v.as_array_mut().unwrap_or_else(|| panic!("table JSON is not an array:\n{json}"));
     assert!(!rows.is_empty(), "the table has no rows");
     for row in rows {
         let obj = row.as_object_mut().expect("a table row is an object");
@@ -661,43 +610,81 @@ pub fn strip_timing(json: &str) -> Value {
     v
 }
 
-/// Export CSV lines with the last column (micros) dropped.
-pub fn strip_micros(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .map(|l| match l.rsplit_once(',') {
-            Some((rest, _micros)) => rest.to_string(),
-            None => panic!("not a CSV row: {l:?}"),
-        })
-        .collect()
-}
-
-/// The task key of an export row: rule, dims, shape, method, start (every
-/// column before success, attempts, visited, micros).
-pub fn task_key(line: &str) -> String {
-    let mut parts = line.rsplitn(5, ',');
-    for _ in 0..4 {
-        parts.next();
+/// The fields of a CSV line (double-quoted fields may hold commas).
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
     }
-    parts
-        .next()
-        .unwrap_or_else(|| panic!("not an export row: {line:?}"))
-        .to_string()
+    fields
 }
 
-/// Asserts an export has a header and exactly `tasks` rows, each task once.
-#[track_caller]
-pub fn assert_export_complete(lines: &[String], tasks: u64) {
-    assert!(
-        lines.first().is_some_and(|h| h.starts_with("rule,")),
-        "export lacks its header: {:?}",
-        lines.first()
-    );
-    let rows = &lines[1..];
-    assert_eq!(rows.len() as u64, tasks, "export rows vs tasks_total");
-    let mut seen = HashSet::new();
-    for r in rows {
-        assert!(seen.insert(task_key(r)), "task exported twice: {r}");
+/// An export: its header's column names and its rows' fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Export {
+    /// Parses `ksweep export --format csv` output.
+    pub fn parse(text: &str) -> Export {
+        let mut lines = text.lines();
+        let header = lines.next().unwrap_or_else(|| panic!("empty export"));
+        let columns = csv_fields(header);
+        for name in ["rule", "start", "method", "success", "micros"] {
+            assert!(columns.iter().any(|c| c == name), "export header {header:?} lacks {name}");
+        }
+        let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+        for r in &rows {
+            assert_eq!(r.len(), columns.len(), "row {r:?} vs header {columns:?}");
+        }
+        Export { columns, rows }
+    }
+
+    pub fn column(&self, name: &str) -> usize {
+        self.columns.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name} in {:?}", self.columns))
+    }
+
+    /// The rows with the micros column dropped, as `|`-joined lines.
+    pub fn without_micros(&self) -> Vec<String> {
+        let micros = self.column("micros");
+        let line = |r: &Vec<String>| {
+            r.iter().enumerate().filter(|&(i, _)| i != micros).map(|(_, f)| f.as_str()).collect::<Vec<_>>().join("|")
+        };
+        std::iter::once(line(&self.columns)).chain(self.rows.iter().map(line)).collect()
+    }
+
+    /// A row's task: every column before `success` (rule, dims, shape,
+    /// method, start).
+    pub fn task_key(&self, row: &[String]) -> String {
+        row[..self.column("success")].join("|")
+    }
+
+    /// Rows whose success column is 1.
+    pub fn successes(&self) -> u64 {
+        let i = self.column("success");
+        self.rows.iter().filter(|r| r[i] == "1").count() as u64
+    }
+
+    /// Asserts exactly `tasks` rows, each task once.
+    #[track_caller]
+    pub fn assert_complete(&self, tasks: u64) {
+        assert_eq!(self.rows.len() as u64, tasks, "export rows vs tasks_total");
+        let mut seen = HashSet::new();
+        for r in &self.rows {
+            assert!(seen.insert(self.task_key(r)), "task exported twice: {r:?}");
+        }
     }
 }
 
@@ -705,33 +692,18 @@ pub fn assert_export_complete(lines: &[String], tasks: u64) {
 #[track_caller]
 pub fn assert_lines_equal(got: &[String], want: &[String], what: &str) {
     if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
-        panic!(
-            "{what}: first difference at line {i}:\n  got:  {}\n  want: {}",
-            got[i], want[i]
-        );
+        panic!("{what}: first difference at line {i}:\n  got:  {}\n  want: {}", got[i], want[i]);
     }
-    assert_eq!(
-        got.len(),
-        want.len(),
-        "{what}: same prefix but {} lines vs {} expected",
-        got.len(),
-        want.len()
-    );
+    assert_eq!(got.len(), want.len(), "{what}: same prefix but {} lines vs {} expected", got.len(), want.len());
 }
 
 /// Asserts two tables (timing stripped) are equal, showing the first
 /// differing row.
 #[track_caller]
 pub fn assert_tables_equal(got: &Value, want: &Value, what: &str) {
-    let (g, w) = (
-        got.as_array().expect("rows"),
-        want.as_array().expect("rows"),
-    );
+    let (g, w) = (got.as_array().expect("rows"), want.as_array().expect("rows"));
     if let Some(i) = (0..g.len().min(w.len())).find(|&i| g[i] != w[i]) {
-        panic!(
-            "{what}: first differing row {i}:\n  got:  {}\n  want: {}",
-            g[i], w[i]
-        );
+        panic!("{what}: first differing row {i}:\n  got:  {}\n  want: {}", g[i], w[i]);
     }
     assert_eq!(g.len(), w.len(), "{what}: row counts differ");
 }
@@ -742,7 +714,7 @@ pub struct Reference {
     pub status: Status,
     /// Table rows, timing stripped.
     pub table: Value,
-    /// Export lines, micros stripped.
+    /// Export lines (fields `|`-joined), micros dropped.
     pub csv: Vec<String>,
 }
 
@@ -756,39 +728,24 @@ pub fn reference(spec: &str) -> Arc<Reference> {
     if let Some(r) = cache.get(spec) {
         return r.clone();
     }
-    let dir = tempfile::Builder::new()
-        .prefix("ksweep-e2e-embedded-")
-        .tempdir()
-        .expect("temp dir");
+    let dir = tempfile::Builder::new().prefix("ksweep-e2e-embedded-").tempdir().expect("temp dir");
     let spec_path = dir.path().join("spec.toml");
     std::fs::write(&spec_path, spec).expect("write spec");
     let db = dir.path().join("A.db");
     let (spec_arg, db_arg) = (spec_path.to_str().unwrap(), db.to_str().unwrap());
     let d = dir.path();
-    run_ksweep(
-        d,
-        &["run", spec_arg, "--db", db_arg, "--threads", "2"],
-        Duration::from_secs(240),
-    )
-    .ok();
+    run_ksweep(d, &["run", spec_arg, "--db", db_arg, "--threads", "2"], Duration::from_secs(240)).ok();
     let status = parse_statuses(&run_ksweep(d, &["status", "--db", db_arg], CLIENT_TIMEOUT).ok().stdout);
     assert_eq!(status.len(), 1, "the embedded database holds one sweep");
     let status = status.into_iter().next().unwrap();
     assert_eq!(status.state, "done", "embedded run: {status:?}");
     assert_eq!(status.tasks_done, status.tasks_total, "embedded run: {status:?}");
-    let table = strip_timing(
-        &run_ksweep(d, &["table", "--db", db_arg, "--format", "json"], CLIENT_TIMEOUT)
-            .ok()
-            .stdout,
-    );
-    let export = run_ksweep(d, &["export", "--db", db_arg, "--format", "csv"], CLIENT_TIMEOUT).ok();
-    let lines: Vec<String> = export.stdout.lines().map(str::to_string).collect();
-    assert_export_complete(&lines, status.tasks_total);
-    let r = Arc::new(Reference {
-        status,
-        table,
-        csv: strip_micros(&lines),
-    });
+    let table =
+        strip_timing(&run_ksweep(d, &["table", "--db", db_arg, "--format", "json"], CLIENT_TIMEOUT).ok().stdout);
+    let export =
+        Export::parse(&run_ksweep(d, &["export", "--db", db_arg, "--format", "csv"], CLIENT_TIMEOUT).ok().stdout);
+    export.assert_complete(status.tasks_total);
+    let r = Arc::new(Reference { status, table, csv: export.without_micros() });
     cache.insert(spec.to_string(), r.clone());
     r
 }
@@ -806,10 +763,6 @@ pub fn assert_matches_reference(cluster: &Cluster, id: &str, spec: &str) {
     assert_eq!(status.successes, want.status.successes, "successes");
     assert_tables_equal(&cluster.table(id), &want.table, "distributed vs embedded table");
     let export = cluster.export(id);
-    assert_export_complete(&export, status.tasks_total);
-    assert_lines_equal(
-        &strip_micros(&export),
-        &want.csv,
-        "distributed vs embedded export",
-    );
+    export.assert_complete(status.tasks_total);
+    assert_lines_equal(&export.without_micros(), &want.csv, "distributed vs embedded export");
 }

@@ -1,8 +1,58 @@
-//! `bt`: exact depth-first search for an open tour from a start (to be
-//! implemented; see issue "The seeds' other solvers").
+//! `bt`: exact depth-first search for an open tour from a given start.
+//!
+//! The search tries children in Warnsdorff order (least onward degree first,
+//! ties by move order), so on most boards its first descent is the W walk
+//! and a tour comes out after about one node per cell; when the walk gets
+//! stuck it backtracks instead of giving up, and when the search space is
+//! exhausted the result is a proof that no tour exists from the start.
+//!
+//! # Pruning, and why it is sound
+//!
+//! Let the path so far end at the current cell `c` and let `U` be the
+//! unvisited cells. The branch holds a tour iff `U` can be walked as a path
+//! `c = q0, q1, .., qm` (`m = |U|`) of moves. Every rule below only rejects
+//! states in which no such path exists.
+//!
+//! Move sets closed under negation (every rule-generated set) make the move
+//! graph undirected. Let `d(u)`, for `u` in `U`, count the neighbours of `u`
+//! in `U ∪ {c}`. In the path, each `qi` with `0 < i < m` has two distinct
+//! neighbours `q(i-1)` and `q(i+1)` in `U ∪ {c}`, and `qm` has one. Hence:
+//!
+//! * **isolated**: `d(u) = 0` for some `u` in `U` → dead (`u` cannot be entered);
+//! * **ends**: `d(u) = 1` for two or more `u` in `U` → dead (only `qm` may
+//!   have `d = 1`);
+//! * **forced dead end**: a neighbour `u` of `c` with `d(u) = 1` while
+//!   `m >= 2` → dead: its one neighbour is `c`, so it could only be `q1`,
+//!   which is interior and needs `d >= 2`.
+//!
+//! For other move sets the graph is directed. Let `in(u)` count the cells of
+//! `U ∪ {c}` that can move onto `u`, and `out(u)` the cells of `U` that `u`
+//! can move onto. Each `qi` with `i >= 1` is entered from `q(i-1)`, and each
+//! `qi` with `i < m` leaves to `q(i+1)` in `U`. Hence:
+//!
+//! * **isolated**: `in(u) = 0` for some `u` in `U` → dead;
+//! * **ends**: `out(u) = 0` for two or more `u` in `U` → dead (only `qm` may);
+//! * **forced next**: a successor `u` of `c` with `in(u) = 1` can only be
+//!   entered from `c`, so it must be `q1`: it is the only child tried, and
+//!   two such successors → dead.
+//!
+//! All counts are kept incrementally. Stepping from `c` to `v` changes
+//! `U ∪ {c}` only by dropping `c`, and `U` only by dropping `v`, so
+//! `d` (and `in`) drop by one on the unvisited neighbours (successors) of
+//! `c`, `out` drops on the unvisited predecessors of `v`, and backtracking
+//! undoes exactly that: O(K) per node either way.
+//!
+//! Before any search, the colouring gives proofs for free: if every move
+//! changes colour and the cell count is odd, a tour alternates colours and
+//! must start on the majority (even coordinate sum) colour; if no move
+//! changes colour, a board of two or more cells (which has both colours)
+//! has no tour at all.
+
+use std::collections::HashSet;
 
 use crate::board::Board;
-use crate::moves::Moves;
+use crate::layout::MAX_PADDED_CELLS;
+use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
 
 /// The result of an exhaustive search.
@@ -16,9 +66,393 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
+impl SearchResult {
+    fn without_path(outcome: Outcome, nodes: u64) -> SearchResult {
+        SearchResult { outcome, path: None, nodes }
+    }
+}
+
 /// Searches for an open tour of `board` from cell `start` with `moves`,
 /// expanding at most `budget` nodes.
+///
+/// Placing a cell on the path (the start included) costs one node. Colour
+/// proofs cost none. Inputs the engine would refuse (a start off the board,
+/// moves of another dimension, a padded layout over [`MAX_PADDED_CELLS`])
+/// give `GaveUp` with no nodes: nothing was learnt about them.
 pub fn search(board: &Board, moves: &Moves, start: u64, budget: u64) -> SearchResult {
-    let _ = (board, moves, start, budget);
-    SearchResult { outcome: Outcome::GaveUp, path: None, nodes: 0 }
+    let cells = board.cells();
+    if moves.dims() != board.dims() || start >= cells {
+        return SearchResult::without_path(Outcome::GaveUp, 0);
+    }
+    if colour_forbids(board, moves, start) {
+        return SearchResult::without_path(Outcome::NoTour, 0);
+    }
+    if budget == 0 {
+        return SearchResult::without_path(Outcome::GaveUp, 0);
+    }
+    if cells == 1 {
+        return SearchResult { outcome: Outcome::Tour, path: Some(vec![start]), nodes: 1 };
+    }
+    let Some(grid) = Grid::new(board, moves) else {
+        return SearchResult::without_path(Outcome::GaveUp, 0);
+    };
+    if closed_under_negation(moves) {
+        Search::<true>::new(&grid).run(start, cells, budget)
+    } else {
+        Search::<false>::new(&grid).run(start, cells, budget)
+    }
+}
+
+/// True when the colouring alone proves there is no tour from `start`.
+fn colour_forbids(board: &Board, moves: &Moves, start: u64) -> bool {
+    match moves.colouring() {
+        Colouring::NeverChanges => board.cells() > 1,
+        Colouring::AlwaysChanges => {
+            let odd_start = board.coords(start).iter().map(|&x| x as u64).sum::<u64>() % 2 == 1;
+            board.cells() % 2 == 1 && odd_start
+        }
+        Colouring::Mixed => false,
+    }
+}
+
+/// True when every move's negation is also a move: the move graph is then
+/// undirected and the stronger degree rules apply.
+fn closed_under_negation(moves: &Moves) -> bool {
+    let set: HashSet<&[i32]> = moves.iter().collect();
+    moves.iter().all(|m| set.contains(m.iter().map(|&c| -c).collect::<Vec<_>>().as_slice()))
+}
+
+/// A degree slot of a visited (or current) cell or of the border.
+const BLOCKED: u16 = u16::MAX;
+
+/// The padded board the search runs on: a border as wide as the longest move
+/// component on every axis, so a neighbour is `cell + offset` and off-board
+/// neighbours are border slots marked [`BLOCKED`]. (The same geometry as the
+/// walk kernel's layout, kept private here so the two can evolve apart.)
+struct Grid {
+    pad: usize,
+    sides: Vec<usize>,
+    strides: Vec<usize>,
+    len: usize,
+    /// Linear offset of each move, in move order.
+    offsets: Vec<isize>,
+}
+
+impl Grid {
+    /// `None` when the padded array would exceed [`MAX_PADDED_CELLS`].
+    fn new(board: &Board, moves: &Moves) -> Option<Grid> {
+        let pad = moves.reach() as usize;
+        let sides: Vec<usize> = board.sides().iter().map(|&n| n as usize).collect();
+        let padded_sides: Vec<usize> = sides.iter().map(|&n| n + 2 * pad).collect();
+        let len = padded_sides.iter().try_fold(1u128, |acc, &p| acc.checked_mul(p as u128))?;
+        if len > MAX_PADDED_CELLS as u128 {
+            return None;
+        }
+        let len = usize::try_from(len).ok()?;
+        let mut strides = vec![1usize; sides.len()];
+        for axis in (0..sides.len().saturating_sub(1)).rev() {
+            strides[axis] = strides[axis + 1] * padded_sides[axis + 1];
+        }
+        let offsets =
+            moves.iter().map(|mv| mv.iter().zip(&strides).map(|(&c, &s)| c as isize * s as isize).sum()).collect();
+        Some(Grid { pad, sides, strides, len, offsets })
+    }
+
+    /// Padded index of a board cell index.
+    fn padded(&self, mut index: u64) -> usize {
+        let mut out = 0;
+        for axis in (0..self.sides.len()).rev() {
+            let side = self.sides[axis] as u64;
+            out += ((index % side) as usize + self.pad) * self.strides[axis];
+            index /= side;
+        }
+        out
+    }
+
+    /// Board cell index of a padded index inside the board.
+    fn unpadded(&self, mut padded: usize) -> u64 {
+        let mut out = 0u64;
+        for (&stride, &side) in self.strides.iter().zip(&self.sides) {
+            let x = padded / stride;
+            padded %= stride;
+            out = out * side as u64 + (x - self.pad) as u64;
+        }
+        out
+    }
+}
+
+/// One cell on the path, with what backtracking needs to restore it.
+struct Frame {
+    /// Padded index of the cell.
+    cell: usize,
+    /// Its degree slots before it was visited.
+    saved: Saved,
+    /// Its children, in `children[first..]` while it is the top frame.
+    first: usize,
+    /// The next child to try.
+    next: usize,
+}
+
+#[derive(Clone, Copy)]
+struct Saved {
+    deg: u16,
+    indeg: u16,
+}
+
+/// Search state. With `SYM` (move set closed under negation) `deg` holds
+/// `d(u)`; otherwise `deg` holds `out(u)` and `indeg` holds `in(u)` (see the
+/// module doc). `deg` is [`BLOCKED`] on visited and border cells, which is
+/// how the search tells them apart from `U`.
+struct Search<'g, const SYM: bool> {
+    grid: &'g Grid,
+    /// Offsets of the cells that can move onto a cell (directed only).
+    predecessors: Vec<isize>,
+    deg: Vec<u16>,
+    indeg: Vec<u16>,
+    /// Cells of `U` that cannot be entered: `d = 0` / `in = 0`. Must be 0.
+    isolated: u64,
+    /// Cells of `U` that can only be the last cell: `d = 1` / `out = 0`.
+    /// Must be at most 1.
+    ends: u64,
+}
+
+impl<'g, const SYM: bool> Search<'g, SYM> {
+    /// Degrees of the whole board with nothing visited yet.
+    fn new(grid: &'g Grid) -> Self {
+        let mut deg = vec![BLOCKED; grid.len];
+        let cells: u64 = grid.sides.iter().map(|&n| n as u64).product();
+        for i in 0..cells {
+            deg[grid.padded(i)] = 0;
+        }
+        let predecessors: Vec<isize> = if SYM { Vec::new() } else { grid.offsets.iter().map(|&o| -o).collect() };
+        let count = |deg: &[u16], cell: usize, offsets: &[isize]| {
+            offsets.iter().filter(|&&o| deg[cell.wrapping_add_signed(o)] != BLOCKED).count() as u16
+        };
+        let mut indeg = Vec::new();
+        if !SYM {
+            indeg = vec![0u16; grid.len];
+            for i in 0..cells {
+                let p = grid.padded(i);
+                indeg[p] = count(&deg, p, &predecessors);
+            }
+        }
+        let mut out = deg.clone();
+        for i in 0..cells {
+            let p = grid.padded(i);
+            out[p] = count(&deg, p, &grid.offsets);
+        }
+        Search { grid, predecessors, deg: out, indeg, isolated: 0, ends: 0 }
+    }
+
+    fn dead(&self) -> bool {
+        self.isolated > 0 || self.ends > 1
+    }
+
+    /// Makes `start` the current cell with every other cell unvisited and
+    /// counts the isolated and end cells of `U`.
+    fn place_start(&mut self, start: usize) -> Saved {
+        let saved = Saved { deg: self.deg[start], indeg: if SYM { 0 } else { self.indeg[start] } };
+        self.deg[start] = BLOCKED;
+        if !SYM {
+            // `start` left U: its predecessors lose a successor in U.
+            for &o in &self.predecessors {
+                let p = start.wrapping_add_signed(o);
+                if self.deg[p] != BLOCKED {
+                    self.deg[p] -= 1;
+                }
+            }
+        }
+        for (u, &d) in self.deg.iter().enumerate() {
+            if d == BLOCKED {
+                continue;
+            }
+            if SYM {
+                match d {
+                    0 => self.isolated += 1,
+                    1 => self.ends += 1,
+                    _ => {}
+                }
+            } else {
+                self.isolated += (self.indeg[u] == 0) as u64;
+                self.ends += (d == 0) as u64;
+            }
+        }
+        saved
+    }
+
+    /// Steps from the current cell `c` to its unvisited successor `v`.
+    #[inline]
+    fn advance(&mut self, c: usize, v: usize) -> Saved {
+        let offsets = &self.grid.offsets;
+        let saved = Saved { deg: self.deg[v], indeg: if SYM { 0 } else { self.indeg[v] } };
+        self.deg[v] = BLOCKED;
+        if SYM {
+            // v leaves U (d(v) >= 1: c is its neighbour).
+            self.ends -= (saved.deg == 1) as u64;
+            // c leaves U ∪ {current}: its unvisited neighbours lose one. Each
+            // had d >= 1 (c counts), so no underflow.
+            for &o in offsets {
+                let u = c.wrapping_add_signed(o);
+                let d = self.deg[u];
+                if d != BLOCKED {
+                    self.deg[u] = d - 1;
+                    match d - 1 {
+                        1 => self.ends += 1,
+                        0 => {
+                            self.ends -= 1;
+                            self.isolated += 1;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        } else {
+            // v leaves U (in(v) >= 1: c can move onto it).
+            self.ends -= (saved.deg == 0) as u64;
+            // Its unvisited predecessors lose a successor in U (v counted).
+            for &o in &self.predecessors {
+                let p = v.wrapping_add_signed(o);
+                let d = self.deg[p];
+                if d != BLOCKED {
+                    self.deg[p] = d - 1;
+                    self.ends += (d == 1) as u64;
+                }
+            }
+            // c leaves U ∪ {current}: its unvisited successors lose a
+            // predecessor (c counted).
+            for &o in offsets {
+                let s = c.wrapping_add_signed(o);
+                if self.deg[s] != BLOCKED {
+                    self.indeg[s] -= 1;
+                    self.isolated += (self.indeg[s] == 0) as u64;
+                }
+            }
+        }
+        saved
+    }
+
+    /// Undoes `advance(c, v)`, which returned `saved`; everything after it
+    /// has been undone already.
+    #[inline]
+    fn retreat(&mut self, c: usize, v: usize, saved: Saved) {
+        let offsets = &self.grid.offsets;
+        if SYM {
+            for &o in offsets {
+                let u = c.wrapping_add_signed(o);
+                let d = self.deg[u];
+                if d != BLOCKED {
+                    match d {
+                        1 => self.ends -= 1,
+                        0 => {
+                            self.isolated -= 1;
+                            self.ends += 1;
+                        }
+                        _ => {}
+                    }
+                    self.deg[u] = d + 1;
+                }
+            }
+            self.ends += (saved.deg == 1) as u64;
+        } else {
+            for &o in offsets {
+                let s = c.wrapping_add_signed(o);
+                if self.deg[s] != BLOCKED {
+                    self.isolated -= (self.indeg[s] == 0) as u64;
+                    self.indeg[s] += 1;
+                }
+            }
+            for &o in &self.predecessors {
+                let p = v.wrapping_add_signed(o);
+                let d = self.deg[p];
+                if d != BLOCKED {
+                    self.ends -= (d == 0) as u64;
+                    self.deg[p] = d + 1;
+                }
+            }
+            self.ends += (saved.deg == 0) as u64;
+            self.indeg[v] = saved.indeg;
+        }
+        self.deg[v] = saved.deg;
+    }
+
+    /// Appends the children of current cell `v` to `children`, sorted
+    /// Warnsdorff-first, as keys `degree << 16 | move`. `remaining` = |U|.
+    /// False when the forced rules prove the node dead (or it has no child).
+    #[inline]
+    fn expand(&self, v: usize, remaining: u64, children: &mut Vec<u32>) -> bool {
+        let first = children.len();
+        let mut forced = None;
+        for (k, &o) in self.grid.offsets.iter().enumerate() {
+            let u = v.wrapping_add_signed(o);
+            let d = self.deg[u];
+            if d == BLOCKED {
+                continue;
+            }
+            // K <= MAX_MOVES = 2^14, so both fields fit in 16 bits.
+            let key = (d as u32) << 16 | k as u32;
+            if SYM {
+                if d == 1 && remaining >= 2 {
+                    return false;
+                }
+            } else if self.indeg[u] == 1 {
+                if forced.is_some() {
+                    return false;
+                }
+                forced = Some(key);
+            }
+            children.push(key);
+        }
+        if let Some(key) = forced {
+            children.truncate(first);
+            children.push(key);
+        }
+        children[first..].sort_unstable();
+        children.len() > first
+    }
+
+    fn run(mut self, start: u64, cells: u64, budget: u64) -> SearchResult {
+        let grid = self.grid;
+        let s = grid.padded(start);
+        let saved = self.place_start(s);
+        let mut nodes = 1u64;
+        let mut children: Vec<u32> = Vec::new();
+        if self.dead() || !self.expand(s, cells - 1, &mut children) {
+            return SearchResult::without_path(Outcome::NoTour, nodes);
+        }
+        let mut frames = vec![Frame { cell: s, saved, first: 0, next: 0 }];
+        while let Some(top) = frames.last_mut() {
+            if top.next == children.len() {
+                // Every child failed: take the top cell off the path.
+                let (cell, saved, first) = (top.cell, top.saved, top.first);
+                frames.pop();
+                children.truncate(first);
+                match frames.last() {
+                    Some(parent) => self.retreat(parent.cell, cell, saved),
+                    None => return SearchResult::without_path(Outcome::NoTour, nodes),
+                }
+                continue;
+            }
+            let (c, k) = (top.cell, (children[top.next] & 0xffff) as usize);
+            top.next += 1;
+            if nodes == budget {
+                return SearchResult::without_path(Outcome::GaveUp, nodes);
+            }
+            nodes += 1;
+            let v = c.wrapping_add_signed(grid.offsets[k]);
+            let saved = self.advance(c, v);
+            let remaining = cells - frames.len() as u64 - 1;
+            if remaining == 0 {
+                let path = frames.iter().map(|f| f.cell).chain([v]).map(|p| grid.unpadded(p)).collect();
+                return SearchResult { outcome: Outcome::Tour, path: Some(path), nodes };
+            }
+            let first = children.len();
+            if self.dead() || !self.expand(v, remaining, &mut children) {
+                children.truncate(first);
+                self.retreat(c, v, saved);
+                continue;
+            }
+            frames.push(Frame { cell: v, saved, first, next: first });
+        }
+        unreachable!("the loop returns when the root frame is exhausted")
+    }
 }

@@ -10,9 +10,10 @@ use crate::moves::Moves;
 use crate::walk::Tiebreak;
 
 /// Runs `method` from `start` (coordinates); returns (success, attempts), or
-/// `None` for the random methods, which the baseline does not implement.
+/// `None` for the random and non-Warnsdorff methods, which the baseline does
+/// not implement.
 pub fn run(board: &Board, moves: &Moves, start: &[u32], method: Method) -> Option<(bool, u32)> {
-    if method.is_random() {
+    if !method.is_warnsdorff() || method.is_random() {
         return None;
     }
     let k = moves.len();

@@ -46,6 +46,8 @@ pub enum Error {
     StartOffBoard { axis: usize, value: u64, side: u32 },
     #[error("method: unknown method {name:?}; expected one of {known}")]
     UnknownMethod { name: String, known: &'static str },
+    #[error("method: {method} cannot run here: {reason}")]
+    Unsupported { method: &'static str, reason: String },
     #[error("starts: asked for {requested} starts, over the limit of {max}")]
     TooManyStarts { requested: u64, max: u64 },
     #[error("path: {0}")]
@@ -68,7 +70,7 @@ impl Error {
             | NoMoves
             | TooManyMoves { .. } => "moves",
             StartLength { .. } | StartOffBoard { .. } => "start",
-            UnknownMethod { .. } => "method",
+            UnknownMethod { .. } | Unsupported { .. } => "method",
             TooManyStarts { .. } => "starts",
             Path(_) => "path",
         }

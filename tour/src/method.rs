@@ -1,9 +1,11 @@
-//! The tour methods of SPEC.md and the walks each one makes.
+//! The tour methods: the Warnsdorff family of SPEC.md, and the seeds' other
+//! solvers (exact backtracking, a construction, a neural network).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
+use crate::neural::Remedy;
 use crate::walk::Tiebreak;
 
 /// A tour method, named as SPEC.md and the report name it.
@@ -23,13 +25,39 @@ pub enum Method {
     Wr,
     /// One walk, ties by distance, then uniformly at random (seeded).
     WrPlus,
+    /// Exact depth-first search with Warnsdorff-ordered children and sound
+    /// pruning, within a node budget (seed 002).
+    Bt,
+    /// A deterministic construction for 2D knight's tours from any start
+    /// (seed 001).
+    Construct,
+    /// The Takefuji-Lee neural network for closed tours, with one of the
+    /// Aoba-Takefuji remedies (seed 004).
+    Nn(Remedy),
 }
 
-const KNOWN: &str = "w, w+, aw, aw+, mw, wr, wr+";
+const KNOWN: &str = "w, w+, aw, aw+, mw, wr, wr+, bt, construct, nn, nn-cut, nn-connect, nn-both";
 
 impl Method {
     /// Every method, in the order tables list them.
-    pub const ALL: [Method; 7] =
+    pub const ALL: [Method; 13] = [
+        Method::W,
+        Method::WPlus,
+        Method::Aw,
+        Method::AwPlus,
+        Method::Mw,
+        Method::Wr,
+        Method::WrPlus,
+        Method::Bt,
+        Method::Construct,
+        Method::Nn(Remedy::None),
+        Method::Nn(Remedy::Cut),
+        Method::Nn(Remedy::Connect),
+        Method::Nn(Remedy::Both),
+    ];
+
+    /// The Warnsdorff-rule methods of SPEC.md: walks, rotations, attempts.
+    pub const WARNSDORFF: [Method; 7] =
         [Method::W, Method::WPlus, Method::Aw, Method::AwPlus, Method::Mw, Method::Wr, Method::WrPlus];
 
     /// The method's name as users and result files write it.
@@ -42,34 +70,46 @@ impl Method {
             Method::Mw => "mw",
             Method::Wr => "wr",
             Method::WrPlus => "wr+",
+            Method::Bt => "bt",
+            Method::Construct => "construct",
+            Method::Nn(Remedy::None) => "nn",
+            Method::Nn(Remedy::Cut) => "nn-cut",
+            Method::Nn(Remedy::Connect) => "nn-connect",
+            Method::Nn(Remedy::Both) => "nn-both",
         }
+    }
+
+    /// True for the Warnsdorff-rule methods (walks with rotations).
+    pub fn is_warnsdorff(self) -> bool {
+        Method::WARNSDORFF.contains(&self)
     }
 
     /// True for the methods that draw from the task's random stream.
     pub fn is_random(self) -> bool {
-        matches!(self, Method::Wr | Method::WrPlus)
+        matches!(self, Method::Wr | Method::WrPlus | Method::Nn(_))
     }
 
-    /// Most walks the method makes with K moves.
+    /// Most walks a Warnsdorff method makes with K moves (1 for the others).
     pub fn max_attempts(self, k: usize) -> usize {
         match self {
-            Method::W | Method::WPlus | Method::Wr | Method::WrPlus => 1,
             Method::Aw | Method::AwPlus => k,
             Method::Mw => 2 * k,
+            _ => 1,
         }
     }
 
-    /// The `attempt`-th walk (0-based) as (rotation, tiebreak); `attempt`
-    /// must be below `max_attempts(k)`.
+    /// The `attempt`-th walk (0-based) of a Warnsdorff method as (rotation,
+    /// tiebreak); `attempt` must be below `max_attempts(k)`. The other
+    /// methods make no walks; they answer rotation 0, rule W.
     pub fn attempt(self, attempt: usize) -> (usize, Tiebreak) {
         match self {
-            Method::W => (0, Tiebreak::First),
             Method::WPlus => (0, Tiebreak::Distance),
             Method::Wr => (0, Tiebreak::Random),
             Method::WrPlus => (0, Tiebreak::DistanceRandom),
             Method::Aw => (attempt, Tiebreak::First),
             Method::AwPlus => (attempt, Tiebreak::Distance),
             Method::Mw => (attempt / 2, if attempt.is_multiple_of(2) { Tiebreak::First } else { Tiebreak::Distance }),
+            _ => (0, Tiebreak::First),
         }
     }
 }
@@ -103,9 +143,12 @@ mod tests {
             assert_eq!(m.name().parse::<Method>().unwrap(), m);
         }
         assert_eq!("AW+".parse::<Method>().unwrap(), Method::AwPlus);
+        assert_eq!("nn-both".parse::<Method>().unwrap(), Method::Nn(Remedy::Both));
         let e = "warnsdorff".parse::<Method>().unwrap_err();
         assert_eq!(e.field(), "method");
         assert!(e.to_string().contains("aw+"));
+        assert!(Method::WARNSDORFF.iter().all(|m| m.is_warnsdorff()));
+        assert!(!Method::Bt.is_warnsdorff());
     }
 
     #[test]

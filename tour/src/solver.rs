@@ -4,20 +4,26 @@
 use std::time::Instant;
 
 use crate::config::Configuration;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::layout::{Degrees, Layout};
 use crate::method::Method;
+use crate::outcome::Outcome;
 use crate::seed::Rng;
 use crate::walk::{walk, WalkMoves};
 
 /// The outcome of one task (one start, one method).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskResult {
-    /// The last walk visited every cell: an open tour.
+    /// A tour was found (open; closed for the nn methods).
     pub success: bool,
-    /// Walks made.
+    /// Tour, proven no-tour (colour rule, exhaustive search, construction),
+    /// or gave up.
+    pub outcome: Outcome,
+    /// Effort: walks made (Warnsdorff methods), search nodes (bt,
+    /// saturating), network iterations (nn), 1 (construct).
     pub attempts: u32,
-    /// Cells visited by the last walk.
+    /// Cells visited by the last walk (the tour's length for the others,
+    /// 0 when they found none).
     pub visited: u64,
     /// Wall time of the whole task in microseconds, reset and every attempt
     /// included, on one thread.
@@ -44,6 +50,30 @@ impl Workspace {
         self.degrees.bytes()
     }
 }
+
+/// Settings of one task beyond its start and method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskOptions {
+    /// The task seed (random methods); see [`Configuration::task_seed`].
+    pub seed: u64,
+    /// Keep the tour (or the last walk) as a path.
+    pub record_path: bool,
+    /// Node budget of `bt`.
+    pub budget: u64,
+    /// Iteration cap of the `nn` methods (seed 004 uses 100).
+    pub iterations: u32,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        TaskOptions { seed: 0, record_path: false, budget: DEFAULT_BUDGET, iterations: DEFAULT_ITERATIONS }
+    }
+}
+
+/// Default node budget of `bt`: seconds of search, not hours.
+pub const DEFAULT_BUDGET: u64 = 100_000_000;
+/// Default iteration cap of the `nn` methods, as in seed 004.
+pub const DEFAULT_ITERATIONS: u32 = 100;
 
 /// Per-thread scratch: the degree buffer a walk consumes, the rotated move
 /// order and the path buffer. Reused across tasks of one solver.
@@ -99,15 +129,45 @@ impl Solver {
         self.pristine.bytes()
     }
 
-    /// Runs `method` from the start at cell index `start` (which must be on
-    /// the board; see [`crate::Board::index_of`]). `seed` feeds the random
-    /// methods; `record_path` keeps the last walk's cells.
+    /// Runs `method` from the start at cell index `start` with default
+    /// options (see [`Solver::run_task`]).
     pub fn run(&self, ws: &mut Workspace, start: u64, method: Method, seed: u64, record_path: bool) -> TaskResult {
+        self.run_task(ws, start, method, &TaskOptions { seed, record_path, ..TaskOptions::default() })
+    }
+
+    /// Checks that `method` can run on this configuration (`construct`
+    /// covers 2D knight's boards only).
+    pub fn supports(&self, method: Method) -> Result<()> {
+        if method == Method::Construct {
+            let (board, moves) = (self.config.board(), self.config.moves());
+            crate::construct::construct(board, moves, 0)
+                .map_err(|e| Error::Unsupported { method: method.name(), reason: e.0 })?;
+        }
+        Ok(())
+    }
+
+    /// Runs `method` from the start at cell index `start` (which must be on
+    /// the board; see [`crate::Board::index_of`]).
+    pub fn run_task(&self, ws: &mut Workspace, start: u64, method: Method, options: &TaskOptions) -> TaskResult {
         let began = Instant::now();
         assert!(start < self.config.board().cells(), "start {start} is off the board");
+        let mut result = if method.is_warnsdorff() {
+            self.run_walks(ws, start, method, options)
+        } else {
+            self.run_solver(start, method, options)
+        };
+        // The colour rule is a proof: a start it excludes has no tour.
+        if result.outcome == Outcome::GaveUp && !self.config.is_eligible(start) {
+            result.outcome = Outcome::NoTour;
+        }
+        result.micros = began.elapsed().as_micros() as u64;
+        result
+    }
+
+    fn run_walks(&self, ws: &mut Workspace, start: u64, method: Method, options: &TaskOptions) -> TaskResult {
         let k = self.config.moves().len();
         let cells = self.config.board().cells();
-        let mut rng = Rng::new(seed);
+        let mut rng = Rng::new(options.seed);
         let padded_start = self.layout.padded(start);
         let mut attempts = 0u32;
         let mut visited = 0u64;
@@ -126,7 +186,7 @@ impl Solver {
                 predecessors: self.predecessors.as_deref(),
                 sides: self.layout.sides(),
             };
-            let path = record_path.then_some(&mut ws.path);
+            let path = options.record_path.then_some(&mut ws.path);
             visited = match &mut ws.degrees {
                 Degrees::Narrow(deg) => walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path),
                 Degrees::Wide(deg) => walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path),
@@ -136,8 +196,33 @@ impl Solver {
                 break;
             }
         }
-        let path = record_path.then(|| ws.path.iter().map(|&p| self.layout.unpadded(p)).collect());
-        TaskResult { success: visited == cells, attempts, visited, micros: began.elapsed().as_micros() as u64, path }
+        let path = options.record_path.then(|| ws.path.iter().map(|&p| self.layout.unpadded(p)).collect());
+        let success = visited == cells;
+        let outcome = if success { Outcome::Tour } else { Outcome::GaveUp };
+        TaskResult { success, outcome, attempts, visited, micros: 0, path }
+    }
+
+    /// The non-walking methods; they keep their own memory.
+    fn run_solver(&self, start: u64, method: Method, options: &TaskOptions) -> TaskResult {
+        let (board, moves) = (self.config.board(), self.config.moves());
+        let (outcome, path, attempts) = match method {
+            Method::Bt => {
+                let r = crate::backtrack::search(board, moves, start, options.budget);
+                (r.outcome, r.path, r.nodes.min(u32::MAX as u64) as u32)
+            }
+            Method::Construct => match crate::construct::construct(board, moves, start) {
+                Ok(c) => (c.outcome, c.path, 1),
+                Err(_) => (Outcome::GaveUp, None, 0),
+            },
+            Method::Nn(remedy) => {
+                let r = crate::neural::solve(board, moves, start, remedy, options.seed, options.iterations);
+                (r.outcome, r.path, r.iterations)
+            }
+            _ => unreachable!("walking methods run in run_walks"),
+        };
+        let success = outcome == Outcome::Tour;
+        let visited = path.as_ref().map_or(0, |p| p.len() as u64);
+        TaskResult { success, outcome, attempts, visited, micros: 0, path: path.filter(|_| options.record_path) }
     }
 
     /// Sets the workspace's move order to the canonical one rotated left by

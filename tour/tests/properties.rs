@@ -158,7 +158,7 @@ proptest! {
         let cells = shape.cells();
         let start = start.index(cells as usize) as u64;
         let mut ws = solver.workspace();
-        for method in Method::ALL {
+        for method in Method::WARNSDORFF {
             let r = solver.run(&mut ws, start, method, seed, true);
             let path = r.path.as_ref().expect("asked for the path");
             prop_assert_eq!(r.visited, path.len() as u64, "{}", method);
@@ -264,7 +264,7 @@ proptest! {
         let cells = shape.cells() as usize;
         let (start, other_start) = (start.index(cells) as u64, other_start.index(cells) as u64);
         let mut reused = solver.workspace();
-        for method in Method::ALL {
+        for method in Method::WARNSDORFF {
             let fresh = solver.run(&mut solver.workspace(), start, method, seed, true);
             let fresh_again = solver.run(&mut solver.workspace(), start, method, seed, true);
             prop_assert_eq!(flags(&fresh), flags(&fresh_again), "{}", method);

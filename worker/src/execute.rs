@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{Board, Configuration, Method, Moves, Solver};
+use tour::{Board, Configuration, Method, Moves, Outcome, Solver, TaskOptions};
 
 /// What a running shard sends to the poll loop.
 #[derive(Debug)]
@@ -69,6 +69,12 @@ fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender
         }
     }
     let solver = Solver::new(config).map_err(|e| e.to_string())?;
+    for &m in &methods {
+        solver.supports(m).map_err(|e| e.to_string())?;
+    }
+    let defaults = TaskOptions::default();
+    let budget = if shard.budget == 0 { defaults.budget } else { shard.budget };
+    let iterations = if shard.iterations == 0 { defaults.iterations } else { shard.iterations };
     let tasks = shard.starts.len() * methods.len();
     (0..tasks).into_par_iter().for_each_init(
         || solver.workspace(),
@@ -79,11 +85,17 @@ fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender
             let (offset, m) = (task / methods.len(), task % methods.len());
             let (start, method) = (shard.starts[offset], methods[m]);
             let seed = solver.config().task_seed(shard.sweep_seed, start, method);
+            let options = TaskOptions { seed, record_path: false, budget, iterations };
             let mut outcome =
                 pb::TaskOutcome { start_offset: offset as u32, method_index: m as u32, ..Default::default() };
-            match catch_unwind(AssertUnwindSafe(|| solver.run(ws, start, method, seed, false))) {
+            match catch_unwind(AssertUnwindSafe(|| solver.run_task(ws, start, method, &options))) {
                 Ok(r) => {
                     outcome.success = r.success;
+                    outcome.outcome = match r.outcome {
+                        Outcome::Tour => pb::Outcome::Tour,
+                        Outcome::NoTour => pb::Outcome::NoTour,
+                        Outcome::GaveUp => pb::Outcome::GaveUp,
+                    } as i32;
                     outcome.attempts = r.attempts;
                     outcome.visited = r.visited;
                     outcome.micros = r.micros;
@@ -121,6 +133,8 @@ mod tests {
             config: Some(pb::BoardConfig { sides: vec![8, 8], rule: vec![2, 1], moves_flat: vec![], max_cells: 0 }),
             methods: methods.iter().map(|m| m.to_string()).collect(),
             starts,
+            budget: 0,
+            iterations: 0,
         }
     }
 

@@ -9,6 +9,7 @@ use anyhow::Result;
 use clap::Args;
 use tour::{baseline, Board, Configuration, Method, Moves, Solver};
 
+use crate::board_args::SolverArgs;
 use crate::cmd::eval::evaluate;
 
 /// Measure walk throughput, the gain over a straightforward implementation,
@@ -135,7 +136,8 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         let began = Instant::now();
         while began.elapsed() < budget || runs == 0 {
             let input = BufReader::new(input.as_bytes());
-            let counts = evaluate(&solver, &[Method::W], 0, &pool, input, &mut std::io::sink())?;
+            let limits = SolverArgs { budget: tour::DEFAULT_BUDGET, iterations: tour::DEFAULT_ITERATIONS };
+            let counts = evaluate(&solver, &[Method::W], 0, &limits, &pool, input, &mut std::io::sink())?;
             starts += counts.starts;
             runs += 1;
         }

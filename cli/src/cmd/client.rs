@@ -13,7 +13,7 @@ use ksweep_coordinator::store::Store;
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::BearerToken;
-use sweep::{render, AggregateRow, Sweep, TableFormat, TableLayout, TableOptions};
+use sweep::{render, AggregateRow, Metric, Sweep, TableFormat, TableLayout, TableOptions};
 use tonic::codegen::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
@@ -239,9 +239,17 @@ pub struct TableArgs {
     pub by: By,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Cells show mean microseconds per task instead of accuracy.
-    #[arg(long)]
-    pub timing: bool,
+    /// What the cells show: the report's accuracy, accuracy among starts
+    /// not proven impossible, or mean microseconds per task.
+    #[arg(long, value_enum, default_value_t = MetricArg::Accuracy)]
+    pub metric: MetricArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum MetricArg {
+    Accuracy,
+    Possible,
+    Time,
 }
 
 impl TableArgs {
@@ -259,7 +267,11 @@ impl TableArgs {
                 Format::Latex => TableFormat::Latex,
             },
             moves: self.rule.clone(),
-            timing: self.timing,
+            metric: match self.metric {
+                MetricArg::Accuracy => Metric::Accuracy,
+                MetricArg::Possible => Metric::AccuracyPossible,
+                MetricArg::Time => Metric::MeanMicros,
+            },
         }
     }
 }
@@ -275,6 +287,7 @@ fn aggregate_of(r: pb::AggregateRow) -> AggregateRow {
         impossible: r.impossible,
         tasks: r.tasks,
         successes: r.successes,
+        no_tour: r.no_tour,
         mean_micros: r.mean_micros,
         median_micros: r.median_micros,
         mean_attempts: r.mean_attempts,
@@ -320,20 +333,39 @@ pub struct ExportArgs {
     pub format: ExportFormat,
 }
 
-const CSV_HEADER: &str = "rule,dims,shape,method,start,success,attempts,visited,micros";
+const CSV_HEADER: &str = "rule,dims,shape,method,start,success,outcome,attempts,visited,micros";
+
+fn outcome_name(code: i32) -> &'static str {
+    match pb::Outcome::try_from(code).unwrap_or(pb::Outcome::Unspecified) {
+        pb::Outcome::Tour => "tour",
+        pb::Outcome::NoTour => "no-tour",
+        pb::Outcome::GaveUp => "gave-up",
+        pb::Outcome::Unspecified => "",
+    }
+}
 
 fn write_row(r: &pb::ResultRow, format: ExportFormat, out: &mut impl Write) -> Result<()> {
     let start = r.start.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
     match format {
         ExportFormat::Csv => writeln!(
             out,
-            "\"{}\",{},{},{},\"{}\",{},{},{},{}",
-            r.moves, r.dims, r.shape, r.method, start, r.success as u8, r.attempts, r.visited, r.micros
+            "\"{}\",{},{},{},\"{}\",{},{},{},{},{}",
+            r.moves,
+            r.dims,
+            r.shape,
+            r.method,
+            start,
+            r.success as u8,
+            outcome_name(r.outcome),
+            r.attempts,
+            r.visited,
+            r.micros
         )?,
         ExportFormat::Jsonl => {
             let v = serde_json::json!({
                 "rule": r.moves, "dims": r.dims, "shape": r.shape, "method": r.method, "start": r.start,
-                "success": r.success, "attempts": r.attempts, "visited": r.visited, "micros": r.micros,
+                "success": r.success, "outcome": outcome_name(r.outcome), "attempts": r.attempts,
+                "visited": r.visited, "micros": r.micros,
             });
             writeln!(out, "{v}")?;
         }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tour::{Method, Solver, TaskResult};
 
-use crate::board_args::{BoardArgs, Start};
+use crate::board_args::{BoardArgs, SolverArgs, Start};
 
 /// Lines read and run per parallel batch: large enough to keep every thread
 /// busy, small enough that output streams while input is still coming.
@@ -25,6 +25,9 @@ pub struct EvalArgs {
     #[arg(long, value_delimiter = ',', default_value = "w")]
     pub method: Vec<Method>,
 
+    #[command(flatten)]
+    pub solver: SolverArgs,
+
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -37,6 +40,7 @@ struct EvalLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     method: Option<&'static str>,
     success: bool,
+    outcome: &'static str,
     attempts: u32,
     visited: u64,
     micros: u64,
@@ -52,11 +56,14 @@ pub struct EvalCounts {
 
 pub fn run(args: EvalArgs, input: impl BufRead, out: &mut impl Write) -> Result<EvalCounts> {
     let solver = Solver::new(args.board.configuration()?)?;
+    for &m in &args.method {
+        solver.supports(m)?;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("--threads: could not start the thread pool")?;
-    evaluate(&solver, &args.method, args.board.seed, &pool, input, out)
+    evaluate(&solver, &args.method, args.board.seed, &args.solver, &pool, input, out)
 }
 
 /// Reads starts, runs every method on each in parallel, writes JSON lines in
@@ -65,6 +72,7 @@ pub fn evaluate(
     solver: &Solver,
     methods: &[Method],
     seed: u64,
+    limits: &SolverArgs,
     pool: &rayon::ThreadPool,
     input: impl BufRead,
     out: &mut impl Write,
@@ -101,7 +109,10 @@ pub fn evaluate(
                 .flat_map_iter(|(_, cell)| methods.iter().map(move |&m| (*cell, m)))
                 .map_init(
                     || solver.workspace(),
-                    |ws, (cell, method)| solver.run(ws, cell, method, config.task_seed(seed, cell, method), false),
+                    |ws, (cell, method)| {
+                        let options = limits.options(config.task_seed(seed, cell, method), false);
+                        solver.run_task(ws, cell, method, &options)
+                    },
                 )
                 .collect()
         });
@@ -111,6 +122,7 @@ pub fn evaluate(
                     start: coords,
                     method: tag_method.then_some(method.name()),
                     success: r.success,
+                    outcome: r.outcome.name(),
                     attempts: r.attempts,
                     visited: r.visited,
                     micros: r.micros,

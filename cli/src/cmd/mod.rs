@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod client;
 pub mod eval;
+pub mod exists;
 pub mod health;
 pub mod run;
 pub mod serve;

@@ -103,7 +103,7 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
         rule: None,
         by: args.by,
         format: args.format,
-        timing: false,
+        metric: crate::cmd::client::MetricArg::Accuracy,
     };
     let rows = crate::cmd::client::table_rows(table.id.clone(), &table.source).await?;
     write!(out, "{}", render(&rows, &table.options()))?;

@@ -6,10 +6,10 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use tour::{verify, Method, Solver};
+use tour::{verify, verify_closed, Method, Outcome, Solver};
 
-use crate::board_args::{BoardArgs, Start};
-use crate::render::numbered_board;
+use crate::board_args::{BoardArgs, SolverArgs, Start};
+use crate::render::{lines, numbered_board, svg_tour};
 
 /// How `ksweep tour` prints its result.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -20,6 +20,11 @@ pub enum TourFormat {
     Text,
     /// One JSON object, path included.
     Json,
+    /// An SVG picture of the tour (2D boards).
+    Svg,
+    /// One "row col" line per cell, 1-based, or "-1 -1" when no tour was
+    /// found (seed 001's output).
+    Lines,
 }
 
 /// Run one method from one start.
@@ -38,6 +43,13 @@ pub struct TourArgs {
 
     #[arg(long, value_enum, default_value_t = TourFormat::Summary)]
     pub format: TourFormat,
+
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub solver: SolverArgs,
 }
 
 /// The JSON form of a tour result.
@@ -49,24 +61,39 @@ struct TourJson<'a> {
     start: &'a [u64],
     seed: u64,
     success: bool,
+    outcome: &'static str,
     attempts: u32,
     visited: u64,
     micros: u64,
     path: Vec<Vec<u32>>,
 }
 
-pub fn run(args: TourArgs, out: &mut impl Write) -> Result<()> {
+pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
+    let mut file = match &args.output {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("--output: cannot create {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let out: &mut dyn Write = match file.as_mut() {
+        Some(f) => f,
+        None => stdout,
+    };
     let config = args.board.configuration()?;
     let start = config.board().index_of(&args.start.0)?;
     let seed = config.task_seed(args.board.seed, start, args.method);
     let solver = Solver::new(config)?;
+    solver.supports(args.method)?;
     let mut ws = solver.workspace();
-    let result = solver.run(&mut ws, start, args.method, seed, true);
+    let result = solver.run_task(&mut ws, start, args.method, &args.solver.options(seed, true));
     let (board, moves) = (solver.config().board(), solver.config().moves());
     let path = result.path.as_deref().unwrap_or_default();
+    // The nn methods find closed tours; the others open ones.
+    let closed = matches!(args.method, Method::Nn(_));
     if result.success {
-        // Cheap next to the walk, and a printed tour should never be wrong.
-        verify(board, moves, path).context("internal error: the engine's tour does not verify")?;
+        // Cheap next to the search, and a printed tour should never be wrong.
+        let checked = if closed { verify_closed(board, moves, path) } else { verify(board, moves, path) };
+        checked.context("internal error: the engine's tour does not verify")?;
     }
     match args.format {
         TourFormat::Json => {
@@ -77,6 +104,7 @@ pub fn run(args: TourArgs, out: &mut impl Write) -> Result<()> {
                 start: &args.start.0,
                 seed,
                 success: result.success,
+                outcome: result.outcome.name(),
                 attempts: result.attempts,
                 visited: result.visited,
                 micros: result.micros,
@@ -85,12 +113,32 @@ pub fn run(args: TourArgs, out: &mut impl Write) -> Result<()> {
             serde_json::to_writer(&mut *out, &json)?;
             writeln!(out)?;
         }
+        TourFormat::Svg => {
+            let svg = svg_tour(board, path, closed && result.success).ok_or_else(|| {
+                anyhow::anyhow!("--format svg: draws 2D boards only; this one has {} dims", board.dims())
+            })?;
+            out.write_all(svg.as_bytes())?;
+        }
+        TourFormat::Lines => {
+            if result.success {
+                out.write_all(lines(board, path).as_bytes())?;
+            } else {
+                writeln!(out, "-1 -1")?;
+                if result.outcome == Outcome::GaveUp {
+                    eprintln!(
+                        "warning: {} gave up; no tour is known from this start, none is proven impossible",
+                        args.method
+                    );
+                }
+            }
+        }
         TourFormat::Summary | TourFormat::Text => {
             writeln!(out, "board     {board} ({} cells)", board.cells())?;
             writeln!(out, "moves     {} ({} moves)", moves.describe(), moves.len())?;
             writeln!(out, "method    {}", args.method)?;
             writeln!(out, "start     {:?}", args.start.0)?;
             writeln!(out, "success   {}", result.success)?;
+            writeln!(out, "outcome   {}", result.outcome)?;
             writeln!(out, "attempts  {}", result.attempts)?;
             writeln!(out, "visited   {}", result.visited)?;
             writeln!(out, "micros    {}", result.micros)?;
@@ -100,5 +148,6 @@ pub fn run(args: TourArgs, out: &mut impl Write) -> Result<()> {
             }
         }
     }
+    out.flush()?;
     Ok(())
 }
