@@ -152,3 +152,70 @@ fn bad_input_names_the_field() {
     assert!(!bad_line.status.success());
     assert!(String::from_utf8_lossy(&bad_line.stderr).contains("stdin line 2: start"));
 }
+
+#[test]
+fn exists_cites_the_theorem() {
+    let o = ksweep(&["exists", "--rule", "2,1", "--shape", "3x4"], "");
+    let text = stdout(&o);
+    assert!(text.contains("open    exists"), "{text}");
+    assert!(text.contains("closed  impossible: Schwenk 1991"), "{text}");
+    let o = ksweep(&["exists", "--rule", "3,1", "--dims", "2", "--n", "8"], "");
+    assert!(stdout(&o).contains("open    impossible: no move changes the colour"));
+}
+
+#[test]
+fn bt_proves_no_tour_from_a_minority_colour_start_and_lines_say_so() {
+    let o = ksweep(&["tour", "--rule", "2,1", "--shape", "5x5", "--start", "0,1", "--method", "bt"], "");
+    let text = stdout(&o);
+    assert!(text.contains("outcome   no-tour"), "{text}");
+    let o = ksweep(
+        &["tour", "--rule", "2,1", "--shape", "5x5", "--start", "0,1", "--method", "bt", "--format", "lines"],
+        "",
+    );
+    assert_eq!(stdout(&o), "-1 -1\n");
+    // From a corner bt finds a tour: 25 lines, 1-based, starting at "1 1".
+    let o = ksweep(
+        &["tour", "--rule", "2,1", "--shape", "5x5", "--start", "0,0", "--method", "bt", "--format", "lines"],
+        "",
+    );
+    let text = stdout(&o);
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 25);
+    assert_eq!(rows[0], "1 1");
+    // W from the same minority start fails, and the colour rule makes it a proof.
+    let o = ksweep(&["eval", "--rule", "2,1", "--dims", "2", "--n", "5", "--method", "w"], "0,1\n");
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["outcome"], "no-tour");
+    assert_eq!(v["success"], false);
+}
+
+#[test]
+fn svg_is_written_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tour.svg");
+    let path = file.to_str().unwrap();
+    let o = ksweep(
+        &["tour", "--rule", "2,1", "--dims", "2", "--n", "8", "--start", "0,0", "--format", "svg", "-o", path],
+        "",
+    );
+    assert!(stdout(&o).is_empty(), "the picture goes to the file");
+    let svg = std::fs::read_to_string(&file).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<circle").count(), 2, "start and end marked");
+    let o = ksweep(&["tour", "--rule", "2,1", "--dims", "3", "--n", "4", "--start", "0,0,0", "--format", "svg"], "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--format svg: draws 2D boards only"));
+}
+
+#[test]
+fn check_summarises_a_spec_and_refuses_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(&spec, "name = \"s\"\nseed = 1\nstarts = 5\nmethods = [\"w\", \"bt\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6]\n").unwrap();
+    let text = stdout(&ksweep(&["check", spec.to_str().unwrap()], ""));
+    assert!(text.contains("configurations  2 (0 impossible)"), "{text}");
+    assert!(text.contains("tasks           20"), "{text}");
+    std::fs::write(&spec, "name = \"s\"\nseed = 1\nstarts = 0\nmethods = [\"w\"]\n").unwrap();
+    let o = ksweep(&["check", spec.to_str().unwrap()], "");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("starts: 0 is below the minimum 1"));
+}

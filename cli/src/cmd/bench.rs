@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
-use tour::{baseline, Board, Configuration, Method, Moves, Solver};
+use tour::{baseline, Board, Configuration, Method, Moves, Outcome, Solver};
 
 use crate::board_args::SolverArgs;
 use crate::cmd::eval::evaluate;
@@ -124,6 +124,41 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
             solver.board_bytes(),
             engine as f64 / cells as f64
         )?;
+    }
+
+    writeln!(out, "\n## Exact and constructive solvers")?;
+    let config = configuration(&[2, 1], 3, 4)?;
+    let (board, moves) = (config.board(), config.moves());
+    let began = Instant::now();
+    let (mut tours, mut none, mut gave_up, mut nodes) = (0, 0, 0, 0u64);
+    for start in 0..board.cells() {
+        let r = tour::backtrack::search(board, moves, start, tour::DEFAULT_BUDGET);
+        nodes += r.nodes;
+        match r.outcome {
+            Outcome::Tour => tours += 1,
+            Outcome::NoTour => none += 1,
+            Outcome::GaveUp => gave_up += 1,
+        }
+    }
+    writeln!(
+        out,
+        "bt, 4x4x4 (2,1,0), all 64 starts: {tours} tour, {none} no-tour, {gave_up} gave up; {nodes} nodes in {:.3} s (target < 1 s)",
+        began.elapsed().as_secs_f64()
+    )?;
+    for n in [8u32, 100, 666] {
+        let config = configuration(&[2, 1], 2, n)?;
+        let (board, moves) = (config.board(), config.moves());
+        let start = board.cells() / 2;
+        let began = Instant::now();
+        match tour::construct::construct(board, moves, start) {
+            Ok(c) => writeln!(
+                out,
+                "construct, {n}x{n} from the centre: {} in {:.2} ms (target for 666: < 20 ms)",
+                c.outcome,
+                began.elapsed().as_secs_f64() * 1e3
+            )?,
+            Err(e) => writeln!(out, "construct, {n}x{n}: {e}")?,
+        }
     }
 
     writeln!(out, "\n## ksweep eval: 10,000 starts of 2D (2,1) N=8, method w, output to a sink")?;
