@@ -548,6 +548,20 @@ impl Cluster {
         }
     }
 
+    /// Waits until the coordinator's log satisfies `pred`; returns it.
+    #[track_caller]
+    pub fn wait_for_log(&self, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let log = self.coordinator.as_ref().expect("a coordinator is running").log_text();
+            if pred(&log) {
+                return log;
+            }
+            assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for the coordinator's log");
+            sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Waits for the sweep to end `done`, with every task done.
     #[track_caller]
     pub fn wait_done(&self, id: &str, timeout: Duration) -> Status {

@@ -323,6 +323,7 @@ impl RefCase<'_> {
             Method::AwPlus => (0..k).map(|r| (r, true)).collect(),
             Method::Mw => (0..k).flat_map(|r| [(r, false), (r, true)]).collect(),
             Method::Wr | Method::WrPlus => unreachable!("random methods are replayed, not rerun"),
+            other => unreachable!("{other} is not a Warnsdorff method; it has tests of its own"),
         };
         self.attempts(&plan)
     }
