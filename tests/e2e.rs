@@ -63,10 +63,19 @@ fn distributed_equals_embedded() {
     let s = c.wait_done(&id, Duration::from_secs(10));
     assert_eq!(s.tasks_total, want.status.tasks_total);
     assert_matches_reference(&c, &id, SPEC_MEDIUM);
+
+    // The database file read directly (while the coordinator runs) gives the
+    // very same rows, timings included.
+    let db = c.db.to_str().unwrap();
+    let id = id.as_str();
+    for args in [&["table", id, "--format", "json"][..], &["export", id, "--format", "csv"], &["status", id]] {
+        let served = c.client(args).ok().stdout;
+        let direct = c.ksweep(&[args, &["--db", db]].concat()).ok().stdout;
+        assert!(served == direct, "`ksweep {}` differs between the coordinator and --db", args[0]);
+    }
 }
 
 #[test]
-#[ignore = "blocked on worker prefetch hoarding: one worker takes (nearly) every shard (worker/src/session.rs Session::wanted)"]
 fn work_is_shared_by_the_workers() {
     let mut c = Cluster::start(&[]);
     for _ in 0..3 {
@@ -191,6 +200,7 @@ fn bad_input_and_auth() {
         let out = c.client(&["submit", path.to_str().unwrap()]);
         out.fails_with(needles);
     }
+    c.client(&["status", "0123456789abcdef"]).fails_with(&["0123456789abcdef", "not found"]);
     let stored = c.list();
     assert!(stored.is_empty(), "refused specs must leave nothing stored, found {stored:?}");
 
@@ -454,5 +464,146 @@ fn graceful_shutdown() {
     assert!(status.success(), "SIGTERM: the coordinator exited {status}");
     eprintln!("coordinator stopped {:?} after SIGTERM", stopping.elapsed());
     let mut watch = watch;
-    watch.wait_exit(Duration::from_secs(10)).expect("the watch client should end when the coordinator stops");
+    let status =
+        watch.wait_exit(Duration::from_secs(10)).expect("the watch client should end when the coordinator stops");
+    assert!(!status.success(), "watch of an unfinished sweep should not exit 0 when the coordinator goes away");
+}
+
+#[test]
+fn cancel_stops_a_sweep() {
+    let mut c = Cluster::start(&["--lease-secs", "2"]);
+    c.add_worker(1);
+    let spec = c.write("spec.toml", SPEC_MEDIUM);
+    let id = c.submit(&spec);
+    c.wait_for(&id, "some progress", SWEEP_TIMEOUT, |s| s.tasks_done > 0);
+
+    let out = c.client(&["cancel", &id]).ok();
+    assert!(out.stdout.contains("state           cancelled"), "cancel printed:\n{}", out.stdout);
+    // Results in flight at the cancel may land; after that, nothing counts.
+    sleep(Duration::from_secs(1));
+    let a = c.status(&id);
+    assert_eq!(a.state, "cancelled", "{a:?}");
+    assert!(a.tasks_done < a.tasks_total, "{a:?}");
+    sleep(Duration::from_millis(1500));
+    let b = c.status(&id);
+    assert_eq!((b.state.as_str(), b.tasks_done), ("cancelled", a.tasks_done), "results counted after the cancel");
+    c.export(&id).assert_complete(b.tasks_done);
+    // `watch` of a cancelled sweep ends at once, and not with success.
+    c.client(&["watch", &id]).fails_with(&["cancelled"]);
+
+    // The worker drops the cancelled shards and takes the next sweep.
+    let tiny = c.write("tiny.toml", SPEC_TINY);
+    let tiny_id = c.submit(&tiny);
+    c.wait_done(&tiny_id, Duration::from_secs(30));
+    assert_matches_reference(&c, &tiny_id, SPEC_TINY);
+    assert!(c.workers[0].try_exit().is_none(), "the worker should live on");
+
+    // Submitting the cancelled spec again names the same sweep; it stays cancelled.
+    let again = c.client(&["submit", spec.to_str().unwrap()]).ok();
+    assert_eq!(again.last_line(), id);
+    let s = c.status(&id);
+    assert_eq!((s.state.as_str(), s.tasks_done), ("cancelled", a.tasks_done), "{s:?}");
+    assert_eq!(c.list().len(), 2, "two sweeps stored");
+}
+
+#[test]
+fn embedded_run_resumes_after_interrupt() {
+    let want = reference(SPEC_MEDIUM);
+    let dir = tempfile::Builder::new().prefix("ksweep-e2e-resume-").tempdir().expect("temp dir");
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(&spec, SPEC_MEDIUM).expect("write spec");
+    let db = dir.path().join("run.db");
+    let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
+    let run_args: Vec<String> = ["run", spec, "--db", db, "--threads", "1"].into_iter().map(String::from).collect();
+
+    let mut first = Proc::spawn("run-1", dir.path(), &run_args);
+    let deadline = Instant::now() + SWEEP_TIMEOUT;
+    let progress = loop {
+        assert!(first.try_exit().is_none(), "ksweep run ended before it was interrupted");
+        let out = run_ksweep(dir.path(), &["status", "--db", db], CLIENT_TIMEOUT);
+        if out.status.success() {
+            let s = parse_statuses(&out.stdout);
+            if s.len() == 1 && s[0].tasks_done > 0 {
+                break s[0].clone();
+            }
+        }
+        assert!(Instant::now() < deadline, "no progress in the database; last:\n{}{}", out.stdout, out.stderr);
+        sleep(Duration::from_millis(100));
+    };
+    first.term();
+    let status = first.wait_exit(Duration::from_secs(10)).expect("ksweep run should stop within 10 s of SIGTERM");
+    assert!(!status.success(), "an interrupted run should not exit 0");
+    let log = first.log_text();
+    assert!(log.contains("run the same command again"), "the interrupted run should say how to resume:\n{log}");
+    let stopped = parse_statuses(&run_ksweep(dir.path(), &["status", "--db", db], CLIENT_TIMEOUT).ok().stdout);
+    assert_eq!(stopped.len(), 1);
+    assert_eq!(stopped[0].state, "running", "{stopped:?}");
+    assert!(stopped[0].tasks_done >= progress.tasks_done, "{progress:?} then {stopped:?}");
+    assert!(stopped[0].tasks_done < stopped[0].tasks_total, "interrupted too late to test resuming: {stopped:?}");
+
+    // The same command again resumes and finishes; the results are those
+    // of an uninterrupted run.
+    let args: Vec<&str> = run_args.iter().map(String::as_str).collect();
+    let second = run_ksweep(dir.path(), &args, SWEEP_TIMEOUT).ok();
+    assert!(second.stdout.contains("state           done"), "{}", second.stdout);
+    let table =
+        strip_timing(&run_ksweep(dir.path(), &["table", "--db", db, "--format", "json"], CLIENT_TIMEOUT).ok().stdout);
+    assert_tables_equal(&table, &want.table, "resumed vs uninterrupted table");
+    let export =
+        Export::parse(&run_ksweep(dir.path(), &["export", "--db", db, "--format", "csv"], CLIENT_TIMEOUT).ok().stdout);
+    export.assert_complete(want.status.tasks_total);
+    assert_lines_equal(&export.without_micros(), &want.csv, "resumed vs uninterrupted export");
+}
+
+#[test]
+fn failing_shards_end_the_sweep_failed() {
+    let c = Cluster::start(&["--max-shard-failures", "2"]);
+    let spec = c.write("spec.toml", SPEC_TINY);
+    let id = c.submit(&spec);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
+    let lost = rt.block_on(async {
+        let mut workers = within("connect", WorkersClient::connect(c.url())).await.expect("connect");
+        let mut sweeps = within("connect", SweepsClient::connect(c.url())).await.expect("connect");
+        let a = register(&mut workers, "fake-failing").await;
+        let failed = |shard: &pb::Shard| pb::ShardResults {
+            error: "boom: the worker cannot run this shard".into(),
+            ..results(shard, vec![], true)
+        };
+
+        let s1 = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll").shards.remove(0);
+        let reply = poll(&mut workers, a, 1, vec![], vec![failed(&s1)]).await.expect("a shard error is accepted");
+        let again = reply.shards.first().expect("the failed shard is handed out again");
+        assert_eq!(again.shard_id, s1.shard_id, "the failed shard is retried first");
+        assert_ne!(again.epoch, s1.epoch);
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!((s.tasks_done, s.shards_failed), (0, 0), "one failure of two allowed: {s:?}");
+        poll(&mut workers, a, 0, vec![], vec![failed(again)]).await.expect("the second failure is accepted");
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!(s.shards_failed, 1, "failed for good after two failures: {s:?}");
+        assert_eq!(s.state, pb::SweepState::Running as i32, "other shards remain: {s:?}");
+
+        // Every other shard succeeds.
+        let mut pending = Vec::new();
+        for _ in 0..100 {
+            let reply = poll(&mut workers, a, 4, vec![], std::mem::take(&mut pending)).await.expect("poll");
+            if reply.shards.is_empty() && status_of(&mut sweeps, &id).await.state != pb::SweepState::Running as i32 {
+                break;
+            }
+            for shard in &reply.shards {
+                assert_ne!(shard.shard_id, s1.shard_id, "a shard failed for good is not handed out again");
+                pending.push(results(shard, outcomes(shard, |_, _| true), true));
+            }
+        }
+        let s = status_of(&mut sweeps, &id).await;
+        assert_eq!(s.state, pb::SweepState::Failed as i32, "{s:?}");
+        assert!(s.error.contains("failed"), "a failed sweep says why: {s:?}");
+        let lost = (s1.starts.len() * s1.methods.len()) as u64;
+        assert_eq!(s.tasks_done, s.tasks_total - lost, "{s:?}");
+        lost
+    });
+
+    let s = c.status(&id);
+    assert_eq!((s.state.as_str(), s.shards_failed), ("failed", 1), "{s:?}");
+    c.client(&["watch", &id]).fails_with(&["failed"]);
+    c.export(&id).assert_complete(s.tasks_total - lost);
 }

@@ -22,11 +22,19 @@ pub struct SchedulerConfig {
     pub max_shard_failures: u32,
     /// Wall time one shard should take on one thread.
     pub target_shard: Duration,
+    /// Target shards' worth of estimated work one worker thread may hold,
+    /// whatever it asks for.
+    pub held_per_thread: f64,
 }
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        SchedulerConfig { lease: Duration::from_secs(10), max_shard_failures: 3, target_shard: Duration::from_secs(1) }
+        SchedulerConfig {
+            lease: Duration::from_secs(10),
+            max_shard_failures: 3,
+            target_shard: Duration::from_secs(1),
+            held_per_thread: 2.0,
+        }
     }
 }
 
@@ -107,6 +115,12 @@ struct ShardRun {
 }
 
 #[derive(Debug)]
+struct WorkerRun {
+    seen: Instant,
+    threads: u32,
+}
+
+#[derive(Debug)]
 struct SweepRun {
     id: String,
     sweep: Arc<Sweep>,
@@ -128,9 +142,9 @@ pub struct Scheduler {
     shards: HashMap<ShardId, ShardRun>,
     /// Shards done or failed, with the workers they were given to, so late
     /// duplicates are told apart from unsolicited reports.
-    settled: HashMap<ShardId, Vec<WorkerId>>,
+    settled: HashMap<ShardId, (SweepKey, Vec<WorkerId>)>,
     queue: VecDeque<ShardId>,
-    workers: HashMap<WorkerId, Instant>,
+    workers: HashMap<WorkerId, WorkerRun>,
     next_shard: u64,
     next_epoch: u64,
     /// Measured microseconds per unit of estimated cost (cells x moves per
@@ -187,16 +201,17 @@ impl Scheduler {
         self.sweeps.contains_key(&key)
     }
 
-    /// A worker registered (or was seen).
-    pub fn register(&mut self, worker: WorkerId, now: Instant) {
-        self.workers.insert(worker, now);
+    /// A worker registered, with its thread count (it sizes how much work
+    /// the worker may hold at once).
+    pub fn register(&mut self, worker: WorkerId, threads: u32, now: Instant) {
+        self.workers.insert(worker, WorkerRun { seen: now, threads: threads.max(1) });
     }
 
     /// Checks that the worker is known and notes that it is alive.
     pub fn touch(&mut self, worker: WorkerId, now: Instant) -> Result<()> {
         match self.workers.get_mut(&worker) {
-            Some(seen) => {
-                *seen = now;
+            Some(w) => {
+                w.seen = now;
                 Ok(())
             }
             None => Err(Error::UnknownWorker(worker.0)),
@@ -227,8 +242,10 @@ impl Scheduler {
         for report in reports {
             let (run, given_to) = match (self.shards.get(&report.shard), self.settled.get(&report.shard)) {
                 (Some(run), _) => (Some(run), &run.given_to),
-                (None, Some(given_to)) => (None, given_to),
-                (None, None) => return Err(Error::Refused(format!("{} is unknown", report.shard))),
+                (None, Some((_, given_to))) => (None, given_to),
+                // Issued, and its sweep has ended since: nothing can count.
+                (None, None) if report.shard.0 < self.next_shard => continue,
+                (None, None) => return Err(Error::Refused(format!("{} was never issued", report.shard))),
             };
             if !given_to.contains(&worker) {
                 return Err(Error::Refused(format!("{} was never given to {worker}", report.shard)));
@@ -334,7 +351,7 @@ impl Scheduler {
             if let Some(s) = self.sweeps.get_mut(&run.sweep) {
                 s.open -= 1;
             }
-            self.settled.insert(shard, run.given_to);
+            self.settled.insert(shard, (run.sweep, run.given_to));
         }
     }
 
@@ -346,7 +363,7 @@ impl Scheduler {
             return None;
         }
         let state = if s.any_failed { SweepState::Failed } else { SweepState::Done };
-        self.sweeps.remove(&key);
+        self.forget_sweep(key);
         Some(state)
     }
 
@@ -356,6 +373,17 @@ impl Scheduler {
     pub fn assign(&mut self, worker: WorkerId, free: usize, now: Instant) -> (Vec<Assignment>, Vec<NewShards>) {
         let mut assignments = Vec::new();
         let mut new_shards: Vec<NewShards> = Vec::new();
+        // However many slots a worker asks for, it holds at most about
+        // `held_per_thread` target shards of estimated work per thread, so
+        // one fast-polling worker cannot take the remaining work from others.
+        let threads = self.workers.get(&worker).map_or(1, |w| w.threads);
+        let budget = self.config.target_shard.as_micros() as f64 * self.config.held_per_thread * threads as f64;
+        let mut held: f64 = self
+            .shards
+            .values()
+            .filter(|r| r.lease.as_ref().is_some_and(|l| l.worker == worker))
+            .map(|r| self.estimate_micros(r))
+            .sum();
         while assignments.len() < free {
             let shard = match self.queue.pop_front() {
                 Some(id) => match self.shards.get(&id) {
@@ -367,6 +395,12 @@ impl Scheduler {
                     None => break,
                 },
             };
+            let estimate = self.estimate_micros(&self.shards[&shard]);
+            if held > 0.0 && held + estimate > budget {
+                self.queue.push_front(shard);
+                break;
+            }
+            held += estimate;
             let epoch = Epoch(self.next_epoch);
             self.next_epoch += 1;
             let (key, plan) = {
@@ -401,6 +435,14 @@ impl Scheduler {
                 list
             }
         }
+    }
+
+    /// Estimated wall time of a shard on one thread, from the measured rate.
+    fn estimate_micros(&self, run: &ShardRun) -> f64 {
+        let cost = self.sweeps.get(&run.sweep).map_or(0.0, |s| {
+            s.sweep.configurations()[run.plan.config as usize].cost_per_task() * run.received.len() as f64
+        });
+        cost * self.micros_per_cost
     }
 
     /// Cuts one new shard from the oldest running sweep with grid left.
@@ -480,7 +522,7 @@ impl Scheduler {
         requeued.sort_unstable();
         self.queue.extend(requeued.iter().copied());
         let forget = self.config.lease * 3;
-        self.workers.retain(|_, seen| now.duration_since(*seen) < forget);
+        self.workers.retain(|_, w| now.duration_since(w.seen) < forget);
         requeued
     }
 
@@ -501,15 +543,18 @@ impl Scheduler {
     /// revoked at their next heartbeat, and late reports on its shards are
     /// accepted and dropped.
     pub fn cancel(&mut self, key: SweepKey) {
-        if self.sweeps.remove(&key).is_none() {
-            return;
+        if self.sweeps.contains_key(&key) {
+            self.forget_sweep(key);
         }
-        let orphans: Vec<ShardId> = self.shards.iter().filter(|(_, r)| r.sweep == key).map(|(&id, _)| id).collect();
-        for id in orphans {
-            if let Some(run) = self.shards.remove(&id) {
-                self.settled.insert(id, run.given_to);
-            }
-        }
+    }
+
+    /// Drops an ended sweep and its shards. Reports that arrive later for
+    /// its (issued) shards are accepted and count nothing, so memory holds
+    /// only running sweeps, however long the coordinator runs.
+    fn forget_sweep(&mut self, key: SweepKey) {
+        self.sweeps.remove(&key);
+        self.shards.retain(|_, r| r.sweep != key);
+        self.settled.retain(|_, (sweep, _)| *sweep != key);
     }
 
     /// Number of shards currently leased.
@@ -534,15 +579,20 @@ mod tests {
     "#;
 
     fn scheduler() -> (Scheduler, SweepKey, Instant) {
-        // A tiny target: every shard holds one start, so there are several.
-        let config = SchedulerConfig { target_shard: Duration::from_nanos(1), ..SchedulerConfig::default() };
+        // A tiny target: every shard holds one start, so there are several;
+        // no cap on held work (tested on its own below).
+        let config = SchedulerConfig {
+            target_shard: Duration::from_nanos(1),
+            held_per_thread: f64::INFINITY,
+            ..SchedulerConfig::default()
+        };
         let mut s = Scheduler::new(config, 0);
         let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
         let key = SweepKey(1);
         s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new());
         let now = Instant::now();
-        s.register(WorkerId(1), now);
-        s.register(WorkerId(2), now);
+        s.register(WorkerId(1), 1, now);
+        s.register(WorkerId(2), 1, now);
         (s, key, now)
     }
 
@@ -694,15 +744,40 @@ mod tests {
     }
 
     #[test]
-    fn resumed_open_shards_are_queued_before_new_ones() {
+    fn a_worker_holds_a_bounded_amount_of_estimated_work() {
+        // Shards of about a target each (one start of 6x6 at the initial
+        // rate is far less; a large target makes every shard a whole config).
         let config = SchedulerConfig { target_shard: Duration::from_nanos(1), ..SchedulerConfig::default() };
+        let mut s = Scheduler::new(config, 0);
+        let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+        s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new());
+        let now = Instant::now();
+        s.register(WorkerId(1), 1, now);
+        s.register(WorkerId(2), 1, now);
+        let (first, _) = s.assign(WorkerId(1), 100, now);
+        assert_eq!(first.len(), 1, "one shard already exceeds a tiny budget; the first is always given");
+        let (again, _) = s.assign(WorkerId(1), 100, now);
+        assert!(again.is_empty(), "worker 1 holds its share");
+        let (other, _) = s.assign(WorkerId(2), 100, now);
+        assert_eq!(other.len(), 1, "the rest stays for worker 2");
+        s.commit(WorkerId(1), &[full_report(&first[0])]);
+        assert_eq!(s.assign(WorkerId(1), 100, now).0.len(), 1, "room again once its shard is done");
+    }
+
+    #[test]
+    fn resumed_open_shards_are_queued_before_new_ones() {
+        let config = SchedulerConfig {
+            target_shard: Duration::from_nanos(1),
+            held_per_thread: f64::INFINITY,
+            ..SchedulerConfig::default()
+        };
         let mut s = Scheduler::new(config, 41);
         let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
         let open =
             vec![OpenShard { id: ShardId(40), plan: ShardPlan { config: 0, start_lo: 2, start_hi: 3 }, failures: 1 }];
         s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor { config: 0, start: 3 }, open);
         let now = Instant::now();
-        s.register(WorkerId(9), now);
+        s.register(WorkerId(9), 1, now);
         let (given, cut) = s.assign(WorkerId(9), 2, now);
         assert_eq!(given[0].shard, ShardId(40));
         assert_eq!(given[1].shard, ShardId(42), "new ids continue above the stored maximum");

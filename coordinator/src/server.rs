@@ -83,6 +83,7 @@ pub async fn serve(
         r = &mut server => r,
         _ = &mut shutdown => {
             tracing::info!("shutting down: no new calls; waiting for in-flight ones");
+            shared.stop();
             let _ = stop_tx.send(true);
             match tokio::time::timeout(GRACE, &mut server).await {
                 Ok(r) => r,

@@ -45,6 +45,8 @@ pub struct Shared {
     /// Random per process start: a worker that sees it change registers again.
     pub(crate) nonce: u64,
     changes: watch::Sender<u64>,
+    /// Set when shutdown begins, so long-lived streams end at once.
+    stopping: watch::Sender<bool>,
     pub(crate) options: CoordinatorOptions,
 }
 
@@ -74,6 +76,7 @@ impl Shared {
             scheduler: Mutex::new(scheduler),
             nonce,
             changes: watch::channel(0).0,
+            stopping: watch::channel(false).0,
             options,
         })
     }
@@ -106,6 +109,17 @@ impl Shared {
     /// A receiver that sees every `changed()`.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
+    }
+
+    /// Begins shutdown: streams (watch) end with "unavailable".
+    pub fn stop(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Completes once shutdown has begun.
+    pub async fn stopped(&self) {
+        let mut rx = self.stopping.subscribe();
+        let _ = rx.wait_for(|stopping| *stopping).await;
     }
 
     /// Persists what settling shards decided.

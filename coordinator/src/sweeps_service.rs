@@ -151,8 +151,15 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                 if record.state.is_terminal() {
                     return;
                 }
-                // Wake on progress, but at least once a second.
-                let _ = tokio::time::timeout(Duration::from_secs(1), changes.changed()).await;
+                // Wake on progress, but at least once a second; end at once
+                // when the coordinator shuts down.
+                tokio::select! {
+                    _ = shared.stopped() => {
+                        let _ = tx.send(Err(Status::unavailable("the coordinator is shutting down"))).await;
+                        return;
+                    }
+                    _ = tokio::time::timeout(Duration::from_secs(1), changes.changed()) => {}
+                }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         });

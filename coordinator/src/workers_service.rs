@@ -140,7 +140,7 @@ impl pb::workers_server::Workers for WorkersService {
         let threads = req.threads;
         let for_store = name.clone();
         let worker = self.shared.with_store(move |s| s.register_worker(&for_store, threads)).await?;
-        self.shared.scheduler().register(worker, now());
+        self.shared.scheduler().register(worker, threads, now());
         tracing::info!(%worker, %name, threads, "worker registered");
         let options = &self.shared.options;
         Ok(Response::new(pb::RegisterReply {

@@ -18,10 +18,10 @@ pub enum SpecError {
     Field { path: String, message: String },
     /// The engine refused a grid's rule, move list or board; its message
     /// already starts with the field (`rule: ...`), so the grid path goes first.
-    #[error("grid[{grid}].{source}{context}")]
+    #[error("grid[{grid}].{error}{context}")]
     Engine {
         grid: usize,
-        source: tour::Error,
+        error: tour::Error,
         /// Where in the grid, e.g. `" (board 5x0)"`; may be empty.
         context: String,
     },
@@ -44,7 +44,7 @@ impl SpecError {
         match self {
             SpecError::TooLarge { .. } | SpecError::Syntax(_) => "spec".into(),
             SpecError::Field { path, .. } => path.clone(),
-            SpecError::Engine { grid, source, .. } => format!("grid[{grid}].{}", source.field()),
+            SpecError::Engine { grid, error, .. } => format!("grid[{grid}].{}", error.field()),
             SpecError::TooManyConfigurations { .. } => "limits.max_configurations".into(),
             SpecError::TooManyTasks { .. } => "limits.max_tasks".into(),
         }

@@ -160,6 +160,7 @@ impl Sweep {
     pub fn new(spec: SweepSpec) -> Result<Sweep, SpecError> {
         spec.check()?;
         let configurations = expand(&spec)?;
+        check_methods(&spec, &configurations)?;
         let total_tasks = configurations.iter().map(|c| c.start_count(spec.starts) * spec.methods.len() as u64).sum();
         if total_tasks > spec.limits.max_tasks {
             return Err(SpecError::TooManyTasks { tasks: total_tasks, max: spec.limits.max_tasks });
@@ -247,7 +248,7 @@ fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
     let mut out: Vec<ConfigEntry> = Vec::new();
     let mut seen: HashSet<(MoveSpec, Vec<u32>)> = HashSet::new();
     for (g, grid) in spec.grids.iter().enumerate() {
-        let engine = |source: tour::Error, context: String| SpecError::Engine { grid: g, source, context };
+        let engine = |error: tour::Error, context: String| SpecError::Engine { grid: g, error, context };
         let move_spec = match (&grid.rule, &grid.moves) {
             (Some(rule), _) => MoveSpec::Rule(rule.clone()),
             (None, Some(list)) => MoveSpec::List(list.clone().into()),
@@ -322,6 +323,28 @@ fn board(sides: &[u32], moves: &Moves, limits: &Limits) -> tour::Result<Board> {
         return Err(tour::Error::PaddedTooLarge { cells: padded, max: tour::MAX_PADDED_CELLS });
     }
     Ok(board)
+}
+
+/// Refuses a method that cannot run on one of the configurations (e.g.
+/// `construct` on a 3D board), naming the grid, so no shard fails later.
+fn check_methods(spec: &SweepSpec, configurations: &[ConfigEntry]) -> Result<(), SpecError> {
+    let limited: Vec<Method> =
+        spec.methods.iter().copied().filter(|m| matches!(m, Method::Construct | Method::Nn(_))).collect();
+    if limited.is_empty() {
+        return Ok(());
+    }
+    for c in configurations {
+        let config = c.configuration();
+        for &m in &limited {
+            m.supports(config.board(), config.moves()).map_err(|e| {
+                SpecError::field(
+                    "methods",
+                    format!("{e} (grid[{}], board {}, moves {})", c.grid, c.shape_label(), c.moves_label()),
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// The sweep id: a hash of everything that decides its results.

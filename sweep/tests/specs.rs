@@ -61,3 +61,21 @@ fn the_quick_spec_is_small() {
     }
     assert_eq!(tasks, quick.total_tasks());
 }
+
+#[test]
+fn a_method_that_cannot_run_on_a_configuration_is_refused() {
+    let spec = r#"
+        name = "x"
+        seed = 1
+        methods = ["w", "construct"]
+        [[grid]]
+        rule = [2, 1]
+        dims = [2, 3]
+        n = [6]
+    "#;
+    let e = sweep::Sweep::parse(spec).unwrap_err();
+    let text = e.to_string();
+    assert!(text.starts_with("methods: method: construct cannot run here"), "{text}");
+    assert!(text.contains("grid[0], board 6x6x6"), "{text}");
+    assert!(sweep::Sweep::parse(&spec.replace("dims = [2, 3]", "dims = [2]")).is_ok());
+}

@@ -195,6 +195,7 @@ pub struct Proc {
     pub log: PathBuf,
     child: Child,
     exited: Option<ExitStatus>,
+    reported: bool,
 }
 
 impl Proc {
@@ -207,7 +208,7 @@ impl Proc {
             .stderr(File::create(&log).expect("create log file"))
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Proc { name: name.to_string(), log, child, exited: None }
+        Proc { name: name.to_string(), log, child, exited: None, reported: false }
     }
 
     pub fn pid(&self) -> u32 {
@@ -257,9 +258,28 @@ impl Proc {
     }
 }
 
+impl Proc {
+    /// Its name, exit and the tail of its log, for a failure report.
+    fn report(&mut self) -> String {
+        self.reported = true;
+        format!(
+            "\n===== {} (exit {:?}), stderr {} =====\n{}\n",
+            self.name,
+            self.exited,
+            self.log.display(),
+            tail(&self.log_text(), 120)
+        )
+    }
+}
+
 impl Drop for Proc {
     fn drop(&mut self) {
         self.kill();
+        // A failing test shows what the child said (unless a Cluster did).
+        if std::thread::panicking() && !self.reported {
+            let report = self.report();
+            eprintln!("{report}");
+        }
     }
 }
 
@@ -596,13 +616,7 @@ impl Drop for Cluster {
             let dir = self.dir.path().display().to_string();
             let mut report = String::new();
             for p in self.all_procs() {
-                report.push_str(&format!(
-                    "\n===== {} (exit {:?}), stderr {} =====\n{}\n",
-                    p.name,
-                    p.exited,
-                    p.log.display(),
-                    tail(&p.log_text(), 120)
-                ));
+                report.push_str(&p.report());
             }
             eprintln!("----- the children's logs (test dir {dir}) -----{report}");
         }

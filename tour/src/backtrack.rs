@@ -214,6 +214,10 @@ struct Search<'g, const SYM: bool> {
     /// Cells of `U` that can only be the last cell: `d = 1` / `out = 0`.
     /// Must be at most 1.
     ends: u64,
+    /// Connectivity search scratch (SYM only): per-cell stamps and a queue.
+    mark: Vec<u32>,
+    stamp: u32,
+    queue: Vec<usize>,
 }
 
 impl<'g, const SYM: bool> Search<'g, SYM> {
@@ -241,7 +245,8 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             let p = grid.padded(i);
             out[p] = count(&deg, p, &grid.offsets);
         }
-        Search { grid, predecessors, deg: out, indeg, isolated: 0, ends: 0 }
+        let mark = if SYM { vec![0; grid.len] } else { Vec::new() };
+        Search { grid, predecessors, deg: out, indeg, isolated: 0, ends: 0, mark, stamp: 0, queue: Vec::new() }
     }
 
     fn dead(&self) -> bool {
@@ -410,13 +415,89 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
         children.len() > first
     }
 
+    /// Two fresh stamps: `target` and `seen`.
+    fn fresh_stamps(&mut self) -> (u32, u32) {
+        if self.stamp >= u32::MAX - 2 {
+            self.mark.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 2;
+        (self.stamp - 1, self.stamp)
+    }
+
+    /// SYM only, right after `advance(c, v)`: true when `U ∪ {v}` (the old
+    /// `U ∪ {c}` without `c`) is disconnected, given the old set was
+    /// connected. Then it is so iff the unvisited neighbours of `c` are not
+    /// all reachable from `v`, and the search stops as soon as they are.
+    fn split(&mut self, c: usize, v: usize) -> bool {
+        let (target, seen) = self.fresh_stamps();
+        let offsets = &self.grid.offsets;
+        let mut targets = 0usize;
+        for &o in offsets {
+            let u = c.wrapping_add_signed(o);
+            if self.deg[u] != BLOCKED {
+                self.mark[u] = target;
+                targets += 1;
+            }
+        }
+        if targets == 0 {
+            return false;
+        }
+        self.queue.clear();
+        self.queue.push(v);
+        self.mark[v] = seen;
+        let mut head = 0;
+        while head < self.queue.len() {
+            let x = self.queue[head];
+            head += 1;
+            for &o in offsets {
+                let u = x.wrapping_add_signed(o);
+                let m = self.mark[u];
+                if self.deg[u] == BLOCKED || m == seen {
+                    continue;
+                }
+                if m == target {
+                    targets -= 1;
+                    if targets == 0 {
+                        return false;
+                    }
+                }
+                self.mark[u] = seen;
+                self.queue.push(u);
+            }
+        }
+        true
+    }
+
+    /// SYM only, at the start: true when some cell cannot be reached from
+    /// `start` at all.
+    fn unreachable_cells(&mut self, start: usize, cells: u64) -> bool {
+        let (_, seen) = self.fresh_stamps();
+        self.queue.clear();
+        self.queue.push(start);
+        self.mark[start] = seen;
+        let mut head = 0;
+        while head < self.queue.len() {
+            let x = self.queue[head];
+            head += 1;
+            for &o in &self.grid.offsets {
+                let u = x.wrapping_add_signed(o);
+                if self.deg[u] != BLOCKED && self.mark[u] != seen {
+                    self.mark[u] = seen;
+                    self.queue.push(u);
+                }
+            }
+        }
+        (self.queue.len() as u64) < cells
+    }
+
     fn run(mut self, start: u64, cells: u64, budget: u64) -> SearchResult {
         let grid = self.grid;
         let s = grid.padded(start);
         let saved = self.place_start(s);
         let mut nodes = 1u64;
         let mut children: Vec<u32> = Vec::new();
-        if self.dead() || !self.expand(s, cells - 1, &mut children) {
+        if self.dead() || (SYM && self.unreachable_cells(s, cells)) || !self.expand(s, cells - 1, &mut children) {
             return SearchResult::without_path(Outcome::NoTour, nodes);
         }
         let mut frames = vec![Frame { cell: s, saved, first: 0, next: 0 }];
@@ -446,7 +527,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 return SearchResult { outcome: Outcome::Tour, path: Some(path), nodes };
             }
             let first = children.len();
-            if self.dead() || !self.expand(v, remaining, &mut children) {
+            if self.dead() || (SYM && self.split(c, v)) || !self.expand(v, remaining, &mut children) {
                 children.truncate(first);
                 self.retreat(c, v, saved);
                 continue;

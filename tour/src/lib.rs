@@ -49,7 +49,7 @@ pub use board::{Board, DEFAULT_MAX_CELLS, MAX_DIMS};
 pub use config::{Configuration, Eligibility, Starts, MAX_STARTS};
 pub use error::{Error, Result};
 pub use layout::MAX_PADDED_CELLS;
-pub use method::Method;
+pub use method::{Method, NN_MAX_CELLS};
 pub use moves::{Colouring, MoveSource, Moves, MAX_COMPONENT, MAX_MOVES};
 pub use outcome::Outcome;
 pub use solver::{Solver, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET, DEFAULT_ITERATIONS};

@@ -4,7 +4,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::Error;
+use crate::board::Board;
+use crate::error::{Error, Result};
+use crate::moves::Moves;
 use crate::neural::Remedy;
 use crate::walk::Tiebreak;
 
@@ -35,6 +37,10 @@ pub enum Method {
     /// Aoba-Takefuji remedies (seed 004).
     Nn(Remedy),
 }
+
+/// Largest board the `nn` methods take: the network holds about 60 bytes
+/// per move-graph edge.
+pub const NN_MAX_CELLS: u64 = 1_000_000;
 
 const KNOWN: &str = "w, w+, aw, aw+, mw, wr, wr+, bt, construct, nn, nn-cut, nn-connect, nn-both";
 
@@ -76,6 +82,22 @@ impl Method {
             Method::Nn(Remedy::Cut) => "nn-cut",
             Method::Nn(Remedy::Connect) => "nn-connect",
             Method::Nn(Remedy::Both) => "nn-both",
+        }
+    }
+
+    /// Checks that the method can run on `moves` over `board`, without
+    /// running it: `construct` covers 2D knight's boards only (see
+    /// [`crate::construct::covers`]) and the `nn` methods boards of at most
+    /// NN_MAX_CELLS cells. The others run anywhere.
+    pub fn supports(self, board: &Board, moves: &Moves) -> Result<()> {
+        let unsupported = |reason: String| Err(Error::Unsupported { method: self.name(), reason });
+        match self {
+            Method::Construct => crate::construct::covers(board, moves).or_else(|e| unsupported(e.0)),
+            Method::Nn(_) if board.cells() > NN_MAX_CELLS => unsupported(format!(
+                "the board has {} cells, over the limit of {NN_MAX_CELLS} for the network",
+                board.cells()
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -124,7 +146,7 @@ impl FromStr for Method {
     type Err = Error;
 
     /// Parses a method name, case-insensitively (`AW+` = `aw+`).
-    fn from_str(s: &str) -> Result<Method, Error> {
+    fn from_str(s: &str) -> std::result::Result<Method, Error> {
         let lower = s.trim().to_ascii_lowercase();
         Method::ALL
             .into_iter()

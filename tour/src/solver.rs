@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use crate::config::Configuration;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::exists::{known, Claim, Existence};
 use crate::layout::{Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
@@ -42,6 +43,8 @@ pub struct Solver {
     pristine: Degrees,
     /// Negated offsets, when the move set is not closed under negation.
     predecessors: Option<Vec<isize>>,
+    /// What theorems prove about tours here, to tell "gave up" from "none".
+    existence: Existence,
 }
 
 impl Workspace {
@@ -104,7 +107,8 @@ impl Solver {
             moves.iter().any(|o| o == neg.as_slice())
         });
         let predecessors = (!symmetric).then(|| layout.offsets().iter().map(|&o| -o).collect());
-        Ok(Solver { config, layout, pristine, predecessors })
+        let existence = known(config.board(), config.moves());
+        Ok(Solver { config, layout, pristine, predecessors, existence })
     }
 
     /// The configuration this solver runs.
@@ -135,15 +139,10 @@ impl Solver {
         self.run_task(ws, start, method, &TaskOptions { seed, record_path, ..TaskOptions::default() })
     }
 
-    /// Checks that `method` can run on this configuration (`construct`
-    /// covers 2D knight's boards only).
+    /// Checks that `method` can run on this configuration; see
+    /// [`Method::supports`].
     pub fn supports(&self, method: Method) -> Result<()> {
-        if method == Method::Construct {
-            let (board, moves) = (self.config.board(), self.config.moves());
-            crate::construct::construct(board, moves, 0)
-                .map_err(|e| Error::Unsupported { method: method.name(), reason: e.0 })?;
-        }
-        Ok(())
+        method.supports(self.config.board(), self.config.moves())
     }
 
     /// Runs `method` from the start at cell index `start` (which must be on
@@ -156,9 +155,13 @@ impl Solver {
         } else {
             self.run_solver(start, method, options)
         };
-        // The colour rule is a proof: a start it excludes has no tour.
-        if result.outcome == Outcome::GaveUp && !self.config.is_eligible(start) {
-            result.outcome = Outcome::NoTour;
+        // A failure is a proof of absence when the colour rule excludes the
+        // start or a theorem rules the tour out (closed tours for nn).
+        if result.outcome == Outcome::GaveUp {
+            let claim = if matches!(method, Method::Nn(_)) { self.existence.closed } else { self.existence.open };
+            if !self.config.is_eligible(start) || matches!(claim, Claim::Impossible(_)) {
+                result.outcome = Outcome::NoTour;
+            }
         }
         result.micros = began.elapsed().as_micros() as u64;
         result

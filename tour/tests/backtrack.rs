@@ -406,7 +406,11 @@ fn scratch_explore() {
         let mut nodes = 0;
         let mut maxn = 0;
         for s in 0..b.cells() {
-            let res = search(&b, &m, s, 2_000_000_000);
+            let t1 = Instant::now();
+            let res = search(&b, &m, s, 20_000_000);
+            if t1.elapsed().as_millis() > 50 {
+                println!("  {:?} {} {} {:?}", b.coords(s), res.outcome, res.nodes, t1.elapsed());
+            }
             c[res.outcome as usize] += 1;
             nodes += res.nodes;
             maxn = maxn.max(res.nodes);
