@@ -21,9 +21,14 @@
 //! * **isolated**: `d(u) = 0` for some `u` in `U` → dead (`u` cannot be entered);
 //! * **ends**: `d(u) = 1` for two or more `u` in `U` → dead (only `qm` may
 //!   have `d = 1`);
-//! * **forced dead end**: a neighbour `u` of `c` with `d(u) = 1` while
-//!   `m >= 2` → dead: its one neighbour is `c`, so it could only be `q1`,
-//!   which is interior and needs `d >= 2`.
+//! * **next cell**, when `m >= 2` (so `q1` is interior and is not `qm`):
+//!   an interior `qi` with `i >= 2` has both path neighbours in `U`, so a
+//!   neighbour `u` of `c` with `d(u) <= 2` can only be `q1` or `qm`. With
+//!   `d(u) = 1` it is neither (`qm`'s one neighbour would be `c`, making
+//!   `m = 1`; `q1` needs two) → dead. With `d(u) = 2`: three such → dead;
+//!   two while a `d = 1` cell holds the end → dead; otherwise the first
+//!   one is the only child tried, because a path that ends at a neighbour
+//!   of `c` reverses into one that starts there: `c, qm, .., q1`.
 //!
 //! For other move sets the graph is directed. Let `in(u)` count the cells of
 //! `U ∪ {c}` that can move onto `u`, and `out(u)` the cells of `U` that `u`
@@ -35,6 +40,18 @@
 //! * **forced next**: a successor `u` of `c` with `in(u) = 1` can only be
 //!   entered from `c`, so it must be `q1`: it is the only child tried, and
 //!   two such successors → dead.
+//!
+//! For both kinds, **reachability**: every cell of `U` must be reachable
+//! from `c` through `U`. It is checked in full at the start; after a step
+//! `c → v` only cells whose routes all went through `c` can be cut off, and
+//! if every unvisited successor of `c` is still reachable from `v`, so is
+//! every cell that was reachable from `c` (its route from `c` leaves through
+//! one of them). So a step is checked by a search from `v` that stops as
+//! soon as it has met all of them; a miss means a cell that can never be
+//! visited, whatever was checked before. These searches cost up to a board
+//! each, so they start only once the search has first backtracked, with one
+//! full check to re-establish the premise after any backtrack above the
+//! last full check.
 //!
 //! All counts are kept incrementally. Stepping from `c` to `v` changes
 //! `U ∪ {c}` only by dropping `c`, and `U` only by dropping `v`, so
@@ -77,7 +94,7 @@ impl SearchResult {
 ///
 /// Placing a cell on the path (the start included) costs one node. Colour
 /// proofs cost none. Inputs the engine would refuse (a start off the board,
-/// moves of another dimension, a padded layout over [`MAX_PADDED_CELLS`])
+/// moves of another dimension, a padded layout over [`crate::MAX_PADDED_CELLS`])
 /// give `GaveUp` with no nodes: nothing was learnt about them.
 pub fn search(board: &Board, moves: &Moves, start: u64, budget: u64) -> SearchResult {
     let cells = board.cells();
@@ -139,7 +156,7 @@ struct Grid {
 }
 
 impl Grid {
-    /// `None` when the padded array would exceed [`MAX_PADDED_CELLS`].
+    /// `None` when the padded array would exceed [`crate::MAX_PADDED_CELLS`].
     fn new(board: &Board, moves: &Moves) -> Option<Grid> {
         let pad = moves.reach() as usize;
         let sides: Vec<usize> = board.sides().iter().map(|&n| n as usize).collect();
@@ -214,7 +231,8 @@ struct Search<'g, const SYM: bool> {
     /// Cells of `U` that can only be the last cell: `d = 1` / `out = 0`.
     /// Must be at most 1.
     ends: u64,
-    /// Connectivity search scratch (SYM only): per-cell stamps and a queue.
+    /// Reachability search scratch: per-cell stamps (allocated on first
+    /// use) and a queue.
     mark: Vec<u32>,
     stamp: u32,
     queue: Vec<usize>,
@@ -223,15 +241,17 @@ struct Search<'g, const SYM: bool> {
 impl<'g, const SYM: bool> Search<'g, SYM> {
     /// Degrees of the whole board with nothing visited yet.
     fn new(grid: &'g Grid) -> Self {
-        let mut deg = vec![BLOCKED; grid.len];
         let cells: u64 = grid.sides.iter().map(|&n| n as u64).product();
+        // Board cells get a count, border slots stay BLOCKED. A count is
+        // never BLOCKED, so counting in place sees the same board throughout.
+        let mut deg = vec![BLOCKED; grid.len];
         for i in 0..cells {
             deg[grid.padded(i)] = 0;
         }
-        let predecessors: Vec<isize> = if SYM { Vec::new() } else { grid.offsets.iter().map(|&o| -o).collect() };
         let count = |deg: &[u16], cell: usize, offsets: &[isize]| {
             offsets.iter().filter(|&&o| deg[cell.wrapping_add_signed(o)] != BLOCKED).count() as u16
         };
+        let predecessors: Vec<isize> = if SYM { Vec::new() } else { grid.offsets.iter().map(|&o| -o).collect() };
         let mut indeg = Vec::new();
         if !SYM {
             indeg = vec![0u16; grid.len];
@@ -240,13 +260,11 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 indeg[p] = count(&deg, p, &predecessors);
             }
         }
-        let mut out = deg.clone();
         for i in 0..cells {
             let p = grid.padded(i);
-            out[p] = count(&deg, p, &grid.offsets);
+            deg[p] = count(&deg, p, &grid.offsets);
         }
-        let mark = if SYM { vec![0; grid.len] } else { Vec::new() };
-        Search { grid, predecessors, deg: out, indeg, isolated: 0, ends: 0, mark, stamp: 0, queue: Vec::new() }
+        Search { grid, predecessors, deg, indeg, isolated: 0, ends: 0, mark: Vec::new(), stamp: 0, queue: Vec::new() }
     }
 
     fn dead(&self) -> bool {
@@ -255,8 +273,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
 
     /// Makes `start` the current cell with every other cell unvisited and
     /// counts the isolated and end cells of `U`.
-    fn place_start(&mut self, start: usize) -> Saved {
-        let saved = Saved { deg: self.deg[start], indeg: if SYM { 0 } else { self.indeg[start] } };
+    fn place_start(&mut self, start: usize) {
         self.deg[start] = BLOCKED;
         if !SYM {
             // `start` left U: its predecessors lose a successor in U.
@@ -272,17 +289,13 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 continue;
             }
             if SYM {
-                match d {
-                    0 => self.isolated += 1,
-                    1 => self.ends += 1,
-                    _ => {}
-                }
+                self.isolated += (d == 0) as u64;
+                self.ends += (d == 1) as u64;
             } else {
                 self.isolated += (self.indeg[u] == 0) as u64;
                 self.ends += (d == 0) as u64;
             }
         }
-        saved
     }
 
     /// Steps from the current cell `c` to its unvisited successor `v`.
@@ -387,6 +400,9 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
     fn expand(&self, v: usize, remaining: u64, children: &mut Vec<u32>) -> bool {
         let first = children.len();
         let mut forced = None;
+        // SYM: the first child with d = 2 (in move order), and how many.
+        let mut first_two = 0u32;
+        let mut twos = 0;
         for (k, &o) in self.grid.offsets.iter().enumerate() {
             let u = v.wrapping_add_signed(o);
             let d = self.deg[u];
@@ -399,6 +415,17 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 if d == 1 && remaining >= 2 {
                     return false;
                 }
+                if d == 2 && remaining >= 2 {
+                    twos += 1;
+                    // Only q1 and qm can have d = 2, and qm is taken when a
+                    // d = 1 cell exists.
+                    if twos == 3 || (twos == 2 && self.ends > 0) {
+                        return false;
+                    }
+                    if twos == 1 {
+                        first_two = key;
+                    }
+                }
             } else if self.indeg[u] == 1 {
                 if forced.is_some() {
                     return false;
@@ -406,6 +433,9 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 forced = Some(key);
             }
             children.push(key);
+        }
+        if SYM && twos > 0 {
+            forced = Some(first_two);
         }
         if let Some(key) = forced {
             children.truncate(first);
@@ -417,19 +447,18 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
 
     /// Two fresh stamps: `target` and `seen`.
     fn fresh_stamps(&mut self) -> (u32, u32) {
-        if self.stamp >= u32::MAX - 2 {
-            self.mark.fill(0);
+        if self.mark.is_empty() || self.stamp >= u32::MAX - 2 {
+            self.mark = vec![0; self.grid.len];
             self.stamp = 0;
         }
         self.stamp += 2;
         (self.stamp - 1, self.stamp)
     }
 
-    /// SYM only, right after `advance(c, v)`: true when `U ∪ {v}` (the old
-    /// `U ∪ {c}` without `c`) is disconnected, given the old set was
-    /// connected. Then it is so iff the unvisited neighbours of `c` are not
-    /// all reachable from `v`, and the search stops as soon as they are.
-    fn split(&mut self, c: usize, v: usize) -> bool {
+    /// Right after `advance(c, v)`: true when some unvisited successor of
+    /// `c` cannot be reached from `v` through unvisited cells, so it can
+    /// never be visited. Stops as soon as all of them are reached.
+    fn cut_off(&mut self, c: usize, v: usize) -> bool {
         let (target, seen) = self.fresh_stamps();
         let offsets = &self.grid.offsets;
         let mut targets = 0usize;
@@ -469,13 +498,13 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
         true
     }
 
-    /// SYM only, at the start: true when some cell cannot be reached from
-    /// `start` at all.
-    fn unreachable_cells(&mut self, start: usize, cells: u64) -> bool {
+    /// True when fewer than `unvisited` unvisited cells can be reached from
+    /// the current cell `from` through unvisited cells.
+    fn unreached(&mut self, from: usize, unvisited: u64) -> bool {
         let (_, seen) = self.fresh_stamps();
         self.queue.clear();
-        self.queue.push(start);
-        self.mark[start] = seen;
+        self.queue.push(from);
+        self.mark[from] = seen;
         let mut head = 0;
         while head < self.queue.len() {
             let x = self.queue[head];
@@ -488,28 +517,40 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 }
             }
         }
-        (self.queue.len() as u64) < cells
+        ((self.queue.len() - 1) as u64) < unvisited
     }
 
     fn run(mut self, start: u64, cells: u64, budget: u64) -> SearchResult {
         let grid = self.grid;
         let s = grid.padded(start);
-        let saved = self.place_start(s);
+        self.place_start(s);
         let mut nodes = 1u64;
         let mut children: Vec<u32> = Vec::new();
-        if self.dead() || (SYM && self.unreachable_cells(s, cells)) || !self.expand(s, cells - 1, &mut children) {
+        if self.dead() || self.unreached(s, cells - 1) || !self.expand(s, cells - 1, &mut children) {
             return SearchResult::without_path(Outcome::NoTour, nodes);
         }
-        let mut frames = vec![Frame { cell: s, saved, first: 0, next: 0 }];
+        // Reachability is checked at every node once the search has first
+        // backtracked (a first descent that succeeds never needs it, and on
+        // large boards it is the dearest test). `reach_from` is the path
+        // length of a node whose unvisited cells were all reachable, with
+        // every step below it checked by `cut_off` since: the premise that
+        // lets `cut_off` look only at the cells around the step.
+        let mut checking = false;
+        let mut reach_from: Option<usize> = None;
+        // The start is never taken back, so its saved slots are never read.
+        let mut frames = vec![Frame { cell: s, saved: Saved { deg: 0, indeg: 0 }, first: 0, next: 0 }];
         while let Some(top) = frames.last_mut() {
             if top.next == children.len() {
                 // Every child failed: take the top cell off the path.
                 let (cell, saved, first) = (top.cell, top.saved, top.first);
+                if reach_from.is_some_and(|len| len >= frames.len()) {
+                    reach_from = None;
+                }
+                checking = true;
                 frames.pop();
                 children.truncate(first);
-                match frames.last() {
-                    Some(parent) => self.retreat(parent.cell, cell, saved),
-                    None => return SearchResult::without_path(Outcome::NoTour, nodes),
+                if let Some(parent) = frames.last() {
+                    self.retreat(parent.cell, cell, saved);
                 }
                 continue;
             }
@@ -521,19 +562,31 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             nodes += 1;
             let v = c.wrapping_add_signed(grid.offsets[k]);
             let saved = self.advance(c, v);
-            let remaining = cells - frames.len() as u64 - 1;
+            let len = frames.len() + 1;
+            let remaining = cells - len as u64;
             if remaining == 0 {
                 let path = frames.iter().map(|f| f.cell).chain([v]).map(|p| grid.unpadded(p)).collect();
                 return SearchResult { outcome: Outcome::Tour, path: Some(path), nodes };
             }
             let first = children.len();
-            if self.dead() || (SYM && self.split(c, v)) || !self.expand(v, remaining, &mut children) {
+            let mut alive = !self.dead() && self.expand(v, remaining, &mut children);
+            if alive && checking {
+                alive = if reach_from.is_some() {
+                    !self.cut_off(c, v)
+                } else {
+                    let ok = !self.unreached(v, remaining);
+                    reach_from = ok.then_some(len);
+                    ok
+                };
+            }
+            if !alive {
                 children.truncate(first);
                 self.retreat(c, v, saved);
                 continue;
             }
             frames.push(Frame { cell: v, saved, first, next: first });
         }
-        unreachable!("the loop returns when the root frame is exhausted")
+        // Every child of the start failed.
+        SearchResult::without_path(Outcome::NoTour, nodes)
     }
 }
