@@ -219,3 +219,33 @@ fn check_summarises_a_spec_and_refuses_a_bad_one() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("starts: 0 is below the minimum 1"));
 }
+
+/// `ksweep run` then `ksweep table --db`: the bt column of a 3..6 sweep
+/// shows 4x4's failures as the board's (no open tour, Conrad et al.) and
+/// the JSON rows carry the claims.
+#[test]
+fn run_marks_boards_without_an_open_tour() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    let db = dir.path().join("s.db");
+    let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
+    std::fs::write(
+        spec,
+        "name = \"s\"\nseed = 1\nstarts = 8\nmethods = [\"bt\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [4, 5]\n",
+    )
+    .unwrap();
+    stdout(&ksweep(&["run", spec, "--db", db, "--threads", "1"], ""));
+    let text = stdout(&ksweep(&["table", "--db", db], ""));
+    let cells: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert!(cells.contains(&vec!["4", "0.0*"]), "{text}");
+    assert!(cells.contains(&vec!["5", "100.0"]), "8 starts of 5x5, all on the majority colour: {text}");
+    assert!(text.contains("* no open tour exists on this board"), "{text}");
+    let rows: Value = serde_json::from_str(&stdout(&ksweep(&["table", "--db", db, "--format", "json"], ""))).unwrap();
+    let claims: Vec<(&str, &str)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["open_tour"].as_str().unwrap(), r["closed_tour"].as_str().unwrap()))
+        .collect();
+    assert_eq!(claims, [("impossible", "impossible"), ("exists", "impossible")]);
+}

@@ -77,6 +77,8 @@ pub fn table_rows(shared_rows: Vec<sweep::AggregateRow>) -> Vec<pb::AggregateRow
             median_micros: a.median_micros,
             mean_attempts: a.mean_attempts,
             no_tour: a.no_tour,
+            open_tour: a.open_tour,
+            closed_tour: a.closed_tour,
         })
         .collect()
 }

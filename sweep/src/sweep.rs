@@ -128,6 +128,12 @@ impl ConfigEntry {
         self.move_count
     }
 
+    /// What the theorems of [`tour::exists`] prove about tours on this board.
+    pub fn existence(&self) -> tour::exists::Existence {
+        let c = self.configuration();
+        tour::exists::known(c.board(), c.moves())
+    }
+
     /// Which cells may start a tour (SPEC.md).
     pub fn eligibility(&self) -> Eligibility {
         self.eligibility
@@ -440,6 +446,7 @@ mod tests {
             assert_eq!(c.move_count() as usize, config.moves().len());
             assert_eq!(c.cost_per_task(), (c.cells() * config.moves().len() as u64) as f64);
             assert_eq!(c.n().is_some(), config.board().is_regular());
+            assert_eq!(c.existence(), tour::exists::known(config.board(), config.moves()));
         }
         let list = MoveSpec::List(vec![vec![2, 1], vec![-1, 2]].into());
         assert_eq!(list.label(), "2,1 -1,2");

@@ -5,18 +5,27 @@
 //! A cell holds the accuracy in percent with one decimal (`97.0`), or the
 //! accuracy among starts not proven impossible, or mean time in microseconds (see [`Metric`]); `n/a` marks an impossible
 //! configuration (no tour exists, nothing was run) and an empty cell a
-//! result not in the rows (yet).
+//! result not in the rows (yet). A cell of a board on which a theorem rules
+//! out every open tour ([`tour::exists`]) carries [`NO_TOUR_MARK`] and a
+//! legend line, so a 0.0 there is read as the board's fault, not the method's.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::Hash;
 
 use serde::{Deserialize, Serialize};
+use tour::exists::Claim;
 use tour::{Eligibility, Method};
 
 use crate::sweep::ConfigEntry;
 
 /// Marker for an impossible configuration, in every format but JSON.
 pub const IMPOSSIBLE: &str = "n/a";
+
+/// Suffix of a cell whose board has no open tour, by [`tour::exists`].
+pub const NO_TOUR_MARK: &str = "*";
+
+/// The legend under tables holding a [`NO_TOUR_MARK`].
+const NO_TOUR_LEGEND: &str = "* no open tour exists on this board (proven; see `ksweep exists`)";
 
 /// One (configuration, method) aggregate over its starts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -38,11 +47,19 @@ pub struct AggregateRow {
     pub mean_micros: f64,
     pub median_micros: f64,
     pub mean_attempts: f64,
+    /// What is proven about open tours on the board: `exists`,
+    /// `impossible` or `unknown` ([`tour::exists::known`]).
+    #[serde(default)]
+    pub open_tour: String,
+    /// The same for closed tours.
+    #[serde(default)]
+    pub closed_tour: String,
 }
 
 impl AggregateRow {
     /// A row for `entry` and `method` with no results yet.
     pub fn new(entry: &ConfigEntry, method: Method) -> AggregateRow {
+        let known = entry.existence();
         AggregateRow {
             config: entry.index,
             moves: entry.moves_label(),
@@ -57,7 +74,15 @@ impl AggregateRow {
             mean_micros: 0.0,
             median_micros: 0.0,
             mean_attempts: 0.0,
+            open_tour: known.open.verdict().to_string(),
+            closed_tour: known.closed.verdict().to_string(),
         }
+    }
+
+    /// True when a theorem (or the colour rule) rules out every open tour
+    /// on the board, so no start can succeed.
+    pub fn no_open_tour(&self) -> bool {
+        self.open_tour == Claim::Impossible("").verdict()
     }
 
     /// Successes in percent of tasks; None when there are no tasks.
@@ -66,8 +91,11 @@ impl AggregateRow {
     }
 
     /// Successes in percent of the tasks not proven impossible; None when
-    /// every task was (or there are none).
+    /// every task was (or there are none), the board's theorems included.
     pub fn accuracy_possible(&self) -> Option<f64> {
+        if self.no_open_tour() {
+            return None;
+        }
         let possible = self.tasks.saturating_sub(self.no_tour);
         (possible > 0).then(|| 100.0 * self.successes as f64 / possible as f64)
     }
@@ -135,10 +163,11 @@ pub fn render(rows: &[AggregateRow], opts: &TableOptions) -> String {
             out.push('\n');
             out
         }
-        TableFormat::Text => text(&tables(&rows, opts, &method_rank)),
-        TableFormat::Markdown => markdown(&tables(&rows, opts, &method_rank)),
-        TableFormat::Csv => csv(&tables(&rows, opts, &method_rank), opts.layout),
-        TableFormat::Latex => latex(&tables(&rows, opts, &method_rank)),
+        TableFormat::Text => text(&tables(&rows, opts, &method_rank, true)),
+        TableFormat::Markdown => markdown(&tables(&rows, opts, &method_rank, true)),
+        // CSV cells stay numbers; the rows' JSON carries the claims.
+        TableFormat::Csv => csv(&tables(&rows, opts, &method_rank, false), opts.layout),
+        TableFormat::Latex => latex(&tables(&rows, opts, &method_rank, true)),
     }
 }
 
@@ -188,6 +217,8 @@ struct Table {
     /// Column headers with their sort rank (D, or the method's first appearance).
     columns: Vec<(usize, String)>,
     rows: Vec<(String, Vec<String>)>,
+    /// Some cell carries [`NO_TOUR_MARK`]: the table needs the legend.
+    marked: bool,
 }
 
 impl Table {
@@ -211,7 +242,8 @@ struct Group<'r> {
     members: Vec<&'r AggregateRow>,
 }
 
-fn tables(rows: &[&AggregateRow], opts: &TableOptions, method_rank: &HashMap<&str, usize>) -> Vec<Table> {
+/// `marks`: suffix [`NO_TOUR_MARK`] to the cells of boards without an open tour.
+fn tables(rows: &[&AggregateRow], opts: &TableOptions, method_rank: &HashMap<&str, usize>, marks: bool) -> Vec<Table> {
     let metric = match opts.metric {
         Metric::Accuracy => "accuracy (%)",
         Metric::AccuracyPossible => "accuracy among starts not proven impossible (%)",
@@ -256,11 +288,23 @@ fn tables(rows: &[&AggregateRow], opts: &TableOptions, method_rank: &HashMap<&st
                     [column_of[&column_key(r).0]];
                 slot.get_or_insert(r);
             }
+            let mut marked = false;
             let body = grid
                 .into_iter()
                 .map(|(row, found)| {
-                    let texts =
-                        found.into_iter().map(|r| r.map_or_else(String::new, |r| cell(r, opts.metric))).collect();
+                    let texts = found
+                        .into_iter()
+                        .map(|r| {
+                            r.map_or_else(String::new, |r| {
+                                let mut text = cell(r, opts.metric);
+                                if marks && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
+                                    text.push_str(NO_TOUR_MARK);
+                                    marked = true;
+                                }
+                                text
+                            })
+                        })
+                        .collect();
                     (row.label(), texts)
                 })
                 .collect();
@@ -269,7 +313,7 @@ fn tables(rows: &[&AggregateRow], opts: &TableOptions, method_rank: &HashMap<&st
                 TableLayout::ByDims => format!("{metric} — moves {moves}, method {second}"),
                 TableLayout::ByMethods => format!("{metric} — moves {moves}, {second}D"),
             };
-            Table { title, keys: [moves, second], columns, rows: body }
+            Table { title, keys: [moves, second], columns, rows: body, marked }
         })
         .collect()
 }
@@ -293,7 +337,8 @@ fn cell(row: &AggregateRow, metric: Metric) -> String {
         Metric::AccuracyPossible => row.accuracy_possible(),
         Metric::MeanMicros => Some(row.mean_micros),
     };
-    value.map_or_else(String::new, |v| format!("{v:.1}"))
+    // None with tasks: every start was proven impossible.
+    value.map_or_else(|| IMPOSSIBLE.to_string(), |v| format!("{v:.1}"))
 }
 
 /// The corner header of every table: rows are board sizes.
@@ -312,6 +357,10 @@ fn text(tables: &[Table]) -> String {
                 out.push_str(padded.join("  ").trim_end());
                 out.push('\n');
             }
+            if t.marked {
+                out.push_str(NO_TOUR_LEGEND);
+                out.push('\n');
+            }
             out
         })
         .collect();
@@ -320,7 +369,7 @@ fn text(tables: &[Table]) -> String {
 
 fn markdown(tables: &[Table]) -> String {
     let row = |cells: Vec<&str>| {
-        let escaped: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        let escaped: Vec<String> = cells.iter().map(|c| markdown_escape(c)).collect();
         format!("| {} |\n", escaped.join(" | "))
     };
     let blocks: Vec<String> = tables
@@ -332,10 +381,18 @@ fn markdown(tables: &[Table]) -> String {
             for line in t.body() {
                 out.push_str(&row(line));
             }
+            if t.marked {
+                out.push_str(&format!("\n{}\n", markdown_escape(NO_TOUR_LEGEND)));
+            }
             out
         })
         .collect();
     blocks.join("\n")
+}
+
+/// Escapes what Markdown would read as table syntax or emphasis.
+fn markdown_escape(text: &str) -> String {
+    text.replace('|', "\\|").replace('*', "\\*")
 }
 
 /// One CSV: the group keys, N, then the union of every table's columns.
@@ -394,6 +451,9 @@ fn latex(tables: &[Table]) -> String {
                 out.push_str(&row(line));
             }
             out.push_str("\\hline\n\\end{tabular}\n");
+            if t.marked {
+                out.push_str(&format!("% {NO_TOUR_LEGEND}\n"));
+            }
             out
         })
         .collect();
@@ -438,6 +498,8 @@ mod tests {
             mean_micros: 10.0 * f64::from(config) + 0.46,
             median_micros: 3.5,
             mean_attempts: 1.5,
+            open_tour: if moves == "3,1" { "impossible" } else { "unknown" }.into(),
+            closed_tour: "unknown".into(),
         }
     }
 
@@ -472,6 +534,33 @@ mod tests {
         assert_eq!(odd.accuracy_possible(), Some(100.0), "the 4 failures were impossible starts");
         odd.no_tour = 10;
         assert_eq!(odd.accuracy_possible(), None);
+    }
+
+    /// 4x4 has no open knight's tour (Conrad et al.): its failures are the
+    /// board's, and the tables say so.
+    #[test]
+    fn boards_without_an_open_tour_are_marked() {
+        let mut rows = vec![row(0, "2,1", "4x4", "w", 16, 0), row(1, "2,1", "5x5", "w", 25, 13)];
+        rows[0].open_tour = "impossible".into();
+        rows[1].open_tour = "exists".into();
+        assert!(rows[0].no_open_tour() && !rows[1].no_open_tour());
+        assert_eq!(rows[0].accuracy(), Some(0.0), "the report's accuracy still counts them");
+        assert_eq!(rows[0].accuracy_possible(), None, "no start of 4x4 can succeed");
+
+        let text = render(&rows, &opts(TableLayout::ByDims, TableFormat::Text));
+        assert_eq!(text, format!("accuracy (%) — moves 2,1, method w\nN   D=2\n4  0.0*\n5  52.0\n{NO_TOUR_LEGEND}\n"));
+        let md = render(&rows, &opts(TableLayout::ByDims, TableFormat::Markdown));
+        assert!(md.contains("| 4 | 0.0\\* |") && md.contains("\\* no open tour"), "{md}");
+        let csv = render(&rows, &opts(TableLayout::ByDims, TableFormat::Csv));
+        assert_eq!(csv, "moves,method,N,D=2\n\"2,1\",w,4,0.0\n\"2,1\",w,5,52.0\n");
+        let possible =
+            TableOptions { metric: Metric::AccuracyPossible, ..opts(TableLayout::ByDims, TableFormat::Text) };
+        let text = render(&rows, &possible);
+        assert!(text.contains("4   n/a\n") && !text.contains(NO_TOUR_LEGEND), "{text}");
+
+        // Unmarked tables carry no legend.
+        let text = render(&rows[1..], &opts(TableLayout::ByDims, TableFormat::Text));
+        assert!(!text.contains(NO_TOUR_MARK), "{text}");
     }
 
     #[test]
@@ -531,7 +620,9 @@ moves,dims,N,w,aw+
     "no_tour": 0,
     "mean_micros": 30.46,
     "median_micros": 3.5,
-    "mean_attempts": 1.5
+    "mean_attempts": 1.5,
+    "open_tour": "impossible",
+    "closed_tour": "unknown"
   },
   {
     "config": 3,
@@ -546,7 +637,9 @@ moves,dims,N,w,aw+
     "no_tour": 0,
     "mean_micros": 30.46,
     "median_micros": 3.5,
-    "mean_attempts": 1.5
+    "mean_attempts": 1.5,
+    "open_tour": "impossible",
+    "closed_tour": "unknown"
   }
 ]
 "#;

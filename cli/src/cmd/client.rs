@@ -291,6 +291,8 @@ fn aggregate_of(r: pb::AggregateRow) -> AggregateRow {
         mean_micros: r.mean_micros,
         median_micros: r.median_micros,
         mean_attempts: r.mean_attempts,
+        open_tour: r.open_tour,
+        closed_tour: r.closed_tour,
     }
 }
 
