@@ -607,3 +607,50 @@ fn failing_shards_end_the_sweep_failed() {
     c.client(&["watch", &id]).fails_with(&["failed"]);
     c.export(&id).assert_complete(s.tasks_total - lost);
 }
+
+/// TLS: a coordinator with a certificate from a private CA, a worker and
+/// clients that trust that CA; the sweep's table is the embedded one.
+/// Peers that do not trust it, or speak plain HTTP/2, get nowhere, and a
+/// key that is not a key stops the coordinator at start with a TLS error.
+#[test]
+fn tls_end_to_end() {
+    let want = reference(SPEC_TINY);
+    let mut c = Cluster::start_tls(&[]);
+    assert!(c.url().starts_with("https://"));
+    c.add_worker(1);
+    let spec = c.write("spec.toml", SPEC_TINY);
+    let id = c.submit(&spec);
+    let s = c.wait_done(&id, SWEEP_TIMEOUT);
+    assert_eq!(s.tasks_total, want.status.tasks_total);
+    assert_matches_reference(&c, &id, SPEC_TINY);
+
+    let https = c.url();
+    let http = https.replacen("https://", "http://", 1);
+    let ca = c.tls_ca.clone().expect("a TLS cluster has a CA");
+    let ca = ca.to_str().expect("utf-8 path");
+    // https without the CA: the public roots do not know it.
+    c.ksweep(&["status", &id, "--coordinator", &https]).fails_with(&["cannot connect", "UnknownIssuer"]);
+    // Plain HTTP/2 to the TLS port.
+    c.ksweep(&["status", &id, "--coordinator", &http]).fails_with(&[]);
+    // A CA only makes sense with https.
+    c.ksweep(&["status", &id, "--coordinator", &http, "--tls-ca", ca]).fails_with(&["--tls-ca", "https://"]);
+
+    // The CA certificate given as the key: refused at start, naming TLS.
+    let db = c.path().join("other.db");
+    let cert = c.path().join("server.pem");
+    let out = c.ksweep(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        db.to_str().unwrap(),
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        ca,
+    ]);
+    out.fails_with(&["TLS"]);
+    // --tls-cert alone is a usage error.
+    c.ksweep(&["coordinator", "--db", db.to_str().unwrap(), "--tls-cert", cert.to_str().unwrap()])
+        .fails_with(&["--tls-key"]);
+}

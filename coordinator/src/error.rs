@@ -27,6 +27,8 @@ pub enum Error {
     Refused(String),
     #[error("database: {0}")]
     Database(#[from] rusqlite::Error),
+    #[error("TLS: {0}")]
+    Tls(String),
     #[error("internal: {0}")]
     Internal(String),
 }
@@ -42,7 +44,7 @@ impl From<Error> for tonic::Status {
             Error::UnknownWorker(_) | Error::StaleNonce { .. } => Status::failed_precondition(message),
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
             Error::Refused(_) => Status::invalid_argument(message),
-            Error::Database(_) | Error::Internal(_) => Status::internal(message),
+            Error::Database(_) | Error::Tls(_) | Error::Internal(_) => Status::internal(message),
         }
     }
 }

@@ -17,5 +17,5 @@ mod workers_service;
 
 pub use error::{Error, Result};
 pub use server::serve;
-pub use state::CoordinatorOptions;
+pub use state::{CoordinatorOptions, TlsIdentity};
 pub use sweeps_service::{status_of, table_rows};

@@ -9,7 +9,7 @@ use ksweep_proto::v1 as pb;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::InterceptorLayer;
-use tonic::transport::Server;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
 
 use crate::error::{Error, Result};
@@ -34,6 +34,12 @@ pub async fn serve(
 ) -> Result<()> {
     let token = options.token.clone();
     let max_message = options.max_message_bytes;
+    let mut builder = Server::builder();
+    if let Some(id) = &options.tls {
+        // Parses the PEM now, so a bad certificate or key fails at start.
+        let config = ServerTlsConfig::new().identity(Identity::from_pem(&id.cert_pem, &id.key_pem));
+        builder = builder.tls_config(config).map_err(|e| Error::Tls(ksweep_proto::error_chain(&e)))?;
+    }
     let shared = Arc::new(Shared::new(store, options)?);
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
@@ -64,11 +70,11 @@ pub async fn serve(
     });
 
     let local = listener.local_addr().map_err(|e| Error::Internal(e.to_string()))?;
-    tracing::info!(%local, nonce = shared.nonce, "coordinator listening");
+    tracing::info!(%local, nonce = shared.nonce, tls = shared.options.tls.is_some(), "coordinator listening");
     // The server stops accepting when `stop` flips; the shutdown future
     // flips it, then allows GRACE for in-flight calls.
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-    let server = Server::builder()
+    let server = builder
         .layer(InterceptorLayer::new(move |req: Request<()>| check_token(token.as_deref(), req)))
         .add_service(health_service)
         .add_service(reflection)

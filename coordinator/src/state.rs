@@ -24,6 +24,22 @@ pub struct CoordinatorOptions {
     pub max_spec_bytes: usize,
     /// Largest gRPC message accepted, in bytes.
     pub max_message_bytes: usize,
+    /// Serve TLS with this identity instead of plain HTTP/2.
+    pub tls: Option<TlsIdentity>,
+}
+
+/// The coordinator's certificate chain and private key, PEM.
+#[derive(Clone)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsIdentity {
+    /// Never prints the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsIdentity").field("cert_pem", &format_args!("{} bytes", self.cert_pem.len())).finish()
+    }
 }
 
 impl Default for CoordinatorOptions {
@@ -34,6 +50,7 @@ impl Default for CoordinatorOptions {
             token: None,
             max_spec_bytes: 1 << 20,
             max_message_bytes: 64 << 20,
+            tls: None,
         }
     }
 }

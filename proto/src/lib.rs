@@ -15,6 +15,51 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Encoded file descriptor set, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("ksweep_descriptor");
 
+/// Why [`endpoint`] refused a coordinator address.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{url:?} is not a URL: {why}")]
+    Url { url: String, why: String },
+    #[error("{url:?}: a CA certificate (--tls-ca) needs an https:// URL")]
+    CaWithoutHttps { url: String },
+    #[error("{url:?}: TLS set-up failed: {why}")]
+    Tls { url: String, why: String },
+}
+
+/// The channel endpoint for a coordinator URL, shared by clients and
+/// workers. `https://` turns on TLS (rustls), trusting `ca_pem` when given
+/// (a private CA or a self-signed coordinator), else the public web roots.
+pub fn endpoint(url: &str, ca_pem: Option<&[u8]>) -> Result<tonic::transport::Endpoint, EndpointError> {
+    use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
+    let endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| EndpointError::Url { url: url.into(), why: e.to_string() })?;
+    let https = endpoint.uri().scheme_str() == Some("https");
+    if !https {
+        return match ca_pem {
+            Some(_) => Err(EndpointError::CaWithoutHttps { url: url.into() }),
+            None => Ok(endpoint),
+        };
+    }
+    let tls = match ca_pem {
+        Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
+        None => ClientTlsConfig::new().with_webpki_roots(),
+    };
+    endpoint.tls_config(tls).map_err(|e| EndpointError::Tls { url: url.into(), why: e.to_string() })
+}
+
+/// An error and its sources on one line: tonic's transport errors say only
+/// "transport error" themselves, the cause is in the chain.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 /// Client-side token: adds `authorization: Bearer <token>` to every call
 /// when a token is set.
 #[derive(Debug, Clone, Default)]

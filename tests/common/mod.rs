@@ -53,7 +53,8 @@ n = [5, 6, 7, 8]
 "#;
 
 /// Variables the binary reads that must not leak in from the caller's shell.
-const SCRUB: &[&str] = &["KSWEEP_TOKEN", "KSWEEP_COORDINATOR", "RUST_LOG"];
+const SCRUB: &[&str] =
+    &["KSWEEP_TOKEN", "KSWEEP_COORDINATOR", "KSWEEP_TLS_CA", "KSWEEP_TLS_CERT", "KSWEEP_TLS_KEY", "RUST_LOG"];
 
 /// How long one client command (submit, status, table, export...) may take.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -341,6 +342,36 @@ pub fn free_port() -> u16 {
     panic!("cannot bind any loopback port");
 }
 
+/// Paths of the files [`write_test_pki`] wrote.
+pub struct TestPki {
+    pub ca: String,
+    pub cert: String,
+    pub key: String,
+}
+
+/// Writes `ca.pem` (a fresh CA), and `server.pem` / `server-key.pem` (a
+/// certificate it issued for 127.0.0.1 and localhost) into `dir`.
+pub fn write_test_pki(dir: &Path) -> TestPki {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.distinguished_name.push(DnType::CommonName, "ksweep test CA");
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().expect("CA key")).expect("CA certificate");
+    let key = KeyPair::generate().expect("server key");
+    let params = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).expect("params");
+    let cert = params.signed_by(&key, &ca).expect("server certificate");
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write PEM");
+        path.display().to_string()
+    };
+    TestPki {
+        ca: write("ca.pem", ca.pem()),
+        cert: write("server.pem", cert.pem()),
+        key: write("server-key.pem", key.serialize_pem()),
+    }
+}
+
 /// A coordinator and its workers, on loopback, in a temporary directory.
 /// Dropping it kills every child; if the test is failing, it prints their
 /// logs.
@@ -349,6 +380,8 @@ pub struct Cluster {
     pub port: u16,
     pub db: PathBuf,
     pub token: Option<String>,
+    /// The CA file clients and workers trust, when the coordinator serves TLS.
+    pub tls_ca: Option<PathBuf>,
     coordinator_flags: Vec<String>,
     pub coordinator: Option<Proc>,
     pub workers: Vec<Proc>,
@@ -366,14 +399,32 @@ impl Cluster {
 
     /// A coordinator requiring `token`, when given.
     pub fn start_with_token(flags: &[&str], token: Option<&str>) -> Cluster {
+        Cluster::launch(flags, token, false)
+    }
+
+    /// A coordinator serving TLS with a certificate for 127.0.0.1 and
+    /// localhost, issued by a fresh throwaway CA (`ca.pem`, which every
+    /// client and worker of the cluster trusts).
+    pub fn start_tls(flags: &[&str]) -> Cluster {
+        Cluster::launch(flags, None, true)
+    }
+
+    fn launch(flags: &[&str], token: Option<&str>, tls: bool) -> Cluster {
         let dir = tempfile::Builder::new().prefix("ksweep-e2e-").tempdir().expect("temp dir");
         let db = dir.path().join("coordinator.db");
+        let mut coordinator_flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+        let tls_ca = tls.then(|| {
+            let files = write_test_pki(dir.path());
+            coordinator_flags.extend(["--tls-cert".into(), files.cert, "--tls-key".into(), files.key]);
+            PathBuf::from(files.ca)
+        });
         let mut cluster = Cluster {
             dir,
             port: 0,
             db,
             token: token.map(str::to_string),
-            coordinator_flags: flags.iter().map(|s| s.to_string()).collect(),
+            tls_ca,
+            coordinator_flags,
             coordinator: None,
             workers: Vec::new(),
             retired: Vec::new(),
@@ -398,7 +449,8 @@ impl Cluster {
     }
 
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        let scheme = if self.tls_ca.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
     }
 
     fn token_args(&self) -> Vec<String> {
@@ -406,6 +458,15 @@ impl Cluster {
             Some(t) => vec!["--token".into(), t.clone()],
             None => vec![],
         }
+    }
+
+    /// What every client passes: the token and the CA, if any.
+    fn client_args(&self) -> Vec<String> {
+        let mut args = self.token_args();
+        if let Some(ca) = &self.tls_ca {
+            args.extend(["--tls-ca".into(), ca.display().to_string()]);
+        }
+        args
     }
 
     /// Starts a coordinator on `self.port` and waits until it answers
@@ -447,7 +508,7 @@ impl Cluster {
     /// True when `ksweep health` gets SERVING.
     pub fn healthy(&self) -> bool {
         let mut args = vec!["health".to_string(), "--coordinator".into(), self.url()];
-        args.extend(self.token_args());
+        args.extend(self.client_args());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         run_ksweep(self.dir.path(), &args, Duration::from_secs(20)).status.success()
     }
@@ -501,6 +562,9 @@ impl Cluster {
         if let Some(t) = token {
             args.extend(["--token".into(), t]);
         }
+        if let Some(ca) = &self.tls_ca {
+            args.extend(["--tls-ca".into(), ca.display().to_string()]);
+        }
         self.workers.push(Proc::spawn(&name, self.dir.path(), &args));
         self.workers.len() - 1
     }
@@ -515,7 +579,7 @@ impl Cluster {
     pub fn client(&self, args: &[&str]) -> Output {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         all.extend(["--coordinator".into(), self.url()]);
-        all.extend(self.token_args());
+        all.extend(self.client_args());
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         self.ksweep(&all)
     }

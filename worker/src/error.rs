@@ -8,8 +8,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Why a worker stopped.
 #[derive(Debug, Error)]
 pub enum Error {
-    #[error("coordinator: {0:?} is not a valid endpoint URL: {1}")]
-    Endpoint(String, String),
+    #[error("coordinator: {0}")]
+    Endpoint(#[from] ksweep_proto::EndpointError),
     #[error("token: {0}")]
     Token(String),
     /// The coordinator refused us for good (wrong token, protocol version).

@@ -41,6 +41,9 @@ pub struct WorkerOptions {
     /// Name shown in the coordinator's logs and exports.
     pub name: String,
     pub token: Option<String>,
+    /// PEM of the CA to trust for an `https://` coordinator (else the
+    /// public web roots).
+    pub tls_ca: Option<Vec<u8>>,
     pub max_message_bytes: usize,
 }
 
@@ -131,8 +134,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             .map_err(|e| Error::Pool(e.to_string()))?,
     );
     let threads = pool.current_num_threads();
-    let endpoint = Endpoint::from_shared(options.coordinator.clone())
-        .map_err(|e| Error::Endpoint(options.coordinator.clone(), e.to_string()))?
+    let endpoint = ksweep_proto::endpoint(&options.coordinator, options.tls_ca.as_deref())?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;

@@ -15,7 +15,7 @@ use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::BearerToken;
 use sweep::{render, AggregateRow, Metric, Sweep, TableFormat, TableLayout, TableOptions};
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 /// How to reach a coordinator.
 #[derive(Debug, Clone, Args)]
@@ -26,23 +26,40 @@ pub struct ConnectArgs {
     /// Shared-secret token, when the coordinator requires one.
     #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// CA certificate (PEM) to trust for an https:// coordinator; without
+    /// it, the public web roots.
+    #[arg(long, env = "KSWEEP_TLS_CA", value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 pub type Client = SweepsClient<InterceptedService<Channel, BearerToken>>;
 
 impl ConnectArgs {
-    pub async fn connect(&self) -> Result<Client> {
-        let endpoint = Endpoint::from_shared(self.coordinator.clone())
-            .with_context(|| format!("--coordinator: {:?} is not a URL", self.coordinator))?
+    /// A connected channel and the token interceptor.
+    pub async fn channel(&self) -> Result<(Channel, BearerToken)> {
+        let ca = read_pem("--tls-ca", self.tls_ca.as_deref())?;
+        let endpoint = ksweep_proto::endpoint(&self.coordinator, ca.as_deref())
+            .context("--coordinator")?
             .connect_timeout(Duration::from_secs(5));
         let channel = endpoint
             .connect()
             .await
+            .map_err(|e| anyhow::anyhow!("{}", ksweep_proto::error_chain(&e)))
             .with_context(|| format!("--coordinator: cannot connect to {}", self.coordinator))?;
         let token = BearerToken::new(self.token.as_deref()).context("--token: not valid header text")?;
+        Ok((channel, token))
+    }
+
+    pub async fn connect(&self) -> Result<Client> {
+        let (channel, token) = self.channel().await?;
         let max = ksweep_coordinator::CoordinatorOptions::default().max_message_bytes;
         Ok(SweepsClient::with_interceptor(channel, token).max_decoding_message_size(max).max_encoding_message_size(max))
     }
+}
+
+/// The PEM file behind a flag, read whole.
+pub fn read_pem(flag: &str, path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>> {
+    path.map(|p| std::fs::read(p).with_context(|| format!("{flag}: cannot read {}", p.display()))).transpose()
 }
 
 /// Where query commands read from.

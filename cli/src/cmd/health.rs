@@ -17,11 +17,7 @@ pub struct HealthArgs {
 }
 
 pub async fn health(args: HealthArgs) -> Result<()> {
-    let channel = tonic::transport::Endpoint::from_shared(args.connect.coordinator.clone())?
-        .connect_timeout(std::time::Duration::from_secs(3))
-        .connect()
-        .await?;
-    let token = ksweep_proto::BearerToken::new(args.connect.token.as_deref())?;
+    let (channel, token) = args.connect.channel().await?;
     let mut client = HealthClient::with_interceptor(channel, token);
     let reply = client.check(HealthCheckRequest { service: String::new() }).await?.into_inner();
     if reply.status != ServingStatus::Serving as i32 {

@@ -53,13 +53,14 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
         threads: args.threads,
         name: format!("embedded-{}", std::process::id()),
         token: None,
+        tls_ca: None,
         max_message_bytes: CoordinatorOptions::default().max_message_bytes,
     };
     let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
         let _ = worker_stopped.await;
     }));
 
-    let connect = ConnectArgs { coordinator: url, token: None };
+    let connect = ConnectArgs { coordinator: url, token: None, tls_ca: None };
     let outcome = async {
         let mut client = connect.connect().await?;
         let reply = client
@@ -97,7 +98,7 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     let table = TableArgs {
         id: Some(id),
         source: SourceArgs {
-            connect: ConnectArgs { coordinator: String::new(), token: None },
+            connect: ConnectArgs { coordinator: String::new(), token: None, tls_ca: None },
             db: Some(args.db.clone()),
         },
         rule: None,

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use ksweep_coordinator::CoordinatorOptions;
+
+use crate::cmd::client::read_pem;
+use ksweep_coordinator::{CoordinatorOptions, TlsIdentity};
 use ksweep_worker::WorkerOptions;
 
 /// Start a coordinator.
@@ -29,6 +31,12 @@ pub struct CoordinatorArgs {
     /// A shard that fails this many times is marked failed.
     #[arg(long, default_value_t = 3)]
     pub max_shard_failures: u32,
+    /// Serve TLS with this certificate chain (PEM); needs --tls-key.
+    #[arg(long, env = "KSWEEP_TLS_CERT", value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, env = "KSWEEP_TLS_KEY", value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 impl CoordinatorArgs {
@@ -40,6 +48,12 @@ impl CoordinatorArgs {
         o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;
         o.scheduler.max_shard_failures = self.max_shard_failures.max(1);
         o.poll_interval = o.scheduler.lease / 4;
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            o.tls = Some(TlsIdentity {
+                cert_pem: read_pem("--tls-cert", Some(cert))?.unwrap_or_default(),
+                key_pem: read_pem("--tls-key", Some(key))?.unwrap_or_default(),
+            });
+        }
         Ok(o)
     }
 }
@@ -76,26 +90,31 @@ pub struct WorkerArgs {
     pub name: Option<String>,
     #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// CA certificate (PEM) to trust for an https:// coordinator; without
+    /// it, the public web roots.
+    #[arg(long, env = "KSWEEP_TLS_CA", value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 impl WorkerArgs {
-    pub fn options(&self) -> WorkerOptions {
+    pub fn options(&self) -> Result<WorkerOptions> {
         let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
         let name = self
             .name
             .clone()
             .unwrap_or_else(|| format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id()));
-        WorkerOptions {
+        Ok(WorkerOptions {
             coordinator: self.coordinator.clone(),
             threads: self.threads,
             name,
             token: self.token.clone(),
+            tls_ca: read_pem("--tls-ca", self.tls_ca.as_deref())?,
             max_message_bytes: CoordinatorOptions::default().max_message_bytes,
-        }
+        })
     }
 }
 
 pub async fn worker(args: WorkerArgs) -> Result<()> {
-    ksweep_worker::run(args.options(), crate::shutdown::signal()).await?;
+    ksweep_worker::run(args.options()?, crate::shutdown::signal()).await?;
     Ok(())
 }
