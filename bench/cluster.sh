@@ -47,15 +47,14 @@ start_worker() { # port threads
 }
 
 wait_done() { # port id
-    while true; do
-        local state
-        state=$("$K" status "$2" --coordinator "http://127.0.0.1:$1" | awk '/^state/ { print $2 }')
-        case "$state" in
-            done) return 0 ;;
-            running) sleep 0.05 ;;
-            *) echo "sweep ended $state" >&2; exit 1 ;;
-        esac
-    done
+    # `watch` follows the progress stream to the end: one process, no
+    # polling loop of client launches stealing CPU from the workers.
+    "$K" watch "$2" --coordinator "http://127.0.0.1:$1" >/dev/null 2>"$WORK/watch.log" || {
+        echo "watch failed:" >&2; cat "$WORK/watch.log" >&2; exit 1
+    }
+    local state
+    state=$("$K" status "$2" --coordinator "http://127.0.0.1:$1" | awk '/^state/ { print $2 }')
+    [ "$state" = done ] || { echo "sweep ended $state" >&2; exit 1; }
 }
 
 throughput() {

@@ -13,6 +13,10 @@ use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
 use crate::store::{OpenShard, ResultRecord, SweepState};
 
+/// The smallest shard [`Scheduler::shard_micros_now`] cuts near the end of
+/// the work, as a fraction of the target shard.
+const MIN_SHARD_FRACTION: f64 = 0.05;
+
 /// Tunables of the scheduler.
 #[derive(Debug, Clone)]
 pub struct SchedulerConfig {
@@ -377,7 +381,8 @@ impl Scheduler {
         // `held_per_thread` target shards of estimated work per thread, so
         // one fast-polling worker cannot take the remaining work from others.
         let threads = self.workers.get(&worker).map_or(1, |w| w.threads);
-        let budget = self.config.target_shard.as_micros() as f64 * self.config.held_per_thread * threads as f64;
+        let target = self.shard_micros_now();
+        let budget = target * self.config.held_per_thread * threads as f64;
         let mut held: f64 = self
             .shards
             .values()
@@ -390,7 +395,7 @@ impl Scheduler {
                     Some(run) if run.lease.is_none() => id,
                     _ => continue,
                 },
-                None => match self.cut(&mut new_shards) {
+                None => match self.cut(target, &mut new_shards) {
                     Some(id) => id,
                     None => break,
                 },
@@ -445,9 +450,27 @@ impl Scheduler {
         cost * self.micros_per_cost
     }
 
-    /// Cuts one new shard from the oldest running sweep with grid left.
-    fn cut(&mut self, new_shards: &mut Vec<NewShards>) -> Option<ShardId> {
-        let target_cost = self.config.target_shard.as_micros() as f64 / self.micros_per_cost;
+    /// The shard size to aim for now, in estimated microseconds on one
+    /// thread: the configured target, shrunk towards the end of the work so
+    /// that every thread gets a share of what is left (guided
+    /// self-scheduling) instead of one worker finishing a long last shard
+    /// while the others idle. Never below `MIN_SHARD_FRACTION` of the target,
+    /// so the tail does not drown in per-shard overhead.
+    fn shard_micros_now(&self) -> f64 {
+        let target = self.config.target_shard.as_micros() as f64;
+        let threads: u32 = self.workers.values().map(|w| w.threads).sum();
+        let unplanned: f64 =
+            self.sweeps.values().filter(|s| !s.exhausted).map(|s| s.sweep.cost_after(s.cursor)).sum::<f64>()
+                * self.micros_per_cost;
+        let open: f64 = self.shards.values().map(|r| self.estimate_micros(r)).sum();
+        let share = (unplanned + open) / (2.0 * threads.max(1) as f64);
+        share.clamp(target * MIN_SHARD_FRACTION, target)
+    }
+
+    /// Cuts one new shard, of about `target` estimated microseconds, from
+    /// the oldest running sweep with grid left.
+    fn cut(&mut self, target: f64, new_shards: &mut Vec<NewShards>) -> Option<ShardId> {
+        let target_cost = target / self.micros_per_cost;
         let keys: Vec<SweepKey> = self.sweeps.keys().copied().collect();
         for key in keys {
             let s = self.sweeps.get_mut(&key).expect("listed");
@@ -762,6 +785,41 @@ mod tests {
         assert_eq!(other.len(), 1, "the rest stays for worker 2");
         s.commit(WorkerId(1), &[full_report(&first[0])]);
         assert_eq!(s.assign(WorkerId(1), 100, now).0.len(), 1, "room again once its shard is done");
+    }
+
+    /// Near the end of the work, shards shrink so both workers get a share
+    /// of what is left (guided self-scheduling), down to single starts.
+    #[test]
+    fn shards_shrink_towards_the_end() {
+        const ONE: &str =
+            "name = \"t\"\nseed = 1\nstarts = 100\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [100]\n";
+        let sweep = Arc::new(Sweep::parse(ONE).unwrap());
+        let cost = sweep.configurations()[0].cost_per_task();
+        // Tasks report exactly the initial rate, so estimates stay put; a
+        // target of ten starts' worth.
+        let micros = (cost * 0.0015).round() as u64;
+        let target = Duration::from_micros(10 * micros);
+        let config =
+            SchedulerConfig { target_shard: target, held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
+        let mut s = Scheduler::new(config, 0);
+        s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new());
+        let now = Instant::now();
+        s.register(WorkerId(1), 1, now);
+        s.register(WorkerId(2), 1, now);
+        let mut sizes = Vec::new();
+        for turn in 0.. {
+            let worker = WorkerId(1 + turn % 2);
+            let (given, _) = s.assign(worker, 1, now);
+            let Some(a) = given.first() else { break };
+            sizes.push(a.plan.start_hi - a.plan.start_lo);
+            let mut report = full_report(a);
+            report.tasks.iter_mut().for_each(|t| t.micros = micros);
+            s.commit(worker, &[report]);
+        }
+        assert_eq!(sizes.iter().sum::<u64>(), 100, "{sizes:?}");
+        assert_eq!(sizes[0], 10, "full-size shards while plenty is left: {sizes:?}");
+        assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "sizes only shrink: {sizes:?}");
+        assert_eq!(*sizes.last().unwrap(), 1, "the last shards are single starts: {sizes:?}");
     }
 
     #[test]

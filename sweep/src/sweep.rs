@@ -8,6 +8,7 @@ use tour::seed::SeedHasher;
 use tour::{Board, Configuration, Eligibility, Method, Moves};
 
 use crate::error::SpecError;
+use crate::plan::Cursor;
 use crate::spec::{Limits, SweepSpec};
 
 /// A spec that passed every check, expanded into its configurations.
@@ -16,6 +17,9 @@ pub struct Sweep {
     spec: SweepSpec,
     configurations: Vec<ConfigEntry>,
     total_tasks: u64,
+    /// `cost_suffix[i]`: estimated cost of every task of configurations
+    /// `i..`, so the cost left after a cursor is O(1).
+    cost_suffix: Vec<f64>,
     id: String,
 }
 
@@ -172,7 +176,12 @@ impl Sweep {
             return Err(SpecError::TooManyTasks { tasks: total_tasks, max: spec.limits.max_tasks });
         }
         let id = content_id(&spec, &configurations);
-        Ok(Sweep { spec, configurations, total_tasks, id })
+        let methods = spec.methods.len() as f64;
+        let mut cost_suffix = vec![0.0; configurations.len() + 1];
+        for (i, c) in configurations.iter().enumerate().rev() {
+            cost_suffix[i] = cost_suffix[i + 1] + c.start_count(spec.starts) as f64 * methods * c.cost_per_task();
+        }
+        Ok(Sweep { spec, configurations, total_tasks, cost_suffix, id })
     }
 
     /// 16 hex digits naming what the sweep computes: name, seed, S, methods
@@ -226,6 +235,14 @@ impl Sweep {
     /// Sum over configurations of min(eligible, S) x methods.
     pub fn total_tasks(&self) -> u64 {
         self.total_tasks
+    }
+
+    /// Estimated cost (cells x moves per task) of the tasks not yet planned
+    /// at `cursor`.
+    pub fn cost_after(&self, cursor: Cursor) -> f64 {
+        let Some(entry) = self.configurations.get(cursor.config as usize) else { return 0.0 };
+        let left = entry.start_count(self.spec.starts).saturating_sub(cursor.start) as f64;
+        left * self.spec.methods.len() as f64 * entry.cost_per_task() + self.cost_suffix[cursor.config as usize + 1]
     }
 
     /// The spec in canonical TOML; parsing it gives the same id.
