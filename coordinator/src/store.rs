@@ -306,7 +306,9 @@ impl Store {
         Ok(max.unwrap_or(0) as u64)
     }
 
-    /// Inserts results, ignoring any already stored (same task key), and
+    /// Inserts results, ignoring any already stored (same task key) and any
+    /// of a sweep no longer running (a batch validated just before a cancel
+    /// lands after it: the check and the cancel are serialised here), and
     /// bumps each sweep's counters by what was new. One transaction.
     /// Returns how many rows were new.
     pub fn record(&mut self, results: &[ResultRecord]) -> Result<u64> {
@@ -316,7 +318,8 @@ impl Store {
             let mut insert = tx.prepare_cached(
                 "INSERT OR IGNORE INTO results
                  (sweep, config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+                 WHERE EXISTS (SELECT 1 FROM sweeps WHERE key = ?1 AND state = ?12)",
             )?;
             let mut bump = tx.prepare_cached(
                 "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3 WHERE key = ?1",
@@ -335,7 +338,8 @@ impl Store {
                     r.visited as i64,
                     r.micros as i64,
                     r.worker.0 as i64,
-                    outcome_code(r.outcome)
+                    outcome_code(r.outcome),
+                    SweepState::Running as i64
                 ])? as i64;
                 new_rows += inserted as u64;
                 match &mut pending {
@@ -597,6 +601,20 @@ mod tests {
         assert_eq!(store.record(&overlapping).unwrap(), 1);
         let rec = store.resolve(None).unwrap();
         assert_eq!((rec.tasks_done, rec.successes), (4, 3));
+    }
+
+    #[test]
+    fn results_of_a_sweep_no_longer_running_are_not_stored() {
+        let mut store = Store::in_memory().unwrap();
+        let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+        let k = rec.key;
+        assert_eq!(store.record(&[result(k, 0, 0, 0, true, 10)]).unwrap(), 1);
+        store.set_state(k, SweepState::Cancelled, None).unwrap();
+        assert_eq!(store.record(&[result(k, 0, 1, 0, true, 10), result(k, 0, 2, 0, true, 10)]).unwrap(), 0);
+        let rec = store.resolve(None).unwrap();
+        assert_eq!((rec.tasks_done, rec.successes), (1, 1), "counters follow the rows");
+        let rows: i64 = store.conn.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
+        assert_eq!(rows, 1);
     }
 
     #[test]
