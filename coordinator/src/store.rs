@@ -318,15 +318,29 @@ impl Store {
             let mut insert = tx.prepare_cached(
                 "INSERT OR IGNORE INTO results
                  (sweep, config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome)
-                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-                 WHERE EXISTS (SELECT 1 FROM sweeps WHERE key = ?1 AND state = ?12)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
+            let mut state = tx.prepare_cached("SELECT state FROM sweeps WHERE key = ?1")?;
+            // Per sweep of the batch (one or few): still running?
+            let mut running: Vec<(SweepKey, bool)> = Vec::new();
             let mut bump = tx.prepare_cached(
                 "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3 WHERE key = ?1",
             )?;
             // Counters are bumped per run of one sweep (batches hold one or few).
             let mut pending: Option<(SweepKey, i64, i64)> = None;
             for r in results {
+                let live = match running.iter().find(|(k, _)| *k == r.sweep) {
+                    Some(&(_, live)) => live,
+                    None => {
+                        let s: Option<i64> = state.query_row([r.sweep.0], |row| row.get(0)).optional()?;
+                        let live = s == Some(SweepState::Running as i64);
+                        running.push((r.sweep, live));
+                        live
+                    }
+                };
+                if !live {
+                    continue;
+                }
                 let inserted = insert.execute(params![
                     r.sweep.0,
                     r.config,
@@ -338,8 +352,7 @@ impl Store {
                     r.visited as i64,
                     r.micros as i64,
                     r.worker.0 as i64,
-                    outcome_code(r.outcome),
-                    SweepState::Running as i64
+                    outcome_code(r.outcome)
                 ])? as i64;
                 new_rows += inserted as u64;
                 match &mut pending {
