@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use tour::exists::Existence;
 use tour::seed::SeedHasher;
 use tour::{Board, Configuration, Eligibility, Method, Moves};
 
@@ -48,6 +49,7 @@ pub struct ConfigEntry {
     move_count: u32,
     eligibility: Eligibility,
     eligible: u64,
+    existence: Existence,
 }
 
 impl MoveSpec {
@@ -133,9 +135,8 @@ impl ConfigEntry {
     }
 
     /// What the theorems of [`tour::exists`] prove about tours on this board.
-    pub fn existence(&self) -> tour::exists::Existence {
-        let c = self.configuration();
-        tour::exists::known(c.board(), c.moves())
+    pub fn existence(&self) -> Existence {
+        self.existence
     }
 
     /// Which cells may start a tour (SPEC.md).
@@ -320,6 +321,7 @@ fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
                 move_count: config.moves().len() as u32,
                 eligibility: config.eligibility(),
                 eligible: config.eligible_count(),
+                existence: tour::exists::known(config.board(), config.moves()),
                 moves: key.0.clone(),
                 sides: key.1.clone(),
             });
