@@ -37,7 +37,7 @@ pub type Client = SweepsClient<InterceptedService<Channel, BearerToken>>;
 impl ConnectArgs {
     /// A connected channel and the token interceptor.
     pub async fn channel(&self) -> Result<(Channel, BearerToken)> {
-        let ca = read_pem("--tls-ca", self.tls_ca.as_deref())?;
+        let ca = self.tls_ca.as_deref().map(|p| read_pem("--tls-ca", p)).transpose()?;
         let endpoint = ksweep_proto::endpoint(&self.coordinator, ca.as_deref())
             .context("--coordinator")?
             .connect_timeout(Duration::from_secs(5));
@@ -58,8 +58,8 @@ impl ConnectArgs {
 }
 
 /// The PEM file behind a flag, read whole.
-pub fn read_pem(flag: &str, path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>> {
-    path.map(|p| std::fs::read(p).with_context(|| format!("{flag}: cannot read {}", p.display()))).transpose()
+pub fn read_pem(flag: &str, path: &std::path::Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("{flag}: cannot read {}", path.display()))
 }
 
 /// Where query commands read from.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::cmd::client::read_pem;
+use crate::cmd::client::{read_pem, ConnectArgs};
 use ksweep_coordinator::{CoordinatorOptions, TlsIdentity};
 use ksweep_worker::WorkerOptions;
 
@@ -49,10 +49,7 @@ impl CoordinatorArgs {
         o.scheduler.max_shard_failures = self.max_shard_failures.max(1);
         o.poll_interval = o.scheduler.lease / 4;
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
-            o.tls = Some(TlsIdentity {
-                cert_pem: read_pem("--tls-cert", Some(cert))?.unwrap_or_default(),
-                key_pem: read_pem("--tls-key", Some(key))?.unwrap_or_default(),
-            });
+            o.tls = Some(TlsIdentity { cert_pem: read_pem("--tls-cert", cert)?, key_pem: read_pem("--tls-key", key)? });
         }
         Ok(o)
     }
@@ -79,21 +76,15 @@ pub async fn coordinator(args: CoordinatorArgs) -> Result<()> {
 /// Start a worker.
 #[derive(Debug, Args)]
 pub struct WorkerArgs {
-    /// Coordinator URL.
-    #[arg(long, env = "KSWEEP_COORDINATOR", default_value = "http://127.0.0.1:50051")]
-    pub coordinator: String,
+    /// Coordinator URL, token and CA: the same as every client command's.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
     /// Threads running tasks (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Name in the coordinator's logs (default: host name and process id).
     #[arg(long)]
     pub name: Option<String>,
-    #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// CA certificate (PEM) to trust for an https:// coordinator; without
-    /// it, the public web roots.
-    #[arg(long, env = "KSWEEP_TLS_CA", value_name = "FILE")]
-    pub tls_ca: Option<PathBuf>,
 }
 
 impl WorkerArgs {
@@ -103,12 +94,13 @@ impl WorkerArgs {
             .name
             .clone()
             .unwrap_or_else(|| format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id()));
+        let connect = &self.connect;
         Ok(WorkerOptions {
-            coordinator: self.coordinator.clone(),
+            coordinator: connect.coordinator.clone(),
             threads: self.threads,
             name,
-            token: self.token.clone(),
-            tls_ca: read_pem("--tls-ca", self.tls_ca.as_deref())?,
+            token: connect.token.clone(),
+            tls_ca: connect.tls_ca.as_deref().map(|p| read_pem("--tls-ca", p)).transpose()?,
             max_message_bytes: CoordinatorOptions::default().max_message_bytes,
         })
     }
