@@ -193,7 +193,7 @@ async fn register(
     options: &WorkerOptions,
     threads: usize,
 ) -> Result<Session, RegisterError> {
-    let channel = endpoint.connect().await.map_err(|e| RegisterError::Retry(e.to_string()))?;
+    let channel = endpoint.connect().await.map_err(|e| RegisterError::Retry(ksweep_proto::error_chain(&e)))?;
     let mut client = WorkersClient::with_interceptor(channel, token.clone())
         .max_decoding_message_size(options.max_message_bytes)
         .max_encoding_message_size(options.max_message_bytes);
