@@ -460,9 +460,13 @@ impl Cluster {
         }
     }
 
-    /// What every client passes: the token and the CA, if any.
-    fn client_args(&self) -> Vec<String> {
-        let mut args = self.token_args();
+    /// What every client and worker passes to reach the coordinator: its
+    /// URL, `token` if any, and the cluster's CA if it serves TLS.
+    fn connect_args(&self, token: Option<&str>) -> Vec<String> {
+        let mut args = vec!["--coordinator".into(), self.url()];
+        if let Some(t) = token {
+            args.extend(["--token".into(), t.to_string()]);
+        }
         if let Some(ca) = &self.tls_ca {
             args.extend(["--tls-ca".into(), ca.display().to_string()]);
         }
@@ -507,8 +511,8 @@ impl Cluster {
 
     /// True when `ksweep health` gets SERVING.
     pub fn healthy(&self) -> bool {
-        let mut args = vec!["health".to_string(), "--coordinator".into(), self.url()];
-        args.extend(self.client_args());
+        let mut args = vec!["health".to_string()];
+        args.extend(self.connect_args(self.token.as_deref()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         run_ksweep(self.dir.path(), &args, Duration::from_secs(20)).status.success()
     }
@@ -550,21 +554,9 @@ impl Cluster {
     pub fn add_worker_with(&mut self, threads: usize, token: Option<String>) -> usize {
         self.worker_count += 1;
         let name = format!("worker-{}", self.worker_count);
-        let mut args: Vec<String> = vec![
-            "worker".into(),
-            "--coordinator".into(),
-            self.url(),
-            "--threads".into(),
-            threads.to_string(),
-            "--name".into(),
-            name.clone(),
-        ];
-        if let Some(t) = token {
-            args.extend(["--token".into(), t]);
-        }
-        if let Some(ca) = &self.tls_ca {
-            args.extend(["--tls-ca".into(), ca.display().to_string()]);
-        }
+        let mut args: Vec<String> =
+            vec!["worker".into(), "--threads".into(), threads.to_string(), "--name".into(), name.clone()];
+        args.extend(self.connect_args(token.as_deref()));
         self.workers.push(Proc::spawn(&name, self.dir.path(), &args));
         self.workers.len() - 1
     }
@@ -574,12 +566,11 @@ impl Cluster {
         run_ksweep(self.dir.path(), args, CLIENT_TIMEOUT)
     }
 
-    /// Runs a client command against this coordinator (adds --coordinator
-    /// and the token, if any).
+    /// Runs a client command against this coordinator (adds --coordinator,
+    /// and the token and CA, if any).
     pub fn client(&self, args: &[&str]) -> Output {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        all.extend(["--coordinator".into(), self.url()]);
-        all.extend(self.client_args());
+        all.extend(self.connect_args(self.token.as_deref()));
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         self.ksweep(&all)
     }
