@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A knight-sweep cluster under docker-compose, driven from the host:
+# A knight-sweep cluster under Docker Compose (`docker compose`, or the older
+# `docker-compose`), driven from the host:
 #
 #   docker/cluster.sh up [WORKERS]   build the binary and image, start a coordinator and WORKERS workers (default 2)
 #   docker/cluster.sh submit SPEC    submit SPEC from the host, follow its progress, print its table
@@ -8,13 +9,14 @@
 # KSWEEP_TOKEN and KSWEEP_PORT (default 50051) are passed through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-compose() { docker-compose -f docker-compose.yml "$@"; }
+. docker/compose.sh
+cluster() { compose -f docker-compose.yml "$@"; }
 url="http://127.0.0.1:${KSWEEP_PORT:-50051}"
 
 case "${1:-}" in
     up)
         docker/build-image.sh
-        compose up -d --scale worker="${2:-2}"
+        cluster up -d --scale worker="${2:-2}"
         echo "coordinator at $url"
         ;;
     submit)
@@ -26,7 +28,7 @@ case "${1:-}" in
         "$k" table "$id" --coordinator "$url"
         ;;
     down)
-        compose down -v --remove-orphans
+        cluster down -v --remove-orphans
         ;;
     *)
         sed -n '2,9p' "$0"

@@ -291,8 +291,8 @@ fn outcomes(shard: &pb::Shard, ok: impl Fn(u32, u32) -> bool) -> Vec<pb::TaskOut
     tasks
 }
 
-fn results(shard: &pb::Shard, tasks: Vec<pb::TaskOutcome>, complete: bool) -> pb::ShardResults {
-    pb::ShardResults { shard_id: shard.shard_id, epoch: shard.epoch, tasks, complete, error: String::new() }
+fn results(shard: &pb::Shard, tasks: Vec<pb::TaskOutcome>) -> pb::ShardResults {
+    pb::ShardResults { shard_id: shard.shard_id, epoch: shard.epoch, tasks, error: String::new() }
 }
 
 fn lease(shard: &pb::Shard) -> pb::LeaseRef {
@@ -345,12 +345,12 @@ fn duplicate_late_and_unsolicited_results() {
         let first = outcomes(&s1, |o, m| (o + m) % 2 == 0);
         let want_ok = first.iter().filter(|t| t.success).count() as u64;
         let half = first[..first.len() / 2].to_vec();
-        poll(&mut workers, a, 0, vec![lease(&s1)], vec![results(&s1, half.clone(), false)]).await.expect("first half");
+        poll(&mut workers, a, 0, vec![lease(&s1)], vec![results(&s1, half.clone())]).await.expect("first half");
         assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, half.len() as u64);
-        poll(&mut workers, a, 0, vec![], vec![results(&s1, first.clone(), true)]).await.expect("all");
+        poll(&mut workers, a, 0, vec![], vec![results(&s1, first.clone())]).await.expect("all");
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!((s.tasks_done, s.successes), (n1, want_ok), "after all of shard 1");
-        poll(&mut workers, a, 0, vec![], vec![results(&s1, outcomes(&s1, |_, _| true), true)])
+        poll(&mut workers, a, 0, vec![], vec![results(&s1, outcomes(&s1, |_, _| true))])
             .await
             .expect("a duplicate is accepted");
         let s = status_of(&mut sweeps, &id).await;
@@ -359,7 +359,7 @@ fn duplicate_late_and_unsolicited_results() {
         // Results for a shard never handed out: refused, nothing counted.
         let mut unknown = s1.clone();
         unknown.shard_id += 10_000;
-        let r = poll(&mut workers, a, 0, vec![], vec![results(&unknown, outcomes(&unknown, |_, _| true), true)]).await;
+        let r = poll(&mut workers, a, 0, vec![], vec![results(&unknown, outcomes(&unknown, |_, _| true))]).await;
         assert_code(r, Code::InvalidArgument, "results for an unknown shard");
         // A stale coordinator nonce: register again.
         let stale = Fake { nonce: a.nonce ^ 0x5a5a, ..a };
@@ -375,7 +375,7 @@ fn duplicate_late_and_unsolicited_results() {
         let n2 = (s2.starts.len() * s2.methods.len()) as u64;
         let b = register(&mut workers, "fake-b").await;
         for (shard, what) in [(&s1, "B reporting A's finished shard"), (&s2, "B reporting A's running shard")] {
-            let r = poll(&mut workers, b, 0, vec![], vec![results(shard, outcomes(shard, |_, _| true), true)]).await;
+            let r = poll(&mut workers, b, 0, vec![], vec![results(shard, outcomes(shard, |_, _| true))]).await;
             assert_code(r, Code::InvalidArgument, what);
         }
         assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, n1);
@@ -396,10 +396,10 @@ fn duplicate_late_and_unsolicited_results() {
         // ...but its late results are accepted and counted, once.
         let late = outcomes(&s2, |o, _| o == 0);
         let late_ok = late.iter().filter(|t| t.success).count() as u64;
-        poll(&mut workers, a, 0, vec![], vec![results(&s2, late, true)]).await.expect("late results are accepted");
+        poll(&mut workers, a, 0, vec![], vec![results(&s2, late)]).await.expect("late results are accepted");
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!((s.tasks_done, s.successes), (n1 + n2, want_ok + late_ok), "after A's late results");
-        poll(&mut workers, b, 0, vec![], vec![results(&s2b, outcomes(&s2b, |_, _| true), true)])
+        poll(&mut workers, b, 0, vec![], vec![results(&s2b, outcomes(&s2b, |_, _| true))])
             .await
             .expect("B's results for the same shard are accepted");
         let s = status_of(&mut sweeps, &id).await;
@@ -567,7 +567,7 @@ fn failing_shards_end_the_sweep_failed() {
         let a = register(&mut workers, "fake-failing").await;
         let failed = |shard: &pb::Shard| pb::ShardResults {
             error: "boom: the worker cannot run this shard".into(),
-            ..results(shard, vec![], true)
+            ..results(shard, vec![])
         };
 
         let s1 = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll").shards.remove(0);
@@ -591,7 +591,7 @@ fn failing_shards_end_the_sweep_failed() {
             }
             for shard in &reply.shards {
                 assert_ne!(shard.shard_id, s1.shard_id, "a shard failed for good is not handed out again");
-                pending.push(results(shard, outcomes(shard, |_, _| true), true));
+                pending.push(results(shard, outcomes(shard, |_, _| true)));
             }
         }
         let s = status_of(&mut sweeps, &id).await;

@@ -13,8 +13,9 @@ pub struct BoardArgs {
     pub rule: Option<String>,
 
     /// Explicit move list instead of a rule, in the order to use:
-    /// "2,1 2,-1 -2,1 ..." (moves separated by spaces or ';').
-    #[arg(long, value_name = "LIST")]
+    /// "2,1 2,-1 -2,1 ..." (moves separated by spaces or ';'); it may start
+    /// with a minus: `--moves "-2,1 ..."`.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub moves: Option<String>,
 
     /// Number of axes D of a regular board N^D.
@@ -118,15 +119,7 @@ impl std::str::FromStr for Start {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Start, String> {
-        let coords: Vec<u64> = s
-            .split([',', ' ', '\t'])
-            .filter(|v| !v.is_empty())
-            .map(|v| v.parse::<u64>().map_err(|_| format!("{v:?} is not a non-negative integer")))
-            .collect::<Result<_, _>>()?;
-        if coords.is_empty() {
-            return Err("no coordinates".to_string());
-        }
-        Ok(Start(coords))
+        sweep::parse_start_line(s)?.map(Start).ok_or_else(|| "no coordinates".to_string())
     }
 }
 

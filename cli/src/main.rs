@@ -4,18 +4,24 @@
 
 mod board_args;
 mod cmd;
+mod connect;
 mod render;
+mod report;
 mod shutdown;
+mod source;
+mod spec_file;
 
-use std::io::{self, BufWriter, Write};
+use std::future::Future;
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-/// knight-sweep: Warnsdorff-rule knight's tour heuristics on D-dimensional
-/// boards (W, W+, AW, AW+, MW, WR, WR+), from single tours to sweeps spread
-/// over many machines.
+/// knight-sweep: knight's tour methods on D-dimensional boards (the
+/// Warnsdorff family, exact backtracking, a construction, neural networks;
+/// `ksweep tour --help` lists them), from single tours to sweeps spread over
+/// many machines.
 #[derive(Debug, Parser)]
 #[command(name = "ksweep", version, propagate_version = true)]
 struct Cli {
@@ -46,36 +52,49 @@ enum Command {
     ///
     /// Example: ksweep run specs/quick.toml
     Run(cmd::run::RunArgs),
+    /// Rerun the report authors' published experiments start for start
+    /// through the sweep path; compare flags and times.
+    ///
+    /// Example: ksweep replay data/replay/*.tsv.gz
+    Replay(cmd::replay::ReplayArgs),
     /// Validate a sweep spec and print what it would run.
     Check(cmd::check::CheckArgs),
     /// Serve sweeps to workers and clients over gRPC.
-    Coordinator(cmd::serve::CoordinatorArgs),
+    Coordinator(cmd::coordinator::CoordinatorArgs),
     /// Run shards for a coordinator.
-    Worker(cmd::serve::WorkerArgs),
+    Worker(cmd::worker::WorkerArgs),
     /// Submit a sweep spec to a coordinator; prints the sweep id last.
-    Submit(cmd::client::SubmitArgs),
+    Submit(cmd::submit::SubmitArgs),
     /// Show a sweep's progress (or every sweep's).
-    Status(cmd::client::StatusArgs),
+    Status(cmd::status::StatusArgs),
     /// Follow a sweep with a progress bar until it ends.
-    Watch(cmd::client::WatchArgs),
+    Watch(cmd::watch::WatchArgs),
     /// Cancel a running sweep.
-    Cancel(cmd::client::CancelArgs),
+    Cancel(cmd::cancel::CancelArgs),
     /// Print a sweep's accuracy or timing tables.
-    Table(cmd::client::TableArgs),
+    Table(cmd::table::TableArgs),
     /// Write every task result as CSV or JSON lines.
-    Export(cmd::client::ExportArgs),
+    Export(cmd::export::ExportArgs),
     /// Check that a coordinator is serving (exit 0) or not (exit 1).
     Health(cmd::health::HealthArgs),
 }
 
+/// Logs go to stderr, in colour only when stderr is a terminal and
+/// `NO_COLOR` is unset or empty (<https://no-color.org>): files and pipes
+/// get plain text.
 fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).try_init();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let ansi = io::stderr().is_terminal() && !no_color;
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(io::stderr).try_init();
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+/// Runs an async command on a fresh runtime, with logging at `log_level`
+/// unless `RUST_LOG` says otherwise.
+fn block_on<T>(log_level: &str, command: impl Future<Output = Result<T>>) -> Result<T> {
+    init_logging(log_level);
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(command)
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -86,32 +105,20 @@ fn run(cli: Cli) -> Result<()> {
         Command::Eval(args) => {
             cmd::eval::run(args, io::stdin().lock(), &mut out)?;
         }
+        Command::Exists(args) => cmd::exists::run(args, &mut out)?,
         Command::Bench(args) => cmd::bench::run(args, &mut out)?,
         Command::Check(args) => cmd::check::run(args, &mut out)?,
-        Command::Exists(args) => cmd::exists::run(args, &mut out)?,
-        Command::Coordinator(args) => {
-            init_logging("info");
-            runtime()?.block_on(cmd::serve::coordinator(args))?
-        }
-        Command::Worker(args) => {
-            init_logging("info");
-            runtime()?.block_on(cmd::serve::worker(args))?
-        }
-        command => {
-            init_logging("warn");
-            let rt = runtime()?;
-            match command {
-                Command::Run(args) => rt.block_on(cmd::run::run(args, &mut out))?,
-                Command::Submit(args) => rt.block_on(cmd::client::submit(args, &mut out))?,
-                Command::Status(args) => rt.block_on(cmd::client::status(args, &mut out))?,
-                Command::Watch(args) => rt.block_on(cmd::client::watch(args, &mut out))?,
-                Command::Cancel(args) => rt.block_on(cmd::client::cancel(args, &mut out))?,
-                Command::Table(args) => rt.block_on(cmd::client::table(args, &mut out))?,
-                Command::Export(args) => rt.block_on(cmd::client::export(args, &mut out))?,
-                Command::Health(args) => rt.block_on(cmd::health::health(args))?,
-                _ => unreachable!("handled above"),
-            }
-        }
+        Command::Run(args) => block_on("warn", cmd::run::run(args, &mut out))?,
+        Command::Replay(args) => block_on("warn", cmd::replay::run(args, &mut out))?,
+        Command::Coordinator(args) => block_on("info", cmd::coordinator::run(args))?,
+        Command::Worker(args) => block_on("info", cmd::worker::run(args))?,
+        Command::Submit(args) => block_on("warn", cmd::submit::run(args, &mut out))?,
+        Command::Status(args) => block_on("warn", cmd::status::run(args, &mut out))?,
+        Command::Watch(args) => block_on("warn", cmd::watch::run(args, &mut out))?,
+        Command::Cancel(args) => block_on("warn", cmd::cancel::run(args, &mut out))?,
+        Command::Table(args) => block_on("warn", cmd::table::run(args, &mut out))?,
+        Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,
+        Command::Health(args) => block_on("warn", cmd::health::run(args))?,
     }
     out.flush()?;
     Ok(())
@@ -125,8 +132,11 @@ fn main() -> ExitCode {
             if e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            eprintln!("error: {}", report::cause_chain(&e));
+            match e.downcast_ref::<shutdown::Interrupted>() {
+                Some(interrupted) => ExitCode::from(interrupted.signal.exit_code()),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }

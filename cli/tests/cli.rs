@@ -249,3 +249,126 @@ fn run_marks_boards_without_an_open_tour() {
         .collect();
     assert_eq!(claims, [("impossible", "impossible"), ("exists", "impossible")]);
 }
+
+/// A small spec run to completion into a database file, for the offline
+/// readers.
+fn finished_db(dir: &std::path::Path) -> String {
+    let spec = dir.join("s.toml");
+    let db = dir.join("s.db");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\nseed = 1\nstarts = 3\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]\n",
+    )
+    .unwrap();
+    stdout(&ksweep(&["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "1"], ""));
+    db.to_str().unwrap().to_string()
+}
+
+#[test]
+fn export_of_an_unknown_sweep_writes_nothing_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = finished_db(dir.path());
+    let good = stdout(&ksweep(&["export", "--db", &db], ""));
+    assert_eq!(good.lines().count(), 1 + 3, "the header and one row per task: {good}");
+    let o = ksweep(&["export", "ffffffffffffffff", "--db", &db], "");
+    assert!(!o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "", "no header before the id is known");
+    assert!(!o.stderr.is_empty());
+}
+
+#[test]
+fn a_refused_connection_names_each_cause_once() {
+    // A port that was just free: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let o = ksweep(&["status", "--coordinator", &url], "");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("cannot connect to {url}")), "{err}");
+    let causes: Vec<&str> = err.trim().split(": ").collect();
+    for pair in causes.windows(2) {
+        assert_ne!(pair[0], pair[1], "a cause repeated: {err}");
+    }
+}
+
+#[test]
+fn logs_written_to_a_pipe_have_no_colour() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]\n",
+    )
+    .unwrap();
+    let db = dir.path().join("s.db");
+    let o = Command::new(env!("CARGO_BIN_EXE_ksweep"))
+        .args(["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "1"])
+        .env("RUST_LOG", "info")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("INFO"), "RUST_LOG=info logs something: {err}");
+    assert!(!err.contains('\x1b'), "no ANSI escapes in a pipe: {err:?}");
+}
+
+#[test]
+fn starts_and_moves_may_begin_with_a_minus() {
+    // A negative start reaches the start parser, which names the field.
+    let o = ksweep(&["tour", "--rule", "2,1", "--dims", "2", "--n", "8", "--start", "-1,0"], "");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--start") && err.contains("\"-1\" is not a non-negative integer"), "{err}");
+    // A move list whose first move is negative is a move list.
+    let knight = "-2,1 -1,2 1,2 2,1 2,-1 1,-2 -1,-2 -2,-1";
+    let o = ksweep(&["tour", "--moves", knight, "--dims", "2", "--n", "8", "--start", "0,0", "--format", "json"], "");
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["moves"].as_str().unwrap().split_whitespace().next(), Some("-2,1"), "{v}");
+}
+
+#[test]
+fn help_lists_every_method() {
+    for command in ["tour", "eval"] {
+        let help = stdout(&ksweep(&[command, "--help"], ""));
+        for m in tour::Method::ALL {
+            assert!(help.contains(m.name()), "ksweep {command} --help misses {m}: {help}");
+        }
+    }
+}
+
+/// An interrupted `ksweep run` exits as shells expect of a process a signal
+/// stopped: 128 + the signal's number.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_exits_128_plus_the_signal() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("s.toml");
+        // Far more work than the test waits for.
+        std::fs::write(
+            &spec,
+            "name = \"s\"\nseed = 1\nstarts = 1000\nmethods = [\"aw+\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [300, 400, 500]\n",
+        )
+        .unwrap();
+        let db = dir.path().join("s.db");
+        let child = Command::new(env!("CARGO_BIN_EXE_ksweep"))
+            .args(["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The database file appears after the signal handlers are in place.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !db.exists() {
+            assert!(std::time::Instant::now() < deadline, "ksweep run never created its database");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let sent = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(sent.success());
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "SIG{signal}: {err}");
+        assert!(err.contains("run the same command again to resume"), "{err}");
+    }
+}

@@ -27,6 +27,21 @@ pub enum Error {
     Refused(String),
     #[error("database: {0}")]
     Database(#[from] rusqlite::Error),
+    /// The file is not a ksweep database (another program's, or not SQLite).
+    #[error("not a ksweep database: {0}")]
+    NotADatabase(String),
+    #[error("database schema version {found}; this build reads version {want}")]
+    SchemaVersion { found: i64, want: i64 },
+    /// Stored values that cannot be (a damaged or foreign database).
+    #[error("damaged database: {0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    UnknownCode(#[from] crate::store::UnknownCode),
+    /// Another process has the database open for writing.
+    #[error("{db} is in use by {holder}; stop it first, or use another database file")]
+    Locked { db: String, holder: String },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
     #[error("TLS: {0}")]
     Tls(String),
     #[error("internal: {0}")]
@@ -44,7 +59,15 @@ impl From<Error> for tonic::Status {
             Error::UnknownWorker(_) | Error::StaleNonce { .. } => Status::failed_precondition(message),
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
             Error::Refused(_) => Status::invalid_argument(message),
-            Error::Database(_) | Error::Tls(_) | Error::Internal(_) => Status::internal(message),
+            Error::Database(_)
+            | Error::NotADatabase(_)
+            | Error::SchemaVersion { .. }
+            | Error::Corrupt(_)
+            | Error::UnknownCode(_)
+            | Error::Locked { .. }
+            | Error::Io { .. }
+            | Error::Tls(_)
+            | Error::Internal(_) => Status::internal(message),
         }
     }
 }

@@ -6,19 +6,32 @@ use std::collections::HashMap;
 use ksweep_proto::v1 as pb;
 use sweep::Sweep;
 
+use crate::error::{Error, Result};
 use crate::store::ResultRecord;
 
 /// One stored result as an export row: configuration labels, the start's
-/// coordinates and the method's name resolved from the sweep.
-pub fn result_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> pb::ResultRow {
-    let entry = &sweep.configurations()[r.config as usize];
-    let board = tour::Board::with_max_cells(&entry.sides, u64::MAX).expect("validated at submit");
-    pb::ResultRow {
+/// coordinates and the method's name resolved from the sweep. A result
+/// outside the sweep's grid (a damaged database) is an error.
+pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> Result<pb::ResultRow> {
+    let outside = || {
+        Error::Corrupt(format!(
+            "a result for configuration {}, method {} is outside the sweep's grid",
+            r.config, r.method
+        ))
+    };
+    let entry = sweep.configurations().get(r.config as usize).ok_or_else(outside)?;
+    let method = sweep.methods().get(r.method as usize).ok_or_else(outside)?;
+    let board = tour::Board::with_max_cells(&entry.sides, u64::MAX)
+        .map_err(|e| Error::Corrupt(format!("configuration {}: {e}", r.config)))?;
+    if r.start_cell >= board.cells() {
+        return Err(Error::Corrupt(format!("start cell {} is outside configuration {}", r.start_cell, r.config)));
+    }
+    Ok(pb::ResultRow {
         config: r.config,
         moves: entry.moves_label(),
         dims: entry.dims() as u32,
         shape: entry.shape_label(),
-        method: sweep.methods()[r.method as usize].name().to_string(),
+        method: method.name().to_string(),
         start: board.coords(r.start_cell),
         success: r.success,
         attempts: r.attempts,
@@ -27,10 +40,18 @@ pub fn result_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, S
         worker: worker_names.get(&r.worker.0).cloned().unwrap_or_else(|| r.worker.0.to_string()),
         error: String::new(),
         start_index: r.start_index,
-        outcome: match r.outcome {
-            tour::Outcome::Tour => pb::Outcome::Tour,
-            tour::Outcome::NoTour => pb::Outcome::NoTour,
-            tour::Outcome::GaveUp => pb::Outcome::GaveUp,
-        } as i32,
-    }
+        outcome: ksweep_proto::convert::outcome_code(r.outcome),
+    })
+}
+
+/// [`export_row`] for callers that print whatever comes: a result outside
+/// the grid becomes a row carrying the error instead of a panic. Prefer
+/// [`crate::query::Query::export_page`], which reports it.
+pub fn result_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> pb::ResultRow {
+    export_row(sweep, r, worker_names).unwrap_or_else(|e| pb::ResultRow {
+        config: r.config,
+        start_index: r.start_index,
+        error: e.to_string(),
+        ..pb::ResultRow::default()
+    })
 }

@@ -1,5 +1,6 @@
 //! Identifier newtypes, so a shard id cannot be passed where a worker id is
-//! expected, and a stale lease epoch cannot complete a shard.
+//! expected, and a stale lease (an old epoch) cannot extend, hand back or
+//! fail a shard another worker holds. Its late results still count, once.
 
 use std::fmt;
 

@@ -3,11 +3,15 @@
 //! Splits sweeps into shards, leases them to workers over gRPC, persists
 //! every result in SQLite and aggregates them into tables. The scheduling
 //! rules live in [`scheduler`] (pure, time passed in); [`store`] is the
-//! database; the services only translate between the two and the wire.
+//! database; [`query`] is the read side, shared by the service and `--db`;
+//! the services only translate between them and the wire.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod error;
 pub mod export;
 pub mod ids;
+pub mod query;
 pub mod scheduler;
 mod server;
 mod state;
@@ -16,6 +20,7 @@ mod sweeps_service;
 mod workers_service;
 
 pub use error::{Error, Result};
+pub use query::{status_of, Query};
 pub use server::serve;
 pub use state::{CoordinatorOptions, TlsIdentity};
-pub use sweeps_service::{status_of, table_rows};
+pub use sweeps_service::table_rows;

@@ -40,7 +40,8 @@ pub async fn serve(
         let config = ServerTlsConfig::new().identity(Identity::from_pem(&id.cert_pem, &id.key_pem));
         builder = builder.tls_config(config).map_err(|e| Error::Tls(ksweep_proto::error_chain(&e)))?;
     }
-    let shared = Arc::new(Shared::new(store, options)?);
+    // Resuming parses every running sweep's spec: off the runtime threads.
+    let shared = Arc::new(crate::state::blocking(move || Shared::new(store, options)).await?);
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<pb::sweeps_server::SweepsServer<SweepsService>>().await;
@@ -58,6 +59,15 @@ pub async fn serve(
         .max_decoding_message_size(max_message)
         .max_encoding_message_size(max_message);
 
+    let local = listener.local_addr().map_err(|e| Error::Internal(e.to_string()))?;
+    // Started: the database file stays, whatever is stored in it.
+    shared
+        .with_store(|s| {
+            s.keep();
+            Ok(())
+        })
+        .await?;
+
     let ticker_shared = shared.clone();
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(TICK);
@@ -69,7 +79,6 @@ pub async fn serve(
         }
     });
 
-    let local = listener.local_addr().map_err(|e| Error::Internal(e.to_string()))?;
     tracing::info!(%local, nonce = shared.nonce, tls = shared.options.tls.is_some(), "coordinator listening");
     // The server stops accepting when `stop` flips; the shutdown future
     // flips it, then allows GRACE for in-flight calls.
@@ -101,6 +110,19 @@ pub async fn serve(
         }
     };
     ticker.abort();
+    let _ = ticker.await;
+    // Handlers and watch streams still finishing hold `shared`, and with it
+    // the database and its writer lock: wait (up to GRACE) for the last one,
+    // so the file is closed when serve returns and can be opened again at
+    // once, in this process or another.
+    let deadline = tokio::time::Instant::now() + GRACE;
+    while Arc::strong_count(&shared) > 1 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    if Arc::strong_count(&shared) > 1 {
+        tracing::warn!(grace = ?GRACE, "a handler outlived the grace period; the database closes when it ends");
+    }
+    drop(shared);
     result.map_err(|e| Error::Internal(format!("server: {e}")))?;
     tracing::info!("coordinator stopped");
     Ok(())

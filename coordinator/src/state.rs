@@ -8,8 +8,8 @@ use sweep::Sweep;
 use tokio::sync::watch;
 
 use crate::error::{Error, Result};
-use crate::ids::SweepKey;
-use crate::scheduler::{Scheduler, SchedulerConfig, Settled};
+use crate::ids::{SweepKey, WorkerId};
+use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled};
 use crate::store::{Store, SweepRecord, SweepState};
 
 /// Settings of a coordinator.
@@ -49,10 +49,20 @@ impl Default for CoordinatorOptions {
             poll_interval: Duration::from_millis(1000),
             token: None,
             max_spec_bytes: 1 << 20,
-            max_message_bytes: 64 << 20,
+            max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             tls: None,
         }
     }
+}
+
+/// Runs CPU-bound work (parsing a spec, drawing start cells) on the
+/// blocking pool, so the runtime threads keep serving heartbeats.
+pub(crate) async fn blocking<T, F>(f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    tokio::task::spawn_blocking(f).await.map_err(|e| Error::Internal(format!("blocking task: {e}")))?
 }
 
 /// State shared by every handler.
@@ -65,9 +75,15 @@ pub struct Shared {
     /// Set when shutdown begins, so long-lived streams end at once.
     stopping: watch::Sender<bool>,
     pub(crate) options: CoordinatorOptions,
+    /// Held from cutting shards until they and the advanced cursor are
+    /// stored, so cuts reach the database in the order they were made: a
+    /// crash can then never leave a stored cursor past an unstored shard
+    /// (tasks lost for good after a restart).
+    cutting: tokio::sync::Mutex<()>,
 }
 
-/// Monotonic now, from tokio's clock so paused-time tests drive leases.
+/// Monotonic now, from tokio's clock, so tests on a paused clock drive
+/// lease expiry with `tokio::time::advance` (see `tests/service.rs`).
 pub(crate) fn now() -> Instant {
     tokio::time::Instant::now().into_std()
 }
@@ -83,7 +99,14 @@ impl Shared {
             let sweep = Sweep::parse(&record.spec)?;
             let open = store.open_shards(record.key)?;
             tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
-            scheduler.add_sweep(record.key, record.id.clone(), Arc::new(sweep), record.cursor, open);
+            scheduler.add_sweep(
+                record.key,
+                record.id.clone(),
+                Arc::new(sweep),
+                record.cursor,
+                open,
+                record.shards_failed,
+            );
         }
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
@@ -95,6 +118,7 @@ impl Shared {
             changes: watch::channel(0).0,
             stopping: watch::channel(false).0,
             options,
+            cutting: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -180,6 +204,30 @@ impl Shared {
             tracing::warn!(?requeued, "leases expired; shards queued again");
         }
         self.persist_settled(Settled { finished, ..Settled::default() }).await
+    }
+
+    /// Leases up to `free` shards to a worker. The scheduler's lock is held
+    /// only to lease; start lists are drawn on the blocking pool and newly
+    /// cut shards are stored before the assignments are returned.
+    pub async fn assign(&self, worker: WorkerId, free: usize) -> Result<Vec<Assignment>> {
+        let _in_order = self.cutting.lock().await;
+        let grant = self.scheduler().assign(worker, free, now());
+        if grant.leased.is_empty() {
+            return Ok(Vec::new());
+        }
+        let drawn = blocking(move || Ok(grant.draw_starts())).await?;
+        self.scheduler().remember_starts(&drawn);
+        if !drawn.new_shards.is_empty() {
+            let new_shards = drawn.new_shards.clone();
+            self.with_store(move |s| {
+                for n in &new_shards {
+                    s.cut_shards(n.sweep, &n.shards, n.cursor)?;
+                }
+                Ok(())
+            })
+            .await?;
+        }
+        Ok(drawn.assignments)
     }
 
     /// Resolves a sweep by id (or the only one).

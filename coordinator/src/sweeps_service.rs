@@ -13,8 +13,9 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::error::{Error, Result};
-use crate::state::Shared;
-use crate::store::{SweepRecord, SweepState};
+use crate::query::{self, status_of};
+use crate::state::{blocking, Shared};
+use crate::store::SweepState;
 
 /// Rows per export message: large enough to amortise framing, small enough
 /// to stay far below the message size limit.
@@ -31,56 +32,13 @@ impl SweepsService {
     }
 }
 
-/// The status message of a stored sweep.
-pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
-    let state = match r.state {
-        SweepState::Running => pb::SweepState::Running,
-        SweepState::Done => pb::SweepState::Done,
-        SweepState::Cancelled => pb::SweepState::Cancelled,
-        SweepState::Failed => pb::SweepState::Failed,
-    };
-    pb::SweepStatus {
-        sweep_id: r.id.clone(),
-        name: r.name.clone(),
-        state: state as i32,
-        tasks_total: r.tasks_total,
-        tasks_done: r.tasks_done,
-        successes: r.successes,
-        configurations: r.configurations,
-        impossible_configurations: r.impossible,
-        shards_failed: r.shards_failed,
-        created_unix_ms: r.created_ms,
-        error: r.error.clone().unwrap_or_default(),
-        spec_toml: r.spec.clone(),
-    }
-}
-
 fn optional_id(id: &str) -> Option<String> {
     (!id.is_empty()).then(|| id.to_string())
 }
 
 /// Aggregate rows of a stored sweep, as messages.
-pub fn table_rows(shared_rows: Vec<sweep::AggregateRow>) -> Vec<pb::AggregateRow> {
-    shared_rows
-        .into_iter()
-        .map(|a| pb::AggregateRow {
-            config: a.config,
-            moves: a.moves,
-            dims: a.dims,
-            shape: a.shape,
-            n: a.n,
-            method: a.method,
-            impossible: a.impossible,
-            tasks: a.tasks,
-            successes: a.successes,
-            mean_micros: a.mean_micros,
-            median_micros: a.median_micros,
-            mean_attempts: a.mean_attempts,
-            no_tour: a.no_tour,
-            open_tour: a.open_tour,
-            closed_tour: a.closed_tour,
-        })
-        .collect()
+pub fn table_rows(rows: Vec<sweep::AggregateRow>) -> Vec<pb::AggregateRow> {
+    rows.into_iter().map(pb::AggregateRow::from).collect()
 }
 
 impl SweepsService {
@@ -89,13 +47,14 @@ impl SweepsService {
         if text.len() > limit {
             return Err(Error::Spec(sweep::SpecError::TooLarge { bytes: text.len(), max: limit }));
         }
-        let sweep = Arc::new(Sweep::parse(&text)?);
+        // Parsing expands the whole grid: CPU work, off the runtime threads.
+        let sweep = Arc::new(blocking(move || Ok(Sweep::parse(&text)?)).await?);
         let for_store = sweep.clone();
         let (record, created) = self.shared.with_store(move |s| s.insert_sweep(&for_store)).await?;
         if record.state == SweepState::Running {
             let mut sched = self.shared.scheduler();
             if !sched.is_running(record.key) {
-                sched.add_sweep(record.key, record.id.clone(), sweep, record.cursor, Vec::new());
+                sched.add_sweep(record.key, record.id.clone(), sweep, record.cursor, Vec::new(), record.shards_failed);
             }
         }
         if created {
@@ -116,13 +75,13 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {
-        let records = self.shared.with_store(|s| s.sweeps()).await?;
-        Ok(Response::new(pb::ListReply { sweeps: records.iter().map(status_of).collect() }))
+        let sweeps = self.shared.with_store(|s| query::sweeps(s)).await?;
+        Ok(Response::new(pb::ListReply { sweeps }))
     }
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
-        let record = self.shared.record(optional_id(&req.into_inner().sweep_id)).await?;
-        Ok(Response::new(status_of(&record)))
+        let id = optional_id(&req.into_inner().sweep_id);
+        Ok(Response::new(self.shared.with_store(move |s| query::status(s, id.as_deref())).await?))
     }
 
     type WatchStream = StatusStream;
@@ -156,6 +115,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                 // Wake on progress, but at least once a second; end at once
                 // when the coordinator shuts down.
                 tokio::select! {
+                    _ = tx.closed() => return, // the client went away: stop polling for it
                     _ = shared.stopped() => {
                         let _ = tx.send(Err(Status::unavailable("the coordinator is shutting down"))).await;
                         return;
@@ -179,45 +139,35 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {
-        let record = self.shared.record(optional_id(&req.into_inner().sweep_id)).await?;
-        let for_store = record.clone();
-        let rows = self
-            .shared
-            .with_store(move |s| {
-                let sweep = Sweep::parse(&for_store.spec)?;
-                s.aggregates(&for_store, &sweep)
-            })
-            .await?;
-        Ok(Response::new(pb::TableReply { status: Some(status_of(&record)), rows: table_rows(rows) }))
+        let id = optional_id(&req.into_inner().sweep_id);
+        let table = self.shared.with_store(move |s| query::table(s, id.as_deref())).await?;
+        Ok(Response::new(pb::TableReply { status: Some(table.status), rows: table_rows(table.rows) }))
     }
 
     type ExportStream = ExportStream;
 
     async fn export(&self, req: Request<pb::SweepRef>) -> Result<Response<ExportStream>, Status> {
-        let record = self.shared.record(optional_id(&req.into_inner().sweep_id)).await?;
-        let sweep = Arc::new(Sweep::parse(&record.spec).map_err(Error::from)?);
+        let id = optional_id(&req.into_inner().sweep_id);
+        let export = Arc::new(self.shared.with_store(move |s| query::export(s, id.as_deref())).await?);
         let (tx, rx) = mpsc::channel(4);
         let shared = self.shared.clone();
         tokio::spawn(async move {
             let mut after = None;
             loop {
-                let key = record.key;
-                let page =
-                    shared.with_store(move |s| Ok((s.results_page(key, after, EXPORT_PAGE)?, s.worker_names()?))).await;
-                let (rows, names) = match page {
-                    Ok(p) => p,
+                let export = export.clone();
+                let page = match shared.with_store(move |s| query::export_page(s, &export, after, EXPORT_PAGE)).await {
+                    Ok(page) => page,
                     Err(e) => {
                         let _ = tx.send(Err(e.into())).await;
                         return;
                     }
                 };
-                let Some(last) = rows.last() else { return };
-                after = Some((last.config, last.start_index, last.method));
-                let batch = pb::ExportBatch {
-                    rows: rows.iter().map(|r| crate::export::result_row(&sweep, r, &names)).collect(),
-                };
-                if tx.send(Ok(batch)).await.is_err() {
-                    return;
+                if !page.rows.is_empty() && tx.send(Ok(pb::ExportBatch { rows: page.rows })).await.is_err() {
+                    return; // the client went away
+                }
+                match page.next {
+                    Some(next) => after = Some(next),
+                    None => return,
                 }
             }
         });

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use ksweep_proto::v1 as pb;
 use ksweep_proto::PROTOCOL_VERSION;
-use sweep::MoveSpec;
 use tonic::{Request, Response, Status};
 
 use crate::error::{Error, Result};
@@ -57,18 +56,7 @@ impl WorkersService {
         }
 
         let free = (req.free_slots as usize).min(MAX_SLOTS_PER_POLL);
-        let (assignments, new_shards) =
-            if free > 0 { self.shared.scheduler().assign(worker, free, now()) } else { (vec![], vec![]) };
-        if !new_shards.is_empty() {
-            self.shared
-                .with_store(move |s| {
-                    for n in &new_shards {
-                        s.cut_shards(n.sweep, &n.shards, n.cursor)?;
-                    }
-                    Ok(())
-                })
-                .await?;
-        }
+        let assignments = if free > 0 { self.shared.assign(worker, free).await? } else { Vec::new() };
         Ok(pb::PollReply {
             shards: assignments.iter().map(shard_message).collect(),
             revoked: revoked.into_iter().map(|(s, e)| pb::LeaseRef { shard_id: s.0, epoch: e.0 }).collect(),
@@ -90,13 +78,7 @@ fn report_of(r: pb::ShardResults) -> ShardReport {
                 attempts: t.attempts,
                 visited: t.visited,
                 micros: t.micros,
-                outcome: match pb::Outcome::try_from(t.outcome) {
-                    Ok(pb::Outcome::Tour) => tour::Outcome::Tour,
-                    Ok(pb::Outcome::NoTour) => tour::Outcome::NoTour,
-                    // A worker that predates outcomes: a success is a tour.
-                    _ if t.success => tour::Outcome::Tour,
-                    _ => tour::Outcome::GaveUp,
-                },
+                outcome: ksweep_proto::convert::task_outcome(&t).unwrap_or(tour::Outcome::GaveUp),
                 error: (!t.error.is_empty()).then_some(t.error),
             })
             .collect(),
@@ -107,26 +89,7 @@ fn report_of(r: pb::ShardResults) -> ShardReport {
 /// The message for an assignment: configuration, methods and start cells.
 fn shard_message(a: &Assignment) -> pb::Shard {
     let entry = &a.sweep.configurations()[a.plan.config as usize];
-    let (rule, moves_flat) = match &entry.moves {
-        MoveSpec::Rule(rule) => (rule.clone(), Vec::new()),
-        MoveSpec::List(list) => (Vec::new(), list.iter().flatten().copied().collect()),
-    };
-    pb::Shard {
-        shard_id: a.shard.0,
-        epoch: a.epoch.0,
-        sweep_id: a.sweep_id.clone(),
-        sweep_seed: a.sweep.seed(),
-        config: Some(pb::BoardConfig {
-            sides: entry.sides.clone(),
-            rule,
-            moves_flat,
-            max_cells: a.sweep.limits().max_cells,
-        }),
-        methods: a.sweep.methods().iter().map(|m| m.name().to_string()).collect(),
-        starts: a.starts.to_vec(),
-        budget: a.sweep.budget(),
-        iterations: a.sweep.iterations(),
-    }
+    ksweep_proto::convert::shard(a.shard.0, a.epoch.0, &a.sweep_id, &a.sweep, entry, &a.starts)
 }
 
 #[tonic::async_trait]

@@ -9,28 +9,50 @@ use thiserror::Error;
 pub enum SpecError {
     /// The text is larger than [`crate::MAX_SPEC_BYTES`].
     #[error("spec: is {bytes} bytes, over the limit of {max} bytes")]
-    TooLarge { bytes: usize, max: usize },
+    TooLarge {
+        /// Bytes of the text.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
     /// The text is not TOML at all.
     #[error("spec: is not valid TOML: {0}")]
     Syntax(String),
     /// A field is missing, unknown, of the wrong type or out of range.
     #[error("{path}: {message}")]
-    Field { path: String, message: String },
+    Field {
+        /// The field, as TOML writes its path (`grid[1].n_range.step`).
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The engine refused a grid's rule, move list or board; its message
     /// already starts with the field (`rule: ...`), so the grid path goes first.
     #[error("grid[{grid}].{error}{context}")]
     Engine {
+        /// The grid's index in the spec, 0-based.
         grid: usize,
+        /// The engine's refusal.
         error: tour::Error,
         /// Where in the grid, e.g. `" (board 5x0)"`; may be empty.
         context: String,
     },
     /// More configurations than `limits.max_configurations`.
     #[error("limits.max_configurations: the sweep has {count:e} configurations, over the limit {max:e}")]
-    TooManyConfigurations { count: u64, max: u64 },
+    TooManyConfigurations {
+        /// Configurations of the sweep.
+        count: u64,
+        /// The limit.
+        max: u64,
+    },
     /// More tasks than `limits.max_tasks`.
     #[error("limits.max_tasks: the sweep has {tasks:e} tasks, over the limit {max:e}")]
-    TooManyTasks { tasks: u64, max: u64 },
+    TooManyTasks {
+        /// Tasks of the sweep.
+        tasks: u64,
+        /// The limit.
+        max: u64,
+    },
 }
 
 impl SpecError {

@@ -25,7 +25,7 @@
 //! // 5x5: 13 eligible starts (odd board), 6x6: 36; S = 10 each, 2 methods.
 //! assert_eq!(sweep.total_tasks(), 2 * 10 * 2);
 //!
-//! let mut planner = Planner::new(&sweep);
+//! let planner = Planner::new(&sweep);
 //! let mut cursor = Cursor::default();
 //! let shard = planner.next_shard(&mut cursor, 1e9).expect("work to plan");
 //! assert_eq!((shard.config, shard.start_lo, shard.start_hi), (0, 0, 10));
@@ -34,14 +34,19 @@
 //! # Ok::<(), sweep::SpecError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod error;
 mod plan;
+pub mod replay;
 pub mod spec;
+mod starts;
 mod sweep;
 mod table;
 
 pub use error::SpecError;
 pub use plan::{Cursor, Planner, ShardPlan};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
+pub use starts::parse_start_line;
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
-pub use table::{render, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};
+pub use table::{csv, render, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};

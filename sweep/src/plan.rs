@@ -14,7 +14,9 @@ use crate::sweep::Sweep;
 /// coordinator stores it to resume planning after a restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Cursor {
+    /// Index of the configuration planning is in.
     pub config: u32,
+    /// Its next unplanned start index.
     pub start: u64,
 }
 
@@ -22,8 +24,11 @@ pub struct Cursor {
 /// (see [`Planner::starts`]), each run with every method of the sweep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShardPlan {
+    /// Index of the configuration.
     pub config: u32,
+    /// First start index, inclusive.
     pub start_lo: u64,
+    /// Last start index, exclusive.
     pub start_hi: u64,
 }
 
@@ -34,24 +39,18 @@ impl ShardPlan {
     }
 }
 
-/// Most start lists the planner keeps; a coordinator works on a few
-/// configurations at a time, and one list can hold up to 2^24 starts.
-const CACHED_CONFIGS: usize = 4;
-/// Above this many cached starts in total, older lists are dropped first.
-const CACHED_STARTS: usize = 1 << 24;
-
-/// Cuts shards from a cursor and draws configurations' start lists,
-/// keeping only the most recently used few.
-#[derive(Debug)]
+/// Cuts shards from a cursor and lists configurations' starts. It holds no
+/// state of its own: the cursor is the caller's, and a caller that reuses
+/// start lists (the coordinator) keeps its own cache of them.
+#[derive(Debug, Clone, Copy)]
 pub struct Planner<'a> {
     sweep: &'a Sweep,
-    /// Most recently used last.
-    cache: Vec<(u32, Arc<Vec<u64>>)>,
 }
 
 impl<'a> Planner<'a> {
+    /// A planner over `sweep`.
     pub fn new(sweep: &'a Sweep) -> Self {
-        Planner { sweep, cache: Vec::new() }
+        Planner { sweep }
     }
 
     /// Cuts the next shard at `cursor` and advances it; None when every
@@ -60,7 +59,7 @@ impl<'a> Planner<'a> {
     /// cost_per_task)` starts (at least 1), never crossing a configuration,
     /// and the rest of a configuration is split into equal shards rather
     /// than leaving a small one at the end.
-    pub fn next_shard(&mut self, cursor: &mut Cursor, target_cost: f64) -> Option<ShardPlan> {
+    pub fn next_shard(&self, cursor: &mut Cursor, target_cost: f64) -> Option<ShardPlan> {
         let per_config = self.sweep.starts_per_config();
         let methods = self.sweep.methods().len() as f64;
         loop {
@@ -85,38 +84,22 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The configuration's start cells, as SPEC.md draws them
-    /// (`tour::Configuration::starts(S, sweep seed)`), sorted; a shard's
-    /// start index `i` is the cell `starts(config)[i]`. Cached.
+    /// The configuration's start cells: the spec's explicit starts in the
+    /// order given, or the ones docs/methods.md draws
+    /// (`tour::Configuration::starts(S, sweep seed)`), sorted. A shard's
+    /// start index `i` is the cell `starts(config)[i]`.
     ///
     /// Panics if `config` is not an index of `Sweep::configurations`.
-    pub fn starts(&mut self, config: u32) -> Arc<Vec<u64>> {
-        if let Some(pos) = self.cache.iter().position(|(c, _)| *c == config) {
-            let hit = self.cache.remove(pos);
-            let cells = Arc::clone(&hit.1);
-            self.cache.push(hit);
-            return cells;
-        }
+    pub fn starts(&self, config: u32) -> Arc<Vec<u64>> {
         let entry = &self.sweep.configurations()[config as usize];
+        if let Some(cells) = entry.explicit_starts() {
+            return Arc::new(cells.to_vec());
+        }
         let starts = entry
             .configuration()
             .starts(self.sweep.starts_per_config(), self.sweep.seed())
             .expect("S was checked against tour::MAX_STARTS at parse time");
-        let cells = Arc::new(starts.cells);
-        self.cache.push((config, Arc::clone(&cells)));
-        while self.cache.len() > 1 && (self.cache.len() > CACHED_CONFIGS || self.cached_starts() > CACHED_STARTS) {
-            self.cache.remove(0);
-        }
-        cells
-    }
-
-    /// Configurations whose start lists are cached.
-    pub fn cached_configs(&self) -> usize {
-        self.cache.len()
-    }
-
-    fn cached_starts(&self) -> usize {
-        self.cache.iter().map(|(_, cells)| cells.len()).sum()
+        Arc::new(starts.cells)
     }
 }
 
@@ -131,7 +114,7 @@ mod tests {
     /// Walks the planner to the end, checking every start of every
     /// configuration is planned exactly once, in order, within one config.
     fn walk_all(sweep: &Sweep, target_cost: f64) -> Vec<ShardPlan> {
-        let mut planner = Planner::new(sweep);
+        let planner = Planner::new(sweep);
         let mut cursor = Cursor::default();
         let mut shards = Vec::new();
         let mut expected = Cursor::default();
@@ -187,7 +170,7 @@ mod tests {
         let s = sweep("[[grid]]\nrule = [3, 1]\ndims = [2, 3]\nn_range = { from = 2, to = 9 }", 100, r#"["w"]"#);
         assert_eq!(s.configurations().len(), 16);
         assert_eq!(s.total_tasks(), 0);
-        let mut planner = Planner::new(&s);
+        let planner = Planner::new(&s);
         let mut cursor = Cursor::default();
         assert_eq!(planner.next_shard(&mut cursor, 1e6), None);
         assert_eq!(cursor.config, 16, "the cursor ends past the last configuration");
@@ -196,17 +179,13 @@ mod tests {
     #[test]
     fn planner_starts_are_the_engines() {
         let s = sweep(MIXED, 30, r#"["w"]"#);
-        let mut planner = Planner::new(&s);
+        let planner = Planner::new(&s);
         for c in s.configurations() {
             let expected = c.configuration().starts(30, 11).unwrap().cells;
             let got = planner.starts(c.index);
             assert_eq!(*got, expected, "{}", c.shape_label());
             assert_eq!(got.len() as u64, c.start_count(30));
         }
-        assert!(planner.cached_configs() <= CACHED_CONFIGS);
-        // A hit hands out the cached list itself.
-        let last = s.configurations().last().unwrap().index;
-        assert!(Arc::ptr_eq(&planner.starts(last), &planner.starts(last)));
     }
 
     #[test]
@@ -218,7 +197,7 @@ mod tests {
         assert_eq!(shard.start_count(), 13);
         // 3000x3000: one start costs 2 x 9e6 x 8 = 1.44e8, over the target.
         let huge = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [3000]", 100, r#"["w", "aw"]"#);
-        let mut planner = Planner::new(&huge);
+        let planner = Planner::new(&huge);
         let mut cursor = Cursor::default();
         let sizes: Vec<u64> =
             std::iter::from_fn(|| planner.next_shard(&mut cursor, 1e6)).map(|p| p.start_count()).collect();
@@ -235,12 +214,12 @@ mod tests {
     fn a_saved_cursor_resumes_the_same_plan() {
         let s = sweep(MIXED, 30, r#"["w", "mw"]"#);
         let all = walk_all(&s, 2e4);
-        let mut planner = Planner::new(&s);
+        let planner = Planner::new(&s);
         let mut cursor = Cursor::default();
         let mut first: Vec<ShardPlan> = (0..7).map_while(|_| planner.next_shard(&mut cursor, 2e4)).collect();
         let saved = serde_json::to_string(&cursor).unwrap();
         let mut resumed: Cursor = serde_json::from_str(&saved).unwrap();
-        let mut fresh = Planner::new(&s);
+        let fresh = Planner::new(&s);
         first.extend(std::iter::from_fn(|| fresh.next_shard(&mut resumed, 2e4)));
         assert_eq!(first, all);
     }
@@ -250,7 +229,7 @@ mod tests {
         // 1001 boards of 1000^2..2000^2 cells, 100,000 starts each.
         let s = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = { from = 1000, to = 2000 }", 100_000, r#"["w"]"#);
         assert_eq!(s.total_tasks(), 100_100_000);
-        let mut planner = Planner::new(&s);
+        let planner = Planner::new(&s);
         let mut cursor = Cursor::default();
         let target = 1000.0 * s.configurations()[0].cost_per_task();
         let mut planned = 0;
@@ -260,7 +239,6 @@ mod tests {
             planned += shard.start_count();
             let cells = planner.starts(shard.config);
             assert_eq!(cells.len(), 100_000);
-            assert!(planner.cached_configs() <= CACHED_CONFIGS);
         }
         assert_eq!(cursor.config, 2, "about 100 shards a configuration: 3 of 1001 touched");
         // Cutting the rest needs no start lists at all.
@@ -271,6 +249,5 @@ mod tests {
         }
         assert_eq!(planned, s.total_tasks());
         assert_eq!(shards, 300 + 1001 - 2, "the rest of config 2, then one shard each");
-        assert!(planner.cached_configs() <= 3);
     }
 }

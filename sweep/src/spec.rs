@@ -15,6 +15,10 @@
 //! n_range = { from = 5, to = 199, step = 1 }   # to is inclusive, step defaults to 1
 //! # shapes = [[100, 80], [4, 4, 6]]  # explicit boards; they carry their own D (if dims is
 //! #                                  # given too, each shape's length must be one of them)
+//! # starts = [[0, 0], [3, 4]]        # explicit starts, run on every board of the grid instead
+//! #                                  # of S sampled ones: on the board, eligible, no repeats
+//! # starts_file = "starts.txt"       # or the same read from a file, one start per line as
+//! #                                  # `ksweep eval` reads them (relative to the spec's folder)
 //!
 //! [limits]                     # optional; refuse a spec that asks for too much
 //! max_cells = 4294967296       # cells of one board (default tour::DEFAULT_MAX_CELLS)
@@ -43,11 +47,14 @@ pub const MAX_SPEC_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
+    /// How reports and the coordinator show the sweep.
     pub name: String,
+    /// The seed start sampling and task seeds derive from.
     pub seed: u64,
     /// S: starts per configuration.
     #[serde(default = "default_starts")]
     pub starts: u64,
+    /// The methods every start runs, in table order.
     #[serde(deserialize_with = "method_names::deserialize", serialize_with = "method_names::serialize")]
     pub methods: Vec<Method>,
     /// Node budget of `bt` per task (default tour::DEFAULT_BUDGET).
@@ -56,8 +63,10 @@ pub struct SweepSpec {
     /// Iteration cap of the `nn` methods (default 100, as in seed 004).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
+    /// The `[[grid]]` tables, in order.
     #[serde(rename = "grid", default)]
     pub grids: Vec<GridSpec>,
+    /// What the spec allows itself (`[limits]`).
     #[serde(default)]
     pub limits: Limits,
 }
@@ -66,26 +75,43 @@ pub struct SweepSpec {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GridSpec {
+    /// A leaper rule, padded with zeros to each D.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<Vec<u32>>,
+    /// An explicit move list; its order is the move order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moves: Option<Vec<Vec<i64>>>,
+    /// The D values of the regular boards (`n`, `n_range`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dims: Vec<usize>,
+    /// N values of regular N^D boards.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub n: Vec<u32>,
+    /// A range of N values of regular boards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n_range: Option<NRange>,
+    /// Explicit board shapes, each with its own D.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shapes: Vec<Vec<u32>>,
+    /// Explicit starts (coordinates), run on every board of the grid in
+    /// place of the sampled ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts: Option<Vec<Vec<u64>>>,
+    /// A file of starts, one per line; the client reads it into `starts`
+    /// ([`SweepSpec::read_start_files`]) before the spec goes anywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_file: Option<String>,
 }
 
 /// `n_range = { from, to, step }`: from, from + step, .. up to `to` inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NRange {
+    /// The first N.
     pub from: u32,
+    /// The last N, inclusive.
     pub to: u32,
+    /// The step between N values (default 1).
     #[serde(default = "default_step")]
     pub step: u32,
 }
@@ -94,8 +120,11 @@ pub struct NRange {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
+    /// Cells of one board.
     pub max_cells: u64,
+    /// Starts x methods over the whole sweep.
     pub max_tasks: u64,
+    /// (move set, board) pairs.
     pub max_configurations: u64,
 }
 
@@ -105,17 +134,24 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Each limit lowered to at most `caps`'s: what a server that accepts
+    /// specs from others (the coordinator) allows whatever a spec asks for.
+    pub fn capped(self, caps: &Limits) -> Limits {
+        Limits {
+            max_cells: self.max_cells.min(caps.max_cells),
+            max_tasks: self.max_tasks.min(caps.max_tasks),
+            max_configurations: self.max_configurations.min(caps.max_configurations),
+        }
+    }
+}
+
 fn default_starts() -> u64 {
     100
 }
 
 fn default_step() -> u32 {
     1
-}
-
-/// Every method name, for error messages.
-fn known_methods() -> String {
-    Method::ALL.map(Method::name).join(", ")
 }
 
 /// Methods are written by name (`"aw+"`); `tour::Method` has no serde of its own.
@@ -128,7 +164,7 @@ mod method_names {
             .iter()
             .map(|name| {
                 name.parse().map_err(|_| {
-                    serde::de::Error::custom(format!("unknown method {name:?}; expected one of {}", known_methods()))
+                    serde::de::Error::custom(format!("unknown method {name:?}; expected one of {}", Method::names()))
                 })
             })
             .collect()
@@ -234,6 +270,24 @@ impl GridSpec {
                 return Err(field("n_range.to", format!("{} is below from = {}", r.to, r.from)));
             }
         }
+        match (&self.starts, &self.starts_file) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::field(path, "has both starts and starts_file; give at most one"))
+            }
+            (None, Some(_)) => {
+                return Err(field(
+                    "starts_file",
+                    "was not read; a client reads it into starts (ksweep does) before submitting".into(),
+                ))
+            }
+            (Some(list), None) if list.is_empty() => {
+                return Err(field("starts", "is empty; list at least one start or drop the key".into()))
+            }
+            (Some(list), None) if list.len() as u64 > tour::MAX_STARTS => {
+                return Err(field("starts", format!("has {} starts, over the limit {}", list.len(), tour::MAX_STARTS)))
+            }
+            _ => {}
+        }
         let has_regular = !self.n.is_empty() || self.n_range.is_some();
         if has_regular && self.regular_dims().is_empty() {
             return Err(field("dims", "is required with n and n_range (e.g. dims = [2, 3])".into()));
@@ -294,7 +348,7 @@ impl SweepSpec {
             return Err(SpecError::field("starts", format!("{} is over the limit {}", self.starts, tour::MAX_STARTS)));
         }
         if self.methods.is_empty() {
-            return Err(SpecError::field("methods", format!("is empty; give at least one of {}", known_methods())));
+            return Err(SpecError::field("methods", format!("is empty; give at least one of {}", Method::names())));
         }
         if self.budget == Some(0) {
             return Err(SpecError::field("budget", "0 is below the minimum 1"));
@@ -339,6 +393,34 @@ impl SweepSpec {
     /// repeats (defaults are already filled in by parsing).
     pub fn canonical(&self) -> SweepSpec {
         SweepSpec { grids: self.grids.iter().map(GridSpec::normalized).collect(), ..self.clone() }
+    }
+
+    /// Reads every grid's `starts_file` into its `starts` with `read` (given
+    /// the file name as written, it returns the file's text), so the spec
+    /// carries its starts wherever it is sent. Lines are parsed as `ksweep
+    /// eval` reads them ([`crate::parse_start_line`]).
+    pub fn read_start_files(&mut self, mut read: impl FnMut(&str) -> Result<String, String>) -> Result<(), SpecError> {
+        for (g, grid) in self.grids.iter_mut().enumerate() {
+            let Some(file) = grid.starts_file.take() else { continue };
+            let path = format!("grid[{g}].starts_file");
+            if grid.starts.is_some() {
+                return Err(SpecError::field(
+                    format!("grid[{g}]"),
+                    "has both starts and starts_file; give at most one",
+                ));
+            }
+            let text = read(&file).map_err(|e| SpecError::field(&path, format!("cannot read {file:?}: {e}")))?;
+            let mut starts = Vec::new();
+            for (number, line) in text.lines().enumerate() {
+                match crate::parse_start_line(line) {
+                    Ok(Some(start)) => starts.push(start),
+                    Ok(None) => {}
+                    Err(e) => return Err(SpecError::field(&path, format!("{file:?} line {}: {e}", number + 1))),
+                }
+            }
+            grid.starts = Some(starts);
+        }
+        Ok(())
     }
 
     /// [`SweepSpec::canonical`] as TOML: what a coordinator stores.

@@ -4,9 +4,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use sha2::{Digest, Sha256};
 use tour::exists::Existence;
-use tour::seed::SeedHasher;
-use tour::{Board, Configuration, Eligibility, Method, Moves};
+use tour::{Board, Configuration, Eligibility, Method, Moves, Outcome, TaskResult};
 
 use crate::error::SpecError;
 use crate::plan::Cursor;
@@ -42,7 +42,9 @@ pub struct ConfigEntry {
     pub index: u32,
     /// The `[[grid]]` it came from (0-based).
     pub grid: u32,
+    /// The move set as the spec gave it.
     pub moves: MoveSpec,
+    /// The board's side lengths.
     pub sides: Vec<u32>,
     // Computed once at parse time, so planning never rebuilds move sets.
     cells: u64,
@@ -50,6 +52,9 @@ pub struct ConfigEntry {
     eligibility: Eligibility,
     eligible: u64,
     existence: Existence,
+    /// The grid's explicit starts as cell indices, in the order given;
+    /// `None` when the starts are sampled.
+    explicit_starts: Option<Arc<[u64]>>,
 }
 
 impl MoveSpec {
@@ -73,7 +78,7 @@ impl MoveSpec {
         }
     }
 
-    fn hash_into(&self, h: &mut SeedHasher) {
+    fn hash_into(&self, h: &mut IdHasher) {
         match self {
             MoveSpec::Rule(rule) => {
                 h.word(1).word(rule.len() as u64);
@@ -139,7 +144,7 @@ impl ConfigEntry {
         self.existence
     }
 
-    /// Which cells may start a tour (SPEC.md).
+    /// Which cells may start a tour (docs/methods.md).
     pub fn eligibility(&self) -> Eligibility {
         self.eligibility
     }
@@ -149,9 +154,18 @@ impl ConfigEntry {
         self.eligible
     }
 
-    /// Starts the sweep runs here: min(eligible, S), 0 when impossible.
+    /// Starts the sweep runs here: the explicit starts if the spec lists
+    /// them, else min(eligible, S), 0 when impossible.
     pub fn start_count(&self, per_config: u64) -> u64 {
-        self.eligible.min(per_config)
+        match &self.explicit_starts {
+            Some(cells) => cells.len() as u64,
+            None => self.eligible.min(per_config),
+        }
+    }
+
+    /// The spec's explicit starts (cell indices, in the order given), if any.
+    pub fn explicit_starts(&self) -> Option<&Arc<[u64]>> {
+        self.explicit_starts.as_ref()
     }
 
     /// Relative cost of one walk: a walk visits up to every cell and looks
@@ -165,6 +179,16 @@ impl Sweep {
     /// Parses and validates a spec (see [`crate::spec`] for the format).
     pub fn parse(toml_text: &str) -> Result<Sweep, SpecError> {
         Sweep::new(SweepSpec::from_toml(toml_text)?)
+    }
+
+    /// [`Sweep::parse`] with the spec's limits lowered to `caps` first, so a
+    /// spec cannot raise them past what the caller allows (a coordinator's
+    /// own limits): a spec asking for 2^24 configurations is refused before
+    /// any is built.
+    pub fn parse_capped(toml_text: &str, caps: &Limits) -> Result<Sweep, SpecError> {
+        let mut spec = SweepSpec::from_toml(toml_text)?;
+        spec.limits = spec.limits.capped(caps);
+        Sweep::new(spec)
     }
 
     /// Validates a spec and expands its configurations.
@@ -192,10 +216,12 @@ impl Sweep {
         self.id.clone()
     }
 
+    /// The spec's name.
     pub fn name(&self) -> &str {
         &self.spec.name
     }
 
+    /// The sweep seed.
     pub fn seed(&self) -> u64 {
         self.spec.seed
     }
@@ -205,6 +231,7 @@ impl Sweep {
         self.spec.starts
     }
 
+    /// The methods every start runs, in table order.
     pub fn methods(&self) -> &[Method] {
         &self.spec.methods
     }
@@ -219,6 +246,7 @@ impl Sweep {
         self.spec.iterations.unwrap_or(tour::DEFAULT_ITERATIONS)
     }
 
+    /// The limits the sweep was checked against.
     pub fn limits(&self) -> &Limits {
         &self.spec.limits
     }
@@ -246,11 +274,58 @@ impl Sweep {
         left * self.spec.methods.len() as f64 * entry.cost_per_task() + self.cost_suffix[cursor.config as usize + 1]
     }
 
+    /// Checks that a result a worker reports for a task of configuration
+    /// `config` could have come from the engine: visited within the board, a
+    /// success is a whole-board tour, attempts within the method's bounds, a
+    /// plausible time. A coordinator refuses a batch that fails, so a buggy
+    /// or hostile worker cannot put impossible figures into the tables.
+    pub fn check_result(&self, config: u32, method: Method, r: &TaskResult) -> Result<(), String> {
+        let Some(entry) = self.configurations.get(config as usize) else {
+            return Err(format!("configuration {config} is not in the sweep"));
+        };
+        if !self.spec.methods.contains(&method) {
+            return Err(format!("method {} is not in the sweep", method.name()));
+        }
+        let cells = entry.cells();
+        if r.visited > cells {
+            return Err(format!("visited {} is more than the board's {cells} cells", r.visited));
+        }
+        if r.success != (r.outcome == Outcome::Tour) {
+            return Err(format!("success {} contradicts outcome {}", r.success, r.outcome));
+        }
+        if r.success && r.visited != cells {
+            return Err(format!("a tour must visit all {cells} cells, not {}", r.visited));
+        }
+        let (low, high) = match method {
+            m if m.is_warnsdorff() => (1, m.max_attempts(entry.move_count() as usize) as u64),
+            Method::Bt => (1, self.budget().min(u64::from(u32::MAX))),
+            Method::Construct => (0, 1),
+            Method::Nn(_) => (0, u64::from(self.iterations())),
+            _ => (0, u64::from(u32::MAX)),
+        };
+        if !(low..=high).contains(&u64::from(r.attempts)) {
+            return Err(format!("attempts {} is outside {low}..={high} for {}", r.attempts, method.name()));
+        }
+        if method.is_warnsdorff() && r.visited == 0 {
+            return Err("a walk visits at least its start".into());
+        }
+        if method.is_warnsdorff() && !r.success && u64::from(r.attempts) != high {
+            return Err(format!("a failed {} makes all {high} walks, not {}", method.name(), r.attempts));
+        }
+        if r.micros > MAX_TASK_MICROS {
+            return Err(format!("micros {} is over the bound {MAX_TASK_MICROS} (30 days)", r.micros));
+        }
+        Ok(())
+    }
+
     /// The spec in canonical TOML; parsing it gives the same id.
     pub fn canonical_toml(&self) -> String {
         self.spec.to_canonical_toml()
     }
 }
+
+/// Longest time a task may report: 30 days, in microseconds.
+pub const MAX_TASK_MICROS: u64 = 30 * 24 * 3600 * 1_000_000;
 
 /// A board a grid asks for, and where (for error messages).
 struct BoardRequest {
@@ -313,6 +388,10 @@ fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
                 e => engine(e, format!(" (board {} in {})", shape(sides), board_field(shape_index))),
             })?;
             let config = Configuration::new(board, moves).map_err(|e| engine(e, String::new()))?;
+            let explicit_starts = match &grid.starts {
+                Some(list) => Some(explicit_starts(&config, list, g)?),
+                None => None,
+            };
             let index = u32::try_from(out.len()).expect("MAX_CONFIGURATIONS fits a u32");
             out.push(ConfigEntry {
                 index,
@@ -322,6 +401,7 @@ fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
                 eligibility: config.eligibility(),
                 eligible: config.eligible_count(),
                 existence: tour::exists::known(config.board(), config.moves()),
+                explicit_starts,
                 moves: key.0.clone(),
                 sides: key.1.clone(),
             });
@@ -329,6 +409,44 @@ fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
         }
     }
     Ok(out)
+}
+
+/// A grid's explicit starts checked on one of its boards: each on the
+/// board, eligible (docs/methods.md's colour rule), none repeated.
+fn explicit_starts(config: &Configuration, list: &[Vec<u64>], grid: usize) -> Result<Arc<[u64]>, SpecError> {
+    let label = || format!("board {} with moves {}", shape(config.board().sides()), config.moves().describe());
+    if config.eligibility() == Eligibility::Impossible {
+        return Err(SpecError::field(
+            format!("grid[{grid}].starts"),
+            format!("no tour exists on {} (no move changes a cell's colour), so it takes no starts", label()),
+        ));
+    }
+    let mut seen: HashMap<u64, usize> = HashMap::with_capacity(list.len());
+    let mut cells = Vec::with_capacity(list.len());
+    for (i, coords) in list.iter().enumerate() {
+        let path = format!("grid[{grid}].starts[{i}]");
+        let cell = config.board().index_of(coords).map_err(|e| {
+            let what = e.to_string();
+            let what = what.strip_prefix("start: ").unwrap_or(&what).to_string();
+            SpecError::field(&path, format!("{coords:?} {what} on {}", label()))
+        })?;
+        if !config.is_eligible(cell) {
+            return Err(SpecError::field(
+                &path,
+                format!(
+                    "{coords:?} is not an eligible start on {}: the board has an odd number of cells and \
+                     every move changes colour, so a tour must start on a cell whose coordinates sum to an \
+                     even number",
+                    label()
+                ),
+            ));
+        }
+        if let Some(first) = seen.insert(cell, i) {
+            return Err(SpecError::field(&path, format!("{coords:?} repeats starts[{first}]")));
+        }
+        cells.push(cell);
+    }
+    Ok(cells.into())
 }
 
 /// `"5x5"`.
@@ -372,9 +490,38 @@ fn check_methods(spec: &SweepSpec, configurations: &[ConfigEntry]) -> Result<(),
     Ok(())
 }
 
+/// SHA-256 over a stream of words and length-prefixed byte strings: the
+/// sweep id must not be forgeable (a different spec with a victim's id).
+struct IdHasher(Sha256);
+
+impl IdHasher {
+    fn new(domain: &[u8]) -> IdHasher {
+        let mut h = IdHasher(Sha256::new());
+        h.bytes(domain);
+        h
+    }
+
+    fn word(&mut self, w: u64) -> &mut Self {
+        self.0.update(w.to_le_bytes());
+        self
+    }
+
+    fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.word(b.len() as u64);
+        self.0.update(b);
+        self
+    }
+
+    /// The first 8 bytes of the digest as 16 hex digits: 64 bits, so
+    /// forging a spec for a given id takes about 2^64 hashes.
+    fn finish(self) -> String {
+        self.0.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
 /// The sweep id: a hash of everything that decides its results.
 fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> String {
-    let mut h = SeedHasher::new(0, b"sweep-id");
+    let mut h = IdHasher::new(b"knight-sweep id v2");
     h.bytes(spec.name.as_bytes()).word(spec.seed).word(spec.starts).word(spec.methods.len() as u64);
     for m in &spec.methods {
         h.bytes(m.name().as_bytes());
@@ -394,8 +541,15 @@ fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> String {
         for &n in &c.sides {
             h.word(n.into());
         }
+        // Written only when given, so sampled sweeps keep their ids.
+        if let Some(cells) = &c.explicit_starts {
+            h.bytes(b"starts").word(cells.len() as u64);
+            for &cell in cells.iter() {
+                h.word(cell);
+            }
+        }
     }
-    format!("{:016x}", h.finish())
+    h.finish()
 }
 
 #[cfg(test)]
@@ -619,6 +773,178 @@ mod tests {
         let e = Sweep::parse(padded).unwrap_err();
         assert_eq!(e.path(), "grid[0].shape");
         assert!(e.to_string().contains("padded layout"), "{e}");
+    }
+
+    const EXPLICIT: &str = r#"
+        name = "explicit"
+        seed = 1
+        starts = 2
+        methods = ["w", "aw"]
+        [[grid]]
+        rule = [2, 1]
+        dims = [2]
+        n = [5, 7]
+        starts = [[4, 4], [0, 0], [1, 3]]
+    "#;
+
+    #[test]
+    fn explicit_starts_replace_the_sampled_ones() {
+        let sweep = Sweep::parse(EXPLICIT).unwrap();
+        let planner = crate::Planner::new(&sweep);
+        for c in sweep.configurations() {
+            assert_eq!(c.start_count(2), 3, "S does not cap an explicit list");
+            let side = u64::from(c.sides[0]);
+            assert_eq!(*planner.starts(c.index), vec![4 * side + 4, 0, side + 3], "in the order given");
+        }
+        assert_eq!(sweep.total_tasks(), 2 * 3 * 2);
+        // The id covers the starts and their order; the canonical TOML keeps them.
+        let other = Sweep::parse(&EXPLICIT.replace("[1, 3]]", "[3, 1]]")).unwrap();
+        let reordered =
+            Sweep::parse(&EXPLICIT.replace("[[4, 4], [0, 0], [1, 3]]", "[[0, 0], [4, 4], [1, 3]]")).unwrap();
+        let sampled = Sweep::parse(&EXPLICIT.replace("starts = [[4, 4], [0, 0], [1, 3]]", "")).unwrap();
+        let ids = [sweep.id(), other.id(), reordered.id(), sampled.id()];
+        for (i, a) in ids.iter().enumerate() {
+            assert!(ids[..i].iter().all(|b| b != a), "{ids:?}");
+        }
+        let again = Sweep::parse(&sweep.canonical_toml()).unwrap();
+        assert_eq!(again.id(), sweep.id());
+        assert!(sweep.canonical_toml().contains("starts = [[4, 4], [0, 0], [1, 3]]"), "{}", sweep.canonical_toml());
+    }
+
+    #[test]
+    fn bad_explicit_starts_name_the_start() {
+        let cases = [
+            ("[1, 3]]", "[1, 3], [5, 0]]", "grid[0].starts[3]: [5, 0] coordinate 0 is 5, off the board (side 5"),
+            ("[1, 3]]", "[1, 3], [1, 1, 1]]", "grid[0].starts[3]: [1, 1, 1] has 3 coordinates, expected 2"),
+            ("[1, 3]]", "[1, 3], [0, 1]]", "grid[0].starts[3]: [0, 1] is not an eligible start on board 5x5"),
+            ("[1, 3]]", "[1, 3], [0, 0]]", "grid[0].starts[3]: [0, 0] repeats starts[1]"),
+            ("[[4, 4], [0, 0], [1, 3]]", "[]", "grid[0].starts: is empty"),
+            ("rule = [2, 1]", "rule = [3, 1]", "grid[0].starts: no tour exists on board 5x5 with moves 3,1"),
+            ("n = [5, 7]", "n = [5, 7]\n        starts_file = \"s.txt\"", "grid[0]: has both starts and starts_file"),
+        ];
+        for (from, to, expected) in cases {
+            let text = EXPLICIT.replacen(from, to, 1);
+            assert_ne!(text, EXPLICIT, "{from:?} not found");
+            let e = Sweep::parse(&text).unwrap_err().to_string();
+            assert!(e.starts_with(expected), "{e:?}\n  does not start with {expected:?}");
+        }
+        let unread = EXPLICIT.replace("starts = [[4, 4], [0, 0], [1, 3]]", "starts_file = \"s.txt\"");
+        let e = Sweep::parse(&unread).unwrap_err();
+        assert_eq!(e.path(), "grid[0].starts_file");
+    }
+
+    #[test]
+    fn start_files_are_read_into_the_spec() {
+        let text = EXPLICIT.replace("starts = [[4, 4], [0, 0], [1, 3]]", "starts_file = \"s.txt\"");
+        let mut spec = SweepSpec::from_toml(&text).unwrap();
+        spec.read_start_files(|name| {
+            assert_eq!(name, "s.txt");
+            Ok("# the same three\n4,4\n\n0 0\n1,3\n".into())
+        })
+        .unwrap();
+        assert_eq!(Sweep::new(spec).unwrap().id(), Sweep::parse(EXPLICIT).unwrap().id());
+
+        let mut spec = SweepSpec::from_toml(&text).unwrap();
+        let e = spec.read_start_files(|_| Ok("4,4\n0,x\n".into())).unwrap_err().to_string();
+        assert_eq!(e, "grid[0].starts_file: \"s.txt\" line 2: \"x\" is not a non-negative integer");
+        let mut spec = SweepSpec::from_toml(&text).unwrap();
+        let e = spec.read_start_files(|_| Err("No such file".into())).unwrap_err().to_string();
+        assert_eq!(e, "grid[0].starts_file: cannot read \"s.txt\": No such file");
+    }
+
+    #[test]
+    fn caps_bound_what_a_spec_may_ask() {
+        let greedy = format!("{SPEC}\n[limits]\nmax_configurations = 16777216\nmax_cells = 1000000000000");
+        assert!(Sweep::parse(&greedy).is_ok());
+        let caps = Limits { max_configurations: 5, max_cells: 1000, ..Limits::default() };
+        let e = Sweep::parse_capped(&greedy, &caps).unwrap_err().to_string();
+        assert_eq!(e, "limits.max_configurations: the sweep has 1.2e1 configurations, over the limit 5e0");
+        let caps = Limits { max_cells: 100, ..Limits::default() };
+        let e = Sweep::parse_capped(&greedy, &caps).unwrap_err().to_string();
+        assert!(e.starts_with("grid[0].n: board 5x5x5 has 125 cells, over the limit limits.max_cells = 100"), "{e}");
+        let sweep = Sweep::parse_capped(SPEC, &Limits::default()).unwrap();
+        assert_eq!(sweep.id(), Sweep::parse(SPEC).unwrap().id(), "caps do not change the id");
+    }
+
+    #[test]
+    fn implausible_results_are_refused() {
+        let sweep = Sweep::parse(SPEC).unwrap();
+        // Configuration 4 is 5x5 (25 cells), K = 8; methods w and aw+.
+        assert_eq!(sweep.configurations()[4].shape_label(), "5x5");
+        let tour =
+            TaskResult { success: true, outcome: Outcome::Tour, attempts: 3, visited: 25, micros: 9, path: None };
+        let stuck = TaskResult { success: false, outcome: Outcome::GaveUp, visited: 20, attempts: 8, ..tour.clone() };
+        assert_eq!(sweep.check_result(4, Method::AwPlus, &tour), Ok(()));
+        assert_eq!(sweep.check_result(4, Method::AwPlus, &stuck), Ok(()));
+        assert_eq!(sweep.check_result(4, Method::W, &TaskResult { attempts: 1, ..tour.clone() }), Ok(()));
+        let bad = [
+            (4, Method::W, tour.clone(), "attempts 3 is outside 1..=1 for w"),
+            (4, Method::AwPlus, TaskResult { attempts: 9, ..tour.clone() }, "attempts 9 is outside 1..=8"),
+            (4, Method::AwPlus, TaskResult { attempts: 0, ..stuck.clone() }, "attempts 0 is outside 1..=8"),
+            (4, Method::AwPlus, TaskResult { visited: 26, ..tour.clone() }, "visited 26 is more than"),
+            (4, Method::AwPlus, TaskResult { visited: 24, ..tour.clone() }, "a tour must visit all 25 cells"),
+            (
+                4,
+                Method::AwPlus,
+                TaskResult { success: false, ..tour.clone() },
+                "success false contradicts outcome tour",
+            ),
+            (4, Method::AwPlus, TaskResult { outcome: Outcome::Tour, ..stuck.clone() }, "success false contradicts"),
+            (4, Method::AwPlus, TaskResult { visited: 0, ..stuck.clone() }, "a walk visits at least its start"),
+            (4, Method::AwPlus, TaskResult { attempts: 7, ..stuck.clone() }, "a failed aw+ makes all 8 walks, not 7"),
+            (4, Method::AwPlus, TaskResult { micros: u64::MAX, ..tour.clone() }, "micros 18446744073709551615 is over"),
+            (4, Method::Mw, tour.clone(), "method mw is not in the sweep"),
+            (99, Method::W, tour.clone(), "configuration 99 is not in the sweep"),
+        ];
+        for (config, method, r, expected) in bad {
+            let e = sweep.check_result(config, method, &r).unwrap_err();
+            assert!(e.starts_with(expected), "{e:?} does not start with {expected:?}");
+        }
+    }
+
+    #[test]
+    fn the_engines_results_pass_the_check() {
+        let text = r#"
+            name = "all"
+            seed = 5
+            starts = 12
+            methods = ["w", "w+", "aw", "aw+", "mw", "wr", "wr+", "bt", "nn"]
+            budget = 2000
+            iterations = 30
+            [[grid]]
+            rule = [2, 1]
+            dims = [2, 3]
+            n = [3, 4, 5, 6]
+        "#;
+        let sweep = Sweep::parse(text).unwrap();
+        let planner = crate::Planner::new(&sweep);
+        let mut checked = 0;
+        for c in sweep.configurations() {
+            let solver = tour::Solver::new(c.configuration()).unwrap();
+            let mut ws = solver.workspace();
+            for &start in planner.starts(c.index).iter() {
+                for &m in sweep.methods() {
+                    if solver.supports(m).is_err() {
+                        continue;
+                    }
+                    let options = tour::TaskOptions {
+                        budget: sweep.budget(),
+                        iterations: sweep.iterations(),
+                        ..Default::default()
+                    };
+                    let r = solver.run_task(&mut ws, start, m, &options);
+                    assert_eq!(
+                        sweep.check_result(c.index, m, &r),
+                        Ok(()),
+                        "{} {} from {start}: {r:?}",
+                        c.shape_label(),
+                        m.name()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
     }
 
     #[test]

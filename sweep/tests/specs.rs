@@ -53,7 +53,7 @@ fn the_quick_spec_is_small() {
     let (_, quick) = example_specs().into_iter().find(|(stem, _)| stem == "quick").expect("specs/quick.toml");
     assert!(quick.total_tasks() < 5_000, "{}", quick.total_tasks());
     assert!(quick.configurations().iter().all(|c| c.cells() <= 4096));
-    let mut planner = Planner::new(&quick);
+    let planner = Planner::new(&quick);
     let mut cursor = Cursor::default();
     let mut tasks = 0;
     while let Some(shard) = planner.next_shard(&mut cursor, 1e6) {

@@ -10,7 +10,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -221,6 +220,11 @@ impl Proc {
         plain(&read_lossy(&self.log))
     }
 
+    /// Its stdout so far.
+    pub fn stdout_text(&self) -> String {
+        read_lossy(&self.log.with_file_name(format!("{}.stdout", self.name)))
+    }
+
     /// The exit status, if it has exited.
     pub fn try_exit(&mut self) -> Option<ExitStatus> {
         if self.exited.is_none() {
@@ -331,15 +335,13 @@ pub fn parse_statuses(text: &str) -> Vec<Status> {
         .collect()
 }
 
-/// Picks a free loopback port: bind port 0, note it, let it go.
-pub fn free_port() -> u16 {
-    for _ in 0..50 {
-        if let Ok(l) = TcpListener::bind("127.0.0.1:0") {
-            return l.local_addr().expect("local addr").port();
-        }
-        sleep(Duration::from_millis(20));
-    }
-    panic!("cannot bind any loopback port");
+/// The port in a coordinator's `listening on 127.0.0.1:PORT` line, once
+/// it has printed it.
+pub fn listening_port(stdout: &str) -> Option<u16> {
+    let line = stdout.lines().find_map(|l| l.strip_prefix("listening on "))?;
+    let addr: std::net::SocketAddr =
+        line.trim().parse().unwrap_or_else(|e| panic!("listening on {line:?}: not an address ({e})"));
+    Some(addr.port())
 }
 
 /// Paths of the files [`write_test_pki`] wrote.
@@ -431,17 +433,11 @@ impl Cluster {
             coordinator_runs: 0,
             worker_count: 0,
         };
-        // The port was free a moment ago; another process may take it
-        // before the coordinator binds it. Then pick another.
-        let mut last_error = String::new();
-        for _ in 0..5 {
-            cluster.port = free_port();
-            match cluster.launch_coordinator() {
-                Ok(()) => return cluster,
-                Err(e) => last_error = e,
-            }
+        // Port 0: the coordinator binds a free port and prints it.
+        if let Err(e) = cluster.launch_coordinator() {
+            panic!("the coordinator did not start:\n{e}");
         }
-        panic!("the coordinator did not start on any of 5 ports; last attempt:\n{last_error}");
+        cluster
     }
 
     pub fn path(&self) -> &Path {
@@ -473,8 +469,10 @@ impl Cluster {
         args
     }
 
-    /// Starts a coordinator on `self.port` and waits until it answers
-    /// health checks. Err (with its log) if it exits first or never answers.
+    /// Starts a coordinator on `self.port` (0 the first time: any free
+    /// port, which it prints as `listening on ADDR`, read into `self.port`)
+    /// and waits until it answers health checks. Err (with its log) if it
+    /// exits first or never answers.
     fn launch_coordinator(&mut self) -> Result<(), String> {
         assert!(self.coordinator.is_none(), "a coordinator is running");
         self.coordinator_runs += 1;
@@ -490,20 +488,32 @@ impl Cluster {
         let name = format!("coordinator-{}", self.coordinator_runs);
         let mut proc = Proc::spawn(&name, self.dir.path(), &args);
         let deadline = Instant::now() + Duration::from_secs(30);
+        let mut bound = None;
         loop {
             if let Some(status) = proc.try_exit() {
                 let log = proc.log_text();
                 self.retired.push(proc);
                 return Err(format!("{name} exited ({status}) before serving:\n{log}"));
             }
-            if self.healthy() {
+            if bound.is_none() {
+                bound = listening_port(&proc.stdout_text());
+                if let Some(port) = bound {
+                    assert!(
+                        self.port == 0 || self.port == port,
+                        "{name} asked for port {} but bound {port}",
+                        self.port
+                    );
+                    self.port = port;
+                }
+            }
+            if bound.is_some() && self.healthy() {
                 self.coordinator = Some(proc);
                 return Ok(());
             }
             if Instant::now() >= deadline {
                 let log = proc.log_text();
                 self.retired.push(proc);
-                return Err(format!("{name} did not answer health checks in 30 s:\n{log}"));
+                return Err(format!("{name} did not print its address and answer health checks in 30 s:\n{log}"));
             }
             sleep(Duration::from_millis(50));
         }

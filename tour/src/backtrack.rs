@@ -65,10 +65,8 @@
 //! changes colour, a board of two or more cells (which has both colours)
 //! has no tour at all.
 
-use std::collections::HashSet;
-
 use crate::board::Board;
-use crate::layout::MAX_PADDED_CELLS;
+use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
 
@@ -110,10 +108,12 @@ pub fn search(board: &Board, moves: &Moves, start: u64, budget: u64) -> SearchRe
     if cells == 1 {
         return SearchResult { outcome: Outcome::Tour, path: Some(vec![start]), nodes: 1 };
     }
-    let Some(grid) = Grid::new(board, moves) else {
+    // The walks' padded geometry: a neighbour is `cell + offset`, and
+    // off-board neighbours are border slots the search marks BLOCKED.
+    let Ok(grid) = Layout::new(board, moves) else {
         return SearchResult::without_path(Outcome::GaveUp, 0);
     };
-    if closed_under_negation(moves) {
+    if moves.closed_under_negation() {
         Search::<true>::new(&grid).run(start, cells, budget)
     } else {
         Search::<false>::new(&grid).run(start, cells, budget)
@@ -132,71 +132,8 @@ fn colour_forbids(board: &Board, moves: &Moves, start: u64) -> bool {
     }
 }
 
-/// True when every move's negation is also a move: the move graph is then
-/// undirected and the stronger degree rules apply.
-fn closed_under_negation(moves: &Moves) -> bool {
-    let set: HashSet<&[i32]> = moves.iter().collect();
-    moves.iter().all(|m| set.contains(m.iter().map(|&c| -c).collect::<Vec<_>>().as_slice()))
-}
-
 /// A degree slot of a visited (or current) cell or of the border.
 const BLOCKED: u16 = u16::MAX;
-
-/// The padded board the search runs on: a border as wide as the longest move
-/// component on every axis, so a neighbour is `cell + offset` and off-board
-/// neighbours are border slots marked [`BLOCKED`]. (The same geometry as the
-/// walk kernel's layout, kept private here so the two can evolve apart.)
-struct Grid {
-    pad: usize,
-    sides: Vec<usize>,
-    strides: Vec<usize>,
-    len: usize,
-    /// Linear offset of each move, in move order.
-    offsets: Vec<isize>,
-}
-
-impl Grid {
-    /// `None` when the padded array would exceed [`crate::MAX_PADDED_CELLS`].
-    fn new(board: &Board, moves: &Moves) -> Option<Grid> {
-        let pad = moves.reach() as usize;
-        let sides: Vec<usize> = board.sides().iter().map(|&n| n as usize).collect();
-        let padded_sides: Vec<usize> = sides.iter().map(|&n| n + 2 * pad).collect();
-        let len = padded_sides.iter().try_fold(1u128, |acc, &p| acc.checked_mul(p as u128))?;
-        if len > MAX_PADDED_CELLS as u128 {
-            return None;
-        }
-        let len = usize::try_from(len).ok()?;
-        let mut strides = vec![1usize; sides.len()];
-        for axis in (0..sides.len().saturating_sub(1)).rev() {
-            strides[axis] = strides[axis + 1] * padded_sides[axis + 1];
-        }
-        let offsets =
-            moves.iter().map(|mv| mv.iter().zip(&strides).map(|(&c, &s)| c as isize * s as isize).sum()).collect();
-        Some(Grid { pad, sides, strides, len, offsets })
-    }
-
-    /// Padded index of a board cell index.
-    fn padded(&self, mut index: u64) -> usize {
-        let mut out = 0;
-        for axis in (0..self.sides.len()).rev() {
-            let side = self.sides[axis] as u64;
-            out += ((index % side) as usize + self.pad) * self.strides[axis];
-            index /= side;
-        }
-        out
-    }
-
-    /// Board cell index of a padded index inside the board.
-    fn unpadded(&self, mut padded: usize) -> u64 {
-        let mut out = 0u64;
-        for (&stride, &side) in self.strides.iter().zip(&self.sides) {
-            let x = padded / stride;
-            padded %= stride;
-            out = out * side as u64 + (x - self.pad) as u64;
-        }
-        out
-    }
-}
 
 /// One cell on the path, with what backtracking needs to restore it.
 struct Frame {
@@ -221,7 +158,7 @@ struct Saved {
 /// module doc). `deg` is [`BLOCKED`] on visited and border cells, which is
 /// how the search tells them apart from `U`.
 struct Search<'g, const SYM: bool> {
-    grid: &'g Grid,
+    grid: &'g Layout,
     /// Offsets of the cells that can move onto a cell (directed only).
     predecessors: Vec<isize>,
     deg: Vec<u16>,
@@ -240,21 +177,21 @@ struct Search<'g, const SYM: bool> {
 
 impl<'g, const SYM: bool> Search<'g, SYM> {
     /// Degrees of the whole board with nothing visited yet.
-    fn new(grid: &'g Grid) -> Self {
-        let cells: u64 = grid.sides.iter().map(|&n| n as u64).product();
+    fn new(grid: &'g Layout) -> Self {
+        let cells: u64 = grid.sides().iter().map(|&n| n as u64).product();
         // Board cells get a count, border slots stay BLOCKED. A count is
         // never BLOCKED, so counting in place sees the same board throughout.
-        let mut deg = vec![BLOCKED; grid.len];
+        let mut deg = vec![BLOCKED; grid.len()];
         for i in 0..cells {
             deg[grid.padded(i)] = 0;
         }
         let count = |deg: &[u16], cell: usize, offsets: &[isize]| {
             offsets.iter().filter(|&&o| deg[cell.wrapping_add_signed(o)] != BLOCKED).count() as u16
         };
-        let predecessors: Vec<isize> = if SYM { Vec::new() } else { grid.offsets.iter().map(|&o| -o).collect() };
+        let predecessors: Vec<isize> = if SYM { Vec::new() } else { grid.offsets().iter().map(|&o| -o).collect() };
         let mut indeg = Vec::new();
         if !SYM {
-            indeg = vec![0u16; grid.len];
+            indeg = vec![0u16; grid.len()];
             for i in 0..cells {
                 let p = grid.padded(i);
                 indeg[p] = count(&deg, p, &predecessors);
@@ -262,7 +199,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
         }
         for i in 0..cells {
             let p = grid.padded(i);
-            deg[p] = count(&deg, p, &grid.offsets);
+            deg[p] = count(&deg, p, grid.offsets());
         }
         Search { grid, predecessors, deg, indeg, isolated: 0, ends: 0, mark: Vec::new(), stamp: 0, queue: Vec::new() }
     }
@@ -301,7 +238,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
     /// Steps from the current cell `c` to its unvisited successor `v`.
     #[inline]
     fn advance(&mut self, c: usize, v: usize) -> Saved {
-        let offsets = &self.grid.offsets;
+        let offsets = self.grid.offsets();
         let saved = Saved { deg: self.deg[v], indeg: if SYM { 0 } else { self.indeg[v] } };
         self.deg[v] = BLOCKED;
         if SYM {
@@ -353,7 +290,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
     /// has been undone already.
     #[inline]
     fn retreat(&mut self, c: usize, v: usize, saved: Saved) {
-        let offsets = &self.grid.offsets;
+        let offsets = self.grid.offsets();
         if SYM {
             for &o in offsets {
                 let u = c.wrapping_add_signed(o);
@@ -403,7 +340,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
         // SYM: the first child with d = 2 (in move order), and how many.
         let mut first_two = 0u32;
         let mut twos = 0;
-        for (k, &o) in self.grid.offsets.iter().enumerate() {
+        for (k, &o) in self.grid.offsets().iter().enumerate() {
             let u = v.wrapping_add_signed(o);
             let d = self.deg[u];
             if d == BLOCKED {
@@ -448,7 +385,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
     /// Two fresh stamps: `target` and `seen`.
     fn fresh_stamps(&mut self) -> (u32, u32) {
         if self.mark.is_empty() || self.stamp >= u32::MAX - 2 {
-            self.mark = vec![0; self.grid.len];
+            self.mark = vec![0; self.grid.len()];
             self.stamp = 0;
         }
         self.stamp += 2;
@@ -460,7 +397,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
     /// never be visited. Stops as soon as all of them are reached.
     fn cut_off(&mut self, c: usize, v: usize) -> bool {
         let (target, seen) = self.fresh_stamps();
-        let offsets = &self.grid.offsets;
+        let offsets = self.grid.offsets();
         let mut targets = 0usize;
         for &o in offsets {
             let u = c.wrapping_add_signed(o);
@@ -509,7 +446,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
         while head < self.queue.len() {
             let x = self.queue[head];
             head += 1;
-            for &o in &self.grid.offsets {
+            for &o in self.grid.offsets() {
                 let u = x.wrapping_add_signed(o);
                 if self.deg[u] != BLOCKED && self.mark[u] != seen {
                     self.mark[u] = seen;
@@ -560,7 +497,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                 return SearchResult::without_path(Outcome::GaveUp, nodes);
             }
             nodes += 1;
-            let v = c.wrapping_add_signed(grid.offsets[k]);
+            let v = c.wrapping_add_signed(grid.offsets()[k]);
             let saved = self.advance(c, v);
             let len = frames.len() + 1;
             let remaining = cells - len as u64;

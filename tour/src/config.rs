@@ -12,7 +12,7 @@ use crate::seed::{Rng, SeedHasher};
 /// Most starts one configuration may ask for (they are held in memory).
 pub const MAX_STARTS: u64 = 1 << 24;
 
-/// Which cells a tour may start from (SPEC.md, "Starts of a configuration").
+/// Which cells a tour may start from (docs/methods.md, "Starts of a configuration").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eligibility {
     /// Every cell.

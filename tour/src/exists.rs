@@ -39,7 +39,9 @@ impl Claim {
 /// What is proven about open and closed tours of a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Existence {
+    /// About open tours (paths through every cell).
     pub open: Claim,
+    /// About closed tours (cycles through every cell).
     pub closed: Claim,
 }
 

@@ -104,6 +104,14 @@ impl Layout {
         Ok(Layout { pad, sides, strides, len: len as usize, offsets })
     }
 
+    /// Slots of the padded array, border included.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Linear offset of each move, in move order.
+    #[inline]
     pub(crate) fn offsets(&self) -> &[isize] {
         &self.offsets
     }
@@ -172,6 +180,7 @@ impl Layout {
     }
 
     /// Side lengths of the board (unpadded).
+    #[inline]
     pub(crate) fn sides(&self) -> &[usize] {
         &self.sides
     }

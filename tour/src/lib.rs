@@ -1,8 +1,11 @@
 //! # tour: knight's tour heuristics on D-dimensional boards
 //!
 //! The engine of knight-sweep. It runs the Warnsdorff-rule methods of the
-//! research report behind knight-sweep (W, W+, AW, AW+, MW) and the random
-//! variants WR and WR+, exactly as the project's SPEC.md defines them, on
+//! research report behind knight-sweep (W, W+, AW, AW+, MW), the random
+//! variants WR and WR+, exact backtracking (bt), a construction for 2D
+//! knight's tours and the Takefuji-Lee neural network with its remedies (nn,
+//! nn-cut, nn-connect, nn-both): [`Method::ALL`], exactly as the project's
+//! docs/methods.md defines them, on
 //! boards n_1 x .. x n_D with leaper rules such as (2,1), (1,2,2) or (4,3),
 //! or an explicit move list. Pure Rust: no async, no I/O.
 //!
@@ -27,6 +30,8 @@
 //! [`Workspace`], draws its starts with [`Configuration::starts`] and seeds
 //! each task with [`Configuration::task_seed`], so results never depend on
 //! how the tasks are split.
+
+#![warn(missing_docs)]
 
 pub mod backtrack;
 pub mod baseline;

@@ -1,4 +1,4 @@
-//! The tour methods: the Warnsdorff family of SPEC.md, and the seeds' other
+//! The tour methods: the Warnsdorff family of docs/methods.md, and the seeds' other
 //! solvers (exact backtracking, a construction, a neural network).
 
 use std::fmt;
@@ -10,7 +10,7 @@ use crate::moves::Moves;
 use crate::neural::Remedy;
 use crate::walk::Tiebreak;
 
-/// A tour method, named as SPEC.md and the report name it.
+/// A tour method, named as docs/methods.md and the report name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Method {
     /// One walk by rule W.
@@ -42,8 +42,6 @@ pub enum Method {
 /// per move-graph edge.
 pub const NN_MAX_CELLS: u64 = 1_000_000;
 
-const KNOWN: &str = "w, w+, aw, aw+, mw, wr, wr+, bt, construct, nn, nn-cut, nn-connect, nn-both";
-
 impl Method {
     /// Every method, in the order tables list them.
     pub const ALL: [Method; 13] = [
@@ -62,9 +60,15 @@ impl Method {
         Method::Nn(Remedy::Both),
     ];
 
-    /// The Warnsdorff-rule methods of SPEC.md: walks, rotations, attempts.
+    /// The Warnsdorff-rule methods of docs/methods.md: walks, rotations, attempts.
     pub const WARNSDORFF: [Method; 7] =
         [Method::W, Method::WPlus, Method::Aw, Method::AwPlus, Method::Mw, Method::Wr, Method::WrPlus];
+
+    /// Every method's name, comma-separated in [`Method::ALL`]'s order: for
+    /// help texts and errors, which then cannot miss a method.
+    pub fn names() -> String {
+        Method::ALL.map(Method::name).join(", ")
+    }
 
     /// The method's name as users and result files write it.
     pub fn name(self) -> &'static str {
@@ -151,7 +155,7 @@ impl FromStr for Method {
         Method::ALL
             .into_iter()
             .find(|m| m.name() == lower)
-            .ok_or_else(|| Error::UnknownMethod { name: s.to_string(), known: KNOWN })
+            .ok_or_else(|| Error::UnknownMethod { name: s.to_string(), known: Method::names() })
     }
 }
 
@@ -169,6 +173,7 @@ mod tests {
         let e = "warnsdorff".parse::<Method>().unwrap_err();
         assert_eq!(e.field(), "method");
         assert!(e.to_string().contains("aw+"));
+        assert!(e.to_string().contains("nn-both"), "every method listed: {e}");
         assert!(Method::WARNSDORFF.iter().all(|m| m.is_warnsdorff()));
         assert!(!Method::Bt.is_warnsdorff());
     }

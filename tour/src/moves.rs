@@ -1,4 +1,4 @@
-//! Move sets: a leaper rule expanded in SPEC.md's canonical order, or an
+//! Move sets: a leaper rule expanded in docs/methods.md's canonical order, or an
 //! explicit list whose order is kept as given.
 
 use std::collections::HashMap;
@@ -154,6 +154,14 @@ impl Moves {
     /// Largest absolute component over all moves: the board padding a walk needs.
     pub fn reach(&self) -> u32 {
         self.components.iter().map(|c| c.unsigned_abs()).max().unwrap_or(0)
+    }
+
+    /// True when every move's negation is also a move: the move graph is
+    /// then undirected (every rule-generated set is), which the solvers'
+    /// stronger rules need.
+    pub fn closed_under_negation(&self) -> bool {
+        let set: std::collections::HashSet<&[i32]> = self.iter().collect();
+        self.iter().all(|m| set.contains(m.iter().map(|&c| -c).collect::<Vec<_>>().as_slice()))
     }
 
     /// How the moves act on the colouring by coordinate-sum parity.

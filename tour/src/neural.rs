@@ -27,21 +27,19 @@
 //! of the network also updates in a random order fixed per run.
 //!
 //! Constants the seed leaves open, and where ours come from:
-//! - [`UTP`] = 3, [`LTP`] = 0: the trip points of Takefuji and Lee's network
+//! - `UTP` = 3, `LTP` = 0: the trip points of Takefuji and Lee's network
 //!   ("Neural network computing for knight's tour problems", Neurocomputing
 //!   4(5), 1992), as reproduced by Parberry's re-implementation of it.
-//! - [`DT`] = 1: the Euler step of the same implementations; equation (1)'s
+//! - `DT` = 1: the Euler step of the same implementations; equation (1)'s
 //!   right-hand side is an integer, so U stays integral until a remedy acts.
 //! - Initial state: U_ij = 0 and V_ij = 0 or 1 with probability 1/2 each
 //!   (Takefuji and Lee's random start), drawn in edge order from
 //!   [`Rng::new`]`(seed)`, followed on the same stream by the update order.
-//! - [`F`], the remedies' "arbitrary constant": see its doc.
+//! - `F`, the remedies' "arbitrary constant": see the constant's doc in the source (private).
 //!
 //! Move sets that are not closed under negation are refused (GaveUp after 0
 //! iterations): a neuron stands for an undirected edge, and a cycle that uses
 //! a one-way move could not be written as a path in either direction.
-
-use std::collections::HashSet;
 
 use crate::board::Board;
 use crate::moves::Moves;
@@ -99,7 +97,7 @@ pub struct NeuralResult {
 /// tour can pass through it) give GaveUp after 0 iterations.
 pub fn solve(board: &Board, moves: &Moves, start: u64, remedy: Remedy, seed: u64, max_iterations: u32) -> NeuralResult {
     let gave_up = |iterations| NeuralResult { outcome: Outcome::GaveUp, path: None, iterations };
-    if start >= board.cells() || !is_symmetric(moves) {
+    if start >= board.cells() || !moves.closed_under_negation() {
         return gave_up(0);
     }
     let Some(graph) = MoveGraph::new(board, moves) else {
@@ -141,15 +139,6 @@ fn tour_result(board: &Board, moves: &Moves, cycle: Vec<usize>, iterations: u32)
             NeuralResult { outcome: Outcome::GaveUp, path: None, iterations }
         }
     }
-}
-
-/// True when every move's negation is a move too, so the move graph is undirected.
-fn is_symmetric(moves: &Moves) -> bool {
-    let set: HashSet<&[i32]> = moves.iter().collect();
-    moves.iter().all(|m| {
-        let neg: Vec<i32> = m.iter().map(|&c| -c).collect();
-        set.contains(neg.as_slice())
-    })
 }
 
 /// The neurons: the move graph's undirected edges {i, j}, i < j, with each

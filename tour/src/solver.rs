@@ -101,12 +101,8 @@ impl Solver {
         } else {
             Degrees::Wide(layout.initial_degrees::<u16>())
         };
-        let moves = config.moves();
-        let symmetric = moves.iter().all(|m| {
-            let neg: Vec<i32> = m.iter().map(|c| -c).collect();
-            moves.iter().any(|o| o == neg.as_slice())
-        });
-        let predecessors = (!symmetric).then(|| layout.offsets().iter().map(|&o| -o).collect());
+        let predecessors =
+            (!config.moves().closed_under_negation()).then(|| layout.offsets().iter().map(|&o| -o).collect());
         let existence = known(config.board(), config.moves());
         Ok(Solver { config, layout, pristine, predecessors, existence })
     }

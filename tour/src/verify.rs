@@ -11,16 +11,48 @@ use crate::moves::Moves;
 /// Why a path is not a tour.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum TourError {
+    /// The path does not have one cell per board cell.
     #[error("path has {len} cells, the board has {cells}")]
-    Length { len: usize, cells: u64 },
+    Length {
+        /// Cells in the path.
+        len: usize,
+        /// Cells of the board.
+        cells: u64,
+    },
+    /// A cell index past the board.
     #[error("step {step}: cell {cell} is off the board")]
-    OffBoard { step: usize, cell: u64 },
+    OffBoard {
+        /// The step, 0-based.
+        step: usize,
+        /// The cell index.
+        cell: u64,
+    },
+    /// A cell visited twice.
     #[error("step {step}: cell {cell} was already visited")]
-    Repeated { step: usize, cell: u64 },
+    Repeated {
+        /// The step of the second visit, 0-based.
+        step: usize,
+        /// The cell index.
+        cell: u64,
+    },
+    /// Two consecutive cells that no move joins.
     #[error("step {step}: {from:?} -> {to:?} is not a move")]
-    IllegalStep { step: usize, from: Vec<u32>, to: Vec<u32> },
+    IllegalStep {
+        /// The step, 0-based.
+        step: usize,
+        /// Coordinates of the cell before.
+        from: Vec<u32>,
+        /// Coordinates of the cell at `step`.
+        to: Vec<u32>,
+    },
+    /// A closed tour whose last cell is not one move from its first.
     #[error("closing step {from:?} -> {to:?} is not a move")]
-    NotClosed { from: Vec<u32>, to: Vec<u32> },
+    NotClosed {
+        /// Coordinates of the last cell.
+        from: Vec<u32>,
+        /// Coordinates of the first cell.
+        to: Vec<u32>,
+    },
 }
 
 /// Checks that `path` (cell indices) is an open tour: every cell exactly

@@ -78,6 +78,7 @@ type WalkArgs<'d, 'm, 'a, T> =
 // neighbour or predecessor index is always inside the buffer. Debug builds
 // assert it.
 
+#[allow(unsafe_code)]
 #[inline(always)]
 fn cell<T: Degree>(deg: &[T], n: usize) -> T {
     debug_assert!(n < deg.len());
@@ -85,6 +86,7 @@ fn cell<T: Degree>(deg: &[T], n: usize) -> T {
     unsafe { *deg.get_unchecked(n) }
 }
 
+#[allow(unsafe_code)]
 #[inline(always)]
 fn set_cell<T: Degree>(deg: &mut [T], n: usize, value: T) {
     debug_assert!(n < deg.len());

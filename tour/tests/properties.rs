@@ -2,8 +2,8 @@
 //! start, method or seed: the figures a sweep reports are self-consistent
 //! (a success is a verified tour, attempts stay within the method's bounds,
 //! the last walk is a legal walk that stopped only when stuck), the methods
-//! compose as SPEC.md's table says (mw is aw interleaved with aw+), the
-//! starts of a configuration follow SPEC.md's colour rule, and reruns are
+//! compose as docs/methods.md's table says (mw is aw interleaved with aw+), the
+//! starts of a configuration follow docs/methods.md's colour rule, and reruns are
 //! bit-identical however workspaces are reused.
 //!
 //! `tests/reference.rs` checks the exact flags against an independent
@@ -123,7 +123,7 @@ fn check_walk(config: &Configuration, start: u64, path: &[u64]) -> Result<(), St
     Ok(())
 }
 
-/// The eligible starts by SPEC.md's colour rule, computed cell by cell;
+/// The eligible starts by docs/methods.md's colour rule, computed cell by cell;
 /// `None` when the configuration is impossible.
 fn spec_eligible(config: &Configuration) -> Option<Vec<u64>> {
     let board = config.board();
@@ -218,7 +218,7 @@ proptest! {
         prop_assert_eq!(&mw.path, last);
     }
 
-    /// The starts of a configuration follow SPEC.md's colour rule and its
+    /// The starts of a configuration follow docs/methods.md's colour rule and its
     /// exhaustive-or-sampled rule, and depend only on the seed.
     #[test]
     fn starts_follow_the_colour_rule(

@@ -1,9 +1,10 @@
 //! The engine reproduces, flag for flag, the 253,497 success flags the
 //! research report's authors published for w, w+, aw, aw+ and mw on 2D
-//! (3,2), (4,1) and (4,3) boards (shared/data/report-2d-flags.tsv.gz).
+//! (3,2), (4,1) and (4,3) boards (data/report-2d-flags.tsv.gz in this
+//! repository; data/README.md names the source).
 //!
 //! Release-mode tier: in a debug build it is ignored (it would take an hour);
-//! `cargo test --release` runs it. Set KSWEEP_DATA to point elsewhere.
+//! `cargo test --release` runs it.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -13,10 +14,7 @@ use flate2::read::GzDecoder;
 use tour::{verify, Board, Configuration, Method, Moves, Solver};
 
 fn data_file() -> PathBuf {
-    if let Ok(p) = std::env::var("KSWEEP_DATA") {
-        return PathBuf::from(p);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/report-2d-flags.tsv.gz")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/report-2d-flags.tsv.gz")
 }
 
 struct Row {
@@ -28,8 +26,8 @@ struct Row {
 /// Rows grouped by (rule, n), in file order.
 fn load() -> BTreeMap<(String, u32), Vec<Row>> {
     let path = data_file();
-    let file = std::fs::File::open(&path)
-        .unwrap_or_else(|e| panic!("published data {} is missing ({e}); set KSWEEP_DATA", path.display()));
+    let file =
+        std::fs::File::open(&path).unwrap_or_else(|e| panic!("published data {} is missing ({e})", path.display()));
     let mut groups: BTreeMap<(String, u32), Vec<Row>> = BTreeMap::new();
     let mut header_seen = false;
     for line in BufReader::new(GzDecoder::new(file)).lines() {

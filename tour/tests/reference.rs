@@ -1,4 +1,4 @@
-//! The engine against an independent, deliberately slow reference of SPEC.md.
+//! The engine against an independent, deliberately slow reference of docs/methods.md.
 //!
 //! The engine earns its speed with tricks (a padded layout without bounds
 //! checks, degrees kept incrementally in 8 or 16 bits, a separate kernel for
@@ -6,7 +6,7 @@
 //! 32 moves, monomorphised tiebreaks). Each trick is a place where it could
 //! drift from the spec without any published flag noticing, because the
 //! published data covers only 2D (3,2), (4,1) and (4,3).
-//! This file re-implements SPEC.md plainly, from its text alone, and compares
+//! This file re-implements docs/methods.md plainly, from its text alone, and compares
 //! the two flag for flag (success, attempts, cells visited, and the last
 //! walk's path) on thousands of random boards in 1 to 4 dimensions, random
 //! rules and explicit move lists, for every deterministic method. It also
@@ -57,7 +57,7 @@ fn base_seed() -> u64 {
 }
 
 // ---------------------------------------------------------------------------
-// The reference: moves, walks and methods exactly as SPEC.md words them.
+// The reference: moves, walks and methods exactly as docs/methods.md words them.
 // ---------------------------------------------------------------------------
 
 /// Every permutation of `values` (duplicates included), by recursion.
@@ -94,7 +94,7 @@ fn sign_patterns(n: usize) -> Vec<Vec<i64>> {
     out
 }
 
-/// SPEC.md's canonical move order for a rule padded to `dims` axes: the
+/// docs/methods.md's canonical move order for a rule padded to `dims` axes: the
 /// distinct magnitude permutations in descending lexicographic order, and
 /// within each the sign patterns over its non-zero coordinates.
 fn canonical_moves(rule: &[u32], dims: usize) -> Vec<Vec<i64>> {
@@ -271,7 +271,7 @@ impl RefBoard {
     }
 }
 
-/// What a method reports, per SPEC.md's table.
+/// What a method reports, per docs/methods.md's table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Outcome {
     success: bool,
@@ -348,7 +348,7 @@ struct Case {
 
 const DETERMINISTIC: [Method; 5] = [Method::W, Method::WPlus, Method::Aw, Method::AwPlus, Method::Mw];
 
-/// Rules SPEC.md and the report name; a quarter of the random rules are one.
+/// Rules docs/methods.md and the report name; a quarter of the random rules are one.
 const NAMED_RULES: [&[u32]; 5] = [&[2, 1], &[1, 2, 2], &[3, 2], &[4, 1], &[4, 3]];
 
 /// Largest board the cases use.
@@ -565,7 +565,7 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
 // Tests.
 // ---------------------------------------------------------------------------
 
-/// The reference's own move order reproduces SPEC.md's worked examples, so
+/// The reference's own move order reproduces docs/methods.md's worked examples, so
 /// agreement with it means agreement with the spec.
 #[test]
 fn reference_move_order_matches_spec_examples() {
@@ -611,7 +611,7 @@ fn canonical_order_agrees_for_every_small_rule() {
     assert_eq!(compared, 4 + (4 + 24) + (4 + 24 + 124) + (4 + 24 + 124 + 624));
 }
 
-/// Hand-picked cases: SPEC.md's rules on their usual boards, a 1-cell board,
+/// Hand-picked cases: docs/methods.md's rules on their usual boards, a 1-cell board,
 /// 1D boards, non-symmetric explicit lists (3 moves, and 40 moves: the
 /// branch-free W choice) and a rule with 384 moves (16-bit degrees).
 #[test]

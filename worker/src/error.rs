@@ -17,4 +17,7 @@ pub enum Error {
     Refused(String),
     #[error("threads: could not start the pool: {0}")]
     Pool(String),
+    /// Shutting down, the last results could not be delivered.
+    #[error("{tasks} finished tasks were not delivered: {why}")]
+    Undelivered { tasks: usize, why: String },
 }

@@ -5,10 +5,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use ksweep_proto::convert::{self, ShardWork};
 use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{Board, Configuration, Method, Moves, Outcome, Solver, TaskOptions};
+use tour::{Solver, TaskOptions};
 
 /// What a running shard sends to the poll loop.
 #[derive(Debug)]
@@ -28,24 +29,6 @@ pub enum Event {
     },
 }
 
-/// Builds the engine configuration a shard names.
-fn configuration(config: &pb::BoardConfig) -> Result<Configuration, String> {
-    let max_cells = if config.max_cells == 0 { tour::DEFAULT_MAX_CELLS } else { config.max_cells };
-    let board = Board::with_max_cells(&config.sides, max_cells).map_err(|e| e.to_string())?;
-    let moves = if config.rule.is_empty() {
-        let dims = board.dims();
-        if !config.moves_flat.len().is_multiple_of(dims) {
-            return Err(format!("moves: {} components is not a multiple of {dims} dims", config.moves_flat.len()));
-        }
-        let list: Vec<Vec<i64>> = config.moves_flat.chunks(dims).map(|c| c.to_vec()).collect();
-        Moves::explicit(&list, dims)
-    } else {
-        Moves::from_rule(&config.rule, board.dims())
-    }
-    .map_err(|e| e.to_string())?;
-    Configuration::new(board, moves).map_err(|e| e.to_string())
-}
-
 /// Runs a shard to the end (or until `cancelled`), on the current rayon pool.
 pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: UnboundedSender<Event>) {
     let (id, epoch) = (shard.shard_id, shard.epoch);
@@ -60,22 +43,13 @@ pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: Unbounded
 }
 
 fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender<Event>) -> Result<(), String> {
-    let config = configuration(shard.config.as_ref().ok_or("shard has no configuration")?)?;
-    let methods: Vec<Method> =
-        shard.methods.iter().map(|m| m.parse::<Method>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    for &start in &shard.starts {
-        if start >= config.board().cells() {
-            return Err(format!("start: cell {start} is off the {} board", config.board()));
-        }
-    }
-    let solver = Solver::new(config).map_err(|e| e.to_string())?;
-    for &m in &methods {
+    let work = ShardWork::try_from(shard).map_err(|e| e.to_string())?;
+    let solver = Solver::new(work.configuration).map_err(|e| e.to_string())?;
+    for &m in &work.methods {
         solver.supports(m).map_err(|e| e.to_string())?;
     }
-    let defaults = TaskOptions::default();
-    let budget = if shard.budget == 0 { defaults.budget } else { shard.budget };
-    let iterations = if shard.iterations == 0 { defaults.iterations } else { shard.iterations };
-    let tasks = shard.starts.len() * methods.len();
+    let methods = &work.methods;
+    let tasks = work.starts.len() * methods.len();
     (0..tasks).into_par_iter().for_each_init(
         || solver.workspace(),
         |ws, task| {
@@ -83,29 +57,18 @@ fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender
                 return;
             }
             let (offset, m) = (task / methods.len(), task % methods.len());
-            let (start, method) = (shard.starts[offset], methods[m]);
-            let seed = solver.config().task_seed(shard.sweep_seed, start, method);
-            let options = TaskOptions { seed, record_path: false, budget, iterations };
-            let mut outcome =
-                pb::TaskOutcome { start_offset: offset as u32, method_index: m as u32, ..Default::default() };
-            match catch_unwind(AssertUnwindSafe(|| solver.run_task(ws, start, method, &options))) {
-                Ok(r) => {
-                    outcome.success = r.success;
-                    outcome.outcome = match r.outcome {
-                        Outcome::Tour => pb::Outcome::Tour,
-                        Outcome::NoTour => pb::Outcome::NoTour,
-                        Outcome::GaveUp => pb::Outcome::GaveUp,
-                    } as i32;
-                    outcome.attempts = r.attempts;
-                    outcome.visited = r.visited;
-                    outcome.micros = r.micros;
-                }
+            let (start, method) = (work.starts[offset], methods[m]);
+            let seed = solver.config().task_seed(work.sweep_seed, start, method);
+            let options = TaskOptions { seed, record_path: false, budget: work.budget, iterations: work.iterations };
+            let (offset, m) = (offset as u32, m as u32);
+            let outcome = match catch_unwind(AssertUnwindSafe(|| solver.run_task(ws, start, method, &options))) {
+                Ok(r) => convert::task_done(offset, m, &r),
                 Err(panic) => {
-                    outcome.error = format!("task panicked: {}", panic_message(&panic));
                     // The workspace may be half-written; start the next task afresh.
                     *ws = solver.workspace();
+                    convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic)))
                 }
-            }
+            };
             let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
         },
     );
@@ -158,12 +121,12 @@ mod tests {
         assert_eq!(error, None);
         assert_eq!(tasks.len(), 6);
         tasks.sort_by_key(|t| (t.start_offset, t.method_index));
-        let config = configuration(&shard(vec![], &[]).config.unwrap()).unwrap();
+        let config = tour::Configuration::try_from(&shard(vec![], &[]).config.unwrap()).unwrap();
         let solver = Solver::new(config).unwrap();
         let mut ws = solver.workspace();
         for t in &tasks {
             let start = [0u64, 9, 27][t.start_offset as usize];
-            let method = [Method::W, Method::AwPlus][t.method_index as usize];
+            let method = [tour::Method::W, tour::Method::AwPlus][t.method_index as usize];
             let r = solver.run(&mut ws, start, method, solver.config().task_seed(1, start, method), false);
             assert_eq!((t.success, t.attempts, t.visited), (r.success, r.attempts, r.visited));
         }

@@ -8,6 +8,8 @@
 //! error result and the worker lives on. A coordinator restart (new nonce)
 //! makes the worker register again and drop what it held.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 mod error;
 mod execute;
 mod session;

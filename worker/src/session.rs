@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::workers_client::WorkersClient;
-use ksweep_proto::{BearerToken, PROTOCOL_VERSION};
+use ksweep_proto::{classify, BearerToken, Liveness, WorkerAction, WorkerRpc, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
 use tokio::time::{sleep, sleep_until, Instant};
 use tonic::codegen::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
-use tonic::Code;
+use tonic::Status;
 
 use crate::error::{Error, Result};
 use crate::execute::{run_shard, Event};
@@ -29,7 +29,13 @@ const QUEUED_WORK: Duration = Duration::from_millis(200);
 const MAX_SHARDS_PER_THREAD: usize = 1024;
 /// Longest wait between polls while idle, so new sweeps start promptly.
 const IDLE_POLL: Duration = Duration::from_millis(250);
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// How long shutting down may spend delivering the last results (retries
+/// included), then saying goodbye: well within the 10 s a process manager
+/// (docker, Slurm) gives after SIGTERM.
+const LAST_DELIVERY: Duration = Duration::from_secs(4);
+const GOODBYE: Duration = Duration::from_secs(2);
 
 /// Settings of a worker.
 #[derive(Debug, Clone)]
@@ -44,6 +50,8 @@ pub struct WorkerOptions {
     /// PEM of the CA to trust for an `https://` coordinator (else the
     /// public web roots).
     pub tls_ca: Option<Vec<u8>>,
+    /// Largest message sent or accepted: [`ksweep_proto::MAX_MESSAGE_BYTES`],
+    /// the coordinator's limit too.
     pub max_message_bytes: usize,
 }
 
@@ -61,6 +69,8 @@ struct Session {
     worker_id: u64,
     nonce: u64,
     poll_every: Duration,
+    /// Bound of every call of this session, from the lease.
+    call_timeout: Duration,
     running: HashMap<u64, Running>,
     /// Results not yet delivered, per (shard, epoch).
     outbox: BTreeMap<(u64, u64), pb::ShardResults>,
@@ -86,9 +96,9 @@ impl Session {
                         Some(avg) => 0.8 * avg + 0.2 * busy,
                     }
                     .into();
-                    let entry = self.entry(shard, epoch);
-                    entry.complete = true;
-                    entry.error = error.unwrap_or_default();
+                    if let Some(error) = error {
+                        self.entry(shard, epoch).error = error;
+                    }
                 }
             }
         }
@@ -121,10 +131,30 @@ impl Session {
     fn leases(&self) -> Vec<pb::LeaseRef> {
         self.running.iter().map(|(&shard_id, r)| pb::LeaseRef { shard_id, epoch: r.epoch }).collect()
     }
+
+    /// A request bounded by the session's call timeout.
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.set_timeout(self.call_timeout);
+        request
+    }
+}
+
+/// A failed call's code, message and the transport's cause chain (tonic's
+/// "transport error" names no cause itself).
+fn cause(status: &Status) -> String {
+    let mut text = format!("{:?}: {}", status.code(), status.message());
+    if let Some(source) = std::error::Error::source(status) {
+        text.push_str(": ");
+        text.push_str(&ksweep_proto::error_chain(source));
+    }
+    text
 }
 
 /// Runs a worker until `shutdown` completes; then hands back unfinished
-/// shards, delivers what finished, says goodbye and returns.
+/// shards, delivers what finished, says goodbye and returns. Errs when the
+/// coordinator refuses the worker for good, or when the finished results
+/// could not be delivered at shutdown ([`Error::Undelivered`]).
 pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> Result<()> {
     let pool = Arc::new(
         rayon::ThreadPoolBuilder::new()
@@ -134,14 +164,13 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             .map_err(|e| Error::Pool(e.to_string()))?,
     );
     let threads = pool.current_num_threads();
-    let endpoint = ksweep_proto::endpoint(&options.coordinator, options.tls_ca.as_deref())?
-        .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true);
+    let endpoint =
+        ksweep_proto::worker_endpoint(&options.coordinator, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
     let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
     tokio::pin!(shutdown);
 
-    let mut backoff = Duration::from_millis(100);
+    let mut backoff = FIRST_BACKOFF;
     loop {
         let registered = tokio::select! {
             _ = &mut shutdown => return Ok(()),
@@ -160,13 +189,10 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
                 continue;
             }
         };
-        backoff = Duration::from_millis(100);
+        backoff = FIRST_BACKOFF;
         tracing::info!(worker = session.worker_id, threads, "registered");
         match serve_session(&mut session, &pool, threads, &events_tx, &mut events, &mut shutdown).await {
-            SessionEnd::Shutdown => {
-                farewell(&mut session).await;
-                return Ok(());
-            }
+            SessionEnd::Shutdown => return farewell(&mut session, &mut events).await,
             SessionEnd::Reregister(why) => {
                 tracing::warn!(%why, "registering again; dropping the shards of the old session");
                 session.cancel_all();
@@ -204,11 +230,9 @@ async fn register(
             threads: threads as u32,
         })
         .await
-        .map_err(|s| match s.code() {
-            Code::Unauthenticated | Code::FailedPrecondition | Code::InvalidArgument | Code::PermissionDenied => {
-                RegisterError::Fatal(Error::Refused(s.message().to_string()))
-            }
-            _ => RegisterError::Retry(s.message().to_string()),
+        .map_err(|s| match classify(WorkerRpc::Register, &s) {
+            WorkerAction::Stop => RegisterError::Fatal(Error::Refused(s.message().to_string())),
+            _ => RegisterError::Retry(cause(&s)),
         })?
         .into_inner();
     Ok(Session {
@@ -216,6 +240,7 @@ async fn register(
         worker_id: reply.worker_id,
         nonce: reply.coordinator_nonce,
         poll_every: Duration::from_millis(reply.poll_millis.max(50) as u64),
+        call_timeout: ksweep_proto::call_timeout(Duration::from_millis(reply.lease_millis.into())),
         running: HashMap::new(),
         outbox: BTreeMap::new(),
         shard_secs: None,
@@ -230,7 +255,7 @@ async fn serve_session(
     events: &mut mpsc::UnboundedReceiver<Event>,
     shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
 ) -> SessionEnd {
-    let mut backoff = Duration::from_millis(100);
+    let mut backoff = FIRST_BACKOFF;
     loop {
         while let Ok(e) = events.try_recv() {
             s.apply(e);
@@ -244,29 +269,25 @@ async fn serve_session(
             running: s.leases(),
             results: results.clone(),
         };
+        let request = s.request(request);
         let reply = match s.client.poll(request).await {
             Ok(r) => {
-                backoff = Duration::from_millis(100);
+                backoff = FIRST_BACKOFF;
                 r.into_inner()
             }
             Err(status) => {
-                match status.code() {
-                    Code::FailedPrecondition | Code::NotFound => {
-                        return SessionEnd::Reregister(status.message().into())
+                match classify(WorkerRpc::Poll, &status) {
+                    WorkerAction::Reregister => return SessionEnd::Reregister(cause(&status)),
+                    WorkerAction::Stop => return SessionEnd::Fatal(Error::Refused(status.message().into())),
+                    WorkerAction::DropResults => {
+                        let tasks: usize = results.iter().map(|r| r.tasks.len()).sum();
+                        tracing::error!(tasks, error = %cause(&status), "coordinator refused our results; dropping them");
                     }
-                    Code::Unauthenticated | Code::PermissionDenied => {
-                        return SessionEnd::Fatal(Error::Refused(status.message().into()))
-                    }
-                    Code::InvalidArgument => {
-                        // Refused as a whole: resending the same results would loop.
-                        tracing::error!(error = status.message(), "coordinator refused our results; dropping them");
-                    }
-                    _ => {
-                        // Transient: keep the results for the next try.
+                    WorkerAction::RetryLater => {
                         for r in results {
                             s.outbox.insert((r.shard_id, r.epoch), r);
                         }
-                        tracing::warn!(error = status.message(), retry_in = ?backoff, "poll failed");
+                        tracing::warn!(error = %cause(&status), retry_in = ?backoff, "poll failed");
                         tokio::select! {
                             _ = &mut *shutdown => return SessionEnd::Shutdown,
                             _ = sleep(backoff) => {}
@@ -319,21 +340,57 @@ async fn serve_session(
     }
 }
 
-/// Delivers finished results, hands back unfinished shards, says goodbye.
-async fn farewell(s: &mut Session) {
+/// Stops the running shards, delivers what finished, hands back the rest
+/// and says goodbye. Err if finished results could not be delivered (they
+/// are lost; their shards run again elsewhere when their leases expire).
+async fn farewell(s: &mut Session, events: &mut mpsc::UnboundedReceiver<Event>) -> Result<()> {
     s.cancel_all();
+    // Results that finished since the last poll.
+    while let Ok(e) = events.try_recv() {
+        s.apply(e);
+    }
+    let deadline = Instant::now() + LAST_DELIVERY;
     let returned = s.leases();
     let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
-    let request =
-        pb::PollRequest { worker_id: s.worker_id, coordinator_nonce: s.nonce, free_slots: 0, running: vec![], results };
-    let bounded = Duration::from_secs(3);
-    if let Err(e) = tokio::time::timeout(bounded, s.client.poll(request)).await {
-        tracing::warn!(error = %e, "could not deliver the last results");
+    let tasks: usize = results.iter().map(|r| r.tasks.len()).sum();
+    let delivered = if results.is_empty() { Ok(()) } else { deliver_last(s, results, deadline).await };
+    if let Err(why) = &delivered {
+        tracing::error!(tasks, error = %why, "could not deliver the last results");
     }
-    let bye = pb::GoodbyeRequest { worker_id: s.worker_id, coordinator_nonce: s.nonce, returned };
-    match tokio::time::timeout(bounded, s.client.goodbye(bye)).await {
+    let bye = s.request(pb::GoodbyeRequest { worker_id: s.worker_id, coordinator_nonce: s.nonce, returned });
+    match tokio::time::timeout(GOODBYE, s.client.goodbye(bye)).await {
         Ok(Ok(_)) => tracing::info!("said goodbye"),
-        Ok(Err(e)) => tracing::warn!(error = %e, "goodbye failed"),
+        // Not fatal: unreturned shards go back to the queue when their leases expire.
+        Ok(Err(status)) => tracing::warn!(error = %cause(&status), "goodbye failed"),
         Err(_) => tracing::warn!("goodbye timed out"),
+    }
+    delivered.map_err(|why| Error::Undelivered { tasks, why })
+}
+
+/// The last poll: `results` only, asking for nothing, retried while the
+/// classifier says so and `deadline` allows.
+async fn deliver_last(s: &mut Session, results: Vec<pb::ShardResults>, deadline: Instant) -> Result<(), String> {
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        let request = s.request(pb::PollRequest {
+            worker_id: s.worker_id,
+            coordinator_nonce: s.nonce,
+            free_slots: 0,
+            running: vec![],
+            results: results.clone(),
+        });
+        let status = match tokio::time::timeout_at(deadline, s.client.poll(request)).await {
+            Ok(Ok(_)) => return Ok(()),
+            Ok(Err(status)) => status,
+            Err(_) => return Err(format!("no answer within {LAST_DELIVERY:?}")),
+        };
+        match classify(WorkerRpc::Poll, &status) {
+            WorkerAction::RetryLater if Instant::now() + backoff < deadline => {
+                tracing::warn!(error = %cause(&status), retry_in = ?backoff, "delivering the last results failed");
+                sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+            action => return Err(format!("{} ({action:?})", cause(&status))),
+        }
     }
 }

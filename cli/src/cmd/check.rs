@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use sweep::Sweep;
 use tour::Eligibility;
@@ -17,8 +17,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
-    let text =
-        std::fs::read_to_string(&args.spec).with_context(|| format!("spec: cannot read {}", args.spec.display()))?;
+    let text = crate::spec_file::load(&args.spec)?;
     let sweep = Sweep::parse(&text)?;
     let configs = sweep.configurations();
     let impossible = configs.iter().filter(|c| c.eligibility() == Eligibility::Impossible).count();

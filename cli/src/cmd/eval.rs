@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tour::{Method, Solver, TaskResult};
 
-use crate::board_args::{BoardArgs, SolverArgs, Start};
+use crate::board_args::{BoardArgs, SolverArgs};
 
 /// Lines read and run per parallel batch: large enough to keep every thread
 /// busy, small enough that output streams while input is still coming.
@@ -21,8 +21,12 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub board: BoardArgs,
 
-    /// Methods, comma-separated (`w,aw+,mw`); several add a "method" field.
-    #[arg(long, value_delimiter = ',', default_value = "w")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "w",
+        help = format!("Methods, comma-separated (`w,aw+,mw`); several add a \"method\" field. Any of: {}", Method::names())
+    )]
     pub method: Vec<Method>,
 
     #[command(flatten)]
@@ -89,11 +93,9 @@ pub fn evaluate(
         batch.clear();
         for (number, line) in lines.by_ref() {
             let line = line.context("stdin: could not read")?;
-            let text = line.trim();
-            if text.is_empty() || text.starts_with('#') {
-                continue;
-            }
-            let Start(coords) = text.parse().map_err(|e| anyhow::anyhow!("stdin line {}: start: {e}", number + 1))?;
+            let parsed =
+                sweep::parse_start_line(&line).map_err(|e| anyhow::anyhow!("stdin line {}: start: {e}", number + 1))?;
+            let Some(coords) = parsed else { continue };
             let cell = config.board().index_of(&coords).with_context(|| format!("stdin line {}", number + 1))?;
             batch.push((coords, cell));
             if batch.len() == BATCH_LINES {

@@ -7,7 +7,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
 
-use crate::cmd::client::ConnectArgs;
+use crate::connect::ConnectArgs;
 
 /// Exit 0 when the coordinator answers SERVING.
 #[derive(Debug, Args)]
@@ -16,7 +16,7 @@ pub struct HealthArgs {
     pub connect: ConnectArgs,
 }
 
-pub async fn health(args: HealthArgs) -> Result<()> {
+pub async fn run(args: HealthArgs) -> Result<()> {
     let (channel, token) = args.connect.channel().await?;
     let mut client = HealthClient::with_interceptor(channel, token);
     let reply = client.check(HealthCheckRequest { service: String::new() }).await?.into_inner();

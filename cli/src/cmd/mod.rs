@@ -1,12 +1,19 @@
-//! One module per subcommand (or family); each exposes its clap `Args` and
-//! the function that runs it.
+//! One module per subcommand; each exposes its clap `Args` and the `run`
+//! function that carries it out.
 
 pub mod bench;
+pub mod cancel;
 pub mod check;
-pub mod client;
+pub mod coordinator;
 pub mod eval;
 pub mod exists;
+pub mod export;
 pub mod health;
+pub mod replay;
 pub mod run;
-pub mod serve;
+pub mod status;
+pub mod submit;
+pub mod table;
 pub mod tour;
+pub mod watch;
+pub mod worker;

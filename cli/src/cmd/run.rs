@@ -3,7 +3,7 @@
 //! paths as a cluster; progress bar, then the tables. Interrupt it and run
 //! it again: it resumes from the database.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -11,10 +11,15 @@ use ksweep_coordinator::store::Store;
 use ksweep_coordinator::CoordinatorOptions;
 use ksweep_proto::v1 as pb;
 use ksweep_worker::WorkerOptions;
-use sweep::{render, Sweep};
+use sweep::{render, Metric, Sweep, TableOptions};
 use tokio::sync::oneshot;
 
-use crate::cmd::client::{follow, print_status, By, ConnectArgs, Format, SourceArgs, TableArgs};
+use crate::cmd::status::print_status;
+use crate::cmd::table::{By, Format};
+use crate::cmd::watch::follow;
+use crate::connect::ConnectArgs;
+use crate::shutdown::{Interrupted, Signal, Signals};
+use crate::source::DbSource;
 
 /// Run a sweep in this process and print its tables.
 #[derive(Debug, Args)]
@@ -36,10 +41,34 @@ pub struct RunArgs {
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
-    let text =
-        std::fs::read_to_string(&args.spec).with_context(|| format!("spec: cannot read {}", args.spec.display()))?;
+    // Before anything else: a ctrl-c from here on stops the run cleanly.
+    let mut signals = Signals::install().context("cannot install signal handlers")?;
+    let text = crate::spec_file::load(&args.spec)?;
+    let (id, last) = embedded(text, &args.db, args.threads, &mut signals).await?;
+    let last = last.map_err(|signal| Interrupted {
+        signal,
+        message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
+    })?;
+    print_status(&last, &mut *out)?;
+    writeln!(out)?;
+    let rows = DbSource::open(&args.db)?.table_rows(Some(&id))?;
+    let options =
+        TableOptions { layout: args.by.into(), format: args.format.into(), moves: None, metric: Metric::Accuracy };
+    write!(out, "{}", render(&rows, &options))?;
+    Ok(())
+}
+
+/// Runs the sweep `text` in this process (a coordinator on a loopback port, a
+/// worker, the database `db`), following it with a progress bar until it
+/// ends or a signal comes. Returns its id and last status, or the signal.
+pub async fn embedded(
+    text: String,
+    db: &Path,
+    threads: usize,
+    signals: &mut Signals,
+) -> Result<(String, std::result::Result<pb::SweepStatus, Signal>)> {
     Sweep::parse(&text)?; // refuse a bad spec before starting anything
-    let store = Store::open(&args.db).with_context(|| format!("--db: cannot open {}", args.db.display()))?;
+    let store = Store::open(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
     let url = format!("http://{}", listener.local_addr()?);
 
@@ -50,17 +79,17 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     let (stop_worker, worker_stopped) = oneshot::channel::<()>();
     let worker_options = WorkerOptions {
         coordinator: url.clone(),
-        threads: args.threads,
+        threads,
         name: format!("embedded-{}", std::process::id()),
         token: None,
         tls_ca: None,
-        max_message_bytes: CoordinatorOptions::default().max_message_bytes,
+        max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
     };
     let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
         let _ = worker_stopped.await;
     }));
 
-    let connect = ConnectArgs { coordinator: url, token: None, tls_ca: None };
+    let connect = ConnectArgs::plain(url);
     let outcome = async {
         let mut client = connect.connect().await?;
         let reply = client
@@ -69,8 +98,8 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
         let id = reply.into_inner().sweep_id;
         tokio::select! {
-            last = follow(&mut client, &id) => last.map(|s| (id, Some(s))),
-            _ = crate::shutdown::signal() => Ok((id, None)),
+            last = follow(&mut client, &id) => last.map(|s| (id, Ok(s))),
+            signal = signals.recv() => Ok((id, Err(signal))),
         }
     }
     .await;
@@ -90,23 +119,5 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     let _ = stop_coordinator.send(());
     coordinator.await.context("coordinator task")??;
 
-    let Some(last) = last else {
-        anyhow::bail!("interrupted; run the same command again to resume sweep {id} from {}", args.db.display());
-    };
-    print_status(&last, &mut *out)?;
-    writeln!(out)?;
-    let table = TableArgs {
-        id: Some(id),
-        source: SourceArgs {
-            connect: ConnectArgs { coordinator: String::new(), token: None, tls_ca: None },
-            db: Some(args.db.clone()),
-        },
-        rule: None,
-        by: args.by,
-        format: args.format,
-        metric: crate::cmd::client::MetricArg::Accuracy,
-    };
-    let rows = crate::cmd::client::table_rows(table.id.clone(), &table.source).await?;
-    write!(out, "{}", render(&rows, &table.options()))?;
-    Ok(())
+    Ok((id, last))
 }

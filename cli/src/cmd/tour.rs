@@ -34,11 +34,12 @@ pub struct TourArgs {
     pub board: BoardArgs,
 
     /// Start cell, 0-based coordinates: `46,39`.
-    #[arg(long)]
+    // Hyphen values reach the parser, which names the field, rather than
+    // clap, which would take `-1,0` for a flag.
+    #[arg(long, allow_hyphen_values = true)]
     pub start: Start,
 
-    /// Method: w, w+, aw, aw+, mw, wr, wr+.
-    #[arg(long, default_value = "w")]
+    #[arg(long, default_value = "w", help = format!("Method: {}", Method::names()))]
     pub method: Method,
 
     #[arg(long, value_enum, default_value_t = TourFormat::Summary)]

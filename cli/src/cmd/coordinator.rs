@@ -1,14 +1,14 @@
-//! `ksweep coordinator` and `ksweep worker`: the two services.
+//! `ksweep coordinator`: serve sweeps to workers and clients over gRPC.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-
-use crate::cmd::client::{read_pem, ConnectArgs};
 use ksweep_coordinator::{CoordinatorOptions, TlsIdentity};
-use ksweep_worker::WorkerOptions;
+
+use crate::connect::read_pem;
+use crate::shutdown::Signals;
 
 /// Start a coordinator.
 #[derive(Debug, Args)]
@@ -62,51 +62,16 @@ fn positive_secs(field: &str, v: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(v))
 }
 
-pub async fn coordinator(args: CoordinatorArgs) -> Result<()> {
+pub async fn run(args: CoordinatorArgs) -> Result<()> {
     let options = args.options()?;
+    let signals = Signals::install().context("cannot install signal handlers")?;
     let store = ksweep_coordinator::store::Store::open(&args.db)
         .with_context(|| format!("--db: cannot open {}", args.db.display()))?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("--listen: cannot listen on {}", args.listen))?;
-    ksweep_coordinator::serve(listener, store, options, crate::shutdown::signal()).await?;
-    Ok(())
-}
-
-/// Start a worker.
-#[derive(Debug, Args)]
-pub struct WorkerArgs {
-    /// Coordinator URL, token and CA: the same as every client command's.
-    #[command(flatten)]
-    pub connect: ConnectArgs,
-    /// Threads running tasks (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Name in the coordinator's logs (default: host name and process id).
-    #[arg(long)]
-    pub name: Option<String>,
-}
-
-impl WorkerArgs {
-    pub fn options(&self) -> Result<WorkerOptions> {
-        let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
-        let name = self
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id()));
-        let connect = &self.connect;
-        Ok(WorkerOptions {
-            coordinator: connect.coordinator.clone(),
-            threads: self.threads,
-            name,
-            token: connect.token.clone(),
-            tls_ca: connect.tls_ca.as_deref().map(|p| read_pem("--tls-ca", p)).transpose()?,
-            max_message_bytes: CoordinatorOptions::default().max_message_bytes,
-        })
-    }
-}
-
-pub async fn worker(args: WorkerArgs) -> Result<()> {
-    ksweep_worker::run(args.options()?, crate::shutdown::signal()).await?;
+    // On stdout, for scripts and tests that listen on port 0.
+    println!("listening on {}", listener.local_addr().context("--listen: no local address")?);
+    ksweep_coordinator::serve(listener, store, options, signals.shutdown()).await?;
     Ok(())
 }

@@ -1,0 +1,24 @@
+//! `ksweep cancel`: stop a running sweep.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::Args;
+use ksweep_proto::v1 as pb;
+
+use crate::cmd::status::print_status;
+use crate::connect::{status_error, ConnectArgs};
+
+/// Cancel a running sweep.
+#[derive(Debug, Args)]
+pub struct CancelArgs {
+    pub id: String,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+pub async fn run(args: CancelArgs, out: &mut impl Write) -> Result<()> {
+    let mut client = args.connect.connect().await?;
+    let status = client.cancel(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
+    print_status(&status, out)
+}

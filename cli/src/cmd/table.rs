@@ -1,0 +1,101 @@
+//! `ksweep table`: a sweep's accuracy or timing tables.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use sweep::{render, Metric, TableFormat, TableLayout, TableOptions};
+
+use crate::connect::SourceArgs;
+use crate::source::Source;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum By {
+    /// One table per (moves, method): rows N, columns D.
+    Dims,
+    /// One table per (moves, D): rows N, columns methods.
+    Methods,
+}
+
+impl From<By> for TableLayout {
+    fn from(by: By) -> TableLayout {
+        match by {
+            By::Dims => TableLayout::ByDims,
+            By::Methods => TableLayout::ByMethods,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    Text,
+    Md,
+    Csv,
+    Json,
+    Latex,
+}
+
+impl From<Format> for TableFormat {
+    fn from(format: Format) -> TableFormat {
+        match format {
+            Format::Text => TableFormat::Text,
+            Format::Md => TableFormat::Markdown,
+            Format::Csv => TableFormat::Csv,
+            Format::Json => TableFormat::Json,
+            Format::Latex => TableFormat::Latex,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum MetricArg {
+    Accuracy,
+    Possible,
+    Time,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(metric: MetricArg) -> Metric {
+        match metric {
+            MetricArg::Accuracy => Metric::Accuracy,
+            MetricArg::Possible => Metric::AccuracyPossible,
+            MetricArg::Time => Metric::MeanMicros,
+        }
+    }
+}
+
+/// Print a sweep's accuracy (or timing) tables.
+#[derive(Debug, Args)]
+pub struct TableArgs {
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Only this move rule (as its label, e.g. 3,2).
+    #[arg(long)]
+    pub rule: Option<String>,
+    #[arg(long, value_enum, default_value_t = By::Methods)]
+    pub by: By,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// What the cells show: the report's accuracy, accuracy among starts
+    /// not proven impossible, or mean microseconds per task.
+    #[arg(long, value_enum, default_value_t = MetricArg::Accuracy)]
+    pub metric: MetricArg,
+}
+
+impl TableArgs {
+    pub fn options(&self) -> TableOptions {
+        TableOptions {
+            layout: self.by.into(),
+            format: self.format.into(),
+            moves: self.rule.clone(),
+            metric: self.metric.into(),
+        }
+    }
+}
+
+pub async fn run(args: TableArgs, out: &mut impl Write) -> Result<()> {
+    let rows = Source::open(&args.source).await?.table_rows(args.id.as_deref()).await?;
+    write!(out, "{}", render(&rows, &args.options()))?;
+    Ok(())
+}

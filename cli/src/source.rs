@@ -1,0 +1,158 @@
+//! What `status`, `table` and `export` read: a coordinator over gRPC or,
+//! with `--db`, its database file directly; the same rows either way.
+//!
+//! [`DbSource`] is the one place the CLI reads a database file: it asks the
+//! coordinator's query layer, the same code the coordinator's service
+//! answers with, so the offline answer cannot drift from the online one.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use ksweep_coordinator::query::{Export, ExportCursor, Query};
+use ksweep_proto::v1 as pb;
+use sweep::AggregateRow;
+
+use crate::connect::{status_error, Client, SourceArgs};
+
+/// Rows read per page of an offline export.
+const EXPORT_PAGE: usize = 8192;
+
+/// A coordinator, or a database file read offline.
+pub enum Source {
+    /// A connected coordinator.
+    Coordinator(Client),
+    /// A database file (`--db`).
+    Db(DbSource),
+}
+
+impl Source {
+    /// Opens `--db` when given, else connects to the coordinator.
+    pub async fn open(args: &SourceArgs) -> Result<Source> {
+        match &args.db {
+            Some(path) => Ok(Source::Db(DbSource::open(path)?)),
+            None => Ok(Source::Coordinator(args.connect.connect().await?)),
+        }
+    }
+
+    /// The status of one sweep (the only one, when `id` is `None`).
+    pub async fn status(&mut self, id: Option<&str>) -> Result<pb::SweepStatus> {
+        match self {
+            Source::Db(db) => db.status(id),
+            Source::Coordinator(client) => {
+                let sweep = pb::SweepRef { sweep_id: id.unwrap_or_default().to_string() };
+                Ok(client.status(sweep).await.map_err(status_error)?.into_inner())
+            }
+        }
+    }
+
+    /// The status of every sweep.
+    pub async fn list(&mut self) -> Result<Vec<pb::SweepStatus>> {
+        match self {
+            Source::Db(db) => db.list(),
+            Source::Coordinator(client) => {
+                Ok(client.list(pb::ListRequest {}).await.map_err(status_error)?.into_inner().sweeps)
+            }
+        }
+    }
+
+    /// The aggregate rows of a sweep's tables.
+    pub async fn table_rows(&mut self, id: Option<&str>) -> Result<Vec<AggregateRow>> {
+        match self {
+            Source::Db(db) => db.table_rows(id),
+            Source::Coordinator(client) => {
+                let sweep = pb::SweepRef { sweep_id: id.unwrap_or_default().to_string() };
+                let reply = client.table(sweep).await.map_err(status_error)?;
+                Ok(reply.into_inner().rows.into_iter().map(AggregateRow::from).collect())
+            }
+        }
+    }
+
+    /// Every task result of a sweep, page by page. Fails here, before the
+    /// first page, when the sweep does not exist.
+    pub async fn export(&mut self, id: Option<&str>) -> Result<ExportPages<'_>> {
+        match self {
+            Source::Db(db) => Ok(ExportPages::Db(Box::new(db.export(id)?))),
+            Source::Coordinator(client) => {
+                let sweep = pb::SweepRef { sweep_id: id.unwrap_or_default().to_string() };
+                Ok(ExportPages::Coordinator(Box::new(client.export(sweep).await.map_err(status_error)?.into_inner())))
+            }
+        }
+    }
+}
+
+/// The task results of one sweep, sorted by (configuration, start, method).
+pub enum ExportPages<'a> {
+    /// The coordinator's export stream.
+    Coordinator(Box<tonic::Streaming<pb::ExportBatch>>),
+    /// Pages of a database file.
+    Db(Box<DbExport<'a>>),
+}
+
+impl ExportPages<'_> {
+    /// The next page of rows; `None` after the last.
+    pub async fn next_page(&mut self) -> Result<Option<Vec<pb::ResultRow>>> {
+        match self {
+            ExportPages::Coordinator(stream) => Ok(stream.message().await.map_err(status_error)?.map(|b| b.rows)),
+            ExportPages::Db(db) => db.next_page(),
+        }
+    }
+}
+
+/// A coordinator's database file, opened read-only, answered by the
+/// coordinator's own query layer: the offline answer is the served one.
+pub struct DbSource {
+    query: Query,
+}
+
+impl DbSource {
+    /// Opens an existing database file; never creates one.
+    pub fn open(path: &Path) -> Result<DbSource> {
+        if !path.exists() {
+            bail!("--db: {} does not exist", path.display());
+        }
+        let query = Query::open_read_only(path).with_context(|| format!("--db: cannot open {}", path.display()))?;
+        Ok(DbSource { query })
+    }
+
+    /// The status of one sweep (the only one, when `id` is `None`).
+    pub fn status(&self, id: Option<&str>) -> Result<pb::SweepStatus> {
+        Ok(self.query.status(id)?)
+    }
+
+    /// The status of every sweep.
+    pub fn list(&self) -> Result<Vec<pb::SweepStatus>> {
+        Ok(self.query.sweeps()?)
+    }
+
+    /// The aggregate rows of a sweep's tables.
+    pub fn table_rows(&self, id: Option<&str>) -> Result<Vec<AggregateRow>> {
+        Ok(self.query.table_rows(id)?)
+    }
+
+    /// The task results of a sweep, page by page.
+    pub fn export(&self, id: Option<&str>) -> Result<DbExport<'_>> {
+        let export = self.query.export(id)?;
+        Ok(DbExport { query: &self.query, export, after: None, done: false })
+    }
+}
+
+/// The pages of an offline export.
+pub struct DbExport<'a> {
+    query: &'a Query,
+    export: Export,
+    after: Option<ExportCursor>,
+    done: bool,
+}
+
+impl DbExport<'_> {
+    /// The next page of results, `None` after the last.
+    pub fn next_page(&mut self) -> Result<Option<Vec<pb::ResultRow>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let page = self.query.export_page(&self.export, self.after.take(), EXPORT_PAGE)?;
+        self.after = page.next;
+        self.done = self.after.is_none();
+        Ok((!page.rows.is_empty()).then_some(page.rows))
+    }
+}

@@ -1,0 +1,266 @@
+//! The read side: sweeps' statuses, table rows and export pages, answered
+//! from a store. The gRPC `Sweeps` service answers from these functions and
+//! the CLI's `--db` calls them on a database file directly, so what a
+//! coordinator serves and what its file says agree by construction.
+//!
+//! ```no_run
+//! # fn main() -> ksweep_coordinator::Result<()> {
+//! use ksweep_coordinator::query::Query;
+//! let query = Query::open_read_only(std::path::Path::new("ksweep.db"))?;
+//! for status in query.sweeps()? {
+//!     println!("{} {}", status.sweep_id, status.tasks_done);
+//! }
+//! let table = query.table(None)?; // the only sweep
+//! let export = query.export(Some(&table.status.sweep_id))?;
+//! let mut after = None;
+//! loop {
+//!     let page = query.export_page(&export, after, 8192)?;
+//!     // print page.rows
+//!     match page.next {
+//!         Some(next) => after = Some(next),
+//!         None => break,
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ksweep_proto::v1 as pb;
+use sweep::{AggregateRow, Sweep};
+
+use crate::error::Result;
+use crate::ids::SweepKey;
+use crate::store::{Store, SweepRecord, SweepState};
+
+/// Read-only queries on a database file (the CLI's `--db`).
+pub struct Query {
+    store: Store,
+}
+
+/// A sweep's status and its aggregate rows (the domain rows the tables
+/// render; the service converts them to messages).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub status: pb::SweepStatus,
+    pub rows: Vec<AggregateRow>,
+}
+
+/// A sweep being exported: resolved and parsed once, then read in pages.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub status: pb::SweepStatus,
+    key: SweepKey,
+    sweep: Arc<Sweep>,
+}
+
+/// Where the next export page starts: after this task key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExportCursor {
+    config: u32,
+    start_index: u64,
+    method: u32,
+}
+
+/// Up to `limit` export rows in (configuration, start, method) order, and
+/// the cursor of the next page (None once this page ended the results).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportPage {
+    pub rows: Vec<pb::ResultRow>,
+    pub next: Option<ExportCursor>,
+}
+
+impl Query {
+    /// Opens a database file read-only: checks it is a ksweep database of
+    /// this version; works in a read-only directory and beside a running
+    /// coordinator.
+    pub fn open_read_only(path: &Path) -> Result<Query> {
+        Ok(Query { store: Store::open_read_only(path)? })
+    }
+
+    /// Queries on an open store.
+    pub fn new(store: Store) -> Query {
+        Query { store }
+    }
+
+    /// Every sweep's status, oldest first (`ksweep status` without an id).
+    pub fn sweeps(&self) -> Result<Vec<pb::SweepStatus>> {
+        sweeps(&self.store)
+    }
+
+    /// One sweep's status; `None` names the only sweep.
+    pub fn status(&self, id: Option<&str>) -> Result<pb::SweepStatus> {
+        status(&self.store, id)
+    }
+
+    /// A sweep's status and aggregate rows.
+    pub fn table(&self, id: Option<&str>) -> Result<Table> {
+        table(&self.store, id)
+    }
+
+    /// A sweep's aggregate rows (what `ksweep table` renders).
+    pub fn table_rows(&self, id: Option<&str>) -> Result<Vec<AggregateRow>> {
+        Ok(table(&self.store, id)?.rows)
+    }
+
+    /// Starts an export of a sweep.
+    pub fn export(&self, id: Option<&str>) -> Result<Export> {
+        export(&self.store, id)
+    }
+
+    /// The export page after `after` (from the start when None).
+    pub fn export_page(&self, export: &Export, after: Option<ExportCursor>, limit: usize) -> Result<ExportPage> {
+        export_page(&self.store, export, after, limit)
+    }
+}
+
+/// The status message of a stored sweep.
+pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
+    let state = match r.state {
+        SweepState::Running => pb::SweepState::Running,
+        SweepState::Done => pb::SweepState::Done,
+        SweepState::Cancelled => pb::SweepState::Cancelled,
+        SweepState::Failed => pb::SweepState::Failed,
+    };
+    pb::SweepStatus {
+        sweep_id: r.id.clone(),
+        name: r.name.clone(),
+        state: state as i32,
+        tasks_total: r.tasks_total,
+        tasks_done: r.tasks_done,
+        successes: r.successes,
+        configurations: r.configurations,
+        impossible_configurations: r.impossible,
+        shards_failed: r.shards_failed,
+        created_unix_ms: r.created_ms,
+        error: r.error.clone().unwrap_or_default(),
+        spec_toml: r.spec.clone(),
+    }
+}
+
+pub(crate) fn sweeps(store: &Store) -> Result<Vec<pb::SweepStatus>> {
+    Ok(store.sweeps()?.iter().map(status_of).collect())
+}
+
+pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<pb::SweepStatus> {
+    Ok(status_of(&store.resolve(id)?))
+}
+
+pub(crate) fn table(store: &Store, id: Option<&str>) -> Result<Table> {
+    let record = store.resolve(id)?;
+    let sweep = Sweep::parse(&record.spec)?;
+    let rows = store.aggregates(&record, &sweep)?;
+    Ok(Table { status: status_of(&record), rows })
+}
+
+pub(crate) fn export(store: &Store, id: Option<&str>) -> Result<Export> {
+    let record = store.resolve(id)?;
+    let sweep = Arc::new(Sweep::parse(&record.spec)?);
+    Ok(Export { status: status_of(&record), key: record.key, sweep })
+}
+
+pub(crate) fn export_page(
+    store: &Store,
+    export: &Export,
+    after: Option<ExportCursor>,
+    limit: usize,
+) -> Result<ExportPage> {
+    let limit = limit.max(1);
+    let after = after.map(|c| (c.config, c.start_index, c.method));
+    let records = store.results_page(export.key, after, limit)?;
+    // Read per page: workers registered during a long export are named too.
+    let names = store.worker_names()?;
+    let rows = records.iter().map(|r| crate::export::export_row(&export.sweep, r, &names)).collect::<Result<_>>()?;
+    let next = match records.last() {
+        Some(last) if records.len() == limit => {
+            Some(ExportCursor { config: last.config, start_index: last.start_index, method: last.method })
+        }
+        _ => None,
+    };
+    Ok(ExportPage { rows, next })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::WorkerId;
+    use crate::store::ResultRecord;
+
+    const SPEC: &str = r#"
+        name = "query"
+        seed = 3
+        starts = 3
+        methods = ["w", "aw"]
+        [[grid]]
+        rule = [2, 1]
+        dims = [2]
+        n = [5, 6]
+    "#;
+
+    /// A file with one sweep and all its results, read back through `Query`.
+    #[test]
+    fn a_database_file_reads_back_through_the_query_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q.db");
+        let sweep = Sweep::parse(SPEC).unwrap();
+        let mut rows = Vec::new();
+        {
+            let mut store = Store::open(&path).unwrap();
+            let (record, _) = store.insert_sweep(&sweep).unwrap();
+            let worker = store.register_worker("w", 1).unwrap();
+            let planner = sweep::Planner::new(&sweep);
+            for config in 0..2u32 {
+                for (start_index, &start_cell) in planner.starts(config).iter().enumerate() {
+                    for method in 0..2 {
+                        rows.push(ResultRecord {
+                            sweep: record.key,
+                            config,
+                            start_index: start_index as u64,
+                            method,
+                            start_cell,
+                            success: method == 0,
+                            attempts: 1,
+                            visited: 1,
+                            micros: 10,
+                            worker: WorkerId(worker.0),
+                            outcome: if method == 0 { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+                        });
+                    }
+                }
+            }
+            store.record(&rows).unwrap();
+        }
+        let query = Query::open_read_only(&path).unwrap();
+        let all = query.sweeps().unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(query.status(None).unwrap(), all[0]);
+        assert_eq!(query.status(Some(&sweep.id())).unwrap().tasks_done, rows.len() as u64);
+        let table = query.table(None).unwrap();
+        assert_eq!(table.status, all[0]);
+        assert_eq!(table.rows.len(), 4);
+        assert!(table.rows.iter().all(|r| r.tasks == 3), "{:?}", table.rows);
+        assert_eq!(query.table_rows(None).unwrap(), table.rows);
+
+        let export = query.export(None).unwrap();
+        let mut exported = Vec::new();
+        let mut after = None;
+        let mut pages = 0;
+        loop {
+            let page = query.export_page(&export, after, 5).unwrap();
+            pages += 1;
+            exported.extend(page.rows);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(exported.len(), rows.len());
+        assert_eq!(pages, rows.len().div_ceil(5), "no empty page after a short one");
+        assert!(exported.iter().all(|r| r.worker == "w" && r.error.is_empty()));
+        let keys: Vec<_> = exported.iter().map(|r| (r.config, r.start_index)).collect();
+        assert!(keys.windows(2).all(|w| w[0] <= w[1]), "task order");
+        assert!(matches!(query.status(Some("nope")), Err(crate::Error::SweepNotFound(_))));
+    }
+}

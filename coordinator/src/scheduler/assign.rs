@@ -1,0 +1,143 @@
+//! Handing shards out: queued ones first, then newly cut ones, within the
+//! worker's budget of held work.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use sweep::{Cursor, Planner, ShardPlan, Sweep};
+
+use super::shard::{Lease, ShardRun, ShardState};
+use super::sweep_run::SweepPhase;
+use super::Scheduler;
+use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
+
+/// A shard handed to a worker: everything it needs to run it.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    pub shard: ShardId,
+    pub epoch: Epoch,
+    pub sweep_key: SweepKey,
+    pub sweep_id: String,
+    pub sweep: Arc<Sweep>,
+    pub plan: ShardPlan,
+    pub starts: Arc<[u64]>,
+}
+
+/// A shard just leased, whose start cells may still have to be drawn.
+#[derive(Debug, Clone)]
+pub struct LeasedShard {
+    pub shard: ShardId,
+    pub epoch: Epoch,
+    pub sweep_key: SweepKey,
+    pub sweep_id: String,
+    pub sweep: Arc<Sweep>,
+    pub plan: ShardPlan,
+    /// None until drawn ([`Grant::draw_starts`]).
+    pub starts: Option<Arc<[u64]>>,
+}
+
+/// What one [`Scheduler::assign`] leased, and the shards it cut.
+#[derive(Debug, Clone, Default)]
+pub struct Grant {
+    pub leased: Vec<LeasedShard>,
+    pub new_shards: Vec<NewShards>,
+}
+
+/// Shards cut by `assign` that the database must record before the
+/// assignments are handed out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewShards {
+    pub sweep: SweepKey,
+    pub shards: Vec<(ShardId, ShardPlan)>,
+    pub cursor: Cursor,
+}
+
+impl Scheduler {
+    /// Leases up to `free` shards to the worker: queued ones first, then
+    /// newly cut ones (returned in `new_shards` for the database to record
+    /// before the assignments are sent). Start cells not cached are left to
+    /// [`Grant::draw_starts`], outside the lock.
+    pub fn assign(&mut self, worker: WorkerId, free: usize, now: Instant) -> Grant {
+        let mut grant = Grant::default();
+        // However many slots a worker asks for, it holds at most about
+        // `held_per_thread` target shards of estimated work per thread, so
+        // one fast-polling worker cannot take the remaining work from others.
+        let threads = self.workers.get(&worker).map_or(1, |w| w.threads);
+        let target = self.shard_micros_now();
+        let budget = target * self.config.held_per_thread * threads as f64;
+        let mut held: f64 = self
+            .shards
+            .values()
+            .filter(|r| r.lease().is_some_and(|l| l.worker == worker))
+            .map(|r| self.estimate_micros(r))
+            .sum();
+        while grant.leased.len() < free {
+            let shard = match self.queue.pop_front() {
+                Some(id) => match self.shards.get(&id) {
+                    Some(run) if run.state == ShardState::Queued => id,
+                    _ => continue,
+                },
+                None => match self.cut(target, &mut grant.new_shards) {
+                    Some(id) => id,
+                    None => break,
+                },
+            };
+            let Some(run) = self.shards.get(&shard) else { continue };
+            let estimate = self.estimate_micros(run);
+            if held > 0.0 && held + estimate > budget {
+                self.queue.push_front(shard);
+                break;
+            }
+            held += estimate;
+            let epoch = Epoch(self.next_epoch);
+            self.next_epoch += 1;
+            let lease = Lease { worker, epoch, deadline: now + self.config.lease };
+            // A shard of a queued sweep is always in the map; taken above.
+            let (key, plan) = (run.sweep, run.plan.clone());
+            let starts = run.starts.clone().or_else(|| self.cached_starts(key, &plan));
+            let Some(s) = self.sweeps.get(&key) else { continue };
+            let (sweep_id, sweep) = (s.id.clone(), s.sweep.clone());
+            self.transition(shard, ShardState::Leased(lease));
+            if let Some(run) = self.shards.get_mut(&shard) {
+                if !run.given_to.contains(&worker) {
+                    run.given_to.push(worker);
+                }
+                if run.starts.is_none() {
+                    run.starts = starts.clone();
+                }
+            }
+            grant.leased.push(LeasedShard { shard, epoch, sweep_key: key, sweep_id, sweep, plan, starts });
+        }
+        grant
+    }
+
+    /// Cuts one new shard, of about `target` estimated microseconds, from
+    /// the oldest running sweep with grid left. The new shard is queued
+    /// state-wise but not in the queue: the caller leases it at once.
+    fn cut(&mut self, target: f64, new_shards: &mut Vec<NewShards>) -> Option<ShardId> {
+        let target_cost = target / self.rate.micros_per_cost;
+        for (&key, s) in self.sweeps.iter_mut() {
+            if s.phase == SweepPhase::Draining {
+                continue;
+            }
+            let Some(plan) = Planner::new(&s.sweep).next_shard(&mut s.cursor, target_cost) else {
+                s.phase = SweepPhase::Draining;
+                continue;
+            };
+            let id = ShardId(self.next_shard);
+            self.next_shard += 1;
+            s.tally.open += 1;
+            let cursor = s.cursor;
+            self.shards.insert(id, ShardRun::new(key, plan.clone(), s.sweep.methods().len(), 0));
+            match new_shards.iter_mut().find(|n| n.sweep == key) {
+                Some(n) => {
+                    n.shards.push((id, plan));
+                    n.cursor = cursor;
+                }
+                None => new_shards.push(NewShards { sweep: key, shards: vec![(id, plan)], cursor }),
+            }
+            return Some(id);
+        }
+        None
+    }
+}

@@ -1,0 +1,169 @@
+//! The coordinator's logic, apart from its transport and its database: which
+//! shard goes to which worker, leases and their expiry, retries, and which
+//! results are new. Time is passed in, so every rule here is tested without
+//! a clock or a network.
+//!
+//! One file per concern: `shard` (a shard's states), `sweep_run` (a sweep's
+//! phases and how it ends), `lease` (workers, heartbeats, expiry), `assign`
+//! (handing shards out), `sizing` (how large a shard is cut), `starts`
+//! (start cells, drawn off the lock), `report` (validating and committing
+//! results).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sweep::{Cursor, Sweep};
+
+use crate::ids::{ShardId, SweepKey, WorkerId};
+use crate::store::OpenShard;
+
+mod assign;
+mod lease;
+mod report;
+mod shard;
+mod sizing;
+mod starts;
+mod sweep_run;
+
+pub use assign::{Assignment, Grant, LeasedShard, NewShards};
+pub use report::{Settled, ShardReport, TaskReport};
+pub use shard::{Lease, ShardState};
+pub use starts::DrawnStarts;
+pub use sweep_run::SweepPhase;
+
+use lease::WorkerRun;
+use shard::ShardRun;
+use sizing::Rate;
+use sweep_run::SweepRun;
+
+/// Tunables of the scheduler.
+#[derive(Debug, Clone)]
+pub struct SchedulerConfig {
+    /// A shard not heartbeated within this long goes back to the queue.
+    pub lease: Duration,
+    /// A shard that fails this many times is marked failed, not retried.
+    pub max_shard_failures: u32,
+    /// Wall time one shard should take on one thread.
+    pub target_shard: Duration,
+    /// Target shards' worth of estimated work one worker thread may hold,
+    /// whatever it asks for.
+    pub held_per_thread: f64,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            lease: Duration::from_secs(10),
+            max_shard_failures: 3,
+            target_shard: Duration::from_secs(1),
+            held_per_thread: 2.0,
+        }
+    }
+}
+
+/// The scheduler's state. Not thread-safe by itself: the service holds it
+/// behind a mutex and never across an await.
+#[derive(Debug)]
+pub struct Scheduler {
+    config: SchedulerConfig,
+    sweeps: BTreeMap<SweepKey, SweepRun>,
+    /// Every shard of a running sweep, settled ones included (so late
+    /// duplicates are told apart from unsolicited reports).
+    shards: HashMap<ShardId, ShardRun>,
+    /// Shards in [`ShardState::Queued`], in the order they are handed out.
+    queue: VecDeque<ShardId>,
+    workers: HashMap<WorkerId, WorkerRun>,
+    next_shard: u64,
+    next_epoch: u64,
+    rate: Rate,
+}
+
+impl Scheduler {
+    /// A scheduler whose new shard ids start above `max_shard_id`.
+    pub fn new(config: SchedulerConfig, max_shard_id: u64) -> Scheduler {
+        Scheduler {
+            config,
+            sweeps: BTreeMap::new(),
+            shards: HashMap::new(),
+            queue: VecDeque::new(),
+            workers: HashMap::new(),
+            next_shard: max_shard_id + 1,
+            next_epoch: 1,
+            rate: Rate::default(),
+        }
+    }
+
+    /// Takes over a running sweep: its cursor, its open shards (queued
+    /// again, whatever lease they had before a restart) and how many of its
+    /// shards already failed for good (so it cannot end done without them).
+    pub fn add_sweep(
+        &mut self,
+        key: SweepKey,
+        id: String,
+        sweep: Arc<Sweep>,
+        cursor: Cursor,
+        open: Vec<OpenShard>,
+        shards_failed: u64,
+    ) {
+        let mut run = SweepRun::new(id, sweep, cursor);
+        run.tally.failed = shards_failed as usize;
+        for s in open {
+            let shard = ShardRun::new(key, s.plan, run.sweep.methods().len(), s.failures);
+            self.shards.insert(s.id, shard);
+            run.tally.open += 1;
+            self.queue.push_back(s.id);
+        }
+        self.sweeps.insert(key, run);
+    }
+
+    /// True while the sweep is known and running here.
+    pub fn is_running(&self, key: SweepKey) -> bool {
+        self.sweeps.contains_key(&key)
+    }
+
+    /// Stops a sweep: nothing more of it is handed out, running leases are
+    /// revoked at their next heartbeat, and late reports on its shards are
+    /// accepted and dropped.
+    pub fn cancel(&mut self, key: SweepKey) {
+        if self.sweeps.contains_key(&key) {
+            self.forget_sweep(key);
+        }
+    }
+
+    /// Drops an ended sweep and its shards. Reports that arrive later for
+    /// its (issued) shards are accepted and count nothing, so memory holds
+    /// only running sweeps, however long the coordinator runs.
+    fn forget_sweep(&mut self, key: SweepKey) {
+        self.sweeps.remove(&key);
+        self.shards.retain(|_, r| r.sweep != key);
+        let shards = &self.shards;
+        self.queue.retain(|id| shards.contains_key(id));
+    }
+
+    /// Number of shards currently leased.
+    pub fn leased(&self) -> usize {
+        self.shards.values().filter(|r| matches!(r.state, ShardState::Leased(_))).count()
+    }
+
+    /// Moves a shard to a new state: the one place the queue and the sweep's
+    /// tally follow a shard's state.
+    fn transition(&mut self, id: ShardId, to: ShardState) {
+        let Some(run) = self.shards.get_mut(&id) else { return };
+        let from = std::mem::replace(&mut run.state, to);
+        if let Some(sweep) = self.sweeps.get_mut(&run.sweep) {
+            sweep.tally.leave(&from);
+            sweep.tally.enter(&run.state);
+        }
+        let queued = matches!(run.state, ShardState::Queued) && !matches!(from, ShardState::Queued);
+        if !run.state.is_open() {
+            run.settle();
+        }
+        if queued {
+            self.queue.push_back(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+//! A shard's life in the scheduler: queued, leased to one worker under an
+//! epoch, then done or failed for good.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use sweep::ShardPlan;
+
+use crate::ids::{Epoch, SweepKey, WorkerId};
+
+/// Where a shard is. A shard is in the queue exactly when it is `Queued`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardState {
+    /// Waiting for a worker.
+    Queued,
+    /// Held by one worker until the lease's deadline.
+    Leased(Lease),
+    /// Every task's result is stored.
+    Done,
+    /// Failed on every retry; its missing tasks will not run.
+    Failed,
+}
+
+impl ShardState {
+    /// True until the shard is done or failed.
+    pub fn is_open(&self) -> bool {
+        matches!(self, ShardState::Queued | ShardState::Leased(_))
+    }
+}
+
+/// One lease of a shard: who holds it, under which epoch, until when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    pub worker: WorkerId,
+    pub epoch: Epoch,
+    pub deadline: Instant,
+}
+
+#[derive(Debug)]
+pub(super) struct ShardRun {
+    pub sweep: SweepKey,
+    pub plan: ShardPlan,
+    pub state: ShardState,
+    /// Workers this shard was ever leased to: only they may report on it.
+    pub given_to: Vec<WorkerId>,
+    /// Start cells of the shard, set when they are first drawn.
+    pub starts: Option<Arc<[u64]>>,
+    /// One flag per (start offset, method): which results are recorded.
+    /// Emptied once the shard settles.
+    pub received: Vec<bool>,
+    pub remaining: usize,
+    /// Tasks per shard, kept after `received` is emptied.
+    pub tasks: usize,
+    pub failures: u32,
+}
+
+impl ShardRun {
+    /// A queued shard of `methods` methods per start.
+    pub fn new(sweep: SweepKey, plan: ShardPlan, methods: usize, failures: u32) -> ShardRun {
+        let tasks = (plan.start_hi - plan.start_lo) as usize * methods;
+        ShardRun {
+            sweep,
+            plan,
+            state: ShardState::Queued,
+            given_to: Vec::new(),
+            starts: None,
+            received: vec![false; tasks],
+            remaining: tasks,
+            tasks,
+            failures,
+        }
+    }
+
+    /// The lease, when the shard is leased.
+    pub fn lease(&self) -> Option<&Lease> {
+        match &self.state {
+            ShardState::Leased(lease) => Some(lease),
+            _ => None,
+        }
+    }
+
+    /// True when `worker` holds the shard's current lease under `epoch`.
+    pub fn is_held_by(&self, worker: WorkerId, epoch: Epoch) -> bool {
+        self.lease().is_some_and(|l| l.worker == worker && l.epoch == epoch)
+    }
+
+    /// Frees what a settled shard no longer needs; `given_to` stays, so
+    /// late duplicates are still recognised.
+    pub fn settle(&mut self) {
+        self.received = Vec::new();
+        self.starts = None;
+    }
+}

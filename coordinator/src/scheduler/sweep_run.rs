@@ -1,0 +1,109 @@
+//! A running sweep's phases: shards are cut from its grid, then the last
+//! ones settle and the sweep ends done or failed.
+
+use std::sync::Arc;
+
+use sweep::{Cursor, Planner, Sweep};
+
+use super::shard::ShardState;
+use super::Scheduler;
+use crate::ids::SweepKey;
+use crate::store::SweepState;
+
+/// Where a running sweep is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepPhase {
+    /// Shards are still cut from the grid as workers ask.
+    Cutting,
+    /// The whole grid is cut; the sweep ends when its last shard settles.
+    Draining,
+}
+
+/// How many of a sweep's shards are in each state.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Tally {
+    /// Queued or leased.
+    pub open: usize,
+    pub done: usize,
+    pub failed: usize,
+}
+
+impl Tally {
+    pub fn enter(&mut self, state: &ShardState) {
+        match state {
+            ShardState::Queued | ShardState::Leased(_) => self.open += 1,
+            ShardState::Done => self.done += 1,
+            ShardState::Failed => self.failed += 1,
+        }
+    }
+
+    pub fn leave(&mut self, state: &ShardState) {
+        match state {
+            ShardState::Queued | ShardState::Leased(_) => self.open -= 1,
+            ShardState::Done => self.done -= 1,
+            ShardState::Failed => self.failed -= 1,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct SweepRun {
+    pub id: String,
+    pub sweep: Arc<Sweep>,
+    pub cursor: Cursor,
+    pub phase: SweepPhase,
+    pub tally: Tally,
+    /// The start list of the configuration shards are being cut from.
+    pub starts: Option<(u32, Arc<Vec<u64>>)>,
+}
+
+impl SweepRun {
+    pub fn new(id: String, sweep: Arc<Sweep>, cursor: Cursor) -> SweepRun {
+        SweepRun { id, sweep, cursor, phase: SweepPhase::Cutting, tally: Tally::default(), starts: None }
+    }
+
+    /// The final state, once the grid is cut and every shard settled.
+    fn outcome(&self) -> Option<SweepState> {
+        if self.phase != SweepPhase::Draining || self.tally.open > 0 {
+            return None;
+        }
+        Some(if self.tally.failed > 0 { SweepState::Failed } else { SweepState::Done })
+    }
+}
+
+impl Scheduler {
+    /// Ends a sweep whose grid is cut and whose shards are all settled;
+    /// returns its final state.
+    pub(super) fn finish_if_drained(&mut self, key: SweepKey) -> Option<SweepState> {
+        let state = self.sweeps.get(&key)?.outcome()?;
+        self.forget_sweep(key);
+        Some(state)
+    }
+
+    /// Sweeps whose grid is planned and whose shards are all settled, ended
+    /// now (e.g. a sweep with only impossible configurations).
+    pub fn drain_finished(&mut self) -> Vec<(SweepKey, SweepState)> {
+        let keys: Vec<SweepKey> = self.sweeps.keys().copied().collect();
+        let mut out = Vec::new();
+        for key in keys {
+            if let Some(s) = self.sweeps.get_mut(&key) {
+                if s.phase == SweepPhase::Cutting && s.tally.open == 0 {
+                    // Probe: is there anything left to plan?
+                    let mut probe = s.cursor;
+                    if Planner::new(&s.sweep).next_shard(&mut probe, f64::MAX).is_none() {
+                        s.phase = SweepPhase::Draining;
+                    }
+                }
+            }
+            if let Some(state) = self.finish_if_drained(key) {
+                out.push((key, state));
+            }
+        }
+        out
+    }
+
+    /// The phase of a running sweep.
+    pub fn phase(&self, key: SweepKey) -> Option<SweepPhase> {
+        self.sweeps.get(&key).map(|s| s.phase)
+    }
+}

@@ -1,0 +1,401 @@
+use std::time::{Duration, Instant};
+
+use sweep::{Cursor, ShardPlan};
+
+use super::*;
+use crate::error::Error;
+use crate::store::{OpenShard, SweepState};
+
+/// Leases and draws start cells at once, as the tests need.
+fn assign(s: &mut Scheduler, worker: WorkerId, free: usize, now: Instant) -> (Vec<Assignment>, Vec<NewShards>) {
+    let drawn = s.assign_drawn(worker, free, now);
+    (drawn.assignments, drawn.new_shards)
+}
+
+const SPEC: &str = r#"
+    name = "t"
+    seed = 1
+    starts = 4
+    methods = ["w", "aw"]
+    [[grid]]
+    rule = [2, 1]
+    dims = [2]
+    n = [5, 6]
+"#;
+
+fn scheduler() -> (Scheduler, SweepKey, Instant) {
+    // A tiny target: every shard holds one start, so there are several;
+    // no cap on held work (tested on its own below).
+    let config = SchedulerConfig {
+        target_shard: Duration::from_nanos(1),
+        held_per_thread: f64::INFINITY,
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(config, 0);
+    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    let key = SweepKey(1);
+    s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    let now = Instant::now();
+    s.register(WorkerId(1), 1, now);
+    s.register(WorkerId(2), 1, now);
+    (s, key, now)
+}
+
+fn full_report(a: &Assignment) -> ShardReport {
+    let methods = a.sweep.methods().len() as u32;
+    let tasks = (0..a.starts.len() as u32)
+        .flat_map(|o| (0..methods).map(move |m| (o, m)))
+        .map(|(o, m)| TaskReport {
+            start_offset: o,
+            method_index: m,
+            success: true,
+            attempts: 1,
+            visited: 25,
+            micros: 3,
+            error: None,
+            outcome: tour::Outcome::Tour,
+        })
+        .collect();
+    ShardReport { shard: a.shard, epoch: a.epoch, tasks, error: None }
+}
+
+#[test]
+fn every_task_once_then_the_sweep_is_done() {
+    let (mut s, key, now) = scheduler();
+    let mut rows = 0;
+    let mut finished = Vec::new();
+    loop {
+        let (given, cut) = assign(&mut s, WorkerId(1), 3, now);
+        assert!(cut.iter().all(|n| n.sweep == key));
+        if given.is_empty() {
+            break;
+        }
+        for a in &given {
+            assert_eq!(a.plan.start_hi - a.plan.start_lo, 1, "one start per shard at this target");
+            let report = vec![full_report(a)];
+            rows += s.validate(WorkerId(1), &report).unwrap().len();
+            let settled = s.commit(WorkerId(1), &report);
+            assert_eq!(settled.done, vec![a.shard]);
+            finished.extend(settled.finished);
+        }
+    }
+    // 5x5: 13 eligible starts, S = 4; 6x6: 36 -> 4. Two methods.
+    assert_eq!(rows, (4 + 4) * 2);
+    assert_eq!(finished, vec![(key, SweepState::Done)]);
+    assert!(!s.is_running(key));
+}
+
+#[test]
+fn duplicates_are_counted_once() {
+    let (mut s, _, now) = scheduler();
+    let (given, _) = assign(&mut s, WorkerId(1), 1, now);
+    let mut half = full_report(&given[0]);
+    half.tasks.truncate(1);
+    assert_eq!(s.validate(WorkerId(1), std::slice::from_ref(&half)).unwrap().len(), 1);
+    assert!(s.commit(WorkerId(1), std::slice::from_ref(&half)).done.is_empty());
+    assert!(s.validate(WorkerId(1), std::slice::from_ref(&half)).unwrap().is_empty(), "already received");
+    let full = full_report(&given[0]);
+    assert_eq!(s.validate(WorkerId(1), std::slice::from_ref(&full)).unwrap().len(), 1, "only the missing one");
+    assert_eq!(s.commit(WorkerId(1), std::slice::from_ref(&full)).done, vec![given[0].shard]);
+    // A late copy of a settled shard is accepted and adds nothing.
+    assert!(s.validate(WorkerId(1), &[full]).unwrap().is_empty());
+}
+
+#[test]
+fn an_expired_lease_goes_to_another_worker_and_late_results_count_once() {
+    let (mut s, _, now) = scheduler();
+    let (first, _) = assign(&mut s, WorkerId(1), 1, now);
+    let a = &first[0];
+    // Heartbeats keep it.
+    let later = now + Duration::from_secs(8);
+    assert!(s.heartbeat(WorkerId(1), &[(a.shard, a.epoch)], later).is_empty());
+    assert!(s.expire(later + Duration::from_secs(5)).is_empty(), "extended by the heartbeat");
+    // Silence past the lease: back to the queue, then to worker 2.
+    let expired_at = later + Duration::from_secs(11);
+    assert_eq!(s.expire(expired_at), vec![a.shard]);
+    let (second, _) = assign(&mut s, WorkerId(2), 1, expired_at);
+    assert_eq!(second[0].shard, a.shard);
+    assert_ne!(second[0].epoch, a.epoch);
+    // The old holder's heartbeat is revoked; its late results still count, once.
+    assert_eq!(s.heartbeat(WorkerId(1), &[(a.shard, a.epoch)], expired_at), vec![(a.shard, a.epoch)]);
+    let late = full_report(a);
+    assert_eq!(s.validate(WorkerId(1), std::slice::from_ref(&late)).unwrap().len(), 2);
+    assert_eq!(s.commit(WorkerId(1), &[late]).done, vec![a.shard]);
+    assert!(s.validate(WorkerId(2), &[full_report(&second[0])]).unwrap().is_empty());
+}
+
+#[test]
+fn unsolicited_and_out_of_range_reports_are_refused() {
+    let (mut s, _, now) = scheduler();
+    let (given, _) = assign(&mut s, WorkerId(1), 1, now);
+    let report = full_report(&given[0]);
+    assert!(matches!(s.validate(WorkerId(2), std::slice::from_ref(&report)), Err(Error::Refused(_))));
+    let mut unknown = report.clone();
+    unknown.shard = ShardId(999);
+    assert!(matches!(s.validate(WorkerId(1), &[unknown]), Err(Error::Refused(_))));
+    let mut outside = report;
+    outside.tasks[0].start_offset = 5;
+    let e = s.validate(WorkerId(1), &[outside]).unwrap_err();
+    assert!(e.to_string().contains("has no task"), "{e}");
+}
+
+#[test]
+fn a_shard_failing_repeatedly_is_marked_failed_and_the_sweep_ends_failed() {
+    let (mut s, key, now) = scheduler();
+    let mut failed = None;
+    for attempt in 0..3 {
+        let (given, _) = assign(&mut s, WorkerId(1), 1, now);
+        let a = &given[0];
+        if let Some(first) = failed {
+            assert_eq!(a.shard, first, "the failed shard is retried first");
+        }
+        failed = Some(a.shard);
+        let report = ShardReport { shard: a.shard, epoch: a.epoch, tasks: vec![], error: Some("boom".into()) };
+        let settled = s.commit(WorkerId(1), &[report]);
+        if attempt < 2 {
+            assert_eq!(settled.retried, vec![(a.shard, "boom".to_string())]);
+        } else {
+            assert_eq!(settled.failed, vec![(a.shard, "boom".to_string())]);
+        }
+    }
+    // Finish everything else: the sweep ends failed.
+    let mut finished = Vec::new();
+    loop {
+        let (given, _) = assign(&mut s, WorkerId(1), 4, now);
+        if given.is_empty() {
+            break;
+        }
+        for a in &given {
+            finished.extend(s.commit(WorkerId(1), &[full_report(a)]).finished);
+        }
+    }
+    assert_eq!(finished, vec![(key, SweepState::Failed)]);
+}
+
+/// A worker whose lease expired and went to another worker may still
+/// report an error; it must not count toward the shard's failure limit
+/// nor take the shard from its current holder.
+#[test]
+fn a_stale_lease_holders_error_does_not_count() {
+    let (mut s, _, now) = scheduler();
+    let (first, _) = assign(&mut s, WorkerId(1), 1, now);
+    let stale = &first[0];
+    let expired_at = now + Duration::from_secs(11);
+    assert_eq!(s.expire(expired_at), vec![stale.shard]);
+    let (second, _) = assign(&mut s, WorkerId(2), 1, expired_at);
+    assert_eq!(second[0].shard, stale.shard);
+    for _ in 0..5 {
+        let report = ShardReport { shard: stale.shard, epoch: stale.epoch, tasks: vec![], error: Some("old".into()) };
+        let settled = s.commit(WorkerId(1), &[report]);
+        assert!(settled.failed.is_empty() && settled.retried.is_empty(), "{settled:?}");
+    }
+    assert!(s.heartbeat(WorkerId(2), &[(second[0].shard, second[0].epoch)], expired_at).is_empty(), "still held");
+    let report = ShardReport { shard: second[0].shard, epoch: second[0].epoch, tasks: vec![], error: Some("x".into()) };
+    assert_eq!(s.commit(WorkerId(2), &[report]).retried.len(), 1, "the holder's own error counts once");
+}
+
+/// The measured rate sizes shards: each task counts once, and a task's
+/// reported time is bounded, so one report cannot shrink every shard.
+#[test]
+fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
+    let (mut s, _, now) = scheduler();
+    let (given, _) = assign(&mut s, WorkerId(1), 2, now);
+    let a = &given[0];
+    let cost = a.sweep.configurations()[a.plan.config as usize].cost_per_task();
+    let micros = 1000;
+    let mut half = full_report(a);
+    half.tasks.truncate(1);
+    half.tasks[0].micros = micros;
+    let before = s.rate.micros_per_cost;
+    s.commit(WorkerId(1), std::slice::from_ref(&half));
+    let sample = micros as f64 / cost;
+    let expect = 0.8 * before + 0.2 * sample;
+    assert!((s.rate.micros_per_cost - expect).abs() < 1e-9 * expect, "{} vs {expect}", s.rate.micros_per_cost);
+    // The full report repeats the first task: one new task, one sample.
+    let mut full = full_report(a);
+    full.tasks.iter_mut().for_each(|t| t.micros = micros);
+    let before = s.rate.micros_per_cost;
+    s.commit(WorkerId(1), &[full]);
+    let expect = 0.8 * before + 0.2 * sample;
+    assert!(
+        (s.rate.micros_per_cost - expect).abs() < 1e-9 * expect,
+        "duplicates dilute: {} vs {expect}",
+        s.rate.micros_per_cost
+    );
+    // An absurd time is clamped.
+    let b = &given[1];
+    let mut absurd = full_report(b);
+    absurd.tasks.iter_mut().for_each(|t| t.micros = u64::MAX / 4);
+    let before = s.rate.micros_per_cost;
+    s.commit(WorkerId(1), &[absurd]);
+    let cap = sizing::MAX_TASK_MICROS_PER_LEASE * s.config.lease.as_micros() as f64;
+    let bound = 0.8 * before + 0.2 * cap / b.sweep.configurations()[b.plan.config as usize].cost_per_task();
+    assert!(s.rate.micros_per_cost <= bound * (1.0 + 1e-9), "{} > {bound}", s.rate.micros_per_cost);
+}
+
+#[test]
+fn goodbye_requeues_at_once_and_cancel_stops_handing_out() {
+    let (mut s, key, now) = scheduler();
+    let (given, _) = assign(&mut s, WorkerId(1), 2, now);
+    s.goodbye(WorkerId(1), &[(given[1].shard, given[1].epoch)]);
+    let (again, _) = assign(&mut s, WorkerId(2), 1, now);
+    assert_eq!(again[0].shard, given[1].shard, "handed back, handed out first");
+    assert!(matches!(s.touch(WorkerId(1), now), Err(Error::UnknownWorker(1))));
+
+    s.cancel(key);
+    assert!(assign(&mut s, WorkerId(2), 4, now).0.is_empty());
+    assert_eq!(s.heartbeat(WorkerId(2), &[(again[0].shard, again[0].epoch)], now).len(), 1, "revoked");
+    // Late results of the cancelled sweep are accepted and dropped.
+    assert!(s.validate(WorkerId(2), &[full_report(&again[0])]).unwrap().is_empty());
+}
+
+#[test]
+fn a_worker_holds_a_bounded_amount_of_estimated_work() {
+    // Shards of about a target each (one start of 6x6 at the initial
+    // rate is far less; a large target makes every shard a whole config).
+    let config = SchedulerConfig { target_shard: Duration::from_nanos(1), ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(config, 0);
+    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    let now = Instant::now();
+    s.register(WorkerId(1), 1, now);
+    s.register(WorkerId(2), 1, now);
+    let (first, _) = assign(&mut s, WorkerId(1), 100, now);
+    assert_eq!(first.len(), 1, "one shard already exceeds a tiny budget; the first is always given");
+    let (again, _) = assign(&mut s, WorkerId(1), 100, now);
+    assert!(again.is_empty(), "worker 1 holds its share");
+    let (other, _) = assign(&mut s, WorkerId(2), 100, now);
+    assert_eq!(other.len(), 1, "the rest stays for worker 2");
+    s.commit(WorkerId(1), &[full_report(&first[0])]);
+    assert_eq!(assign(&mut s, WorkerId(1), 100, now).0.len(), 1, "room again once its shard is done");
+}
+
+/// Near the end of the work, shards shrink so both workers get a share
+/// of what is left (guided self-scheduling), down to single starts.
+#[test]
+fn shards_shrink_towards_the_end() {
+    const ONE: &str =
+        "name = \"t\"\nseed = 1\nstarts = 100\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [100]\n";
+    let sweep = Arc::new(Sweep::parse(ONE).unwrap());
+    let cost = sweep.configurations()[0].cost_per_task();
+    // Tasks report exactly the initial rate, so estimates stay put; a
+    // target of ten starts' worth.
+    let micros = (cost * 0.0015).round() as u64;
+    let target = Duration::from_micros(10 * micros);
+    let config = SchedulerConfig { target_shard: target, held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(config, 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    let now = Instant::now();
+    s.register(WorkerId(1), 1, now);
+    s.register(WorkerId(2), 1, now);
+    let mut sizes = Vec::new();
+    for turn in 0.. {
+        let worker = WorkerId(1 + turn % 2);
+        let (given, _) = assign(&mut s, worker, 1, now);
+        let Some(a) = given.first() else { break };
+        sizes.push(a.plan.start_hi - a.plan.start_lo);
+        let mut report = full_report(a);
+        report.tasks.iter_mut().for_each(|t| t.micros = micros);
+        s.commit(worker, &[report]);
+    }
+    assert_eq!(sizes.iter().sum::<u64>(), 100, "{sizes:?}");
+    assert_eq!(sizes[0], 10, "full-size shards while plenty is left: {sizes:?}");
+    assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "sizes only shrink: {sizes:?}");
+    assert_eq!(*sizes.last().unwrap(), 1, "the last shards are single starts: {sizes:?}");
+}
+
+#[test]
+fn resumed_open_shards_are_queued_before_new_ones() {
+    let config = SchedulerConfig {
+        target_shard: Duration::from_nanos(1),
+        held_per_thread: f64::INFINITY,
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(config, 41);
+    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    let open =
+        vec![OpenShard { id: ShardId(40), plan: ShardPlan { config: 0, start_lo: 2, start_hi: 3 }, failures: 1 }];
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor { config: 0, start: 3 }, open, 0);
+    let now = Instant::now();
+    s.register(WorkerId(9), 1, now);
+    let (given, cut) = assign(&mut s, WorkerId(9), 2, now);
+    assert_eq!(given[0].shard, ShardId(40));
+    assert_eq!(given[1].shard, ShardId(42), "new ids continue above the stored maximum");
+    assert_eq!(given[1].plan, ShardPlan { config: 0, start_lo: 3, start_hi: 4 });
+    assert_eq!(cut[0].cursor, Cursor { config: 1, start: 0 });
+}
+
+/// `assign` runs under the scheduler's lock: it never draws a start list
+/// (up to 2^24 starts) itself, only hands out cached ones.
+#[test]
+fn assign_leaves_start_lists_to_be_drawn_off_the_lock() {
+    let (mut s, key, now) = scheduler();
+    let grant = s.assign(WorkerId(1), 1, now);
+    assert_eq!(grant.leased.len(), 1);
+    assert!(grant.leased[0].starts.is_none(), "not drawn under the lock");
+    // A report before the assignment was completed cannot be stored.
+    let early = ShardReport {
+        shard: grant.leased[0].shard,
+        epoch: grant.leased[0].epoch,
+        tasks: vec![TaskReport {
+            start_offset: 0,
+            method_index: 0,
+            success: true,
+            attempts: 1,
+            visited: 1,
+            micros: 1,
+            error: None,
+            outcome: tour::Outcome::Tour,
+        }],
+        error: None,
+    };
+    assert!(matches!(s.validate(WorkerId(1), std::slice::from_ref(&early)), Err(Error::Refused(_))));
+    let drawn = grant.draw_starts();
+    s.remember_starts(&drawn);
+    assert_eq!(drawn.assignments[0].starts.len(), 1);
+    assert_eq!(s.validate(WorkerId(1), &[early]).unwrap().len(), 1);
+    // The next shard of the same configuration comes from the cache.
+    let next = s.assign(WorkerId(1), 1, now);
+    assert_eq!(next.leased[0].plan.config, drawn.assignments[0].plan.config);
+    assert!(next.leased[0].starts.is_some(), "cached list of the configuration being cut");
+    assert_eq!(s.phase(key), Some(SweepPhase::Cutting));
+}
+
+/// One poll may carry the same shard twice (held under an expired and a
+/// new epoch) or a task twice: each task is new once.
+#[test]
+fn a_task_twice_in_one_batch_is_new_once() {
+    let (mut s, _, now) = scheduler();
+    let (first, _) = assign(&mut s, WorkerId(1), 1, now);
+    let expired_at = now + Duration::from_secs(11);
+    s.expire(expired_at);
+    let (again, _) = assign(&mut s, WorkerId(1), 1, expired_at);
+    assert_eq!(again[0].shard, first[0].shard);
+    let mut repeated = full_report(&again[0]);
+    repeated.tasks.extend(repeated.tasks.clone());
+    let batch = [full_report(&first[0]), full_report(&again[0]), repeated];
+    assert_eq!(s.validate(WorkerId(1), &batch).unwrap().len(), 2, "two tasks, once each");
+}
+
+/// A sweep resumed after a restart with a shard that already failed for
+/// good ends failed, not done without that shard's tasks.
+#[test]
+fn a_resumed_sweep_with_a_failed_shard_ends_failed() {
+    let config = SchedulerConfig { held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(config, 0);
+    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 1);
+    let now = Instant::now();
+    s.register(WorkerId(1), 1, now);
+    let mut finished = Vec::new();
+    loop {
+        let (given, _) = assign(&mut s, WorkerId(1), 8, now);
+        if given.is_empty() {
+            break;
+        }
+        for a in &given {
+            finished.extend(s.commit(WorkerId(1), &[full_report(a)]).finished);
+        }
+    }
+    assert_eq!(finished, vec![(SweepKey(1), SweepState::Failed)]);
+}

@@ -1,0 +1,183 @@
+//! SQLite persistence: sweeps, shards, workers and every task result.
+//! Synchronous (rusqlite); the services call it from blocking tasks.
+//! Every write is one transaction, so a coordinator killed at any point
+//! restarts on a consistent database: results are committed or absent, and a
+//! shard is marked done only after its results are.
+//!
+//! One file per concern: [`schema`] (tables, version), [`codes`] (stored
+//! integers), `lock` (one writer per file), `sweeps`, `shards`, `results`,
+//! `workers` and `aggregates`.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use crate::error::{Error, Result};
+
+mod aggregates;
+pub mod codes;
+mod lock;
+mod results;
+pub mod schema;
+mod shards;
+mod sweeps;
+mod workers;
+
+pub use codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
+pub use results::ResultRecord;
+pub use shards::OpenShard;
+pub use sweeps::SweepRecord;
+
+use lock::WriterLock;
+
+/// The database. Fields drop in order: the connection closes before the
+/// lock is released and before a file this store created is removed.
+pub struct Store {
+    conn: Connection,
+    _lock: Option<WriterLock>,
+    created: Option<CreatedFile>,
+}
+
+/// A database file this store created: removed when the store is dropped
+/// still holding nothing and never kept ([`Store::keep`]), so a coordinator
+/// that fails to start leaves no empty database behind.
+struct CreatedFile {
+    path: PathBuf,
+    remove: bool,
+}
+
+impl Drop for CreatedFile {
+    fn drop(&mut self) {
+        if self.remove {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let mut name = self.path.as_os_str().to_owned();
+                name.push(suffix);
+                let _ = std::fs::remove_file(PathBuf::from(name));
+            }
+        }
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(created) = &mut self.created {
+            // Removed only when surely empty: no tables yet, or no sweep and
+            // no worker in them. Any doubt (an error) keeps the file.
+            let count = |sql: &str| self.conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+            created.remove = match count("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") {
+                Ok(0) => true,
+                Ok(_) => {
+                    matches!(count("SELECT (SELECT COUNT(*) FROM sweeps) + (SELECT COUNT(*) FROM workers)"), Ok(0))
+                }
+                Err(_) => false,
+            };
+        }
+    }
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Store {
+    /// Opens (creating if needed) a database file in WAL mode, for writing:
+    /// one writer per file (a second one is refused, naming the holder).
+    /// A file created here and dropped still empty is removed again.
+    pub fn open(path: &Path) -> Result<Store> {
+        let lock = WriterLock::acquire(path)?;
+        let existed = path.exists();
+        let conn = Connection::open(path).map_err(schema::foreign)?;
+        // Armed by `Drop for Store` only, once it knows the file is empty.
+        let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
+        // From here on a failure drops `store`, which removes a new file.
+        let store = Store { conn, _lock: Some(lock), created };
+        store.init()?;
+        Ok(store)
+    }
+
+    /// Opens an existing database read-only (offline queries), checking it
+    /// is a ksweep database of this version. A database in a directory this
+    /// process cannot write (where SQLite cannot create its WAL index) is
+    /// opened immutable: nothing can be writing it there.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        if !path.is_file() {
+            return Err(Error::Io {
+                path: path.display().to_string(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such database file"),
+            });
+        }
+        let conn =
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .map_err(schema::foreign)?;
+        match schema::check(&conn) {
+            Ok(()) => Ok(Store { conn, _lock: None, created: None }),
+            Err(Error::Database(e)) if needs_immutable(&e) => {
+                drop(conn);
+                let conn = Connection::open_with_flags(
+                    immutable_uri(path),
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(schema::foreign)?;
+                schema::check(&conn)?;
+                Ok(Store { conn, _lock: None, created: None })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A private in-memory database (tests, and a coordinator that keeps
+    /// nothing).
+    pub fn in_memory() -> Result<Store> {
+        let store = Store { conn: Connection::open_in_memory()?, _lock: None, created: None };
+        store.init()?;
+        Ok(store)
+    }
+
+    /// The database is in use (a coordinator serves on it): keep a file
+    /// this store created even if nothing is ever stored in it.
+    pub fn keep(&mut self) {
+        if let Some(mut created) = self.created.take() {
+            created.remove = false;
+        }
+    }
+
+    fn init(&self) -> Result<()> {
+        let conn = &self.conn;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(schema::foreign)?;
+        // WAL + NORMAL: a commit survives a killed process (not a power cut).
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        schema::create_or_check(conn)
+    }
+}
+
+/// SQLite could not set up a read-only WAL database: the directory is not
+/// writable (SQLITE_READONLY_DIRECTORY) or the WAL index cannot be made.
+fn needs_immutable(e: &rusqlite::Error) -> bool {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) => {
+            const SQLITE_READONLY_DIRECTORY: i32 = 8 | (6 << 8);
+            f.extended_code == SQLITE_READONLY_DIRECTORY
+                || matches!(f.code, ErrorCode::CannotOpen | ErrorCode::ReadOnly)
+        }
+        _ => false,
+    }
+}
+
+/// `file:` URI of a path, opened immutable (no locks, no WAL index).
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' | 0x80.. => uri.push_str(&format!("%{b:02X}")),
+            _ => uri.push(*b as char),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,114 @@
+//! Sweeps: stored once per spec id, resolved by id, their state and cursor.
+
+use rusqlite::{params, OptionalExtension};
+use sweep::{Cursor, Sweep};
+
+use super::codes::SweepState;
+use super::{now_ms, Store};
+use crate::error::{Error, Result};
+use crate::ids::SweepKey;
+
+/// A sweep's row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRecord {
+    pub key: SweepKey,
+    pub id: String,
+    pub name: String,
+    pub spec: String,
+    pub state: SweepState,
+    pub tasks_total: u64,
+    pub tasks_done: u64,
+    pub successes: u64,
+    pub configurations: u64,
+    pub impossible: u64,
+    pub cursor: Cursor,
+    pub shards_failed: u64,
+    pub error: Option<String>,
+    pub created_ms: u64,
+}
+
+const SWEEP_COLUMNS: &str = "key, id, name, spec, state, tasks_total, tasks_done, successes, \
+     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms";
+
+fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
+    Ok(SweepRecord {
+        key: SweepKey(r.get(0)?),
+        id: r.get(1)?,
+        name: r.get(2)?,
+        spec: r.get(3)?,
+        state: r.get(4)?,
+        tasks_total: r.get::<_, i64>(5)? as u64,
+        tasks_done: r.get::<_, i64>(6)? as u64,
+        successes: r.get::<_, i64>(7)? as u64,
+        configurations: r.get::<_, i64>(8)? as u64,
+        impossible: r.get::<_, i64>(9)? as u64,
+        cursor: Cursor { config: r.get::<_, i64>(10)? as u32, start: r.get::<_, i64>(11)? as u64 },
+        shards_failed: r.get::<_, i64>(12)? as u64,
+        error: r.get(13)?,
+        created_ms: r.get::<_, i64>(14)? as u64,
+    })
+}
+
+impl Store {
+    /// Stores a new sweep, or finds the one with the same id. Returns the
+    /// record and whether it was created.
+    pub fn insert_sweep(&mut self, sweep: &Sweep) -> Result<(SweepRecord, bool)> {
+        let id = sweep.id();
+        if let Some(existing) = self.sweep_by_id(&id)? {
+            return Ok((existing, false));
+        }
+        let impossible =
+            sweep.configurations().iter().filter(|c| c.eligibility() == tour::Eligibility::Impossible).count();
+        self.conn.execute(
+            "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                id,
+                sweep.name(),
+                sweep.canonical_toml(),
+                SweepState::Running,
+                sweep.total_tasks() as i64,
+                sweep.configurations().len() as i64,
+                impossible as i64,
+                now_ms() as i64
+            ],
+        )?;
+        let record = self.sweep_by_id(&id)?.ok_or_else(|| Error::Internal("sweep vanished".into()))?;
+        Ok((record, true))
+    }
+
+    /// The sweep with this public id.
+    pub fn sweep_by_id(&self, id: &str) -> Result<Option<SweepRecord>> {
+        let sql = format!("SELECT {SWEEP_COLUMNS} FROM sweeps WHERE id = ?1");
+        Ok(self.conn.query_row(&sql, [id], sweep_from_row).optional()?)
+    }
+
+    /// Resolves an id, or the only sweep when `id` is None.
+    pub fn resolve(&self, id: Option<&str>) -> Result<SweepRecord> {
+        match id {
+            Some(id) => self.sweep_by_id(id)?.ok_or_else(|| Error::SweepNotFound(id.to_string())),
+            None => {
+                let mut all = self.sweeps()?;
+                match all.len() {
+                    1 => all.pop().ok_or_else(|| Error::Internal("one sweep listed, none returned".into())),
+                    0 => Err(Error::SweepNotFound("(none in the database)".into())),
+                    n => Err(Error::AmbiguousSweep(n)),
+                }
+            }
+        }
+    }
+
+    /// Every sweep, oldest first.
+    pub fn sweeps(&self) -> Result<Vec<SweepRecord>> {
+        let sql = format!("SELECT {SWEEP_COLUMNS} FROM sweeps ORDER BY key");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], sweep_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Sets a sweep's state (and error, for failed sweeps).
+    pub fn set_state(&mut self, sweep: SweepKey, state: SweepState, error: Option<&str>) -> Result<()> {
+        self.conn.execute("UPDATE sweeps SET state = ?2, error = ?3 WHERE key = ?1", params![sweep.0, state, error])?;
+        Ok(())
+    }
+}

@@ -1,0 +1,315 @@
+use sweep::{Cursor, ShardPlan, Sweep};
+
+use super::*;
+use crate::ids::{ShardId, SweepKey, WorkerId};
+
+const SPEC: &str = r#"
+    name = "store"
+    seed = 3
+    starts = 3
+    methods = ["w", "aw"]
+    [[grid]]
+    rule = [2, 1]
+    dims = [2]
+    n = [5, 6]
+    [[grid]]
+    rule = [3, 1]
+    dims = [2]
+    n = [4]
+"#;
+
+fn result(sweep: SweepKey, config: u32, start_index: u64, method: u32, success: bool, micros: u64) -> ResultRecord {
+    ResultRecord {
+        sweep,
+        config,
+        start_index,
+        method,
+        start_cell: start_index,
+        success,
+        attempts: 1,
+        visited: 25,
+        micros,
+        worker: WorkerId(1),
+        outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+    }
+}
+
+#[test]
+fn the_same_sweep_is_stored_once() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let (a, created) = store.insert_sweep(&sweep).unwrap();
+    assert!(created);
+    assert_eq!(a.tasks_total, sweep.total_tasks());
+    assert_eq!((a.configurations, a.impossible), (3, 1));
+    let (b, created) = store.insert_sweep(&sweep).unwrap();
+    assert!(!created);
+    assert_eq!(a.key, b.key);
+    assert_eq!(store.sweeps().unwrap().len(), 1);
+    assert_eq!(store.resolve(None).unwrap().id, sweep.id());
+    assert!(matches!(store.resolve(Some("nope")), Err(Error::SweepNotFound(_))));
+}
+
+#[test]
+fn results_are_idempotent_and_counters_follow() {
+    let mut store = Store::in_memory().unwrap();
+    let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    let k = rec.key;
+    let batch = vec![result(k, 0, 0, 0, true, 10), result(k, 0, 0, 1, false, 20), result(k, 0, 1, 0, true, 30)];
+    assert_eq!(store.record(&batch).unwrap(), 3);
+    assert_eq!(store.record(&batch).unwrap(), 0, "a duplicate batch adds nothing");
+    let mut overlapping = batch.clone();
+    overlapping.push(result(k, 1, 0, 0, true, 40));
+    assert_eq!(store.record(&overlapping).unwrap(), 1);
+    let rec = store.resolve(None).unwrap();
+    assert_eq!((rec.tasks_done, rec.successes), (4, 3));
+}
+
+#[test]
+fn results_of_a_sweep_no_longer_running_are_not_stored() {
+    let mut store = Store::in_memory().unwrap();
+    let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    let k = rec.key;
+    assert_eq!(store.record(&[result(k, 0, 0, 0, true, 10)]).unwrap(), 1);
+    store.set_state(k, SweepState::Cancelled, None).unwrap();
+    assert_eq!(store.record(&[result(k, 0, 1, 0, true, 10), result(k, 0, 2, 0, true, 10)]).unwrap(), 0);
+    let rec = store.resolve(None).unwrap();
+    assert_eq!((rec.tasks_done, rec.successes), (1, 1), "counters follow the rows");
+    let rows: i64 = store.conn.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 1);
+}
+
+#[test]
+fn aggregates_have_medians_and_mark_impossible_configurations() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let k = rec.key;
+    store
+        .record(&[
+            result(k, 0, 0, 0, true, 10),
+            result(k, 0, 1, 0, false, 40),
+            result(k, 0, 2, 0, true, 20),
+            result(k, 1, 0, 1, true, 5),
+            result(k, 1, 1, 1, true, 7),
+        ])
+        .unwrap();
+    let rows = store.aggregates(&rec, &sweep).unwrap();
+    assert_eq!(rows.len(), 3 * 2);
+    let w5 = &rows[0];
+    assert_eq!((w5.config, w5.method.as_str(), w5.tasks, w5.successes), (0, "w", 3, 2));
+    assert_eq!(w5.median_micros, 20.0);
+    assert!((w5.mean_micros - 70.0 / 3.0).abs() < 1e-9);
+    let aw6 = &rows[3];
+    assert_eq!((aw6.config, aw6.method.as_str(), aw6.tasks), (1, "aw", 2));
+    assert_eq!(aw6.median_micros, 6.0, "even count: mean of the middle two");
+    assert!(rows[4].impossible && rows[5].impossible);
+    assert_eq!(rows[4].tasks, 0);
+}
+
+#[test]
+fn pages_come_in_task_order() {
+    let mut store = Store::in_memory().unwrap();
+    let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    let k = rec.key;
+    let mut all = Vec::new();
+    for c in (0..2).rev() {
+        for s in (0..3).rev() {
+            for m in 0..2 {
+                all.push(result(k, c, s, m, true, 1));
+            }
+        }
+    }
+    store.record(&all).unwrap();
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.results_page(k, after, 5).unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some((last.config, last.start_index, last.method));
+        seen.extend(page.iter().map(|r| (r.config, r.start_index, r.method)));
+    }
+    let mut want: Vec<_> = all.iter().map(|r| (r.config, r.start_index, r.method)).collect();
+    want.sort();
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn a_reopened_file_keeps_shards_cursor_and_results() {
+    let dir = std::env::temp_dir().join(format!("ksweep-store-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.db");
+    let _ = std::fs::remove_file(&path);
+    let sweep = Sweep::parse(SPEC).unwrap();
+    {
+        let mut store = Store::open(&path).unwrap();
+        let (rec, _) = store.insert_sweep(&sweep).unwrap();
+        let plans = [
+            (ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 2 }),
+            (ShardId(2), ShardPlan { config: 0, start_lo: 2, start_hi: 3 }),
+        ];
+        store.cut_shards(rec.key, &plans, Cursor { config: 1, start: 0 }).unwrap();
+        store.record(&[result(rec.key, 0, 2, 0, true, 1), result(rec.key, 0, 2, 1, true, 1)]).unwrap();
+        store.finish_shards(&[ShardId(2)], &[]).unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let rec = store.resolve(None).unwrap();
+    assert_eq!(rec.cursor, Cursor { config: 1, start: 0 });
+    assert_eq!(rec.tasks_done, 2);
+    let open = store.open_shards(rec.key).unwrap();
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0].id, ShardId(1));
+    assert_eq!(store.max_shard_id().unwrap(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn an_unknown_stored_state_is_an_error_not_a_default() {
+    let mut store = Store::in_memory().unwrap();
+    let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    store.conn.execute("UPDATE sweeps SET state = 9 WHERE key = ?1", [rec.key.0]).unwrap();
+    let e = store.resolve(None).unwrap_err();
+    assert!(e.to_string().contains("unknown sweep state code 9"), "{e}");
+    store.conn.execute("UPDATE sweeps SET state = 1 WHERE key = ?1", [rec.key.0]).unwrap();
+    store.record(&[result(rec.key, 0, 0, 0, true, 1)]).unwrap();
+    store.conn.execute("UPDATE results SET outcome = 7", []).unwrap();
+    let e = store.results_page(rec.key, None, 10).unwrap_err();
+    assert!(e.to_string().contains("unknown outcome code 7"), "{e}");
+    store
+        .cut_shards(rec.key, &[(ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 1 })], Cursor::default())
+        .unwrap();
+    store.conn.execute("UPDATE shards SET state = 5", []).unwrap();
+    let e = store.open_shards(rec.key).unwrap_err();
+    assert!(e.to_string().contains("unknown shard state code 5"), "{e}");
+}
+
+#[test]
+fn a_result_outside_the_grid_is_an_error_not_a_panic() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    store.record(&[result(rec.key, 17, 0, 0, true, 1)]).unwrap();
+    assert!(matches!(store.aggregates(&rec, &sweep), Err(Error::Corrupt(_))));
+}
+
+#[test]
+fn foreign_files_are_refused_clearly_and_left_alone() {
+    let dir = temp();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database at all, just some text that is long enough to have a header").unwrap();
+    let before = std::fs::read(&text).unwrap();
+    for e in [Store::open_read_only(&text).err().unwrap(), Store::open(&text).err().unwrap()] {
+        assert!(matches!(e, Error::NotADatabase(_)), "{e}");
+    }
+    assert_eq!(std::fs::read(&text).unwrap(), before, "untouched");
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x INTEGER);").unwrap();
+    for e in [Store::open_read_only(&other).err().unwrap(), Store::open(&other).err().unwrap()] {
+        assert!(matches!(e, Error::NotADatabase(_)), "{e}");
+    }
+    let tables: i64 = rusqlite::Connection::open(&other)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(tables, 1, "no tables added to a foreign database");
+}
+
+#[test]
+fn the_read_only_path_checks_the_schema_version() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+        store.conn.execute("UPDATE meta SET value = 99 WHERE key = 'schema'", []).unwrap();
+    }
+    match Store::open_read_only(&path) {
+        Err(Error::SchemaVersion { found: 99, want }) => assert_eq!(want, schema::SCHEMA_VERSION),
+        other => panic!("{:?}", other.err()),
+    }
+    assert!(matches!(Store::open(&path), Err(Error::SchemaVersion { found: 99, .. })));
+}
+
+#[test]
+fn one_writer_per_file_and_the_error_names_it() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    let mut first = Store::open(&path).unwrap();
+    first.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    let e = Store::open(&path).err().unwrap();
+    let pid = format!("pid {}", std::process::id());
+    assert!(matches!(&e, Error::Locked { holder, .. } if holder.contains(&pid)), "{e}");
+    // Readers are welcome while it runs.
+    assert_eq!(Store::open_read_only(&path).unwrap().sweeps().unwrap().len(), 1);
+    drop(first);
+    assert!(!lock::lock_path(&path).exists(), "the lock file goes with its holder");
+    Store::open(&path).unwrap();
+}
+
+#[test]
+fn a_new_file_left_empty_is_removed_and_a_used_one_kept() {
+    let dir = temp();
+    let path = dir.path().join("new.db");
+    drop(Store::open(&path).unwrap());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+    let mut store = Store::open(&path).unwrap();
+    store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    drop(store);
+    assert!(path.exists());
+    // An existing file is never removed, even empty of sweeps.
+    let other = dir.path().join("existing.db");
+    drop(Store::open(&other).unwrap());
+    std::fs::write(&other, b"").unwrap();
+    drop(Store::open(&other).unwrap());
+    assert!(other.exists());
+}
+
+/// `--db` on a database in a directory this user cannot write: SQLite
+/// cannot make its WAL index there (SQLITE_READONLY_DIRECTORY), so the read
+/// path opens it immutable.
+#[test]
+fn a_database_in_a_read_only_directory_is_readable() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    }
+    assert!(!dir.path().join("s.db-wal").exists(), "closed cleanly: no WAL beside it");
+    let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    if root {
+        // Root writes anywhere: read as an unprivileged user instead.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let status = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(std::env::current_exe().unwrap())
+            .args(["--exact", "store::tests::read_only_directory_reader", "--ignored", "--quiet"])
+            .env("KSWEEP_READ_ONLY_DB", &path)
+            .status()
+            .expect("setpriv runs the reader as nobody");
+        assert!(status.success(), "the unprivileged reader failed");
+    } else {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+        let read = Store::open_read_only(&path).and_then(|s| s.sweeps());
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(read.unwrap().len(), 1);
+    }
+}
+
+/// The reader half of the test above, run as another user.
+#[test]
+#[ignore = "run by a_database_in_a_read_only_directory_is_readable"]
+fn read_only_directory_reader() {
+    let path = std::env::var_os("KSWEEP_READ_ONLY_DB").expect("set by the parent test");
+    let path = std::path::Path::new(&path);
+    assert!(std::fs::write(path.with_extension("probe"), b"").is_err(), "the directory must be read-only here");
+    let store = Store::open_read_only(path).unwrap();
+    assert_eq!(store.sweeps().unwrap().len(), 1);
+}

@@ -1,0 +1,283 @@
+//! The coordinator's gRPC services, black-box, in process: a coordinator on
+//! 127.0.0.1:0 over an in-memory store, on tokio's paused clock, so lease
+//! expiry is driven by `tokio::time::advance`, never by sleeping.
+
+use std::time::Duration;
+
+use ksweep_coordinator::store::Store;
+use ksweep_coordinator::{serve, CoordinatorOptions, TlsIdentity};
+use ksweep_proto::v1 as pb;
+use ksweep_proto::v1::sweeps_client::SweepsClient;
+use ksweep_proto::v1::workers_client::WorkersClient;
+use ksweep_proto::{BearerToken, PROTOCOL_VERSION};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tonic::codegen::InterceptedService;
+use tonic::transport::Channel;
+use tonic::Code;
+
+const SPEC: &str = r#"
+    name = "service"
+    seed = 1
+    starts = 4
+    methods = ["w", "aw"]
+    [[grid]]
+    rule = [2, 1]
+    dims = [2]
+    n = [5, 6]
+"#;
+
+const LEASE: Duration = Duration::from_secs(10);
+
+type Sweeps = SweepsClient<InterceptedService<Channel, BearerToken>>;
+type Workers = WorkersClient<InterceptedService<Channel, BearerToken>>;
+
+/// A coordinator serving in this runtime until dropped.
+struct Coordinator {
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<ksweep_coordinator::Result<()>>>,
+}
+
+impl Coordinator {
+    async fn start(token: Option<&str>) -> Coordinator {
+        let mut options = CoordinatorOptions { token: token.map(str::to_string), ..CoordinatorOptions::default() };
+        options.scheduler.lease = LEASE;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(serve(listener, Store::in_memory().unwrap(), options, async {
+            let _ = stopped.await;
+        }));
+        Coordinator { url, stop: Some(stop), task: Some(task) }
+    }
+
+    async fn channel(&self, token: Option<&str>) -> (Channel, BearerToken) {
+        let channel = tonic::transport::Endpoint::from_shared(self.url.clone()).unwrap().connect().await.unwrap();
+        (channel, BearerToken::new(token).unwrap())
+    }
+
+    async fn sweeps(&self, token: Option<&str>) -> Sweeps {
+        let (channel, token) = self.channel(token).await;
+        SweepsClient::with_interceptor(channel, token)
+    }
+
+    async fn workers(&self, token: Option<&str>) -> Workers {
+        let (channel, token) = self.channel(token).await;
+        WorkersClient::with_interceptor(channel, token)
+    }
+
+    /// Stops the coordinator and returns what `serve` returned.
+    async fn stop(mut self) -> ksweep_coordinator::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.task.take().unwrap().await.unwrap()
+    }
+}
+
+impl Drop for Coordinator {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+/// A registered worker: its id and the coordinator's nonce.
+#[derive(Debug, Clone, Copy)]
+struct Worker {
+    id: u64,
+    nonce: u64,
+}
+
+async fn register(workers: &mut Workers, name: &str) -> Worker {
+    let reply = workers
+        .register(pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: name.into(), threads: 1 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.lease_millis as u128, LEASE.as_millis());
+    Worker { id: reply.worker_id, nonce: reply.coordinator_nonce }
+}
+
+fn lease_of(s: &pb::Shard) -> pb::LeaseRef {
+    pb::LeaseRef { shard_id: s.shard_id, epoch: s.epoch }
+}
+
+async fn poll(workers: &mut Workers, w: Worker, free: u32, running: &[pb::LeaseRef]) -> pb::PollReply {
+    let req = pb::PollRequest {
+        worker_id: w.id,
+        coordinator_nonce: w.nonce,
+        free_slots: free,
+        running: running.to_vec(),
+        results: vec![],
+    };
+    workers.poll(req).await.unwrap().into_inner()
+}
+
+async fn submit(sweeps: &mut Sweeps) -> String {
+    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner().sweep_id
+}
+
+/// Lets the coordinator's lease ticker run after the clock moved.
+async fn settle() {
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_expired_lease_returns_its_shard_to_the_queue() {
+    let c = Coordinator::start(None).await;
+    submit(&mut c.sweeps(None).await).await;
+    let mut workers = c.workers(None).await;
+    let one = register(&mut workers, "one").await;
+    let reply = poll(&mut workers, one, 1, &[]).await;
+    let first = reply.shards[0].clone();
+
+    // Heartbeats keep the lease past its first deadline.
+    tokio::time::advance(LEASE - Duration::from_secs(2)).await;
+    settle().await;
+    assert!(poll(&mut workers, one, 0, &[lease_of(&first)]).await.revoked.is_empty());
+    tokio::time::advance(LEASE - Duration::from_secs(2)).await;
+    settle().await;
+    assert!(poll(&mut workers, one, 0, &[lease_of(&first)]).await.revoked.is_empty(), "extended");
+
+    // Silence past the lease: the shard goes to the next worker that asks.
+    tokio::time::advance(LEASE + Duration::from_secs(1)).await;
+    settle().await;
+    let two = register(&mut workers, "two").await;
+    let again = poll(&mut workers, two, 1, &[]).await.shards;
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].shard_id, first.shard_id, "the expired shard first");
+    assert_ne!(again[0].epoch, first.epoch, "under a new epoch");
+    assert_eq!(again[0].starts, first.starts);
+    // The old holder is told to stop.
+    let reply = poll(&mut workers, one, 0, &[lease_of(&first)]).await;
+    assert_eq!(reply.revoked, vec![lease_of(&first)]);
+    c.stop().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stale_nonce_or_an_unknown_worker_is_refused() {
+    let c = Coordinator::start(None).await;
+    let mut workers = c.workers(None).await;
+    let w = register(&mut workers, "w").await;
+    let stale = Worker { id: w.id, nonce: w.nonce.wrapping_add(1) };
+    let poll_stale = pb::PollRequest { worker_id: stale.id, coordinator_nonce: stale.nonce, ..Default::default() };
+    let e = workers.poll(poll_stale).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("register again"), "{e:?}");
+    let bye = pb::GoodbyeRequest { worker_id: w.id, coordinator_nonce: stale.nonce, returned: vec![] };
+    assert_eq!(workers.goodbye(bye).await.unwrap_err().code(), Code::FailedPrecondition);
+    let unknown = pb::PollRequest { worker_id: w.id + 100, coordinator_nonce: w.nonce, ..Default::default() };
+    assert_eq!(workers.poll(unknown).await.unwrap_err().code(), Code::FailedPrecondition);
+    let old = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION + 1, name: "old".into(), threads: 1 };
+    assert_eq!(workers.register(old).await.unwrap_err().code(), Code::FailedPrecondition);
+    // The right nonce still works.
+    poll(&mut workers, w, 0, &[]).await;
+    c.stop().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancel_revokes_held_shards_and_hands_out_no_more() {
+    let c = Coordinator::start(None).await;
+    let mut sweeps = c.sweeps(None).await;
+    let id = submit(&mut sweeps).await;
+    let mut workers = c.workers(None).await;
+    let w = register(&mut workers, "w").await;
+    let held = poll(&mut workers, w, 1, &[]).await.shards;
+    assert_eq!(held.len(), 1);
+    let status = sweeps.cancel(pb::SweepRef { sweep_id: id.clone() }).await.unwrap().into_inner();
+    assert_eq!(status.state, pb::SweepState::Cancelled as i32);
+    let reply = poll(&mut workers, w, 4, &[lease_of(&held[0])]).await;
+    assert_eq!(reply.revoked, vec![lease_of(&held[0])], "the held shard is revoked");
+    assert!(reply.shards.is_empty(), "nothing more of a cancelled sweep");
+    c.stop().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_rpc_needs_the_token() {
+    let c = Coordinator::start(Some("s3cret")).await;
+    for token in [None, Some("wrong")] {
+        let mut sweeps = c.sweeps(token).await;
+        let mut workers = c.workers(token).await;
+        let r = pb::SweepRef::default();
+        let codes = [
+            sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.map(drop).unwrap_err().code(),
+            sweeps.list(pb::ListRequest {}).await.map(drop).unwrap_err().code(),
+            sweeps.status(r.clone()).await.map(drop).unwrap_err().code(),
+            sweeps.watch(r.clone()).await.map(drop).unwrap_err().code(),
+            sweeps.cancel(r.clone()).await.map(drop).unwrap_err().code(),
+            sweeps.table(r.clone()).await.map(drop).unwrap_err().code(),
+            sweeps.export(r.clone()).await.map(drop).unwrap_err().code(),
+            workers
+                .register(pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: "w".into(), threads: 1 })
+                .await
+                .map(drop)
+                .unwrap_err()
+                .code(),
+            workers.poll(pb::PollRequest::default()).await.map(drop).unwrap_err().code(),
+            workers.goodbye(pb::GoodbyeRequest::default()).await.map(drop).unwrap_err().code(),
+        ];
+        assert_eq!(codes, [Code::Unauthenticated; 10], "token {token:?}");
+        let (channel, bearer) = c.channel(token).await;
+        let mut health = tonic_health::pb::health_client::HealthClient::with_interceptor(channel, bearer);
+        let e = health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await.unwrap_err();
+        assert_eq!(e.code(), Code::Unauthenticated);
+    }
+    let mut sweeps = c.sweeps(Some("s3cret")).await;
+    submit(&mut sweeps).await;
+    assert_eq!(sweeps.list(pb::ListRequest {}).await.unwrap().into_inner().sweeps.len(), 1);
+    register(&mut c.workers(Some("s3cret")).await, "w").await;
+    c.stop().await.unwrap();
+}
+
+/// A coordinator that cannot start (here: a key that is no key) leaves no
+/// empty database file behind; one that started keeps it.
+#[tokio::test]
+async fn a_coordinator_that_fails_to_start_leaves_no_database_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.db");
+    let store = Store::open(&path).unwrap();
+    assert!(path.exists());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let tls = TlsIdentity { cert_pem: b"not a certificate".to_vec(), key_pem: b"not a key".to_vec() };
+    let options = CoordinatorOptions { tls: Some(tls), ..CoordinatorOptions::default() };
+    let e = serve(listener, store, options, std::future::pending()).await.unwrap_err();
+    assert!(e.to_string().contains("TLS"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+
+    // One that started keeps its file, even with nothing stored.
+    let store = Store::open(&path).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve(listener, store, CoordinatorOptions::default(), async {}).await.unwrap();
+    assert!(path.exists());
+}
+
+/// When `serve` returns, the database is closed and its writer lock free,
+/// even with a client's watch stream still open: the file opens again at
+/// once (`ksweep replay` runs several embedded sweeps on one file).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_serve_returns_the_database_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    for round in 0..20 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let store = Store::open(&path).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        let task = tokio::spawn(serve(listener, store, CoordinatorOptions::default(), async {
+            let _ = stopped.await;
+        }));
+        let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
+        let mut sweeps = SweepsClient::with_interceptor(channel, BearerToken::new(None).unwrap());
+        let id = sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner().sweep_id;
+        // A watch stream of a running sweep, held open while the coordinator stops.
+        let _stream = sweeps.watch(pb::SweepRef { sweep_id: id }).await.unwrap().into_inner();
+        let _ = stop.send(());
+        task.await.unwrap().unwrap();
+    }
+}

@@ -1,0 +1,180 @@
+//! Channels to a coordinator: the endpoint for a URL (TLS or not), the
+//! settings that let a worker notice a coordinator that stopped answering,
+//! and the bearer token every call carries.
+
+use std::time::Duration;
+
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
+
+/// Why [`endpoint`] refused a coordinator address.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{url:?} is not a URL: {why}")]
+    Url { url: String, why: String },
+    #[error("{url:?}: a CA certificate (--tls-ca) needs an https:// URL")]
+    CaWithoutHttps { url: String },
+    #[error("{url:?}: TLS set-up failed: {why}")]
+    Tls { url: String, why: String },
+}
+
+/// The channel endpoint for a coordinator URL, shared by clients and
+/// workers. `https://` turns on TLS (rustls), trusting `ca_pem` when given
+/// (a private CA or a self-signed coordinator), else the public web roots.
+pub fn endpoint(url: &str, ca_pem: Option<&[u8]>) -> Result<Endpoint, EndpointError> {
+    let endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| EndpointError::Url { url: url.into(), why: e.to_string() })?;
+    let https = endpoint.uri().scheme_str() == Some("https");
+    if !https {
+        return match ca_pem {
+            Some(_) => Err(EndpointError::CaWithoutHttps { url: url.into() }),
+            None => Ok(endpoint),
+        };
+    }
+    let tls = match ca_pem {
+        Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
+        None => ClientTlsConfig::new().with_webpki_roots(),
+    };
+    endpoint.tls_config(tls).map_err(|e| EndpointError::Tls { url: url.into(), why: e.to_string() })
+}
+
+/// How a worker's channel notices a coordinator that stopped answering (a
+/// frozen process, a black-holed network): every call is bounded in time,
+/// and HTTP/2 pings check the connection even while no call is running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Liveness {
+    /// Longest wait for a TCP (and TLS) connection.
+    pub connect: Duration,
+    /// Longest any call may take. Before the lease is known (Register) the
+    /// only bound; after it, [`call_timeout`] shortens it per call.
+    pub request: Duration,
+    /// A ping after this long without a frame from the coordinator...
+    pub keep_alive_interval: Duration,
+    /// ...which, unanswered this long, closes the connection.
+    pub keep_alive_timeout: Duration,
+}
+
+impl Default for Liveness {
+    fn default() -> Liveness {
+        Liveness {
+            connect: Duration::from_secs(5),
+            request: Duration::from_secs(30),
+            keep_alive_interval: Duration::from_secs(10),
+            keep_alive_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Shortest [`call_timeout`], whatever lease a coordinator announces.
+pub const MIN_CALL_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// How long one call may take under a `lease`: half of it, so a call that
+/// hangs leaves time to try again before the shards it heartbeats expire.
+pub fn call_timeout(lease: Duration) -> Duration {
+    (lease / 2).max(MIN_CALL_TIMEOUT)
+}
+
+/// A worker's endpoint: [`endpoint`] with the [`Liveness`] settings and no
+/// Nagle delay (polls are small and latency-bound).
+pub fn worker_endpoint(url: &str, ca_pem: Option<&[u8]>, liveness: &Liveness) -> Result<Endpoint, EndpointError> {
+    Ok(endpoint(url, ca_pem)?
+        .connect_timeout(liveness.connect)
+        .timeout(liveness.request)
+        .http2_keep_alive_interval(liveness.keep_alive_interval)
+        .keep_alive_timeout(liveness.keep_alive_timeout)
+        .keep_alive_while_idle(true)
+        .tcp_nodelay(true))
+}
+
+/// An error and its sources on one line: tonic's transport errors say only
+/// "transport error" themselves, the cause is in the chain.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// Client-side token: adds `authorization: Bearer <token>` to every call
+/// when a token is set.
+#[derive(Debug, Clone, Default)]
+pub struct BearerToken(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
+
+impl BearerToken {
+    /// A token to send, or none (an empty token is none, as an empty
+    /// `KSWEEP_TOKEN` means). Fails if the token is not valid header text.
+    pub fn new(token: Option<&str>) -> Result<BearerToken, tonic::metadata::errors::InvalidMetadataValue> {
+        token.filter(|t| !t.is_empty()).map(|t| format!("Bearer {t}").parse()).transpose().map(BearerToken)
+    }
+}
+
+impl tonic::service::Interceptor for BearerToken {
+    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(v) = &self.0 {
+            req.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::v1 as pb;
+
+    #[test]
+    fn calls_get_half_a_lease_and_never_less_than_the_floor() {
+        assert_eq!(call_timeout(Duration::from_secs(10)), Duration::from_secs(5));
+        assert_eq!(call_timeout(Duration::from_millis(100)), MIN_CALL_TIMEOUT);
+        assert_eq!(call_timeout(Duration::ZERO), MIN_CALL_TIMEOUT);
+    }
+
+    /// Serves a peer that accepts connections and never sends a byte (a
+    /// frozen process, or a network that drops everything after the
+    /// handshake); returns its URL.
+    async fn silent_peer() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket);
+            }
+        });
+        url
+    }
+
+    /// Calls Register on `liveness`'s endpoint to a silent peer; how long
+    /// it took to fail. Real sockets do not follow tokio's paused clock, so
+    /// the timeouts here are short real ones.
+    async fn register_with_silent_peer(liveness: Liveness) -> Duration {
+        let channel = worker_endpoint(&silent_peer().await, None, &liveness).unwrap().connect_lazy();
+        let mut client = pb::workers_client::WorkersClient::new(channel);
+        let began = std::time::Instant::now();
+        let call = client.register(pb::RegisterRequest::default());
+        let result = tokio::time::timeout(Duration::from_secs(10), call).await.expect("the call should end");
+        result.expect_err("nobody answered");
+        began.elapsed()
+    }
+
+    const LONG: Duration = Duration::from_secs(60);
+
+    #[tokio::test]
+    async fn a_call_to_a_silent_coordinator_times_out() {
+        let short = Duration::from_millis(300);
+        let liveness = Liveness { connect: short, request: short, keep_alive_interval: LONG, keep_alive_timeout: LONG };
+        let took = register_with_silent_peer(liveness).await;
+        assert!(took < Duration::from_secs(3), "took {took:?}");
+    }
+
+    #[tokio::test]
+    async fn keep_alive_pings_close_a_silent_connection() {
+        let short = Duration::from_millis(200);
+        let liveness = Liveness { connect: LONG, request: LONG, keep_alive_interval: short, keep_alive_timeout: short };
+        let took = register_with_silent_peer(liveness).await;
+        assert!(took < Duration::from_secs(3), "took {took:?}");
+    }
+}

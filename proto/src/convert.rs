@@ -1,0 +1,413 @@
+//! Every conversion between `ksweep.v1` messages and the domain types of
+//! `tour` and `sweep`, in one place, so both ends of the wire agree by
+//! construction. Encoding is total; decoding a peer's message returns a
+//! [`ConvertError`] naming the field, never panics.
+
+use sweep::{ConfigEntry, MoveSpec, Sweep};
+use tour::{Board, Configuration, Method, Moves, TaskResult};
+
+use crate::v1 as pb;
+
+/// Why a message from a peer does not decode; names the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    #[error("{field}: missing")]
+    Missing { field: &'static str },
+    #[error("{field}: {value} is not a known value")]
+    UnknownValue { field: &'static str, value: i32 },
+    #[error("{field}: {why}")]
+    Invalid { field: &'static str, why: String },
+    /// The engine refused the value (a board, a move set, a method name).
+    #[error("{field}: {error}")]
+    Engine { field: &'static str, error: tour::Error },
+}
+
+impl ConvertError {
+    /// The message field at fault, as `Message.field`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            ConvertError::Missing { field }
+            | ConvertError::UnknownValue { field, .. }
+            | ConvertError::Invalid { field, .. }
+            | ConvertError::Engine { field, .. } => field,
+        }
+    }
+}
+
+// ------------------------------------------------------------------ outcomes
+
+impl From<tour::Outcome> for pb::Outcome {
+    fn from(o: tour::Outcome) -> pb::Outcome {
+        match o {
+            tour::Outcome::Tour => pb::Outcome::Tour,
+            tour::Outcome::NoTour => pb::Outcome::NoTour,
+            tour::Outcome::GaveUp => pb::Outcome::GaveUp,
+        }
+    }
+}
+
+/// The enum code of an outcome, as message fields hold it.
+pub fn outcome_code(o: tour::Outcome) -> i32 {
+    pb::Outcome::from(o) as i32
+}
+
+/// The outcome an enum code names: None for `OUTCOME_UNSPECIFIED` (a peer
+/// that predates outcomes), an error for a value this build does not know.
+pub fn outcome(code: i32, field: &'static str) -> Result<Option<tour::Outcome>, ConvertError> {
+    match pb::Outcome::try_from(code) {
+        Ok(pb::Outcome::Unspecified) => Ok(None),
+        Ok(pb::Outcome::Tour) => Ok(Some(tour::Outcome::Tour)),
+        Ok(pb::Outcome::NoTour) => Ok(Some(tour::Outcome::NoTour)),
+        Ok(pb::Outcome::GaveUp) => Ok(Some(tour::Outcome::GaveUp)),
+        Err(_) => Err(ConvertError::UnknownValue { field, value: code }),
+    }
+}
+
+// ------------------------------------------------------------------- tasks
+
+/// A finished task's message: `start_offset` indexes the shard's starts,
+/// `method_index` its methods.
+pub fn task_done(start_offset: u32, method_index: u32, r: &TaskResult) -> pb::TaskOutcome {
+    pb::TaskOutcome {
+        start_offset,
+        method_index,
+        success: r.success,
+        attempts: r.attempts,
+        visited: r.visited,
+        micros: r.micros,
+        error: String::new(),
+        outcome: outcome_code(r.outcome),
+    }
+}
+
+/// A task that could not run (it panicked): the error, every count 0.
+pub fn task_failed(start_offset: u32, method_index: u32, error: String) -> pb::TaskOutcome {
+    pb::TaskOutcome { start_offset, method_index, error, ..Default::default() }
+}
+
+/// What a reported task found. A worker that predates outcomes sends none:
+/// its success is a tour, anything else gave up.
+pub fn task_outcome(t: &pb::TaskOutcome) -> Result<tour::Outcome, ConvertError> {
+    Ok(outcome(t.outcome, "TaskOutcome.outcome")?.unwrap_or(if t.success {
+        tour::Outcome::Tour
+    } else {
+        tour::Outcome::GaveUp
+    }))
+}
+
+// ------------------------------------------------------------ aggregates
+
+impl From<sweep::AggregateRow> for pb::AggregateRow {
+    fn from(a: sweep::AggregateRow) -> pb::AggregateRow {
+        pb::AggregateRow {
+            config: a.config,
+            moves: a.moves,
+            dims: a.dims,
+            shape: a.shape,
+            n: a.n,
+            method: a.method,
+            impossible: a.impossible,
+            tasks: a.tasks,
+            successes: a.successes,
+            mean_micros: a.mean_micros,
+            median_micros: a.median_micros,
+            mean_attempts: a.mean_attempts,
+            no_tour: a.no_tour,
+            open_tour: a.open_tour,
+            closed_tour: a.closed_tour,
+        }
+    }
+}
+
+impl From<pb::AggregateRow> for sweep::AggregateRow {
+    fn from(r: pb::AggregateRow) -> sweep::AggregateRow {
+        sweep::AggregateRow {
+            config: r.config,
+            moves: r.moves,
+            dims: r.dims,
+            shape: r.shape,
+            n: r.n,
+            method: r.method,
+            impossible: r.impossible,
+            tasks: r.tasks,
+            successes: r.successes,
+            no_tour: r.no_tour,
+            mean_micros: r.mean_micros,
+            median_micros: r.median_micros,
+            mean_attempts: r.mean_attempts,
+            open_tour: r.open_tour,
+            closed_tour: r.closed_tour,
+        }
+    }
+}
+
+// ------------------------------------------------------------------ boards
+
+/// The board configuration message of a sweep's configuration, with the
+/// sweep's cell limit (`max_cells`).
+pub fn board_config(entry: &ConfigEntry, max_cells: u64) -> pb::BoardConfig {
+    let (rule, moves_flat) = match &entry.moves {
+        MoveSpec::Rule(rule) => (rule.clone(), Vec::new()),
+        MoveSpec::List(list) => (Vec::new(), list.iter().flatten().copied().collect()),
+    };
+    pb::BoardConfig { sides: entry.sides.clone(), rule, moves_flat, max_cells }
+}
+
+impl TryFrom<&pb::BoardConfig> for Configuration {
+    type Error = ConvertError;
+
+    /// The engine's configuration; `max_cells` 0 is the engine's default.
+    fn try_from(c: &pb::BoardConfig) -> Result<Configuration, ConvertError> {
+        let max_cells = if c.max_cells == 0 { tour::DEFAULT_MAX_CELLS } else { c.max_cells };
+        let board = Board::with_max_cells(&c.sides, max_cells)
+            .map_err(|error| ConvertError::Engine { field: "BoardConfig.sides", error })?;
+        let dims = board.dims();
+        let moves = match (c.rule.is_empty(), c.moves_flat.is_empty()) {
+            (false, false) => {
+                return Err(ConvertError::Invalid {
+                    field: "BoardConfig.rule",
+                    why: "a rule and a move list (moves_flat) are both set; send one".into(),
+                })
+            }
+            (false, true) => Moves::from_rule(&c.rule, dims)
+                .map_err(|error| ConvertError::Engine { field: "BoardConfig.rule", error })?,
+            (true, _) => {
+                if !c.moves_flat.len().is_multiple_of(dims) {
+                    return Err(ConvertError::Invalid {
+                        field: "BoardConfig.moves_flat",
+                        why: format!("{} components is not a multiple of {dims} dims", c.moves_flat.len()),
+                    });
+                }
+                let list: Vec<Vec<i64>> = c.moves_flat.chunks(dims).map(<[i64]>::to_vec).collect();
+                Moves::explicit(&list, dims)
+                    .map_err(|error| ConvertError::Engine { field: "BoardConfig.moves_flat", error })?
+            }
+        };
+        Configuration::new(board, moves).map_err(|error| ConvertError::Engine { field: "BoardConfig", error })
+    }
+}
+
+// ------------------------------------------------------------------ shards
+
+/// The message for a shard of `sweep`: lease (`shard_id`, `epoch`), the
+/// configuration `entry`, and its start cells in order.
+pub fn shard(
+    shard_id: u64,
+    epoch: u64,
+    sweep_id: &str,
+    sweep: &Sweep,
+    entry: &ConfigEntry,
+    starts: &[u64],
+) -> pb::Shard {
+    pb::Shard {
+        shard_id,
+        epoch,
+        sweep_id: sweep_id.to_string(),
+        sweep_seed: sweep.seed(),
+        config: Some(board_config(entry, sweep.limits().max_cells)),
+        methods: sweep.methods().iter().map(|m| m.name().to_string()).collect(),
+        starts: starts.to_vec(),
+        budget: sweep.budget(),
+        iterations: sweep.iterations(),
+    }
+}
+
+/// What a shard asks a worker to run, decoded and checked against its board.
+#[derive(Debug)]
+pub struct ShardWork {
+    pub configuration: Configuration,
+    pub methods: Vec<Method>,
+    /// Start cells, each on the board.
+    pub starts: Vec<u64>,
+    pub sweep_seed: u64,
+    /// Node budget of `bt` (the engine's default when the message says 0).
+    pub budget: u64,
+    /// Iteration cap of `nn` (the engine's default when the message says 0).
+    pub iterations: u32,
+}
+
+impl TryFrom<&pb::Shard> for ShardWork {
+    type Error = ConvertError;
+
+    fn try_from(s: &pb::Shard) -> Result<ShardWork, ConvertError> {
+        let configuration =
+            Configuration::try_from(s.config.as_ref().ok_or(ConvertError::Missing { field: "Shard.config" })?)?;
+        let methods = s
+            .methods
+            .iter()
+            .map(|m| m.parse::<Method>().map_err(|error| ConvertError::Engine { field: "Shard.methods", error }))
+            .collect::<Result<Vec<_>, _>>()?;
+        let cells = configuration.board().cells();
+        if let Some(&off) = s.starts.iter().find(|&&start| start >= cells) {
+            return Err(ConvertError::Invalid {
+                field: "Shard.starts",
+                why: format!("cell {off} is off the {} board", configuration.board()),
+            });
+        }
+        let defaults = tour::TaskOptions::default();
+        Ok(ShardWork {
+            configuration,
+            methods,
+            starts: s.starts.clone(),
+            sweep_seed: s.sweep_seed,
+            budget: if s.budget == 0 { defaults.budget } else { s.budget },
+            iterations: if s.iterations == 0 { defaults.iterations } else { s.iterations },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+        name = "convert"
+        seed = 5
+        starts = 4
+        methods = ["w", "aw+", "wr"]
+        budget = 1234
+        [[grid]]
+        rule = [2, 1]
+        dims = [2, 3]
+        n = [5]
+        [[grid]]
+        moves = [[1, 2], [-2, 1], [-1, -2], [2, -1]]
+        shapes = [[4, 6]]
+    "#;
+
+    fn task_result(outcome: tour::Outcome) -> TaskResult {
+        TaskResult {
+            success: outcome == tour::Outcome::Tour,
+            outcome,
+            attempts: 3,
+            visited: 25,
+            micros: 17,
+            path: None,
+        }
+    }
+
+    #[test]
+    fn outcomes_round_trip() {
+        for o in [tour::Outcome::Tour, tour::Outcome::NoTour, tour::Outcome::GaveUp] {
+            assert_eq!(outcome(outcome_code(o), "f").unwrap(), Some(o));
+            let t = task_done(2, 1, &task_result(o));
+            assert_eq!((t.start_offset, t.method_index, t.attempts, t.visited, t.micros), (2, 1, 3, 25, 17));
+            assert_eq!(task_outcome(&t).unwrap(), o);
+        }
+        assert_eq!(outcome(pb::Outcome::Unspecified as i32, "f").unwrap(), None);
+    }
+
+    #[test]
+    fn an_unknown_outcome_is_refused_by_name() {
+        let t = pb::TaskOutcome { outcome: 9, success: true, ..Default::default() };
+        let e = task_outcome(&t).unwrap_err();
+        assert_eq!(e.field(), "TaskOutcome.outcome");
+        assert!(matches!(e, ConvertError::UnknownValue { value: 9, .. }), "{e}");
+    }
+
+    #[test]
+    fn a_worker_without_outcomes_reads_as_success_or_gave_up() {
+        let ok = pb::TaskOutcome { success: true, ..Default::default() };
+        assert_eq!(task_outcome(&ok).unwrap(), tour::Outcome::Tour);
+        assert_eq!(task_outcome(&pb::TaskOutcome::default()).unwrap(), tour::Outcome::GaveUp);
+        let failed = task_failed(1, 2, "boom".into());
+        assert_eq!((failed.error.as_str(), failed.success, failed.attempts), ("boom", false, 0));
+    }
+
+    #[test]
+    fn aggregate_rows_round_trip() {
+        let row = sweep::AggregateRow {
+            config: 3,
+            moves: "2,1".into(),
+            dims: 2,
+            shape: "8x8".into(),
+            n: Some(8),
+            method: "aw+".into(),
+            impossible: false,
+            tasks: 100,
+            successes: 97,
+            no_tour: 2,
+            mean_micros: 1.5,
+            median_micros: 1.25,
+            mean_attempts: 1.01,
+            open_tour: "exists".into(),
+            closed_tour: "unknown".into(),
+        };
+        let wire = pb::AggregateRow::from(row.clone());
+        assert_eq!(sweep::AggregateRow::from(wire), row);
+        let irregular = sweep::AggregateRow { n: None, ..row };
+        assert_eq!(sweep::AggregateRow::from(pb::AggregateRow::from(irregular.clone())), irregular);
+    }
+
+    #[test]
+    fn every_configuration_of_a_sweep_round_trips_through_a_shard() {
+        let sweep = Sweep::parse(SPEC).unwrap();
+        assert!(sweep.configurations().len() >= 3);
+        for entry in sweep.configurations() {
+            let starts: Vec<u64> = (0..entry.cells().min(4)).collect();
+            let message = shard(7, 2, "sweep-id", &sweep, entry, &starts);
+            assert_eq!((message.shard_id, message.epoch, message.sweep_id.as_str()), (7, 2, "sweep-id"));
+            let work = ShardWork::try_from(&message).unwrap();
+            assert_eq!(work.configuration, entry.configuration());
+            assert_eq!(work.methods, sweep.methods());
+            assert_eq!(work.starts, starts);
+            assert_eq!((work.sweep_seed, work.budget, work.iterations), (5, 1234, sweep.iterations()));
+        }
+    }
+
+    fn good_shard() -> pb::Shard {
+        pb::Shard {
+            config: Some(pb::BoardConfig { sides: vec![8, 8], rule: vec![2, 1], ..Default::default() }),
+            methods: vec!["w".into()],
+            starts: vec![0, 63],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn zeros_mean_the_engine_defaults() {
+        let work = ShardWork::try_from(&good_shard()).unwrap();
+        assert_eq!((work.budget, work.iterations), (tour::DEFAULT_BUDGET, tour::DEFAULT_ITERATIONS));
+        assert_eq!(work.configuration.board().cells(), 64);
+    }
+
+    /// A change that breaks a good shard.
+    type Breakage = Box<dyn Fn(&mut pb::Shard)>;
+
+    #[test]
+    fn bad_shards_are_refused_naming_the_field() {
+        let cases: Vec<(&str, Breakage)> = vec![
+            ("Shard.config", Box::new(|s| s.config = None)),
+            ("Shard.methods", Box::new(|s| s.methods = vec!["nope".into()])),
+            ("Shard.starts", Box::new(|s| s.starts = vec![0, 64])),
+            ("BoardConfig.sides", Box::new(|s| s.config.as_mut().unwrap().sides = vec![8, 0])),
+            ("BoardConfig.sides", Box::new(|s| s.config.as_mut().unwrap().sides = vec![])),
+            ("BoardConfig.sides", Box::new(|s| s.config.as_mut().unwrap().max_cells = 10)),
+            ("BoardConfig.rule", Box::new(|s| s.config.as_mut().unwrap().rule = vec![0, 0])),
+            ("BoardConfig.rule", Box::new(|s| s.config.as_mut().unwrap().moves_flat = vec![1, 2])),
+            (
+                "BoardConfig.moves_flat",
+                Box::new(|s| {
+                    let c = s.config.as_mut().unwrap();
+                    c.rule.clear();
+                    c.moves_flat = vec![1, 2, 3];
+                }),
+            ),
+            (
+                "BoardConfig.moves_flat",
+                Box::new(|s| {
+                    let c = s.config.as_mut().unwrap();
+                    c.rule.clear();
+                    c.moves_flat = vec![0, 0];
+                }),
+            ),
+        ];
+        for (field, break_it) in cases {
+            let mut s = good_shard();
+            break_it(&mut s);
+            let e = ShardWork::try_from(&s).expect_err(field);
+            assert_eq!(e.field(), field, "{e}");
+            assert!(e.to_string().starts_with(field), "{e}");
+        }
+    }
+}

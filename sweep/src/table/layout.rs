@@ -1,0 +1,186 @@
+//! Layout: which rows go in which table, in what order, and the text of
+//! each cell; format-free, so every format draws the same tables.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::Hash;
+
+use super::{AggregateRow, Metric, TableLayout, TableOptions, IMPOSSIBLE, NO_TOUR_MARK};
+
+/// The corner header of every table: rows are board sizes.
+pub(super) const ROW_HEADER: &str = "N";
+
+/// The rows kept by the moves filter, by config index then method rank.
+pub(super) fn sorted_rows<'r>(
+    rows: &'r [AggregateRow],
+    moves: Option<&str>,
+    method_rank: &HashMap<&str, usize>,
+) -> Vec<&'r AggregateRow> {
+    let mut kept: Vec<&AggregateRow> = rows.iter().filter(|r| moves.is_none_or(|m| r.moves == m)).collect();
+    kept.sort_by_cached_key(|r| (r.config, method_rank[r.method.as_str()]));
+    kept
+}
+
+/// Each distinct item's rank in order of first appearance.
+pub(super) fn first_appearances<T: Hash + Eq>(items: impl Iterator<Item = T>) -> HashMap<T, usize> {
+    let mut ranks = HashMap::new();
+    for item in items {
+        let next = ranks.len();
+        ranks.entry(item).or_insert(next);
+    }
+    ranks
+}
+
+/// A row label: regular boards by N ascending, then other shapes in the
+/// order they first appear.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum RowKey {
+    N(u32),
+    Shape(usize, String),
+}
+
+impl RowKey {
+    fn label(&self) -> String {
+        match self {
+            RowKey::N(n) => n.to_string(),
+            RowKey::Shape(_, shape) => shape.clone(),
+        }
+    }
+}
+
+/// One table, format-free.
+pub(super) struct Table {
+    pub(super) title: String,
+    /// What the table is of, for CSV: (moves, method) or (moves, D).
+    pub(super) keys: [String; 2],
+    /// Column headers with their sort rank (D, or the method's first appearance).
+    pub(super) columns: Vec<(usize, String)>,
+    /// Each row's label and cells, one per column.
+    pub(super) rows: Vec<(String, Vec<String>)>,
+    /// Some cell carries [`NO_TOUR_MARK`]: the table needs the legend.
+    pub(super) marked: bool,
+}
+
+impl Table {
+    /// The header line: the row header, then the column labels.
+    pub(super) fn header(&self) -> Vec<&str> {
+        std::iter::once(ROW_HEADER).chain(self.columns.iter().map(|(_, label)| label.as_str())).collect()
+    }
+
+    /// The body lines: each row's label, then its cells.
+    pub(super) fn body(&self) -> impl Iterator<Item = Vec<&str>> {
+        self.rows
+            .iter()
+            .map(|(label, cells)| std::iter::once(label.as_str()).chain(cells.iter().map(String::as_str)).collect())
+    }
+}
+
+/// The rows of one table, before layout.
+struct Group<'r> {
+    /// (moves, method) or (moves, D).
+    key: (String, String),
+    members: Vec<&'r AggregateRow>,
+}
+
+/// `marks`: suffix [`NO_TOUR_MARK`] to the cells of boards without an open tour.
+pub(super) fn tables(
+    rows: &[&AggregateRow],
+    opts: &TableOptions,
+    method_rank: &HashMap<&str, usize>,
+    marks: bool,
+) -> Vec<Table> {
+    let metric = match opts.metric {
+        Metric::Accuracy => "accuracy (%)",
+        Metric::AccuracyPossible => "accuracy among starts not proven impossible (%)",
+        Metric::MeanMicros => "mean time (µs)",
+    };
+    let shape_rank = first_appearances(rows.iter().filter(|r| r.n.is_none()).map(|r| r.shape.as_str()));
+    let row_key = |r: &AggregateRow| match r.n {
+        Some(n) => RowKey::N(n),
+        None => RowKey::Shape(shape_rank[r.shape.as_str()], r.shape.clone()),
+    };
+    let column_key = |r: &AggregateRow| match opts.layout {
+        TableLayout::ByDims => (r.dims as usize, dims_label(r.dims)),
+        TableLayout::ByMethods => (method_rank[r.method.as_str()], r.method.clone()),
+    };
+
+    // Tables in the order their first row appears.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_index: HashMap<(String, String), usize> = HashMap::new();
+    for &r in rows {
+        let key = match opts.layout {
+            TableLayout::ByDims => (r.moves.clone(), r.method.clone()),
+            TableLayout::ByMethods => (r.moves.clone(), r.dims.to_string()),
+        };
+        let i = *group_index.entry(key.clone()).or_insert_with(|| {
+            groups.push(Group { key, members: Vec::new() });
+            groups.len() - 1
+        });
+        groups[i].members.push(r);
+    }
+
+    groups
+        .into_iter()
+        .map(|Group { key, members }| {
+            let columns: Vec<(usize, String)> =
+                members.iter().map(|r| column_key(r)).collect::<BTreeSet<_>>().into_iter().collect();
+            let column_of: HashMap<usize, usize> =
+                columns.iter().enumerate().map(|(i, (rank, _))| (*rank, i)).collect();
+            // Rows sorted by key; the first result for a cell wins.
+            let mut grid: BTreeMap<RowKey, Vec<Option<&AggregateRow>>> = BTreeMap::new();
+            for &r in &members {
+                let slot = &mut grid.entry(row_key(r)).or_insert_with(|| vec![None; columns.len()])
+                    [column_of[&column_key(r).0]];
+                slot.get_or_insert(r);
+            }
+            let mut marked = false;
+            let body = grid
+                .into_iter()
+                .map(|(row, found)| {
+                    let texts = found
+                        .into_iter()
+                        .map(|r| {
+                            r.map_or_else(String::new, |r| {
+                                let mut text = cell(r, opts.metric);
+                                if marks && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
+                                    text.push_str(NO_TOUR_MARK);
+                                    marked = true;
+                                }
+                                text
+                            })
+                        })
+                        .collect();
+                    (row.label(), texts)
+                })
+                .collect();
+            let (moves, second) = key;
+            let title = match opts.layout {
+                TableLayout::ByDims => format!("{metric} — moves {moves}, method {second}"),
+                TableLayout::ByMethods => format!("{metric} — moves {moves}, {second}D"),
+            };
+            Table { title, keys: [moves, second], columns, rows: body, marked }
+        })
+        .collect()
+}
+
+/// A D column's header.
+fn dims_label(dims: u32) -> String {
+    format!("D={dims}")
+}
+
+/// A cell's text: accuracy or mean time with one decimal, `n/a` when
+/// impossible, empty when there are no results.
+fn cell(row: &AggregateRow, metric: Metric) -> String {
+    if row.impossible {
+        return IMPOSSIBLE.to_string();
+    }
+    if row.tasks == 0 {
+        return String::new();
+    }
+    let value = match metric {
+        Metric::Accuracy => row.accuracy(),
+        Metric::AccuracyPossible => row.accuracy_possible(),
+        Metric::MeanMicros => Some(row.mean_micros),
+    };
+    // None with tasks: every start was proven impossible.
+    value.map_or_else(|| IMPOSSIBLE.to_string(), |v| format!("{v:.1}"))
+}

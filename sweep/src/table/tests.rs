@@ -1,0 +1,312 @@
+//! The tables' tests: hand-made rows, each format's exact output.
+
+use super::latex::latex_escape;
+use super::*;
+use tour::Method;
+
+#[allow(clippy::too_many_arguments)]
+fn row(config: u32, moves: &str, shape: &str, method: &str, tasks: u64, successes: u64) -> AggregateRow {
+    let sides: Vec<u32> = shape.split('x').map(|s| s.parse().unwrap()).collect();
+    AggregateRow {
+        config,
+        moves: moves.into(),
+        dims: sides.len() as u32,
+        shape: shape.into(),
+        n: sides.iter().all(|&s| s == sides[0]).then_some(sides[0]),
+        method: method.into(),
+        impossible: moves == "3,1",
+        tasks,
+        successes,
+        no_tour: 0,
+        mean_micros: 10.0 * f64::from(config) + 0.46,
+        median_micros: 3.5,
+        mean_attempts: 1.5,
+        open_tour: if moves == "3,1" { "impossible" } else { "unknown" }.into(),
+        closed_tour: "unknown".into(),
+    }
+}
+
+/// A small hand-made result set, deliberately out of order: w appears
+/// before aw+; config 1 has no aw+ row; config 2's w has no results yet.
+fn rows() -> Vec<AggregateRow> {
+    vec![
+        row(0, "3,2", "5x5", "w", 13, 13),
+        row(2, "3,2", "6x6", "aw+", 100, 97),
+        row(0, "3,2", "5x5", "aw+", 13, 12),
+        row(1, "3,2", "5x5x5", "w", 63, 60),
+        row(2, "3,2", "6x6", "w", 0, 0),
+        row(4, "3,2", "10x8", "aw+", 100, 80),
+        row(4, "3,2", "10x8", "w", 100, 50),
+        row(3, "3,1", "4x4", "aw+", 0, 0),
+        row(3, "3,1", "4x4", "w", 0, 0),
+    ]
+}
+
+fn opts(layout: TableLayout, format: TableFormat) -> TableOptions {
+    TableOptions { layout, format, moves: None, metric: Metric::Accuracy }
+}
+
+#[test]
+fn accuracy_is_a_percentage() {
+    let r = row(0, "3,2", "5x5", "w", 200, 193);
+    assert_eq!(r.accuracy(), Some(96.5));
+    assert_eq!(row(0, "3,2", "5x5", "w", 0, 0).accuracy(), None);
+    let mut odd = row(0, "2,1", "5x5", "w", 10, 6);
+    odd.no_tour = 4;
+    assert_eq!(odd.accuracy(), Some(60.0));
+    assert_eq!(odd.accuracy_possible(), Some(100.0), "the 4 failures were impossible starts");
+    odd.no_tour = 10;
+    assert_eq!(odd.accuracy_possible(), None);
+}
+
+/// 4x4 has no open knight's tour (Conrad et al.): its failures are the
+/// board's, and the tables say so.
+#[test]
+fn boards_without_an_open_tour_are_marked() {
+    let mut rows = vec![row(0, "2,1", "4x4", "w", 16, 0), row(1, "2,1", "5x5", "w", 25, 13)];
+    rows[0].open_tour = "impossible".into();
+    rows[1].open_tour = "exists".into();
+    assert!(rows[0].no_open_tour() && !rows[1].no_open_tour());
+    assert_eq!(rows[0].accuracy(), Some(0.0), "the report's accuracy still counts them");
+    assert_eq!(rows[0].accuracy_possible(), None, "no start of 4x4 can succeed");
+
+    let text = render(&rows, &opts(TableLayout::ByDims, TableFormat::Text));
+    assert_eq!(text, format!("accuracy (%) — moves 2,1, method w\nN   D=2\n4  0.0*\n5  52.0\n{NO_TOUR_LEGEND}\n"));
+    let md = render(&rows, &opts(TableLayout::ByDims, TableFormat::Markdown));
+    assert!(md.contains("| 4 | 0.0\\* |") && md.contains("\\* no open tour"), "{md}");
+    let csv = render(&rows, &opts(TableLayout::ByDims, TableFormat::Csv));
+    assert_eq!(csv, "moves,method,N,D=2\n\"2,1\",w,4,0.0\n\"2,1\",w,5,52.0\n");
+    let possible = TableOptions { metric: Metric::AccuracyPossible, ..opts(TableLayout::ByDims, TableFormat::Text) };
+    let text = render(&rows, &possible);
+    assert!(text.contains("4   n/a\n") && !text.contains(NO_TOUR_LEGEND), "{text}");
+
+    // Unmarked tables carry no legend.
+    let text = render(&rows[1..], &opts(TableLayout::ByDims, TableFormat::Text));
+    assert!(!text.contains(NO_TOUR_MARK), "{text}");
+}
+
+#[test]
+fn csv_by_dims() {
+    let out = render(&rows(), &opts(TableLayout::ByDims, TableFormat::Csv));
+    let expected = "\
+moves,method,N,D=2,D=3
+\"3,2\",w,5,100.0,95.2
+\"3,2\",w,6,,
+\"3,2\",w,10x8,50.0,
+\"3,2\",aw+,5,92.3,
+\"3,2\",aw+,6,97.0,
+\"3,2\",aw+,10x8,80.0,
+\"3,1\",w,4,n/a,
+\"3,1\",aw+,4,n/a,
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn csv_by_methods() {
+    let out = render(&rows(), &opts(TableLayout::ByMethods, TableFormat::Csv));
+    let expected = "\
+moves,dims,N,w,aw+
+\"3,2\",2,5,100.0,92.3
+\"3,2\",2,6,,97.0
+\"3,2\",2,10x8,50.0,80.0
+\"3,2\",3,5,95.2,
+\"3,1\",2,4,n/a,n/a
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn csv_columns_follow_method_order_across_tables() {
+    // w appears first in the input, but the first table only has aw+.
+    let rows = [row(1, "3,2", "5x5x5", "w", 10, 5), row(0, "3,2", "5x5", "aw+", 10, 10)];
+    let out = render(&rows, &opts(TableLayout::ByMethods, TableFormat::Csv));
+    assert_eq!(out, "moves,dims,N,w,aw+\n\"3,2\",2,5,,100.0\n\"3,2\",3,5,50.0,\n");
+}
+
+#[test]
+fn json_is_the_sorted_rows() {
+    let mut o = opts(TableLayout::ByDims, TableFormat::Json);
+    o.moves = Some("3,1".into());
+    let expected = r#"[
+  {
+    "config": 3,
+    "moves": "3,1",
+    "dims": 2,
+    "shape": "4x4",
+    "n": 4,
+    "method": "w",
+    "impossible": true,
+    "tasks": 0,
+    "successes": 0,
+    "no_tour": 0,
+    "mean_micros": 30.46,
+    "median_micros": 3.5,
+    "mean_attempts": 1.5,
+    "open_tour": "impossible",
+    "closed_tour": "unknown"
+  },
+  {
+    "config": 3,
+    "moves": "3,1",
+    "dims": 2,
+    "shape": "4x4",
+    "n": 4,
+    "method": "aw+",
+    "impossible": true,
+    "tasks": 0,
+    "successes": 0,
+    "no_tour": 0,
+    "mean_micros": 30.46,
+    "median_micros": 3.5,
+    "mean_attempts": 1.5,
+    "open_tour": "impossible",
+    "closed_tour": "unknown"
+  }
+]
+"#;
+    assert_eq!(render(&rows(), &o), expected);
+
+    // All rows: config order, then w before aw+; the layout does not matter.
+    let all = render(&rows(), &opts(TableLayout::ByMethods, TableFormat::Json));
+    let back: Vec<AggregateRow> = serde_json::from_str(&all).unwrap();
+    let order: Vec<(u32, &str)> = back.iter().map(|r| (r.config, r.method.as_str())).collect();
+    assert_eq!(
+        order,
+        [(0, "w"), (0, "aw+"), (1, "w"), (2, "w"), (2, "aw+"), (3, "w"), (3, "aw+"), (4, "w"), (4, "aw+")]
+    );
+    let mut shuffled = rows();
+    shuffled.reverse();
+    shuffled.sort_by_key(|r| r.method != "w"); // w still appears first
+    assert_eq!(render(&shuffled, &opts(TableLayout::ByDims, TableFormat::Json)), all);
+}
+
+#[test]
+fn text_by_dims() {
+    let mut o = opts(TableLayout::ByDims, TableFormat::Text);
+    o.moves = Some("3,2".into());
+    let expected = "\
+accuracy (%) — moves 3,2, method w
+   N    D=2   D=3
+   5  100.0  95.2
+   6
+10x8   50.0
+
+accuracy (%) — moves 3,2, method aw+
+   N   D=2
+   5  92.3
+   6  97.0
+10x8  80.0
+";
+    assert_eq!(render(&rows(), &o), expected);
+}
+
+#[test]
+fn text_by_methods_with_timing() {
+    let o = TableOptions {
+        layout: TableLayout::ByMethods,
+        format: TableFormat::Text,
+        moves: None,
+        metric: Metric::MeanMicros,
+    };
+    let expected = "\
+mean time (µs) — moves 3,2, 2D
+   N     w   aw+
+   5   0.5   0.5
+   6        20.5
+10x8  40.5  40.5
+
+mean time (µs) — moves 3,2, 3D
+N     w
+5  10.5
+
+mean time (µs) — moves 3,1, 2D
+N    w  aw+
+4  n/a  n/a
+";
+    assert_eq!(render(&rows(), &o), expected);
+}
+
+#[test]
+fn markdown_and_latex() {
+    let mut o = opts(TableLayout::ByMethods, TableFormat::Markdown);
+    o.moves = Some("3,2".into());
+    let md = render(&rows(), &o);
+    assert!(md.starts_with(
+        "### accuracy (%) — moves 3,2, 2D\n\n| N | w | aw+ |\n|---:|---:|---:|\n| 5 | 100.0 | 92.3 |\n| 6 |  | 97.0 |\n"
+    ), "{md}");
+    assert!(md.contains("\n\n### accuracy (%) — moves 3,2, 3D\n\n| N | w |\n|---:|---:|\n| 5 | 95.2 |\n"), "{md}");
+
+    o.format = TableFormat::Latex;
+    o.moves = Some("3,1".into());
+    let expected = "\
+% accuracy (%) — moves 3,1, 2D
+\\begin{tabular}{r|rr}
+\\hline
+N & w & aw+ \\\\
+\\hline
+4 & n/a & n/a \\\\
+\\hline
+\\end{tabular}
+";
+    assert_eq!(render(&rows(), &o), expected);
+    assert_eq!(latex_escape("a_b & 50%"), "a\\_b \\& 50\\%");
+}
+
+#[test]
+fn filters_and_empty_input() {
+    let mut o = opts(TableLayout::ByDims, TableFormat::Csv);
+    o.moves = Some("4,3".into());
+    assert_eq!(render(&rows(), &o), "moves,method,N\n");
+    o.format = TableFormat::Json;
+    assert_eq!(render(&[], &o), "[]\n");
+    o.format = TableFormat::Text;
+    assert_eq!(render(&[], &o), "");
+}
+
+#[test]
+fn rows_from_configurations() {
+    let sweep = crate::Sweep::parse(
+        "name = \"r\"\nseed = 1\nmethods = [\"w\"]\n[[grid]]\nrule = [3, 1]\ndims = [2]\nn = [4]\n[[grid]]\nrule = [2, 1]\nshapes = [[10, 8]]",
+    )
+    .unwrap();
+    let [even, wide] = sweep.configurations() else { panic!("two configurations") };
+    let r = AggregateRow::new(even, Method::Aw);
+    assert_eq!((r.moves.as_str(), r.shape.as_str(), r.n, r.method.as_str()), ("3,1", "4x4", Some(4), "aw"));
+    assert!(r.impossible);
+    let r = AggregateRow::new(wide, Method::W);
+    assert_eq!((r.config, r.dims, r.n, r.impossible), (1, 2, None, false));
+}
+
+/// Every format, layout and metric on the sample rows (plus a board
+/// without an open tour and a non-regular shape in two move sets),
+/// pinned byte for byte in `table/golden.txt`. Rerun with
+/// `SWEEP_BLESS_GOLDEN=1` to rewrite the file after a deliberate change.
+#[test]
+fn every_format_matches_the_golden_file() {
+    let mut rows = rows();
+    let mut marked = row(5, "2,1", "4x4", "w", 16, 0);
+    marked.open_tour = "impossible".into();
+    rows.push(marked);
+    let mut half = row(6, "2,1", "3x7", "aw+", 20, 9);
+    half.no_tour = 4;
+    rows.push(half);
+    let mut out = String::new();
+    for format in [TableFormat::Text, TableFormat::Markdown, TableFormat::Csv, TableFormat::Json, TableFormat::Latex] {
+        for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
+            for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
+                for moves in [None, Some("2,1")] {
+                    let o = TableOptions { layout, format, moves: moves.map(String::from), metric };
+                    out.push_str(&format!("==== {format:?} {layout:?} {metric:?} {moves:?}\n"));
+                    out.push_str(&render(&rows, &o));
+                }
+            }
+        }
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/table/golden.txt");
+    if std::env::var_os("SWEEP_BLESS_GOLDEN").is_some() {
+        std::fs::write(path, &out).unwrap();
+    }
+    let golden = std::fs::read_to_string(path).unwrap();
+    assert!(out == golden, "render differs from {path}; diff it with SWEEP_BLESS_GOLDEN=1 and git diff");
+}

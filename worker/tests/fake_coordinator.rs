@@ -1,0 +1,209 @@
+//! The worker against a scripted coordinator (an in-process tonic server):
+//! what it does when a call hangs or fails, seen from the wire.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ksweep_proto::v1 as pb;
+use ksweep_proto::v1::workers_server::{Workers, WorkersServer};
+use ksweep_worker::{Error, WorkerOptions};
+use tokio::sync::{oneshot, Notify};
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::{Code, Request, Response, Status};
+
+/// How the fake answers a worker's polls.
+#[derive(Debug, Clone, Copy)]
+enum Script {
+    /// The first poll never returns; the others are answered empty.
+    FreezeFirstPoll,
+    /// Hands out one shard; refuses every poll delivering results with
+    /// UNAVAILABLE until shutdown; answers the final delivery (the poll
+    /// asking for no shards) with these codes in turn, then OK.
+    FailDelivery { last: &'static [Code] },
+}
+
+struct Fake {
+    script: Script,
+    lease_millis: u32,
+    state: Mutex<State>,
+    /// Wakes the test on every poll.
+    polled: Notify,
+}
+
+#[derive(Default)]
+struct State {
+    polls: usize,
+    handed_out: bool,
+    /// Tasks received in polls that were answered OK.
+    delivered: usize,
+    /// Session polls carrying results, all refused.
+    refused_deliveries: usize,
+    final_deliveries: usize,
+}
+
+/// A small shard: 3 starts of the knight on 5x5, one method.
+fn shard() -> pb::Shard {
+    pb::Shard {
+        shard_id: 1,
+        epoch: 1,
+        sweep_id: "fake".into(),
+        sweep_seed: 3,
+        config: Some(pb::BoardConfig { sides: vec![5, 5], rule: vec![2, 1], moves_flat: vec![], max_cells: 0 }),
+        methods: vec!["w".into()],
+        starts: vec![0, 2, 4],
+        budget: 0,
+        iterations: 0,
+    }
+}
+
+#[tonic::async_trait]
+impl Workers for Fake {
+    async fn register(&self, _: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+        Ok(Response::new(pb::RegisterReply {
+            worker_id: 1,
+            coordinator_nonce: 1,
+            lease_millis: self.lease_millis,
+            poll_millis: 50,
+        }))
+    }
+
+    async fn poll(&self, req: Request<pb::PollRequest>) -> Result<Response<pb::PollReply>, Status> {
+        let req = req.into_inner();
+        let tasks: usize = req.results.iter().map(|r| r.tasks.len()).sum();
+        let reply = {
+            let mut st = self.state.lock().expect("fake state");
+            st.polls += 1;
+            match self.script {
+                Script::FreezeFirstPoll if st.polls == 1 => None,
+                Script::FreezeFirstPoll => Some(Ok(pb::PollReply::default())),
+                Script::FailDelivery { last } => Some(if tasks > 0 && req.free_slots == 0 {
+                    st.final_deliveries += 1;
+                    match last.get(st.final_deliveries - 1) {
+                        Some(&code) => Err(Status::new(code, "fake: refused the last delivery")),
+                        None => {
+                            st.delivered += tasks;
+                            Ok(pb::PollReply::default())
+                        }
+                    }
+                } else if tasks > 0 {
+                    st.refused_deliveries += 1;
+                    Err(Status::unavailable("fake: down for now"))
+                } else if !st.handed_out && req.free_slots > 0 {
+                    st.handed_out = true;
+                    Ok(pb::PollReply { shards: vec![shard()], revoked: vec![] })
+                } else {
+                    Ok(pb::PollReply::default())
+                }),
+            }
+        };
+        self.polled.notify_one();
+        match reply {
+            Some(r) => r.map(Response::new),
+            None => std::future::pending().await,
+        }
+    }
+
+    async fn goodbye(&self, _: Request<pb::GoodbyeRequest>) -> Result<Response<pb::GoodbyeReply>, Status> {
+        Ok(Response::new(pb::GoodbyeReply {}))
+    }
+}
+
+/// Serves `fake` on a loopback port; returns its URL.
+async fn serve(fake: Arc<Fake>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("local addr"));
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(WorkersServer::from_arc(fake))
+            .serve_with_incoming(TcpListenerStream::new(listener)),
+    );
+    url
+}
+
+fn options(url: String) -> WorkerOptions {
+    WorkerOptions {
+        coordinator: url,
+        threads: 1,
+        name: "test".into(),
+        token: None,
+        tls_ca: None,
+        max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
+    }
+}
+
+fn fake(script: Script, lease_millis: u32) -> Arc<Fake> {
+    Arc::new(Fake { script, lease_millis, state: Mutex::default(), polled: Notify::new() })
+}
+
+/// Waits (at most `limit`) until the fake's state satisfies `pred`.
+async fn until(fake: &Fake, limit: Duration, what: &str, pred: impl Fn(&State) -> bool) {
+    let wait = async {
+        loop {
+            let notified = fake.polled.notified();
+            if pred(&fake.state.lock().expect("fake state")) {
+                return;
+            }
+            notified.await;
+        }
+    };
+    tokio::time::timeout(limit, wait).await.unwrap_or_else(|_| panic!("{what}: not within {limit:?}"));
+}
+
+#[tokio::test]
+async fn a_poll_the_coordinator_never_answers_times_out_and_is_made_again() {
+    // A 1 s lease: every call is bounded by half of it.
+    let fake = fake(Script::FreezeFirstPoll, 1000);
+    let url = serve(fake.clone()).await;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(ksweep_worker::run(options(url), async {
+        let _ = stopped.await;
+    }));
+    until(&fake, Duration::from_secs(5), "a second poll after the frozen one", |s| s.polls >= 2).await;
+    let _ = stop.send(());
+    let result = tokio::time::timeout(Duration::from_secs(10), worker).await.expect("the worker stops").expect("join");
+    assert!(result.is_ok(), "{result:?}");
+}
+
+/// Runs a worker until the fake has refused a delivery of results, then
+/// stops it; returns what `run` returned and the fake.
+async fn stop_with_undelivered_results(last: &'static [Code]) -> (ksweep_worker::Result<()>, Arc<Fake>) {
+    let fake = fake(Script::FailDelivery { last }, 10_000);
+    let url = serve(fake.clone()).await;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(ksweep_worker::run(options(url), async {
+        let _ = stopped.await;
+    }));
+    until(&fake, Duration::from_secs(10), "a delivery of results", |s| s.refused_deliveries >= 1).await;
+    let _ = stop.send(());
+    let result = tokio::time::timeout(Duration::from_secs(15), worker).await.expect("the worker stops").expect("join");
+    (result, fake)
+}
+
+#[tokio::test]
+async fn a_refused_last_delivery_is_reported() {
+    let (result, fake) = stop_with_undelivered_results(&[Code::InvalidArgument]).await;
+    match result {
+        Err(Error::Undelivered { tasks, why }) => {
+            assert_eq!(tasks, 3);
+            assert!(why.contains("fake: refused the last delivery"), "{why}");
+        }
+        other => panic!("run should report the undelivered results, got {other:?}"),
+    }
+    let st = fake.state.lock().expect("fake state");
+    assert_eq!((st.final_deliveries, st.delivered), (1, 0), "a refusal is not retried");
+}
+
+#[tokio::test]
+async fn a_transient_failure_of_the_last_delivery_is_retried() {
+    let (result, fake) = stop_with_undelivered_results(&[Code::Unavailable, Code::Internal]).await;
+    assert!(result.is_ok(), "{result:?}");
+    let st = fake.state.lock().expect("fake state");
+    assert_eq!((st.final_deliveries, st.delivered), (3, 3), "delivered on the third try");
+}
+
+#[tokio::test]
+async fn a_last_delivery_that_keeps_failing_is_reported() {
+    let always: &'static [Code] = &[Code::Unavailable; 64];
+    let (result, _) = stop_with_undelivered_results(always).await;
+    assert!(matches!(result, Err(Error::Undelivered { tasks: 3, .. })), "{result:?}");
+}
