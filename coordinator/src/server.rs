@@ -11,12 +11,17 @@ use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::InterceptorLayer;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
+use tonic_health::ServingStatus;
 
 use crate::error::{Error, Result};
 use crate::state::{CoordinatorOptions, Shared};
 use crate::store::Store;
 use crate::sweeps_service::SweepsService;
 use crate::workers_service::WorkersService;
+
+/// Health names of the two services.
+const SWEEPS: &str = "ksweep.v1.Sweeps";
+const WORKERS: &str = "ksweep.v1.Workers";
 
 /// How often leases are checked for expiry.
 const TICK: Duration = Duration::from_millis(250);
@@ -44,8 +49,9 @@ pub async fn serve(
     let shared = Arc::new(crate::state::blocking(move || Shared::new(store, options)).await?);
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter.set_serving::<pb::sweeps_server::SweepsServer<SweepsService>>().await;
-    health_reporter.set_serving::<pb::workers_server::WorkersServer<WorkersService>>().await;
+    for service in ["", SWEEPS, WORKERS] {
+        health_reporter.set_service_status(service, ServingStatus::Serving).await;
+    }
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(ksweep_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -71,10 +77,20 @@ pub async fn serve(
     let ticker_shared = shared.clone();
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(TICK);
+        let mut serving = true;
         loop {
             interval.tick().await;
             if let Err(e) = ticker_shared.tick().await {
                 tracing::error!(error = %e, "lease tick failed");
+            }
+            // NOT_SERVING while the database refuses writes: results
+            // cannot be kept, whatever else still answers.
+            if serving == ticker_shared.writes_failing() {
+                serving = !serving;
+                let status = if serving { ServingStatus::Serving } else { ServingStatus::NotServing };
+                for service in ["", SWEEPS, WORKERS] {
+                    health_reporter.set_service_status(service, status).await;
+                }
             }
         }
     });

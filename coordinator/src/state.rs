@@ -1,15 +1,16 @@
 //! What the services share: the database, the scheduler, the coordinator's
 //! nonce and a change counter that progress watchers wait on.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sweep::Sweep;
+use sweep::{Cursor, Planner, ShardPlan, Sweep};
 use tokio::sync::watch;
 
 use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
-use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled};
+use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled, ShardReport};
 use crate::store::{Store, SweepRecord, SweepState};
 
 /// Settings of a coordinator.
@@ -80,6 +81,10 @@ pub struct Shared {
     /// crash can then never leave a stored cursor past an unstored shard
     /// (tasks lost for good after a restart).
     cutting: tokio::sync::Mutex<()>,
+    /// Settled batches whose write failed, retried on every tick.
+    unsettled: Mutex<Vec<Settled>>,
+    /// The last write the database was asked for failed.
+    writes_failing: AtomicBool,
 }
 
 /// Monotonic now, from tokio's clock, so tests on a paused clock drive
@@ -89,25 +94,38 @@ pub(crate) fn now() -> Instant {
 }
 
 impl Shared {
-    /// Loads every running sweep from the store into a fresh scheduler.
-    pub fn new(store: Store, options: CoordinatorOptions) -> Result<Shared> {
+    /// Loads every running sweep from the store into a fresh scheduler,
+    /// re-planning any part of a sweep's planned grid that no stored shard
+    /// holds (see [`Shared::check_tiling`]).
+    pub fn new(mut store: Store, options: CoordinatorOptions) -> Result<Shared> {
         let mut scheduler = Scheduler::new(options.scheduler.clone(), store.max_shard_id()?);
         for record in store.sweeps()? {
             if record.state != SweepState::Running {
                 continue;
             }
-            let sweep = Sweep::parse(&record.spec)?;
+            let sweep = Arc::new(Sweep::parse(&record.spec)?);
             let open = store.open_shards(record.key)?;
             tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
             scheduler.add_sweep(
                 record.key,
                 record.id.clone(),
-                Arc::new(sweep),
+                sweep.clone(),
                 record.cursor,
                 open,
                 record.shards_failed,
             );
+            let gaps =
+                Planner::new(&sweep).uncovered(&store.shard_plans(record.key)?, record.cursor, scheduler.target_cost());
+            if !gaps.is_empty() {
+                let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
+                tracing::error!(
+                    sweep = %record.id, starts, shards = gaps.len(),
+                    "the stored shards do not cover the grid planned so far; planning the gap again"
+                );
+                scheduler.replan(record.key, gaps);
+            }
         }
+        store.cut_shards(&scheduler.take_unstored())?;
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
                 ^ (std::process::id() as u64) << 32;
@@ -119,6 +137,8 @@ impl Shared {
             stopping: watch::channel(false).0,
             options,
             cutting: tokio::sync::Mutex::new(()),
+            unsettled: Mutex::new(Vec::new()),
+            writes_failing: AtomicBool::new(false),
         })
     }
 
@@ -163,7 +183,50 @@ impl Shared {
         let _ = rx.wait_for(|stopping| *stopping).await;
     }
 
-    /// Persists what settling shards decided.
+    /// Stores a sweep (or finds the stored one with its id) and schedules
+    /// it if it is running. Returns its record and whether it is new.
+    pub async fn submit(&self, sweep: Arc<Sweep>) -> Result<(SweepRecord, bool)> {
+        let for_store = sweep.clone();
+        let (record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
+        if record.state == SweepState::Running {
+            let mut sched = self.scheduler();
+            if !sched.is_running(record.key) {
+                sched.add_sweep(record.key, record.id.clone(), sweep, record.cursor, Vec::new(), record.shards_failed);
+            }
+        }
+        Ok((record, created))
+    }
+
+    /// Registers a worker: a new id, stored, and known to the scheduler.
+    pub async fn register(&self, name: String, threads: u32) -> Result<WorkerId> {
+        let worker = self.with_store(move |s| s.register_worker(&name, threads)).await?;
+        self.scheduler().register(worker, threads, now());
+        Ok(worker)
+    }
+
+    /// Records which results of a worker's poll are new, then settles what
+    /// they complete: rows are stored before the scheduler counts them, so a
+    /// crash in between only means the worker's results are taken again.
+    pub async fn report(&self, worker: WorkerId, reports: &[ShardReport]) -> Result<()> {
+        if reports.is_empty() {
+            return Ok(());
+        }
+        let rows = self.scheduler().validate(worker, reports)?;
+        if !rows.is_empty() {
+            let stored = self.with_store(move |s| s.record(&rows)).await;
+            self.note_write(&stored);
+            stored?;
+        }
+        let settled = self.scheduler().commit(worker, reports);
+        self.persist_settled(settled).await?;
+        self.changed();
+        Ok(())
+    }
+
+    /// Persists what settling shards decided. The scheduler has already
+    /// moved on, so a write that fails is kept and retried on every tick
+    /// (the sweep would otherwise stay running for ever in the database);
+    /// the error still reaches the caller.
     pub async fn persist_settled(&self, settled: Settled) -> Result<()> {
         if settled == Settled::default() {
             return Ok(());
@@ -174,26 +237,77 @@ impl Shared {
         for (shard, error) in &settled.failed {
             tracing::error!(%shard, %error, "shard failed for good");
         }
-        for (key, state) in &settled.finished {
-            tracing::info!(sweep = key.0, ?state, "sweep finished");
+        let pending = {
+            let mut unsettled = self.unsettled.lock().unwrap_or_else(|p| p.into_inner());
+            unsettled.push(settled);
+            std::mem::take(&mut *unsettled)
+        };
+        self.write_settled(pending).await
+    }
+
+    /// Writes settled batches, oldest first; on failure keeps the rest for
+    /// the next try.
+    async fn write_settled(&self, pending: Vec<Settled>) -> Result<()> {
+        let target_cost = self.scheduler().target_cost();
+        let mut pending = pending.into_iter();
+        while let Some(settled) = pending.next() {
+            let batch = settled.clone();
+            let written = self.with_store(move |s| settle_in_store(s, &batch, target_cost)).await;
+            self.note_write(&written);
+            match written {
+                Ok(short) => self.reopen(short),
+                Err(e) => {
+                    let mut unsettled = self.unsettled.lock().unwrap_or_else(|p| p.into_inner());
+                    let later = std::mem::take(&mut *unsettled);
+                    unsettled.push(settled);
+                    unsettled.extend(pending);
+                    unsettled.extend(later);
+                    return Err(e);
+                }
+            }
         }
-        self.with_store(move |s| {
-            s.finish_shards(&settled.done, &settled.failed)?;
-            for (shard, error) in &settled.retried {
-                s.shard_failed_once(*shard, error)?;
-            }
-            for (key, state) in &settled.finished {
-                let error = (*state == SweepState::Failed).then_some("some shards failed on every retry");
-                s.set_state(*key, *state, error)?;
-            }
-            Ok(())
-        })
-        .await?;
         self.changed();
         Ok(())
     }
 
-    /// Expires leases and ends drained sweeps; run on a timer.
+    /// Takes sweeps whose results fell short back into the scheduler, with
+    /// shards for the starts that lack results.
+    fn reopen(&self, short: Vec<ShortSweep>) {
+        if short.is_empty() {
+            return;
+        }
+        let mut sched = self.scheduler();
+        for s in short {
+            tracing::error!(
+                sweep = %s.record.id, stored = s.record.tasks_done, tasks = s.record.tasks_total,
+                shards = s.gaps.len(),
+                "a drained sweep lacks results; running the missing starts again instead of ending it"
+            );
+            let (key, id, failed) = (s.record.key, s.record.id.clone(), s.record.shards_failed);
+            sched.add_sweep(key, id, s.sweep, s.record.cursor, Vec::new(), failed);
+            sched.replan(key, s.gaps);
+        }
+    }
+
+    /// Remembers whether the database took the last write: health reports
+    /// NOT_SERVING while writes fail (a full or read-only disk).
+    fn note_write<T>(&self, result: &Result<T>) {
+        let failing = result.is_err();
+        if self.writes_failing.swap(failing, Ordering::Relaxed) != failing {
+            match result {
+                Err(e) => tracing::error!(error = %e, "the database refuses writes; results wait until it takes them"),
+                Ok(_) => tracing::info!("the database takes writes again"),
+            }
+        }
+    }
+
+    /// True while the database refuses writes.
+    pub fn writes_failing(&self) -> bool {
+        self.writes_failing.load(Ordering::Relaxed)
+    }
+
+    /// Expires leases, retries settled writes that failed, and ends drained
+    /// sweeps; run on a timer.
     pub async fn tick(&self) -> Result<()> {
         let (requeued, finished) = {
             let mut sched = self.scheduler();
@@ -203,7 +317,21 @@ impl Shared {
         if !requeued.is_empty() {
             tracing::warn!(?requeued, "leases expired; shards queued again");
         }
-        self.persist_settled(Settled { finished, ..Settled::default() }).await
+        let pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));
+        let retry = !pending.is_empty();
+        let mut batches = pending;
+        if !finished.is_empty() {
+            batches.push(Settled { finished, ..Settled::default() });
+        }
+        if !batches.is_empty() {
+            self.write_settled(batches).await?;
+            if retry {
+                tracing::info!("settled shards written after an earlier failure");
+            }
+        }
+        // Cuts left by a failed write, or gaps re-planned by a settle.
+        let _in_order = self.cutting.lock().await;
+        self.flush_cuts().await
     }
 
     /// Leases up to `free` shards to a worker. The scheduler's lock is held
@@ -213,21 +341,32 @@ impl Shared {
         let _in_order = self.cutting.lock().await;
         let grant = self.scheduler().assign(worker, free, now());
         if grant.leased.is_empty() {
+            self.flush_cuts().await?;
             return Ok(Vec::new());
         }
         let drawn = blocking(move || Ok(grant.draw_starts())).await?;
         self.scheduler().remember_starts(&drawn);
-        if !drawn.new_shards.is_empty() {
-            let new_shards = drawn.new_shards.clone();
-            self.with_store(move |s| {
-                for n in &new_shards {
-                    s.cut_shards(n.sweep, &n.shards, n.cursor)?;
-                }
-                Ok(())
-            })
-            .await?;
-        }
+        self.flush_cuts().await?;
         Ok(drawn.assignments)
+    }
+
+    /// Stores every cut the scheduler holds unstored, in cut order, in one
+    /// transaction; gives them back if the write fails. The caller holds
+    /// `cutting`, so no other flush can store a later cut first.
+    async fn flush_cuts(&self) -> Result<()> {
+        let cuts = self.scheduler().take_unstored();
+        if cuts.is_empty() {
+            return Ok(());
+        }
+        // Once spawned, the write runs to its end even if this call is
+        // dropped: only a failed write gives the cuts back.
+        let for_store = cuts.clone();
+        let written = self.with_store(move |s| s.cut_shards(&for_store)).await;
+        self.note_write(&written);
+        if written.is_err() {
+            self.scheduler().restore_unstored(cuts);
+        }
+        written
     }
 
     /// Resolves a sweep by id (or the only one).
@@ -235,11 +374,55 @@ impl Shared {
         self.with_store(move |s| s.resolve(id.as_deref())).await
     }
 
-    /// Cancels a running sweep.
+    /// Cancels a running sweep: stored first, so a failed write leaves it
+    /// running in memory and in the database alike.
     pub async fn cancel(&self, key: SweepKey) -> Result<()> {
+        let written = self.with_store(move |s| s.set_state(key, SweepState::Cancelled, None)).await;
+        self.note_write(&written);
+        written?;
         self.scheduler().cancel(key);
-        self.with_store(move |s| s.set_state(key, SweepState::Cancelled, None)).await?;
         self.changed();
         Ok(())
     }
 }
+
+/// A sweep that drained with fewer results stored than it has tasks.
+struct ShortSweep {
+    record: SweepRecord,
+    sweep: Arc<Sweep>,
+    gaps: Vec<ShardPlan>,
+}
+
+/// Writes one settled batch. A sweep ends only when every task has a
+/// result or lies in a shard that failed for good: one that drained short
+/// (results lost) stays running and is returned with the missing starts.
+fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result<Vec<ShortSweep>> {
+    s.finish_shards(&settled.done, &settled.failed)?;
+    for (shard, error) in &settled.retried {
+        s.shard_failed_once(*shard, error)?;
+    }
+    let mut short = Vec::new();
+    for &(key, state) in &settled.finished {
+        let record = s.record_of(key)?;
+        if record.state != SweepState::Running {
+            continue;
+        }
+        if record.tasks_done < record.tasks_total {
+            let sweep = Arc::new(Sweep::parse(&record.spec)?);
+            let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
+            let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
+            let gaps = Planner::new(&sweep).uncovered(&settled, end, target_cost);
+            if !gaps.is_empty() {
+                short.push(ShortSweep { record, sweep, gaps });
+                continue;
+            }
+        }
+        tracing::info!(sweep = %record.id, ?state, "sweep finished");
+        let error = (state == SweepState::Failed).then_some("some shards failed on every retry");
+        s.set_state(key, state, error)?;
+    }
+    Ok(short)
+}
+
+#[cfg(test)]
+mod tests;

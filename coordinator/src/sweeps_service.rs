@@ -49,14 +49,7 @@ impl SweepsService {
         }
         // Parsing expands the whole grid: CPU work, off the runtime threads.
         let sweep = Arc::new(blocking(move || Ok(Sweep::parse(&text)?)).await?);
-        let for_store = sweep.clone();
-        let (record, created) = self.shared.with_store(move |s| s.insert_sweep(&for_store)).await?;
-        if record.state == SweepState::Running {
-            let mut sched = self.shared.scheduler();
-            if !sched.is_running(record.key) {
-                sched.add_sweep(record.key, record.id.clone(), sweep, record.cursor, Vec::new(), record.shards_failed);
-            }
-        }
+        let (record, created) = self.shared.submit(sweep).await?;
         if created {
             tracing::info!(sweep = %record.id, name = %record.name, tasks = record.tasks_total, "sweep submitted");
         }

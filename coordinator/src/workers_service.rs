@@ -39,21 +39,12 @@ impl WorkersService {
             req.running.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
         let reports: Vec<ShardReport> = req.results.into_iter().map(report_of).collect();
 
-        let (revoked, rows) = {
+        let revoked = {
             let mut sched = self.shared.scheduler();
             sched.touch(worker, now())?;
-            let revoked = sched.heartbeat(worker, &running, now());
-            (revoked, sched.validate(worker, &reports)?)
+            sched.heartbeat(worker, &running, now())
         };
-        if !rows.is_empty() {
-            self.shared.with_store(move |s| s.record(&rows)).await?;
-        }
-        let settled = self.shared.scheduler().commit(worker, &reports);
-        let any_reports = !reports.is_empty();
-        self.shared.persist_settled(settled).await?;
-        if any_reports {
-            self.shared.changed();
-        }
+        self.shared.report(worker, &reports).await?;
 
         let free = (req.free_slots as usize).min(MAX_SLOTS_PER_POLL);
         let assignments = if free > 0 { self.shared.assign(worker, free).await? } else { Vec::new() };
@@ -101,9 +92,7 @@ impl pb::workers_server::Workers for WorkersService {
         }
         let name = if req.name.is_empty() { "worker".to_string() } else { req.name };
         let threads = req.threads;
-        let for_store = name.clone();
-        let worker = self.shared.with_store(move |s| s.register_worker(&for_store, threads)).await?;
-        self.shared.scheduler().register(worker, threads, now());
+        let worker = self.shared.register(name.clone(), threads).await?;
         tracing::info!(%worker, %name, threads, "worker registered");
         let options = &self.shared.options;
         Ok(Response::new(pb::RegisterReply {

@@ -226,9 +226,7 @@ impl Harness {
     fn assign(&mut self, w: usize, free: usize) {
         let id = self.worker(w);
         let drawn = self.sched.assign_drawn(id, free, self.now);
-        for n in &drawn.new_shards {
-            self.store.cut_shards(n.sweep, &n.shards, n.cursor).unwrap();
-        }
+        self.store.cut_shards(&self.sched.take_unstored()).unwrap();
         for a in &drawn.assignments {
             let config = &self.starts[a.plan.config as usize];
             assert_eq!(&a.starts[..], &config[a.plan.start_lo as usize..a.plan.start_hi as usize]);

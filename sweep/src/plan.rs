@@ -61,7 +61,6 @@ impl<'a> Planner<'a> {
     /// than leaving a small one at the end.
     pub fn next_shard(&self, cursor: &mut Cursor, target_cost: f64) -> Option<ShardPlan> {
         let per_config = self.sweep.starts_per_config();
-        let methods = self.sweep.methods().len() as f64;
         loop {
             let entry = self.sweep.configurations().get(cursor.config as usize)?;
             let count = entry.start_count(per_config);
@@ -69,12 +68,7 @@ impl<'a> Planner<'a> {
                 *cursor = Cursor { config: cursor.config + 1, start: 0 };
                 continue;
             }
-            let remaining = count - cursor.start;
-            let wanted = (target_cost / (methods * entry.cost_per_task())).round();
-            // NaN and anything below one start give one start; +inf gives all.
-            let wanted = if wanted >= 1.0 { wanted as u64 } else { 1 };
-            let shards = remaining.div_ceil(wanted.min(remaining));
-            let size = remaining.div_ceil(shards);
+            let size = self.shard_size(cursor.config, count - cursor.start, target_cost);
             let shard = ShardPlan { config: cursor.config, start_lo: cursor.start, start_hi: cursor.start + size };
             cursor.start = shard.start_hi;
             if cursor.start == count {
@@ -82,6 +76,55 @@ impl<'a> Planner<'a> {
             }
             return Some(shard);
         }
+    }
+
+    /// Starts in the next shard of `remaining` starts of `config`: about
+    /// `target_cost / (methods x cost_per_task)` (at least 1), evened out so
+    /// the range ends in equal shards rather than a small one at the end.
+    fn shard_size(&self, config: u32, remaining: u64, target_cost: f64) -> u64 {
+        let entry = &self.sweep.configurations()[config as usize];
+        let methods = self.sweep.methods().len() as f64;
+        let wanted = (target_cost / (methods * entry.cost_per_task())).round();
+        // NaN and anything below one start give one start; +inf gives all.
+        let wanted = if wanted >= 1.0 { wanted as u64 } else { 1 };
+        let shards = remaining.div_ceil(wanted.min(remaining));
+        remaining.div_ceil(shards)
+    }
+
+    /// Shards (sized as [`Planner::next_shard`] sizes them) for every start
+    /// planned before `upto` that no range of `covered` holds: what a
+    /// coordinator re-plans when its stored shards or results do not tile
+    /// what its cursor says was planned. `covered` may overlap and come in
+    /// any order.
+    pub fn uncovered(&self, covered: &[ShardPlan], upto: Cursor, target_cost: f64) -> Vec<ShardPlan> {
+        let mut covered = covered.to_vec();
+        covered.sort_unstable_by_key(|p| (p.config, p.start_lo));
+        let per_config = self.sweep.starts_per_config();
+        let configs = self.sweep.configurations();
+        let mut out = Vec::new();
+        let mut ranges = covered.iter().peekable();
+        for config in 0..configs.len().min(upto.config as usize + 1) as u32 {
+            let count = configs[config as usize].start_count(per_config);
+            let limit = if config < upto.config { count } else { upto.start.min(count) };
+            let mut gap = |lo: u64, hi: u64| {
+                let mut at = lo;
+                while at < hi {
+                    let size = self.shard_size(config, hi - at, target_cost);
+                    out.push(ShardPlan { config, start_lo: at, start_hi: at + size });
+                    at += size;
+                }
+            };
+            let mut at = 0;
+            while let Some(r) = ranges.next_if(|r| r.config <= config) {
+                if r.config < config {
+                    continue;
+                }
+                gap(at, r.start_lo.min(limit));
+                at = at.max(r.start_hi);
+            }
+            gap(at, limit);
+        }
+        out
     }
 
     /// The configuration's start cells: the spec's explicit starts in the
@@ -163,6 +206,30 @@ mod tests {
             assert_eq!(tasks, s.total_tasks(), "target {target}");
         }
         assert_eq!(walk_all(&s, 0.0).len() as u64, s.total_tasks() / 3, "one start per shard");
+    }
+
+    #[test]
+    fn uncovered_finds_every_start_no_range_holds() {
+        let s = sweep(MIXED, 30, r#"["w", "aw"]"#);
+        let planner = Planner::new(&s);
+        let all = walk_all(&s, 2e4);
+        let end = Cursor { config: s.configurations().len() as u32, start: 0 };
+        assert_eq!(planner.uncovered(&all, end, 2e4), vec![], "a full plan has no gap");
+        let tasks = |plans: &[ShardPlan]| plans.iter().map(ShardPlan::start_count).sum::<u64>();
+        assert_eq!(tasks(&planner.uncovered(&[], end, 2e4)) * 2, s.total_tasks(), "nothing covered: all of it");
+        // Drop shards 3 and 7, shuffle and duplicate the rest: exactly those come back.
+        let mut kept: Vec<ShardPlan> =
+            all.iter().enumerate().filter(|(i, _)| *i != 3 && *i != 7).map(|(_, p)| p.clone()).collect();
+        kept.reverse();
+        kept.push(kept[0].clone());
+        let gaps = planner.uncovered(&kept, end, 2e4);
+        assert_eq!(gaps, vec![all[3].clone(), all[7].clone()]);
+        // Only what was planned before `upto` counts.
+        let upto = Cursor { config: all[7].config, start: all[7].start_lo };
+        assert_eq!(planner.uncovered(&kept, upto, 2e4), vec![all[3].clone()]);
+        // A gap larger than a shard is cut to size.
+        let one_shard = planner.uncovered(&[], end, f64::INFINITY);
+        assert!(planner.uncovered(&[], end, 0.0).len() > one_shard.len());
     }
 
     #[test]

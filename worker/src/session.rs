@@ -167,7 +167,6 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
     let endpoint =
         ksweep_proto::worker_endpoint(&options.coordinator, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
-    let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
     tokio::pin!(shutdown);
 
     let mut backoff = FIRST_BACKOFF;
@@ -190,6 +189,10 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             }
         };
         backoff = FIRST_BACKOFF;
+        // A channel per session: tasks of an old session still finishing on
+        // the pool send into a closed channel, never into this session,
+        // whose coordinator may reuse their (shard, epoch) numbers.
+        let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
         tracing::info!(worker = session.worker_id, threads, "registered");
         match serve_session(&mut session, &pool, threads, &events_tx, &mut events, &mut shutdown).await {
             SessionEnd::Shutdown => return farewell(&mut session, &mut events).await,

@@ -10,6 +10,7 @@ use super::shard::{Lease, ShardRun, ShardState};
 use super::sweep_run::SweepPhase;
 use super::Scheduler;
 use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
+use crate::store::NewShards;
 
 /// A shard handed to a worker: everything it needs to run it.
 #[derive(Debug, Clone)]
@@ -36,27 +37,17 @@ pub struct LeasedShard {
     pub starts: Option<Arc<[u64]>>,
 }
 
-/// What one [`Scheduler::assign`] leased, and the shards it cut.
+/// What one [`Scheduler::assign`] leased.
 #[derive(Debug, Clone, Default)]
 pub struct Grant {
     pub leased: Vec<LeasedShard>,
-    pub new_shards: Vec<NewShards>,
-}
-
-/// Shards cut by `assign` that the database must record before the
-/// assignments are handed out.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewShards {
-    pub sweep: SweepKey,
-    pub shards: Vec<(ShardId, ShardPlan)>,
-    pub cursor: Cursor,
 }
 
 impl Scheduler {
     /// Leases up to `free` shards to the worker: queued ones first, then
-    /// newly cut ones (returned in `new_shards` for the database to record
-    /// before the assignments are sent). Start cells not cached are left to
-    /// [`Grant::draw_starts`], outside the lock.
+    /// newly cut ones (kept for the database to record, see
+    /// [`Scheduler::take_unstored`], before the assignments are sent). Start
+    /// cells not cached are left to [`Grant::draw_starts`], outside the lock.
     pub fn assign(&mut self, worker: WorkerId, free: usize, now: Instant) -> Grant {
         let mut grant = Grant::default();
         // However many slots a worker asks for, it holds at most about
@@ -77,7 +68,7 @@ impl Scheduler {
                     Some(run) if run.state == ShardState::Queued => id,
                     _ => continue,
                 },
-                None => match self.cut(target, &mut grant.new_shards) {
+                None => match self.cut(target) {
                     Some(id) => id,
                     None => break,
                 },
@@ -114,30 +105,57 @@ impl Scheduler {
     /// Cuts one new shard, of about `target` estimated microseconds, from
     /// the oldest running sweep with grid left. The new shard is queued
     /// state-wise but not in the queue: the caller leases it at once.
-    fn cut(&mut self, target: f64, new_shards: &mut Vec<NewShards>) -> Option<ShardId> {
+    fn cut(&mut self, target: f64) -> Option<ShardId> {
         let target_cost = target / self.rate.micros_per_cost;
-        for (&key, s) in self.sweeps.iter_mut() {
+        let key = self.sweeps.iter_mut().find_map(|(&key, s)| {
             if s.phase == SweepPhase::Draining {
-                continue;
+                return None;
             }
-            let Some(plan) = Planner::new(&s.sweep).next_shard(&mut s.cursor, target_cost) else {
-                s.phase = SweepPhase::Draining;
-                continue;
-            };
-            let id = ShardId(self.next_shard);
-            self.next_shard += 1;
-            s.tally.open += 1;
-            let cursor = s.cursor;
-            self.shards.insert(id, ShardRun::new(key, plan.clone(), s.sweep.methods().len(), 0));
-            match new_shards.iter_mut().find(|n| n.sweep == key) {
-                Some(n) => {
-                    n.shards.push((id, plan));
-                    n.cursor = cursor;
+            match Planner::new(&s.sweep).next_shard(&mut s.cursor, target_cost) {
+                Some(plan) => Some((key, plan)),
+                None => {
+                    s.phase = SweepPhase::Draining;
+                    None
                 }
-                None => new_shards.push(NewShards { sweep: key, shards: vec![(id, plan)], cursor }),
             }
-            return Some(id);
+        });
+        let (key, plan) = key?;
+        Some(self.add_shard(key, plan))
+    }
+
+    /// Adds a queued-state shard of `key` (a new cut, or a re-planned gap)
+    /// and notes it for the database, with the sweep's cursor as it now is.
+    pub(super) fn add_shard(&mut self, key: SweepKey, plan: ShardPlan) -> ShardId {
+        let id = ShardId(self.next_shard);
+        self.next_shard += 1;
+        let (methods, cursor) = match self.sweeps.get_mut(&key) {
+            Some(s) => {
+                s.tally.open += 1;
+                (s.sweep.methods().len(), s.cursor)
+            }
+            None => (0, Cursor::default()),
+        };
+        self.shards.insert(id, ShardRun::new(key, plan.clone(), methods, 0));
+        match self.unstored.last_mut() {
+            Some(n) if n.sweep == key => {
+                n.shards.push((id, plan));
+                n.cursor = cursor;
+            }
+            _ => self.unstored.push(NewShards { sweep: key, shards: vec![(id, plan)], cursor }),
         }
-        None
+        id
+    }
+
+    /// Shards cut since the last call, in cut order, for the database to
+    /// record. Give them back with [`Scheduler::restore_unstored`] if the
+    /// write fails, so they are recorded (in order) by the next one.
+    pub fn take_unstored(&mut self) -> Vec<NewShards> {
+        std::mem::take(&mut self.unstored)
+    }
+
+    /// Puts back cuts whose write failed, ahead of any cut since.
+    pub fn restore_unstored(&mut self, mut cuts: Vec<NewShards>) {
+        cuts.append(&mut self.unstored);
+        self.unstored = cuts;
     }
 }

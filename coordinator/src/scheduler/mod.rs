@@ -16,7 +16,7 @@ use std::time::Duration;
 use sweep::{Cursor, Sweep};
 
 use crate::ids::{ShardId, SweepKey, WorkerId};
-use crate::store::OpenShard;
+use crate::store::{NewShards, OpenShard};
 
 mod assign;
 mod lease;
@@ -26,7 +26,7 @@ mod sizing;
 mod starts;
 mod sweep_run;
 
-pub use assign::{Assignment, Grant, LeasedShard, NewShards};
+pub use assign::{Assignment, Grant, LeasedShard};
 pub use report::{Settled, ShardReport, TaskReport};
 pub use shard::{Lease, ShardState};
 pub use starts::DrawnStarts;
@@ -77,6 +77,8 @@ pub struct Scheduler {
     next_shard: u64,
     next_epoch: u64,
     rate: Rate,
+    /// Shards not yet recorded by the database, in cut order.
+    unstored: Vec<NewShards>,
 }
 
 impl Scheduler {
@@ -91,6 +93,7 @@ impl Scheduler {
             next_shard: max_shard_id + 1,
             next_epoch: 1,
             rate: Rate::default(),
+            unstored: Vec::new(),
         }
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use sweep::Planner;
 
-use super::assign::{Assignment, Grant, NewShards};
+use super::assign::{Assignment, Grant};
 use super::Scheduler;
 use crate::ids::SweepKey;
 
@@ -15,7 +15,6 @@ use crate::ids::SweepKey;
 #[derive(Debug, Clone)]
 pub struct DrawnStarts {
     pub assignments: Vec<Assignment>,
-    pub new_shards: Vec<NewShards>,
     /// Each configuration's list drawn here, once.
     lists: Vec<(SweepKey, u32, Arc<Vec<u64>>)>,
 }
@@ -56,7 +55,7 @@ impl Grant {
                 }
             })
             .collect();
-        DrawnStarts { assignments, new_shards: self.new_shards, lists }
+        DrawnStarts { assignments, lists }
     }
 }
 

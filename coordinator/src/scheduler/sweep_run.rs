@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use sweep::{Cursor, Planner, Sweep};
+use sweep::{Cursor, Planner, ShardPlan, Sweep};
 
 use super::shard::ShardState;
 use super::Scheduler;
@@ -100,6 +100,22 @@ impl Scheduler {
             }
         }
         out
+    }
+
+    /// Queues shards for starts the database lacks, found by a check
+    /// ([`sweep::Planner::uncovered`]): a gap in the stored shards at start,
+    /// or a finished sweep whose results fall short of its task count. They
+    /// are recorded like new cuts ([`Scheduler::take_unstored`]).
+    pub fn replan(&mut self, key: SweepKey, plans: Vec<ShardPlan>) {
+        for plan in plans {
+            let id = self.add_shard(key, plan);
+            self.queue.push_back(id);
+        }
+    }
+
+    /// The cost a shard is cut to now ([`sweep::Planner`]'s `target_cost`).
+    pub fn target_cost(&self) -> f64 {
+        self.shard_micros_now() / self.rate.micros_per_cost
     }
 
     /// The phase of a running sweep.

@@ -9,7 +9,7 @@ use crate::store::{OpenShard, SweepState};
 /// Leases and draws start cells at once, as the tests need.
 fn assign(s: &mut Scheduler, worker: WorkerId, free: usize, now: Instant) -> (Vec<Assignment>, Vec<NewShards>) {
     let drawn = s.assign_drawn(worker, free, now);
-    (drawn.assignments, drawn.new_shards)
+    (drawn.assignments, s.take_unstored())
 }
 
 const SPEC: &str = r#"

@@ -26,7 +26,7 @@ mod workers;
 
 pub use codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use results::ResultRecord;
-pub use shards::OpenShard;
+pub use shards::{NewShards, OpenShard};
 pub use sweeps::SweepRecord;
 
 use lock::WriterLock;
@@ -140,6 +140,12 @@ impl Store {
         if let Some(mut created) = self.created.take() {
             created.remove = false;
         }
+    }
+
+    /// The connection, for tests that break the database on purpose.
+    #[cfg(test)]
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
     }
 
     fn init(&self) -> Result<()> {

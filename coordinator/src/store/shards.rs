@@ -17,29 +17,44 @@ pub struct OpenShard {
     pub failures: u32,
 }
 
+/// Shards cut (or re-planned) in memory that the database has not recorded
+/// yet, with the cursor they advanced their sweep to. The scheduler keeps
+/// them until a write records them, in the order they were cut
+/// ([`crate::scheduler::Scheduler::take_unstored`]): a stored cursor is
+/// then never past a shard the database lacks, even when the call that cut
+/// them was dropped or its write failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewShards {
+    pub sweep: SweepKey,
+    pub shards: Vec<(ShardId, ShardPlan)>,
+    pub cursor: Cursor,
+}
+
 impl Store {
-    /// Records newly cut shards (ids chosen by the scheduler) and the
-    /// advanced cursor of their sweep, in one transaction.
-    pub fn cut_shards(&mut self, sweep: SweepKey, shards: &[(ShardId, ShardPlan)], cursor: Cursor) -> Result<()> {
+    /// Records cuts (ids chosen by the scheduler) and the cursor each
+    /// advanced its sweep to, in order and in one transaction: all of them
+    /// or none.
+    pub fn cut_shards(&mut self, cuts: &[NewShards]) -> Result<()> {
         let tx = self.conn.transaction()?;
         {
             let mut insert = tx.prepare_cached(
                 "INSERT INTO shards (id, sweep, config, start_lo, start_hi, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
-            for (id, p) in shards {
-                insert.execute(params![
-                    id.0 as i64,
-                    sweep.0,
-                    p.config,
-                    p.start_lo as i64,
-                    p.start_hi as i64,
-                    StoredShardState::Open
-                ])?;
+            let mut advance =
+                tx.prepare_cached("UPDATE sweeps SET cursor_config = ?2, cursor_start = ?3 WHERE key = ?1")?;
+            for cut in cuts {
+                for (id, p) in &cut.shards {
+                    insert.execute(params![
+                        id.0 as i64,
+                        cut.sweep.0,
+                        p.config,
+                        p.start_lo as i64,
+                        p.start_hi as i64,
+                        StoredShardState::Open
+                    ])?;
+                }
+                advance.execute(params![cut.sweep.0, cut.cursor.config, cut.cursor.start as i64])?;
             }
-            tx.execute(
-                "UPDATE sweeps SET cursor_config = ?2, cursor_start = ?3 WHERE key = ?1",
-                params![sweep.0, cursor.config, cursor.start as i64],
-            )?;
         }
         tx.commit()?;
         Ok(())
@@ -88,6 +103,41 @@ impl Store {
         Ok(())
     }
 
+    /// Every shard of a sweep, whatever its state: what must tile the plan
+    /// up to the sweep's cursor.
+    pub fn shard_plans(&self, sweep: SweepKey) -> Result<Vec<ShardPlan>> {
+        let mut stmt = self.conn.prepare("SELECT config, start_lo, start_hi FROM shards WHERE sweep = ?1")?;
+        let rows = stmt.query_map([sweep.0], plan_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Start ranges of a sweep that need no more running: starts with a
+    /// stored result for each of the sweep's `methods`, and the ranges of
+    /// shards that failed for good. Whatever else the plan holds is missing.
+    /// Reads every result of the sweep: for the rare check that finds the
+    /// results count short of the task count.
+    pub fn settled_ranges(&self, sweep: SweepKey, methods: u32) -> Result<Vec<ShardPlan>> {
+        let mut out: Vec<ShardPlan> = Vec::new();
+        let mut stmt = self.conn.prepare(
+            "SELECT config, start_index FROM results WHERE sweep = ?1
+             GROUP BY config, start_index HAVING COUNT(*) >= ?2 ORDER BY config, start_index",
+        )?;
+        let mut rows = stmt.query(params![sweep.0, methods])?;
+        while let Some(r) = rows.next()? {
+            let (config, start): (u32, u64) = (r.get(0)?, r.get::<_, i64>(1)? as u64);
+            match out.last_mut() {
+                Some(last) if last.config == config && last.start_hi == start => last.start_hi += 1,
+                _ => out.push(ShardPlan { config, start_lo: start, start_hi: start + 1 }),
+            }
+        }
+        let mut failed =
+            self.conn.prepare("SELECT config, start_lo, start_hi FROM shards WHERE sweep = ?1 AND state = ?2")?;
+        for plan in failed.query_map(params![sweep.0, StoredShardState::Failed], plan_from_row)? {
+            out.push(plan?);
+        }
+        Ok(out)
+    }
+
     /// Shards of a sweep that are neither done nor failed.
     /// Refuses a sweep with a shard state this build does not know, rather
     /// than resume it without those shards.
@@ -112,4 +162,8 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
+}
+
+fn plan_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShardPlan> {
+    Ok(ShardPlan { config: r.get(0)?, start_lo: r.get::<_, i64>(1)? as u64, start_hi: r.get::<_, i64>(2)? as u64 })
 }

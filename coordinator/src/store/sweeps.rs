@@ -83,6 +83,15 @@ impl Store {
         Ok(self.conn.query_row(&sql, [id], sweep_from_row).optional()?)
     }
 
+    /// The sweep with this key.
+    pub fn record_of(&self, key: SweepKey) -> Result<SweepRecord> {
+        let sql = format!("SELECT {SWEEP_COLUMNS} FROM sweeps WHERE key = ?1");
+        self.conn
+            .query_row(&sql, [key.0], sweep_from_row)
+            .optional()?
+            .ok_or_else(|| Error::Internal(format!("sweep key {} is not in the database", key.0)))
+    }
+
     /// Resolves an id, or the only sweep when `id` is None.
     pub fn resolve(&self, id: Option<&str>) -> Result<SweepRecord> {
         match id {

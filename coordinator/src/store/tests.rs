@@ -148,7 +148,8 @@ fn a_reopened_file_keeps_shards_cursor_and_results() {
             (ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 2 }),
             (ShardId(2), ShardPlan { config: 0, start_lo: 2, start_hi: 3 }),
         ];
-        store.cut_shards(rec.key, &plans, Cursor { config: 1, start: 0 }).unwrap();
+        let cursor = Cursor { config: 1, start: 0 };
+        store.cut_shards(&[NewShards { sweep: rec.key, shards: plans.to_vec(), cursor }]).unwrap();
         store.record(&[result(rec.key, 0, 2, 0, true, 1), result(rec.key, 0, 2, 1, true, 1)]).unwrap();
         store.finish_shards(&[ShardId(2)], &[]).unwrap();
     }
@@ -179,9 +180,8 @@ fn an_unknown_stored_state_is_an_error_not_a_default() {
     store.conn.execute("UPDATE results SET outcome = 7", []).unwrap();
     let e = store.results_page(rec.key, None, 10).unwrap_err();
     assert!(e.to_string().contains("unknown outcome code 7"), "{e}");
-    store
-        .cut_shards(rec.key, &[(ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 1 })], Cursor::default())
-        .unwrap();
+    let shards = vec![(ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 1 })];
+    store.cut_shards(&[NewShards { sweep: rec.key, shards, cursor: Cursor::default() }]).unwrap();
     store.conn.execute("UPDATE shards SET state = 5", []).unwrap();
     let e = store.open_shards(rec.key).unwrap_err();
     assert!(e.to_string().contains("unknown shard state code 5"), "{e}");

@@ -1,0 +1,219 @@
+//! Lost work, in process: cuts that never reached the database, gaps in
+//! the stored shards, sweeps that drain short, and writes that fail. Each
+//! test crashes or breaks the coordinator where the attack found it lost
+//! tasks, then runs the sweep to its end and counts every result.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sweep::{Cursor, Planner, ShardPlan, Sweep};
+use tour::{Solver, TaskOptions};
+
+use super::*;
+use crate::ids::{ShardId, SweepKey};
+use crate::scheduler::{ShardReport, TaskReport};
+use crate::store::NewShards;
+
+/// 5x5 to 8x8, up to 8 starts each, two methods.
+const SPEC: &str = r#"
+    name = "lost-work"
+    seed = 7
+    starts = 8
+    methods = ["w", "aw"]
+    [[grid]]
+    rule = [2, 1]
+    dims = [2]
+    n = [5, 6, 7, 8]
+"#;
+
+fn options() -> CoordinatorOptions {
+    let mut options = CoordinatorOptions::default();
+    // Tiny shards (a start or two), so a sweep has many cuts.
+    options.scheduler.target_shard = Duration::from_micros(1);
+    // No cap on held work (the scheduler's tests cover it).
+    options.scheduler.held_per_thread = 1e12;
+    options
+}
+
+fn open(path: &Path) -> Shared {
+    Shared::new(Store::open(path).unwrap(), options()).unwrap()
+}
+
+async fn submit(shared: &Shared) -> SweepKey {
+    shared.submit(Arc::new(Sweep::parse(SPEC).unwrap())).await.unwrap().0.key
+}
+
+/// What an honest worker reports for an assignment: the engine's results.
+fn answer(a: &Assignment) -> ShardReport {
+    let entry = &a.sweep.configurations()[a.plan.config as usize];
+    let solver = Solver::new(entry.configuration()).unwrap();
+    let mut ws = solver.workspace();
+    let mut tasks = Vec::new();
+    for (offset, &start) in a.starts.iter().enumerate() {
+        for (m, &method) in a.sweep.methods().iter().enumerate() {
+            let seed = solver.config().task_seed(a.sweep.seed(), start, method);
+            let options = TaskOptions { seed, ..TaskOptions::default() };
+            let r = solver.run_task(&mut ws, start, method, &options);
+            tasks.push(TaskReport {
+                start_offset: offset as u32,
+                method_index: m as u32,
+                success: r.success,
+                attempts: r.attempts,
+                visited: r.visited,
+                micros: r.micros,
+                error: None,
+                outcome: r.outcome,
+            });
+        }
+    }
+    ShardReport { shard: a.shard, epoch: a.epoch, tasks, error: None }
+}
+
+/// Runs every shard of the coordinator's sweeps with one honest worker
+/// until none is running; returns the stored record of `key`.
+async fn run_to_end(shared: &Shared, key: SweepKey) -> SweepRecord {
+    let worker = shared.register("honest".into(), 4).await.unwrap();
+    for _ in 0..10_000 {
+        let assignments = shared.assign(worker, 8).await.unwrap();
+        let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
+        shared.report(worker, &reports).await.unwrap();
+        shared.tick().await.unwrap();
+        let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
+        if record.state != SweepState::Running {
+            return record;
+        }
+    }
+    panic!("the sweep never ended");
+}
+
+fn assert_complete(record: &SweepRecord) {
+    assert_eq!(record.state, SweepState::Done, "{record:?}");
+    assert_eq!(record.tasks_done, record.tasks_total, "every task has a stored result");
+}
+
+#[tokio::test]
+async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let shared = open(&path);
+    let key = submit(&shared).await;
+    let worker = shared.register("w".into(), 8).await.unwrap();
+    // A poll that cut shards and was dropped before storing them (its
+    // client went away): the reordering the attack found.
+    let dropped = shared.scheduler().assign(worker, 2, now());
+    assert_eq!(dropped.leased.len(), 2);
+    // A later poll stores its own cuts: the dropped ones must go first.
+    assert_eq!(shared.assign(worker, 2).await.unwrap().len(), 2);
+    drop(shared); // the coordinator dies here
+    let store = Store::open(&path).unwrap();
+    let stored = store.shard_plans(key).unwrap();
+    assert_eq!(stored.len(), 4, "both polls' shards are stored: {stored:?}");
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let cursor = store.record_of(key).unwrap().cursor;
+    assert_eq!(Planner::new(&sweep).uncovered(&stored, cursor, 0.0), vec![], "the shards tile the cursor");
+    drop(store);
+    assert_complete(&run_to_end(&open(&path), key).await);
+}
+
+#[tokio::test]
+async fn a_gap_in_the_stored_shards_is_planned_again_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let key = {
+        // What the old coordinator could leave: a cursor past config 0,
+        // with starts 2..5 of it in no shard.
+        let mut store = Store::open(&path).unwrap();
+        let key = store.insert_sweep(&sweep).unwrap().0.key;
+        let shards = vec![
+            (ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 2 }),
+            (ShardId(2), ShardPlan { config: 0, start_lo: 5, start_hi: 8 }),
+        ];
+        store.cut_shards(&[NewShards { sweep: key, shards, cursor: Cursor { config: 1, start: 0 } }]).unwrap();
+        key
+    };
+    let shared = open(&path);
+    let stored = shared.with_store(move |s| s.shard_plans(key)).await.unwrap();
+    let upto = Cursor { config: 1, start: 0 };
+    assert_eq!(Planner::new(&sweep).uncovered(&stored, upto, 0.0), vec![], "re-planned and stored: {stored:?}");
+    assert!(stored.len() > 2);
+    assert_complete(&run_to_end(&shared, key).await);
+}
+
+#[tokio::test]
+async fn a_sweep_that_drains_short_of_results_runs_the_missing_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let shared = open(&path);
+    let key = submit(&shared).await;
+    let done = run_to_end(&shared, key).await;
+    assert_complete(&done);
+    drop(shared);
+    {
+        // Results lost after their shard was marked done, and the sweep
+        // running again: it drains at once, short by those results.
+        let store = Store::open(&path).unwrap();
+        store.conn().execute("DELETE FROM results WHERE config = 1 AND start_index IN (2, 3)", []).unwrap();
+        store
+            .conn()
+            .execute("UPDATE sweeps SET state = ?1, tasks_done = tasks_done - 4", [SweepState::Running])
+            .unwrap();
+    }
+    let shared = open(&path);
+    shared.tick().await.unwrap();
+    let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
+    assert_eq!(record.state, SweepState::Running, "not done with 4 results missing");
+    assert_complete(&run_to_end(&shared, key).await);
+}
+
+#[tokio::test]
+async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let shared = open(&path);
+    let key = submit(&shared).await;
+    let worker = shared.register("w".into(), 1).await.unwrap();
+    let mut held = Vec::new();
+    loop {
+        let more = shared.assign(worker, 64).await.unwrap();
+        if more.is_empty() {
+            break;
+        }
+        held.extend(more);
+    }
+    let (last, rest) = held.split_last().unwrap();
+    let reports: Vec<ShardReport> = rest.iter().map(answer).collect();
+    shared.report(worker, &reports).await.unwrap();
+    // The last results are stored, then the write that ends the sweep fails.
+    shared
+        .with_store(|s| {
+            Ok(s.conn().execute_batch(
+                "CREATE TEMP TRIGGER full BEFORE UPDATE OF state ON sweeps BEGIN SELECT RAISE(FAIL, 'disk full'); END",
+            )?)
+        })
+        .await
+        .unwrap();
+    assert!(shared.report(worker, &[answer(last)]).await.is_err());
+    assert!(shared.writes_failing(), "health reports the failing writes");
+    let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
+    assert_eq!((record.state, record.tasks_done), (SweepState::Running, record.tasks_total));
+    shared.tick().await.unwrap_err();
+    // The disk takes writes again: the next tick ends the sweep.
+    shared.with_store(|s| Ok(s.conn().execute_batch("DROP TRIGGER full")?)).await.unwrap();
+    shared.tick().await.unwrap();
+    assert!(!shared.writes_failing());
+    assert_complete(&shared.with_store(move |s| s.record_of(key)).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_failed_cancel_leaves_the_sweep_running_everywhere() {
+    let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
+    let key = submit(&shared).await;
+    shared.with_store(|s| Ok(s.conn().execute_batch("PRAGMA query_only = 1")?)).await.unwrap();
+    assert!(shared.cancel(key).await.is_err());
+    assert!(shared.scheduler().is_running(key), "memory follows the database");
+    shared.with_store(|s| Ok(s.conn().execute_batch("PRAGMA query_only = 0")?)).await.unwrap();
+    shared.cancel(key).await.unwrap();
+    assert!(!shared.scheduler().is_running(key));
+}
