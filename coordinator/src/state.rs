@@ -231,12 +231,7 @@ impl Shared {
         if settled == Settled::default() {
             return Ok(());
         }
-        for (shard, error) in &settled.retried {
-            tracing::warn!(%shard, %error, "shard failed; queued again");
-        }
-        for (shard, error) in &settled.failed {
-            tracing::error!(%shard, %error, "shard failed for good");
-        }
+        log_settled(&settled);
         let pending = {
             let mut unsettled = self.unsettled.lock().unwrap_or_else(|p| p.into_inner());
             unsettled.push(settled);
@@ -309,19 +304,18 @@ impl Shared {
     /// Expires leases, retries settled writes that failed, and ends drained
     /// sweeps; run on a timer.
     pub async fn tick(&self) -> Result<()> {
-        let (requeued, finished) = {
+        let expired = {
             let mut sched = self.scheduler();
-            let requeued = sched.expire(now());
-            (requeued, sched.drain_finished())
+            let mut expired = sched.expire(now());
+            expired.finished = sched.drain_finished();
+            expired
         };
-        if !requeued.is_empty() {
-            tracing::warn!(?requeued, "leases expired; shards queued again");
-        }
         let pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));
         let retry = !pending.is_empty();
         let mut batches = pending;
-        if !finished.is_empty() {
-            batches.push(Settled { finished, ..Settled::default() });
+        if expired != Settled::default() {
+            log_settled(&expired);
+            batches.push(expired);
         }
         if !batches.is_empty() {
             self.write_settled(batches).await?;
@@ -383,6 +377,15 @@ impl Shared {
         self.scheduler().cancel(key);
         self.changed();
         Ok(())
+    }
+}
+
+fn log_settled(settled: &Settled) {
+    for (shard, error) in &settled.retried {
+        tracing::warn!(%shard, %error, "shard failed; queued again");
+    }
+    for (shard, error) in &settled.failed {
+        tracing::error!(%shard, %error, "shard failed for good");
     }
 }
 

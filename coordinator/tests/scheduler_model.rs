@@ -84,8 +84,8 @@ struct Harness {
     /// The model's view of each shard's current lease: holder slot, epoch,
     /// deadline.
     leases: HashMap<ShardId, (usize, Epoch, Instant)>,
-    /// Errors each shard's current lease holder reported: only these may
-    /// fail a shard.
+    /// Failed attempts at each shard: errors its lease holder reported and
+    /// leases that expired. Only these may fail a shard.
     holder_errors: HashMap<ShardId, u32>,
     cancelled: bool,
 }
@@ -240,10 +240,13 @@ impl Harness {
     fn advance(&mut self, by: Duration) {
         self.now += by;
         let now = self.now;
+        for (shard, _) in self.leases.iter().filter(|(_, &(_, _, deadline))| deadline <= now) {
+            *self.holder_errors.entry(*shard).or_default() += 1;
+        }
         self.leases.retain(|_, &mut (_, _, deadline)| deadline > now);
-        self.sched.expire(self.now);
-        let finished = self.sched.drain_finished();
-        self.persist(Settled { finished, ..Settled::default() });
+        let mut settled = self.sched.expire(self.now);
+        settled.finished = self.sched.drain_finished();
+        self.persist(settled);
     }
 
     fn restart(&mut self) {
@@ -367,7 +370,7 @@ impl Harness {
         let failable = self.holder_errors.values().filter(|&&n| n >= self.config.max_shard_failures).count();
         assert!(
             record.shards_failed as usize <= failable,
-            "{} shards failed; only {failable} had {} errors from their lease holder",
+            "{} shards failed; only {failable} had {} failed attempts",
             record.shards_failed,
             self.config.max_shard_failures
         );

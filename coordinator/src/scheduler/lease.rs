@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::shard::ShardState;
-use super::Scheduler;
+use super::{Scheduler, Settled};
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, WorkerId};
 
@@ -47,22 +47,37 @@ impl Scheduler {
         revoked
     }
 
-    /// Returns expired leases' shards to the queue and forgets workers
-    /// silent for several leases. Returns the shards requeued.
-    pub fn expire(&mut self, now: Instant) -> Vec<ShardId> {
-        let mut requeued: Vec<ShardId> = self
+    /// Takes expired leases back and forgets workers silent for several
+    /// leases. A lease that expires is a failed attempt (its worker died,
+    /// stalled or was cut off; a shard that kills every worker taking it
+    /// would otherwise loop for ever): the shard is queued again, or fails
+    /// for good at the failure limit. Returns both, for the database.
+    pub fn expire(&mut self, now: Instant) -> Settled {
+        let mut expired: Vec<ShardId> = self
             .shards
             .iter()
             .filter(|(_, run)| run.lease().is_some_and(|l| l.deadline <= now))
             .map(|(&id, _)| id)
             .collect();
-        requeued.sort_unstable();
-        for &id in &requeued {
-            self.transition(id, ShardState::Queued);
+        expired.sort_unstable();
+        let mut out = Settled::default();
+        for id in expired {
+            let failures = self.shards.get_mut(&id).map_or(0, |run| {
+                run.failures += 1;
+                run.failures
+            });
+            let error = format!("lease expired {failures} time(s): the worker holding it died, stalled or was cut off");
+            if failures >= self.config.max_shard_failures {
+                self.transition(id, ShardState::Failed);
+                out.failed.push((id, error));
+            } else {
+                self.transition(id, ShardState::Queued);
+                out.retried.push((id, error));
+            }
         }
         let forget = self.config.lease * 3;
         self.workers.retain(|_, w| now.duration_since(w.seen) < forget);
-        requeued
+        out
     }
 
     /// A worker leaves: the shards it hands back go to the front of the

@@ -12,6 +12,12 @@ fn assign(s: &mut Scheduler, worker: WorkerId, free: usize, now: Instant) -> (Ve
     (drawn.assignments, s.take_unstored())
 }
 
+/// Shards an expiry queued again.
+fn requeued(settled: Settled) -> Vec<ShardId> {
+    assert!(settled.failed.is_empty(), "{settled:?}");
+    settled.retried.into_iter().map(|(id, _)| id).collect()
+}
+
 const SPEC: &str = r#"
     name = "t"
     seed = 1
@@ -109,10 +115,10 @@ fn an_expired_lease_goes_to_another_worker_and_late_results_count_once() {
     // Heartbeats keep it.
     let later = now + Duration::from_secs(8);
     assert!(s.heartbeat(WorkerId(1), &[(a.shard, a.epoch)], later).is_empty());
-    assert!(s.expire(later + Duration::from_secs(5)).is_empty(), "extended by the heartbeat");
+    assert_eq!(s.expire(later + Duration::from_secs(5)), Settled::default(), "extended by the heartbeat");
     // Silence past the lease: back to the queue, then to worker 2.
     let expired_at = later + Duration::from_secs(11);
-    assert_eq!(s.expire(expired_at), vec![a.shard]);
+    assert_eq!(requeued(s.expire(expired_at)), vec![a.shard]);
     let (second, _) = assign(&mut s, WorkerId(2), 1, expired_at);
     assert_eq!(second[0].shard, a.shard);
     assert_ne!(second[0].epoch, a.epoch);
@@ -181,7 +187,7 @@ fn a_stale_lease_holders_error_does_not_count() {
     let (first, _) = assign(&mut s, WorkerId(1), 1, now);
     let stale = &first[0];
     let expired_at = now + Duration::from_secs(11);
-    assert_eq!(s.expire(expired_at), vec![stale.shard]);
+    assert_eq!(requeued(s.expire(expired_at)), vec![stale.shard]);
     let (second, _) = assign(&mut s, WorkerId(2), 1, expired_at);
     assert_eq!(second[0].shard, stale.shard);
     for _ in 0..5 {
@@ -398,4 +404,39 @@ fn a_resumed_sweep_with_a_failed_shard_ends_failed() {
         }
     }
     assert_eq!(finished, vec![(SweepKey(1), SweepState::Failed)]);
+}
+
+/// A shard whose every holder dies (a board that aborts the worker) fails
+/// for good at the failure limit instead of killing workers for ever, and
+/// its sweep ends failed.
+#[test]
+fn a_lease_lost_again_and_again_fails_the_shard() {
+    let (mut s, key, mut now) = scheduler();
+    let (first, _) = assign(&mut s, WorkerId(1), 1, now);
+    let poison = first[0].shard;
+    for round in 1..=3u32 {
+        now += Duration::from_secs(11);
+        let settled = s.expire(now);
+        if round < 3 {
+            assert_eq!(requeued(settled), vec![poison], "round {round}");
+            let (again, _) = assign(&mut s, WorkerId(round as u64 + 1), 1, now);
+            assert_eq!(again[0].shard, poison);
+        } else {
+            assert_eq!(settled.failed.len(), 1, "{settled:?}");
+            assert!(settled.failed[0].1.contains("lease expired 3 time(s)"), "{settled:?}");
+        }
+    }
+    // The rest of the sweep runs; it then ends failed, not done.
+    let mut finished = Vec::new();
+    loop {
+        let (more, _) = assign(&mut s, WorkerId(9), 64, now);
+        if more.is_empty() {
+            break;
+        }
+        let reports: Vec<ShardReport> = more.iter().map(full_report).collect();
+        s.validate(WorkerId(9), &reports).unwrap();
+        finished.extend(s.commit(WorkerId(9), &reports).finished);
+    }
+    finished.extend(s.drain_finished());
+    assert_eq!(finished, vec![(key, SweepState::Failed)]);
 }
