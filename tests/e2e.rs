@@ -116,7 +116,7 @@ fn worker_killed_mid_shard() {
 
     c.wait_done(&id, SWEEP_TIMEOUT);
     let log = c.coordinator.as_ref().expect("coordinator").log_text();
-    assert!(log.contains("leases expired"), "the killed worker's leases should have expired and been handed out again");
+    assert!(log.contains("lease expired"), "the killed worker's leases should have expired and been handed out again");
     assert_matches_reference(&c, &id, SPEC_MEDIUM);
 }
 
@@ -233,11 +233,13 @@ async fn status_of(sweeps: &mut SweepsClient<Channel>, id: &str) -> pb::SweepSta
     within("Status", sweeps.status(pb::SweepRef { sweep_id: id.to_string() })).await.expect("Status").into_inner()
 }
 
-/// A fake worker's session: its id and the coordinator's nonce.
-#[derive(Clone, Copy)]
+/// A fake worker's session: its id, the coordinator's nonce and its
+/// session secret.
+#[derive(Clone)]
 struct Fake {
     id: u64,
     nonce: u64,
+    secret: Vec<u8>,
 }
 
 async fn register(workers: &mut WorkersClient<Channel>, name: &str) -> Fake {
@@ -252,36 +254,48 @@ async fn register(workers: &mut WorkersClient<Channel>, name: &str) -> Fake {
     .await
     .expect("Register")
     .into_inner();
-    Fake { id: reply.worker_id, nonce: reply.coordinator_nonce }
+    Fake { id: reply.worker_id, nonce: reply.coordinator_nonce, secret: reply.session_secret }
 }
 
 async fn poll(
     workers: &mut WorkersClient<Channel>,
-    w: Fake,
+    w: &Fake,
     free_slots: u32,
     running: Vec<pb::LeaseRef>,
     results: Vec<pb::ShardResults>,
 ) -> Result<pb::PollReply, tonic::Status> {
     within(
         "Poll",
-        workers.poll(pb::PollRequest { worker_id: w.id, coordinator_nonce: w.nonce, free_slots, running, results }),
+        workers.poll(pb::PollRequest {
+            worker_id: w.id,
+            coordinator_nonce: w.nonce,
+            free_slots,
+            running,
+            results,
+            session_secret: w.secret.clone(),
+        }),
     )
     .await
     .map(|r| r.into_inner())
 }
 
 /// Made-up outcomes for every task of a shard (offset, method), with
-/// success decided by `ok`.
+/// success decided by `ok`; figures the engine could produce (the
+/// coordinator checks them).
 fn outcomes(shard: &pb::Shard, ok: impl Fn(u32, u32) -> bool) -> Vec<pb::TaskOutcome> {
+    let work = ksweep_proto::convert::ShardWork::try_from(shard).expect("a shard the worker could run");
+    let cells = work.configuration.board().cells();
+    let moves = work.configuration.moves().len();
     let mut tasks = Vec::new();
     for o in 0..shard.starts.len() as u32 {
         for m in 0..shard.methods.len() as u32 {
+            let walks = work.methods[m as usize].max_attempts(moves) as u32;
             tasks.push(pb::TaskOutcome {
                 start_offset: o,
                 method_index: m,
                 success: ok(o, m),
-                attempts: 1,
-                visited: 7,
+                attempts: if ok(o, m) { 1 } else { walks },
+                visited: if ok(o, m) { cells } else { 1 },
                 micros: 5,
                 outcome: if ok(o, m) { pb::Outcome::Tour } else { pb::Outcome::GaveUp } as i32,
                 ..Default::default()
@@ -332,7 +346,7 @@ fn duplicate_late_and_unsolicited_results() {
         assert!(refused.message().contains("protocol"), "{refused:?}");
 
         let a = register(&mut workers, "fake-a").await;
-        let reply = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll");
+        let reply = poll(&mut workers, &a, 1, vec![], vec![]).await.expect("poll");
         assert_eq!(reply.shards.len(), 1, "asked for one shard: {reply:?}");
         let s1 = reply.shards[0].clone();
         assert_eq!(s1.sweep_id, id);
@@ -345,12 +359,12 @@ fn duplicate_late_and_unsolicited_results() {
         let first = outcomes(&s1, |o, m| (o + m) % 2 == 0);
         let want_ok = first.iter().filter(|t| t.success).count() as u64;
         let half = first[..first.len() / 2].to_vec();
-        poll(&mut workers, a, 0, vec![lease(&s1)], vec![results(&s1, half.clone())]).await.expect("first half");
+        poll(&mut workers, &a, 0, vec![lease(&s1)], vec![results(&s1, half.clone())]).await.expect("first half");
         assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, half.len() as u64);
-        poll(&mut workers, a, 0, vec![], vec![results(&s1, first.clone())]).await.expect("all");
+        poll(&mut workers, &a, 0, vec![], vec![results(&s1, first.clone())]).await.expect("all");
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!((s.tasks_done, s.successes), (n1, want_ok), "after all of shard 1");
-        poll(&mut workers, a, 0, vec![], vec![results(&s1, outcomes(&s1, |_, _| true))])
+        poll(&mut workers, &a, 0, vec![], vec![results(&s1, outcomes(&s1, |_, _| true))])
             .await
             .expect("a duplicate is accepted");
         let s = status_of(&mut sweeps, &id).await;
@@ -359,36 +373,36 @@ fn duplicate_late_and_unsolicited_results() {
         // Results for a shard never handed out: refused, nothing counted.
         let mut unknown = s1.clone();
         unknown.shard_id += 10_000;
-        let r = poll(&mut workers, a, 0, vec![], vec![results(&unknown, outcomes(&unknown, |_, _| true))]).await;
+        let r = poll(&mut workers, &a, 0, vec![], vec![results(&unknown, outcomes(&unknown, |_, _| true))]).await;
         assert_code(r, Code::InvalidArgument, "results for an unknown shard");
         // A stale coordinator nonce: register again.
-        let stale = Fake { nonce: a.nonce ^ 0x5a5a, ..a };
-        let r = poll(&mut workers, stale, 1, vec![], vec![]).await;
+        let stale = Fake { nonce: a.nonce ^ 0x5a5a, ..a.clone() };
+        let r = poll(&mut workers, &stale, 1, vec![], vec![]).await;
         assert_code(r, Code::FailedPrecondition, "a stale nonce");
         assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, n1);
 
         // A second shard to A; B may not report on A's shards.
-        let reply = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll");
+        let reply = poll(&mut workers, &a, 1, vec![], vec![]).await.expect("poll");
         assert_eq!(reply.shards.len(), 1, "{reply:?}");
         let s2 = reply.shards[0].clone();
         assert_ne!(s2.shard_id, s1.shard_id);
         let n2 = (s2.starts.len() * s2.methods.len()) as u64;
         let b = register(&mut workers, "fake-b").await;
         for (shard, what) in [(&s1, "B reporting A's finished shard"), (&s2, "B reporting A's running shard")] {
-            let r = poll(&mut workers, b, 0, vec![], vec![results(shard, outcomes(shard, |_, _| true))]).await;
+            let r = poll(&mut workers, &b, 0, vec![], vec![results(shard, outcomes(shard, |_, _| true))]).await;
             assert_code(r, Code::InvalidArgument, what);
         }
         assert_eq!(status_of(&mut sweeps, &id).await.tasks_done, n1);
 
         // A goes quiet past its 1 s lease: shard 2 goes to B, with a new epoch.
         tokio::time::sleep(Duration::from_millis(1700)).await;
-        let reply = poll(&mut workers, b, 1, vec![], vec![]).await.expect("poll");
+        let reply = poll(&mut workers, &b, 1, vec![], vec![]).await.expect("poll");
         assert_eq!(reply.shards.len(), 1, "{reply:?}");
         let s2b = reply.shards[0].clone();
         assert_eq!(s2b.shard_id, s2.shard_id, "the expired shard is handed out again first");
         assert_ne!(s2b.epoch, s2.epoch, "a new lease has a new epoch");
         // A's heartbeat for it is answered with a revocation...
-        let reply = poll(&mut workers, a, 0, vec![lease(&s2)], vec![]).await.expect("heartbeat");
+        let reply = poll(&mut workers, &a, 0, vec![lease(&s2)], vec![]).await.expect("heartbeat");
         assert!(
             reply.revoked.iter().any(|l| l.shard_id == s2.shard_id && l.epoch == s2.epoch),
             "A's expired lease should be revoked: {reply:?}"
@@ -396,10 +410,10 @@ fn duplicate_late_and_unsolicited_results() {
         // ...but its late results are accepted and counted, once.
         let late = outcomes(&s2, |o, _| o == 0);
         let late_ok = late.iter().filter(|t| t.success).count() as u64;
-        poll(&mut workers, a, 0, vec![], vec![results(&s2, late)]).await.expect("late results are accepted");
+        poll(&mut workers, &a, 0, vec![], vec![results(&s2, late)]).await.expect("late results are accepted");
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!((s.tasks_done, s.successes), (n1 + n2, want_ok + late_ok), "after A's late results");
-        poll(&mut workers, b, 0, vec![], vec![results(&s2b, outcomes(&s2b, |_, _| true))])
+        poll(&mut workers, &b, 0, vec![], vec![results(&s2b, outcomes(&s2b, |_, _| true))])
             .await
             .expect("B's results for the same shard are accepted");
         let s = status_of(&mut sweeps, &id).await;
@@ -446,7 +460,7 @@ fn graceful_shutdown() {
     // The other worker finishes, well before the 60 s lease could expire.
     c.wait_done(&id, Duration::from_secs(50));
     let log = c.coordinator.as_ref().expect("coordinator").log_text();
-    assert!(!log.contains("leases expired"), "no lease should have expired");
+    assert!(!log.contains("lease expired"), "no lease should have expired");
     assert_matches_reference(&c, &id, SPEC_MEDIUM);
 
     // A coordinator with a running sweep, a worker and a client following
@@ -570,14 +584,14 @@ fn failing_shards_end_the_sweep_failed() {
             ..results(shard, vec![])
         };
 
-        let s1 = poll(&mut workers, a, 1, vec![], vec![]).await.expect("poll").shards.remove(0);
-        let reply = poll(&mut workers, a, 1, vec![], vec![failed(&s1)]).await.expect("a shard error is accepted");
+        let s1 = poll(&mut workers, &a, 1, vec![], vec![]).await.expect("poll").shards.remove(0);
+        let reply = poll(&mut workers, &a, 1, vec![], vec![failed(&s1)]).await.expect("a shard error is accepted");
         let again = reply.shards.first().expect("the failed shard is handed out again");
         assert_eq!(again.shard_id, s1.shard_id, "the failed shard is retried first");
         assert_ne!(again.epoch, s1.epoch);
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!((s.tasks_done, s.shards_failed), (0, 0), "one failure of two allowed: {s:?}");
-        poll(&mut workers, a, 0, vec![], vec![failed(again)]).await.expect("the second failure is accepted");
+        poll(&mut workers, &a, 0, vec![], vec![failed(again)]).await.expect("the second failure is accepted");
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!(s.shards_failed, 1, "failed for good after two failures: {s:?}");
         assert_eq!(s.state, pb::SweepState::Running as i32, "other shards remain: {s:?}");
@@ -585,7 +599,7 @@ fn failing_shards_end_the_sweep_failed() {
         // Every other shard succeeds.
         let mut pending = Vec::new();
         for _ in 0..100 {
-            let reply = poll(&mut workers, a, 4, vec![], std::mem::take(&mut pending)).await.expect("poll");
+            let reply = poll(&mut workers, &a, 4, vec![], std::mem::take(&mut pending)).await.expect("poll");
             if reply.shards.is_empty() && status_of(&mut sweeps, &id).await.state != pb::SweepState::Running as i32 {
                 break;
             }

@@ -18,9 +18,8 @@ pub struct ConnectArgs {
     /// Coordinator URL.
     #[arg(long, env = "KSWEEP_COORDINATOR", default_value = "http://127.0.0.1:50051")]
     pub coordinator: String,
-    /// Shared-secret token, when the coordinator requires one.
-    #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArgs,
     /// CA certificate (PEM) to trust for an https:// coordinator; without
     /// it, the public web roots.
     #[arg(long, env = "KSWEEP_TLS_CA", value_name = "FILE")]
@@ -31,10 +30,10 @@ pub struct ConnectArgs {
 pub type Client = SweepsClient<InterceptedService<Channel, BearerToken>>;
 
 impl ConnectArgs {
-    /// The arguments of a coordinator at `url` without token or TLS (the
+    /// The arguments of a coordinator at `url` with `token` and no TLS (the
     /// embedded one of `ksweep run`).
-    pub fn plain(url: String) -> ConnectArgs {
-        ConnectArgs { coordinator: url, token: None, tls_ca: None }
+    pub fn plain(url: String, token: String) -> ConnectArgs {
+        ConnectArgs { coordinator: url, token: TokenArgs::new(token), tls_ca: None }
     }
 
     /// The CA certificate of `--tls-ca`, read whole.
@@ -52,7 +51,7 @@ impl ConnectArgs {
             .connect()
             .await
             .with_context(|| format!("--coordinator: cannot connect to {}", self.coordinator))?;
-        let token = BearerToken::new(self.token.as_deref()).context("--token: not valid header text")?;
+        let token = BearerToken::new(self.token.resolve()?.as_deref()).context("--token: not valid header text")?;
         Ok((channel, token))
     }
 
@@ -61,6 +60,48 @@ impl ConnectArgs {
         let (channel, token) = self.channel().await?;
         let max = ksweep_coordinator::CoordinatorOptions::default().max_message_bytes;
         Ok(SweepsClient::with_interceptor(channel, token).max_decoding_message_size(max).max_encoding_message_size(max))
+    }
+}
+
+/// The shared secret every call presents (and a coordinator requires).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TokenArgs {
+    /// Shared-secret token. Prefer --token-file: a flag shows in the process list.
+    #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// File holding the token (one line; surrounding whitespace ignored).
+    #[arg(long, env = "KSWEEP_TOKEN_FILE", value_name = "FILE", conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
+}
+
+impl TokenArgs {
+    /// A token given directly.
+    pub fn new(token: String) -> TokenArgs {
+        TokenArgs { token: Some(token), token_file: None }
+    }
+
+    /// The token, if any. An empty one is refused (it would silently mean
+    /// "no authentication"), except an empty KSWEEP_TOKEN variable, which
+    /// is how compose passes "unset".
+    pub fn resolve(&self) -> Result<Option<String>> {
+        if let Some(path) = &self.token_file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--token-file: cannot read {}", path.display()))?;
+            let token = text.trim();
+            anyhow::ensure!(
+                !token.is_empty(),
+                "--token-file: {} is empty; a token needs at least one character",
+                path.display()
+            );
+            return Ok(Some(token.to_string()));
+        }
+        match self.token.as_deref() {
+            Some("") if std::env::var_os("KSWEEP_TOKEN").is_some_and(|v| v.is_empty()) => Ok(None),
+            Some("") => {
+                anyhow::bail!("--token: empty; leave it out to run without a token, or give at least one character")
+            }
+            token => Ok(token.map(str::to_string)),
+        }
     }
 }
 

@@ -13,12 +13,16 @@ pub enum Error {
     Spec(#[from] sweep::SpecError),
     #[error("sweep {0:?} not found")]
     SweepNotFound(String),
+    #[error("sweep id {0} is taken by a different spec; change the spec's name or seed")]
+    IdCollision(String),
     #[error("the database holds {0} sweeps; name one")]
     AmbiguousSweep(usize),
     #[error("worker {0} is not registered here (the coordinator may have restarted); register again")]
     UnknownWorker(u64),
-    #[error("coordinator nonce {got} is stale (now {now}): the coordinator restarted; register again")]
-    StaleNonce { got: u64, now: u64 },
+    /// Never names the current nonce: it is no credential, but nothing a
+    /// caller needs either.
+    #[error("coordinator nonce {0} is stale: the coordinator restarted; register again")]
+    StaleNonce(u64),
     #[error("protocol version {got} is not supported; this coordinator speaks version {want}")]
     ProtocolVersion { got: u32, want: u32 },
     /// A peer sent something it should not have (e.g. results for tasks it
@@ -55,8 +59,9 @@ impl From<Error> for tonic::Status {
         match e {
             Error::Spec(_) => Status::invalid_argument(message),
             Error::SweepNotFound(_) => Status::not_found(message),
+            Error::IdCollision(_) => Status::already_exists(message),
             Error::AmbiguousSweep(_) => Status::invalid_argument(message),
-            Error::UnknownWorker(_) | Error::StaleNonce { .. } => Status::failed_precondition(message),
+            Error::UnknownWorker(_) | Error::StaleNonce(_) => Status::failed_precondition(message),
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
             Error::Refused(_) => Status::invalid_argument(message),
             Error::Database(_)

@@ -13,6 +13,7 @@ pub mod export;
 pub mod ids;
 pub mod query;
 pub mod scheduler;
+mod secret;
 mod server;
 mod state;
 pub mod store;
@@ -21,6 +22,7 @@ mod workers_service;
 
 pub use error::{Error, Result};
 pub use query::{status_of, Query};
+pub use secret::random_token;
 pub use server::serve;
 pub use state::{CoordinatorOptions, TlsIdentity};
 pub use sweeps_service::table_rows;

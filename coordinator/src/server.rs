@@ -149,12 +149,7 @@ fn check_token(token: Option<&str>, req: Request<()>) -> Result<Request<()>, Sta
     let Some(token) = token else { return Ok(req) };
     let presented = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
     match presented.and_then(|v| v.strip_prefix("Bearer ")) {
-        Some(t) if constant_time_eq(t.as_bytes(), token.as_bytes()) => Ok(req),
+        Some(t) if crate::secret::constant_time_eq(t.as_bytes(), token.as_bytes()) => Ok(req),
         _ => Err(Status::unauthenticated("missing or wrong token (authorization: Bearer <token>)")),
     }
-}
-
-/// Compares without an early exit, so timing does not leak the token.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -1,6 +1,7 @@
 //! What the services share: the database, the scheduler, the coordinator's
 //! nonce and a change counter that progress watchers wait on.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -11,6 +12,7 @@ use tokio::sync::watch;
 use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled, ShardReport};
+use crate::secret::SessionSecret;
 use crate::store::{Store, SweepRecord, SweepState};
 
 /// Settings of a coordinator.
@@ -81,6 +83,8 @@ pub struct Shared {
     /// crash can then never leave a stored cursor past an unstored shard
     /// (tasks lost for good after a restart).
     cutting: tokio::sync::Mutex<()>,
+    /// Each registered worker's session secret.
+    sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
     /// Settled batches whose write failed, retried on every tick.
     unsettled: Mutex<Vec<Settled>>,
     /// The last write the database was asked for failed.
@@ -137,6 +141,7 @@ impl Shared {
             stopping: watch::channel(false).0,
             options,
             cutting: tokio::sync::Mutex::new(()),
+            sessions: Mutex::new(HashMap::new()),
             unsettled: Mutex::new(Vec::new()),
             writes_failing: AtomicBool::new(false),
         })
@@ -197,11 +202,24 @@ impl Shared {
         Ok((record, created))
     }
 
-    /// Registers a worker: a new id, stored, and known to the scheduler.
-    pub async fn register(&self, name: String, threads: u32) -> Result<WorkerId> {
+    /// Registers a worker: a new id, stored, known to the scheduler, and
+    /// the session secret its polls must present.
+    pub async fn register(&self, name: String, threads: u32) -> Result<(WorkerId, SessionSecret)> {
+        let secret = SessionSecret::new()?;
         let worker = self.with_store(move |s| s.register_worker(&name, threads)).await?;
         self.scheduler().register(worker, threads, now());
-        Ok(worker)
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, secret);
+        Ok((worker, secret))
+    }
+
+    /// Checks that a call comes from the registration of `worker`: its id
+    /// alone (sequential, and in every export) is no proof.
+    pub fn authenticate(&self, worker: WorkerId, presented: &[u8]) -> Result<()> {
+        let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        match sessions.get(&worker) {
+            Some(secret) if secret.matches(presented) => Ok(()),
+            _ => Err(Error::UnknownWorker(worker.0)),
+        }
     }
 
     /// Records which results of a worker's poll are new, then settles what
@@ -308,6 +326,8 @@ impl Shared {
             let mut sched = self.scheduler();
             let mut expired = sched.expire(now());
             expired.finished = sched.drain_finished();
+            // Workers silent for long are forgotten: their secrets too.
+            self.sessions.lock().unwrap_or_else(|p| p.into_inner()).retain(|w, _| sched.knows(*w));
             expired
         };
         let pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));

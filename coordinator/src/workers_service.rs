@@ -27,7 +27,7 @@ impl WorkersService {
 
     fn check_nonce(&self, got: u64) -> Result<()> {
         if got != self.shared.nonce {
-            return Err(Error::StaleNonce { got, now: self.shared.nonce });
+            return Err(Error::StaleNonce(got));
         }
         Ok(())
     }
@@ -35,9 +35,10 @@ impl WorkersService {
     async fn poll_inner(&self, req: pb::PollRequest) -> Result<pb::PollReply> {
         self.check_nonce(req.coordinator_nonce)?;
         let worker = WorkerId(req.worker_id);
+        self.shared.authenticate(worker, &req.session_secret)?;
         let running: Vec<(ShardId, Epoch)> =
             req.running.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
-        let reports: Vec<ShardReport> = req.results.into_iter().map(report_of).collect();
+        let reports: Vec<ShardReport> = req.results.into_iter().map(report_of).collect::<Result<_>>()?;
 
         let revoked = {
             let mut sched = self.shared.scheduler();
@@ -55,26 +56,63 @@ impl WorkersService {
     }
 }
 
-fn report_of(r: pb::ShardResults) -> ShardReport {
-    ShardReport {
-        shard: ShardId(r.shard_id),
-        epoch: Epoch(r.epoch),
-        tasks: r
-            .tasks
-            .into_iter()
-            .map(|t| TaskReport {
+/// Longest worker name: it goes into logs and every export row.
+const MAX_NAME_CHARS: usize = 128;
+/// Most threads a worker may claim: the held-work budget scales with it.
+pub const MAX_WORKER_THREADS: u32 = 4096;
+
+/// Refuses a name that is long or holds control characters (a newline
+/// would forge a log line), and an implausible thread count. Neither is
+/// echoed back.
+fn check_registration(name: &str, threads: u32) -> Result<()> {
+    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(Error::Refused(format!(
+            "RegisterRequest.name: at most {MAX_NAME_CHARS} characters, none of them control characters"
+        )));
+    }
+    if threads > MAX_WORKER_THREADS {
+        return Err(Error::Refused(format!("RegisterRequest.threads: at most {MAX_WORKER_THREADS}, got {threads}")));
+    }
+    Ok(())
+}
+
+/// Longest error text kept from a worker (per task or shard): enough for
+/// a panic message, never a whole spec or a flood.
+const MAX_ERROR_CHARS: usize = 1000;
+
+fn worker_error(text: String) -> Option<String> {
+    if text.is_empty() {
+        return None;
+    }
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((cut, _)) => Some(format!("{}... ({} bytes)", &text[..cut], text.len())),
+        None => Some(text),
+    }
+}
+
+/// A shard's results as the scheduler sees them; an outcome code this
+/// build does not know refuses the whole poll.
+fn report_of(r: pb::ShardResults) -> Result<ShardReport> {
+    let shard = ShardId(r.shard_id);
+    let tasks = r
+        .tasks
+        .into_iter()
+        .map(|t| {
+            let outcome = ksweep_proto::convert::task_outcome(&t)
+                .map_err(|e| Error::Refused(format!("{shard} task ({}, {}): {e}", t.start_offset, t.method_index)))?;
+            Ok(TaskReport {
                 start_offset: t.start_offset,
                 method_index: t.method_index,
                 success: t.success,
                 attempts: t.attempts,
                 visited: t.visited,
                 micros: t.micros,
-                outcome: ksweep_proto::convert::task_outcome(&t).unwrap_or(tour::Outcome::GaveUp),
-                error: (!t.error.is_empty()).then_some(t.error),
+                outcome,
+                error: worker_error(t.error),
             })
-            .collect(),
-        error: (!r.error.is_empty()).then_some(r.error),
-    }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ShardReport { shard, epoch: Epoch(r.epoch), tasks, error: worker_error(r.error) })
 }
 
 /// The message for an assignment: configuration, methods and start cells.
@@ -91,8 +129,9 @@ impl pb::workers_server::Workers for WorkersService {
             return Err(Error::ProtocolVersion { got: req.protocol_version, want: PROTOCOL_VERSION }.into());
         }
         let name = if req.name.is_empty() { "worker".to_string() } else { req.name };
-        let threads = req.threads;
-        let worker = self.shared.register(name.clone(), threads).await?;
+        check_registration(&name, req.threads)?;
+        let threads = req.threads.max(1);
+        let (worker, secret) = self.shared.register(name.clone(), threads).await?;
         tracing::info!(%worker, %name, threads, "worker registered");
         let options = &self.shared.options;
         Ok(Response::new(pb::RegisterReply {
@@ -100,6 +139,7 @@ impl pb::workers_server::Workers for WorkersService {
             coordinator_nonce: self.shared.nonce,
             lease_millis: options.scheduler.lease.as_millis() as u32,
             poll_millis: options.poll_interval.as_millis() as u32,
+            session_secret: secret.as_bytes().to_vec(),
         }))
     }
 
@@ -110,6 +150,7 @@ impl pb::workers_server::Workers for WorkersService {
     async fn goodbye(&self, req: Request<pb::GoodbyeRequest>) -> Result<Response<pb::GoodbyeReply>, Status> {
         let req = req.into_inner();
         self.check_nonce(req.coordinator_nonce)?;
+        self.shared.authenticate(WorkerId(req.worker_id), &req.session_secret)?;
         let returned: Vec<(ShardId, Epoch)> =
             req.returned.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
         self.shared.scheduler().goodbye(WorkerId(req.worker_id), &returned);

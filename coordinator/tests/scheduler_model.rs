@@ -205,12 +205,15 @@ impl Harness {
             .flat_map(|o| (0..methods).map(move |m| (o, m)))
             .map(|(o, m)| {
                 let success = succeeds(a.plan.start_lo + o as u64, m);
+                // Figures the engine could produce (they are checked).
+                let entry = &a.sweep.configurations()[a.plan.config as usize];
+                let walks = a.sweep.methods()[m as usize].max_attempts(entry.move_count() as usize) as u32;
                 TaskReport {
                     start_offset: o,
                     method_index: m,
                     success,
-                    attempts: 1,
-                    visited: 1,
+                    attempts: if success { 1 } else { walks },
+                    visited: if success { entry.cells() } else { 1 },
                     micros: 5,
                     error: None,
                     outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },

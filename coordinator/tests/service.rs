@@ -84,11 +84,13 @@ impl Drop for Coordinator {
     }
 }
 
-/// A registered worker: its id and the coordinator's nonce.
-#[derive(Debug, Clone, Copy)]
+/// A registered worker: its id, the coordinator's nonce and its session
+/// secret.
+#[derive(Debug, Clone)]
 struct Worker {
     id: u64,
     nonce: u64,
+    secret: Vec<u8>,
 }
 
 async fn register(workers: &mut Workers, name: &str) -> Worker {
@@ -98,20 +100,22 @@ async fn register(workers: &mut Workers, name: &str) -> Worker {
         .unwrap()
         .into_inner();
     assert_eq!(reply.lease_millis as u128, LEASE.as_millis());
-    Worker { id: reply.worker_id, nonce: reply.coordinator_nonce }
+    assert_eq!(reply.session_secret.len(), 16, "a 128-bit session secret");
+    Worker { id: reply.worker_id, nonce: reply.coordinator_nonce, secret: reply.session_secret }
 }
 
 fn lease_of(s: &pb::Shard) -> pb::LeaseRef {
     pb::LeaseRef { shard_id: s.shard_id, epoch: s.epoch }
 }
 
-async fn poll(workers: &mut Workers, w: Worker, free: u32, running: &[pb::LeaseRef]) -> pb::PollReply {
+async fn poll(workers: &mut Workers, w: &Worker, free: u32, running: &[pb::LeaseRef]) -> pb::PollReply {
     let req = pb::PollRequest {
         worker_id: w.id,
         coordinator_nonce: w.nonce,
         free_slots: free,
         running: running.to_vec(),
         results: vec![],
+        session_secret: w.secret.clone(),
     };
     workers.poll(req).await.unwrap().into_inner()
 }
@@ -133,28 +137,28 @@ async fn an_expired_lease_returns_its_shard_to_the_queue() {
     submit(&mut c.sweeps(None).await).await;
     let mut workers = c.workers(None).await;
     let one = register(&mut workers, "one").await;
-    let reply = poll(&mut workers, one, 1, &[]).await;
+    let reply = poll(&mut workers, &one, 1, &[]).await;
     let first = reply.shards[0].clone();
 
     // Heartbeats keep the lease past its first deadline.
     tokio::time::advance(LEASE - Duration::from_secs(2)).await;
     settle().await;
-    assert!(poll(&mut workers, one, 0, &[lease_of(&first)]).await.revoked.is_empty());
+    assert!(poll(&mut workers, &one, 0, &[lease_of(&first)]).await.revoked.is_empty());
     tokio::time::advance(LEASE - Duration::from_secs(2)).await;
     settle().await;
-    assert!(poll(&mut workers, one, 0, &[lease_of(&first)]).await.revoked.is_empty(), "extended");
+    assert!(poll(&mut workers, &one, 0, &[lease_of(&first)]).await.revoked.is_empty(), "extended");
 
     // Silence past the lease: the shard goes to the next worker that asks.
     tokio::time::advance(LEASE + Duration::from_secs(1)).await;
     settle().await;
     let two = register(&mut workers, "two").await;
-    let again = poll(&mut workers, two, 1, &[]).await.shards;
+    let again = poll(&mut workers, &two, 1, &[]).await.shards;
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].shard_id, first.shard_id, "the expired shard first");
     assert_ne!(again[0].epoch, first.epoch, "under a new epoch");
     assert_eq!(again[0].starts, first.starts);
     // The old holder is told to stop.
-    let reply = poll(&mut workers, one, 0, &[lease_of(&first)]).await;
+    let reply = poll(&mut workers, &one, 0, &[lease_of(&first)]).await;
     assert_eq!(reply.revoked, vec![lease_of(&first)]);
     c.stop().await.unwrap();
 }
@@ -164,19 +168,35 @@ async fn a_stale_nonce_or_an_unknown_worker_is_refused() {
     let c = Coordinator::start(None).await;
     let mut workers = c.workers(None).await;
     let w = register(&mut workers, "w").await;
-    let stale = Worker { id: w.id, nonce: w.nonce.wrapping_add(1) };
-    let poll_stale = pb::PollRequest { worker_id: stale.id, coordinator_nonce: stale.nonce, ..Default::default() };
+    let stale = Worker { nonce: w.nonce.wrapping_add(1), ..w.clone() };
+    let poll_stale = pb::PollRequest {
+        worker_id: stale.id,
+        coordinator_nonce: stale.nonce,
+        session_secret: w.secret.clone(),
+        ..Default::default()
+    };
     let e = workers.poll(poll_stale).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("register again"), "{e:?}");
-    let bye = pb::GoodbyeRequest { worker_id: w.id, coordinator_nonce: stale.nonce, returned: vec![] };
+    assert!(!e.message().contains(&w.nonce.to_string()), "the current nonce is never echoed: {e:?}");
+    let bye = pb::GoodbyeRequest {
+        worker_id: w.id,
+        coordinator_nonce: stale.nonce,
+        returned: vec![],
+        session_secret: w.secret.clone(),
+    };
     assert_eq!(workers.goodbye(bye).await.unwrap_err().code(), Code::FailedPrecondition);
-    let unknown = pb::PollRequest { worker_id: w.id + 100, coordinator_nonce: w.nonce, ..Default::default() };
+    let unknown = pb::PollRequest {
+        worker_id: w.id + 100,
+        coordinator_nonce: w.nonce,
+        session_secret: w.secret.clone(),
+        ..Default::default()
+    };
     assert_eq!(workers.poll(unknown).await.unwrap_err().code(), Code::FailedPrecondition);
     let old = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION + 1, name: "old".into(), threads: 1 };
     assert_eq!(workers.register(old).await.unwrap_err().code(), Code::FailedPrecondition);
     // The right nonce still works.
-    poll(&mut workers, w, 0, &[]).await;
+    poll(&mut workers, &w, 0, &[]).await;
     c.stop().await.unwrap();
 }
 
@@ -187,11 +207,11 @@ async fn cancel_revokes_held_shards_and_hands_out_no_more() {
     let id = submit(&mut sweeps).await;
     let mut workers = c.workers(None).await;
     let w = register(&mut workers, "w").await;
-    let held = poll(&mut workers, w, 1, &[]).await.shards;
+    let held = poll(&mut workers, &w, 1, &[]).await.shards;
     assert_eq!(held.len(), 1);
     let status = sweeps.cancel(pb::SweepRef { sweep_id: id.clone() }).await.unwrap().into_inner();
     assert_eq!(status.state, pb::SweepState::Cancelled as i32);
-    let reply = poll(&mut workers, w, 4, &[lease_of(&held[0])]).await;
+    let reply = poll(&mut workers, &w, 4, &[lease_of(&held[0])]).await;
     assert_eq!(reply.revoked, vec![lease_of(&held[0])], "the held shard is revoked");
     assert!(reply.shards.is_empty(), "nothing more of a cancelled sweep");
     c.stop().await.unwrap();
@@ -280,4 +300,61 @@ async fn when_serve_returns_the_database_is_free() {
         let _ = stop.send(());
         task.await.unwrap().unwrap();
     }
+}
+
+/// Knowing a worker's id and the coordinator's nonce (both easy to learn:
+/// ids are sequential) is not enough to poll or say goodbye as it.
+#[tokio::test(start_paused = true)]
+async fn a_worker_cannot_be_impersonated_without_its_session_secret() {
+    let c = Coordinator::start(None).await;
+    let mut sweeps = c.sweeps(None).await;
+    let mut workers = c.workers(None).await;
+    submit(&mut sweeps).await;
+    let victim = register(&mut workers, "victim").await;
+    let thief = register(&mut workers, "thief").await;
+    assert_ne!(victim.secret, thief.secret);
+    let held = poll(&mut workers, &victim, 1, &[]).await.shards;
+    assert_eq!(held.len(), 1);
+    for secret in [vec![], thief.secret.clone(), victim.secret[..15].to_vec()] {
+        let forged = Worker { secret, ..victim.clone() };
+        let req = pb::PollRequest {
+            worker_id: forged.id,
+            coordinator_nonce: forged.nonce,
+            free_slots: 4,
+            session_secret: forged.secret.clone(),
+            ..Default::default()
+        };
+        let e = workers.poll(req).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+        let bye = pb::GoodbyeRequest {
+            worker_id: forged.id,
+            coordinator_nonce: forged.nonce,
+            returned: held.iter().map(lease_of).collect(),
+            session_secret: forged.secret.clone(),
+        };
+        assert_eq!(workers.goodbye(bye).await.unwrap_err().code(), Code::FailedPrecondition);
+    }
+    // The victim still holds its shard.
+    assert!(poll(&mut workers, &victim, 0, &[lease_of(&held[0])]).await.revoked.is_empty());
+    c.stop().await.unwrap();
+}
+
+/// A name that would forge log lines or bloat every export, and a thread
+/// count that would claim the whole queue, are refused at registration.
+#[tokio::test(start_paused = true)]
+async fn registration_refuses_hostile_names_and_thread_counts() {
+    let c = Coordinator::start(None).await;
+    let mut workers = c.workers(None).await;
+    let cases = [
+        ("w\n2026-01-01 INFO forged line".to_string(), 1, "RegisterRequest.name"),
+        ("x".repeat(2 << 20), 1, "RegisterRequest.name"),
+        ("greedy".to_string(), u32::MAX, "RegisterRequest.threads"),
+    ];
+    for (name, threads, field) in cases {
+        let req = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: name.clone(), threads };
+        let e = workers.register(req).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+        assert!(e.message().contains(field) && e.message().len() < 200, "named, not echoed: {}", e.message());
+    }
+    c.stop().await.unwrap();
 }

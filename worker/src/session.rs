@@ -68,6 +68,8 @@ struct Session {
     client: Client,
     worker_id: u64,
     nonce: u64,
+    /// Presented on every poll and goodbye of this registration.
+    secret: Vec<u8>,
     poll_every: Duration,
     /// Bound of every call of this session, from the lease.
     call_timeout: Duration,
@@ -242,6 +244,7 @@ async fn register(
         client,
         worker_id: reply.worker_id,
         nonce: reply.coordinator_nonce,
+        secret: reply.session_secret,
         poll_every: Duration::from_millis(reply.poll_millis.max(50) as u64),
         call_timeout: ksweep_proto::call_timeout(Duration::from_millis(reply.lease_millis.into())),
         running: HashMap::new(),
@@ -271,6 +274,7 @@ async fn serve_session(
             free_slots: free as u32,
             running: s.leases(),
             results: results.clone(),
+            session_secret: s.secret.clone(),
         };
         let request = s.request(request);
         let reply = match s.client.poll(request).await {
@@ -360,7 +364,12 @@ async fn farewell(s: &mut Session, events: &mut mpsc::UnboundedReceiver<Event>) 
     if let Err(why) = &delivered {
         tracing::error!(tasks, error = %why, "could not deliver the last results");
     }
-    let bye = s.request(pb::GoodbyeRequest { worker_id: s.worker_id, coordinator_nonce: s.nonce, returned });
+    let bye = s.request(pb::GoodbyeRequest {
+        worker_id: s.worker_id,
+        coordinator_nonce: s.nonce,
+        returned,
+        session_secret: s.secret.clone(),
+    });
     match tokio::time::timeout(GOODBYE, s.client.goodbye(bye)).await {
         Ok(Ok(_)) => tracing::info!("said goodbye"),
         // Not fatal: unreturned shards go back to the queue when their leases expire.
@@ -381,6 +390,7 @@ async fn deliver_last(s: &mut Session, results: Vec<pb::ShardResults>, deadline:
             free_slots: 0,
             running: vec![],
             results: results.clone(),
+            session_secret: s.secret.clone(),
         });
         let status = match tokio::time::timeout_at(deadline, s.client.poll(request)).await {
             Ok(Ok(_)) => return Ok(()),

@@ -64,11 +64,13 @@ impl Workers for Fake {
             coordinator_nonce: 1,
             lease_millis: self.lease_millis,
             poll_millis: 50,
+            session_secret: b"fake-secret".to_vec(),
         }))
     }
 
     async fn poll(&self, req: Request<pb::PollRequest>) -> Result<Response<pb::PollReply>, Status> {
         let req = req.into_inner();
+        assert_eq!(req.session_secret, b"fake-secret", "every poll presents the session secret");
         let tasks: usize = req.results.iter().map(|r| r.tasks.len()).sum();
         let reply = {
             let mut st = self.state.lock().expect("fake state");

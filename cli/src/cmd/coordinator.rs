@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ksweep_coordinator::{CoordinatorOptions, TlsIdentity};
 
-use crate::connect::read_pem;
+use crate::connect::{read_pem, TokenArgs};
 use crate::shutdown::Signals;
 
 /// Start a coordinator.
@@ -20,8 +20,8 @@ pub struct CoordinatorArgs {
     #[arg(long, default_value = "sweeps.db")]
     pub db: PathBuf,
     /// Shared secret every client and worker must present.
-    #[arg(long, env = "KSWEEP_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArgs,
     /// Lease of a shard, in seconds: unheartbeated shards return to the queue after it.
     #[arg(long, default_value_t = 10.0)]
     pub lease_secs: f64,
@@ -41,8 +41,10 @@ pub struct CoordinatorArgs {
 
 impl CoordinatorArgs {
     pub fn options(&self) -> Result<CoordinatorOptions> {
-        // An empty token (e.g. an unset variable passed through compose) means none.
-        let token = self.token.clone().filter(|t| !t.is_empty());
+        let token = self.token.resolve()?;
+        if token.is_none() {
+            tracing::warn!("no token: anyone who reaches the port can submit sweeps and report results");
+        }
         let mut o = CoordinatorOptions { token, ..Default::default() };
         o.scheduler.lease = positive_secs("--lease-secs", self.lease_secs)?;
         o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;

@@ -72,8 +72,12 @@ pub async fn embedded(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
     let url = format!("http://{}", listener.local_addr()?);
 
+    // A fresh token for this run: another local process that finds the
+    // loopback port cannot submit, poll or forge results into it.
+    let token = ksweep_coordinator::random_token()?;
+    let options = CoordinatorOptions { token: Some(token.clone()), ..CoordinatorOptions::default() };
     let (stop_coordinator, coordinator_stopped) = oneshot::channel::<()>();
-    let coordinator = tokio::spawn(ksweep_coordinator::serve(listener, store, CoordinatorOptions::default(), async {
+    let coordinator = tokio::spawn(ksweep_coordinator::serve(listener, store, options, async {
         let _ = coordinator_stopped.await;
     }));
     let (stop_worker, worker_stopped) = oneshot::channel::<()>();
@@ -81,7 +85,7 @@ pub async fn embedded(
         coordinator: url.clone(),
         threads,
         name: format!("embedded-{}", std::process::id()),
-        token: None,
+        token: Some(token.clone()),
         tls_ca: None,
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
     };
@@ -89,7 +93,7 @@ pub async fn embedded(
         let _ = worker_stopped.await;
     }));
 
-    let connect = ConnectArgs::plain(url);
+    let connect = ConnectArgs::plain(url, token);
     let outcome = async {
         let mut client = connect.connect().await?;
         let reply = client

@@ -33,7 +33,7 @@ impl WorkerArgs {
             coordinator: connect.coordinator.clone(),
             threads: self.threads,
             name,
-            token: connect.token.clone(),
+            token: connect.token.resolve()?,
             tls_ca: connect.tls_ca_pem()?,
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
         })

@@ -21,6 +21,11 @@ impl Scheduler {
         self.workers.insert(worker, WorkerRun { seen: now, threads: threads.max(1) });
     }
 
+    /// True while the worker is registered here (not silent for long).
+    pub fn knows(&self, worker: WorkerId) -> bool {
+        self.workers.contains_key(&worker)
+    }
+
     /// Checks that the worker is known and notes that it is alive.
     pub fn touch(&mut self, worker: WorkerId, now: Instant) -> Result<()> {
         match self.workers.get_mut(&worker) {

@@ -46,7 +46,8 @@ pub struct Settled {
 impl Scheduler {
     /// Checks a worker's reports and returns the results not yet recorded,
     /// ready for the database. Refuses the whole batch if any report is for
-    /// a shard the worker was never given or a task outside that shard.
+    /// a shard the worker was never given, a task outside that shard, or a
+    /// result the engine cannot produce ([`sweep::Sweep::check_result`]).
     /// Changes nothing: call [`Scheduler::commit`] once the rows are stored.
     pub fn validate(&self, worker: WorkerId, reports: &[ShardReport]) -> Result<Vec<ResultRecord>> {
         let mut rows = Vec::new();
@@ -80,6 +81,24 @@ impl Scheduler {
                 let slot = (t.start_offset * methods + t.method_index) as usize;
                 if t.error.is_some() || run.received[slot] || !in_batch.insert((report.shard, slot)) {
                     continue;
+                }
+                let method = sweep.sweep.methods()[t.method_index as usize];
+                let claimed = tour::TaskResult {
+                    success: t.success,
+                    outcome: t.outcome,
+                    attempts: t.attempts,
+                    visited: t.visited,
+                    micros: t.micros,
+                    path: None,
+                };
+                if let Err(why) = sweep.sweep.check_result(run.plan.config, method, &claimed) {
+                    return Err(Error::Refused(format!(
+                        "{} task ({}, {}) cannot be a result of {}: {why}",
+                        report.shard,
+                        t.start_offset,
+                        t.method_index,
+                        method.name()
+                    )));
                 }
                 // Set when the shard's assignment was completed; a report
                 // before that answers an assignment never sent.

@@ -47,20 +47,27 @@ fn scheduler() -> (Scheduler, SweepKey, Instant) {
     (s, key, now)
 }
 
+/// A result the engine could produce (it passes `Sweep::check_result`).
+fn plausible(sweep: &sweep::Sweep, config: u32, start_offset: u32, method_index: u32, success: bool) -> TaskReport {
+    let entry = &sweep.configurations()[config as usize];
+    let walks = sweep.methods()[method_index as usize].max_attempts(entry.move_count() as usize) as u32;
+    TaskReport {
+        start_offset,
+        method_index,
+        success,
+        attempts: if success { 1 } else { walks },
+        visited: if success { entry.cells() } else { 1 },
+        micros: 3,
+        error: None,
+        outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+    }
+}
+
 fn full_report(a: &Assignment) -> ShardReport {
     let methods = a.sweep.methods().len() as u32;
     let tasks = (0..a.starts.len() as u32)
         .flat_map(|o| (0..methods).map(move |m| (o, m)))
-        .map(|(o, m)| TaskReport {
-            start_offset: o,
-            method_index: m,
-            success: true,
-            attempts: 1,
-            visited: 25,
-            micros: 3,
-            error: None,
-            outcome: tour::Outcome::Tour,
-        })
+        .map(|(o, m)| plausible(&a.sweep, a.plan.config, o, m, true))
         .collect();
     ShardReport { shard: a.shard, epoch: a.epoch, tasks, error: None }
 }
@@ -343,16 +350,7 @@ fn assign_leaves_start_lists_to_be_drawn_off_the_lock() {
     let early = ShardReport {
         shard: grant.leased[0].shard,
         epoch: grant.leased[0].epoch,
-        tasks: vec![TaskReport {
-            start_offset: 0,
-            method_index: 0,
-            success: true,
-            attempts: 1,
-            visited: 1,
-            micros: 1,
-            error: None,
-            outcome: tour::Outcome::Tour,
-        }],
+        tasks: vec![plausible(&grant.leased[0].sweep, grant.leased[0].plan.config, 0, 0, true)],
         error: None,
     };
     assert!(matches!(s.validate(WorkerId(1), std::slice::from_ref(&early)), Err(Error::Refused(_))));
@@ -439,4 +437,30 @@ fn a_lease_lost_again_and_again_fails_the_shard() {
     }
     finished.extend(s.drain_finished());
     assert_eq!(finished, vec![(key, SweepState::Failed)]);
+}
+
+/// A worker's figures are checked before anything is stored: a result the
+/// engine cannot produce refuses the whole batch, naming the task.
+#[test]
+fn impossible_results_refuse_the_batch() {
+    let (mut s, _, now) = scheduler();
+    let (given, _) = assign(&mut s, WorkerId(1), 1, now);
+    let a = &given[0];
+    let cells = a.sweep.configurations()[a.plan.config as usize].cells();
+    let honest = full_report(a);
+    type Lie = fn(&mut TaskReport, u64);
+    let lies: [(&str, Lie); 5] = [
+        ("more than the board", |t, cells| t.visited = cells + 1),
+        ("a tour must visit all", |t, _| t.visited = 2),
+        ("contradicts outcome", |t, _| t.outcome = tour::Outcome::NoTour),
+        ("attempts 0 is outside", |t, _| t.attempts = 0),
+        ("over the bound", |t, _| t.micros = u64::MAX),
+    ];
+    for (why, lie) in lies {
+        let mut forged = honest.clone();
+        lie(&mut forged.tasks[1], cells);
+        let e = s.validate(WorkerId(1), &[forged]).unwrap_err().to_string();
+        assert!(e.contains(why) && e.contains("task (0, 1)"), "{why}: {e}");
+    }
+    assert_eq!(s.validate(WorkerId(1), &[honest]).unwrap().len(), 2);
 }

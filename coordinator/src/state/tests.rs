@@ -73,7 +73,7 @@ fn answer(a: &Assignment) -> ShardReport {
 /// Runs every shard of the coordinator's sweeps with one honest worker
 /// until none is running; returns the stored record of `key`.
 async fn run_to_end(shared: &Shared, key: SweepKey) -> SweepRecord {
-    let worker = shared.register("honest".into(), 4).await.unwrap();
+    let (worker, _) = shared.register("honest".into(), 4).await.unwrap();
     for _ in 0..10_000 {
         let assignments = shared.assign(worker, 8).await.unwrap();
         let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
@@ -98,7 +98,7 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     let path = dir.path().join("k.db");
     let shared = open(&path);
     let key = submit(&shared).await;
-    let worker = shared.register("w".into(), 8).await.unwrap();
+    let (worker, _) = shared.register("w".into(), 8).await.unwrap();
     // A poll that cut shards and was dropped before storing them (its
     // client went away): the reordering the attack found.
     let dropped = shared.scheduler().assign(worker, 2, now());
@@ -173,7 +173,7 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
     let path = dir.path().join("k.db");
     let shared = open(&path);
     let key = submit(&shared).await;
-    let worker = shared.register("w".into(), 1).await.unwrap();
+    let (worker, _) = shared.register("w".into(), 1).await.unwrap();
     let mut held = Vec::new();
     loop {
         let more = shared.assign(worker, 64).await.unwrap();

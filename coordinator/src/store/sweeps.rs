@@ -55,6 +55,11 @@ impl Store {
     pub fn insert_sweep(&mut self, sweep: &Sweep) -> Result<(SweepRecord, bool)> {
         let id = sweep.id();
         if let Some(existing) = self.sweep_by_id(&id)? {
+            // Ids are truncated hashes: the same id must also be the same
+            // spec before a submit is answered with the stored sweep.
+            if existing.spec != sweep.canonical_toml() {
+                return Err(Error::IdCollision(id));
+            }
             return Ok((existing, false));
         }
         let impossible =

@@ -313,3 +313,16 @@ fn read_only_directory_reader() {
     let store = Store::open_read_only(path).unwrap();
     assert_eq!(store.sweeps().unwrap().len(), 1);
 }
+
+#[test]
+fn a_stored_id_answers_only_the_same_spec() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let (rec, created) = store.insert_sweep(&sweep).unwrap();
+    assert!(created);
+    assert_eq!(store.insert_sweep(&sweep).unwrap(), (rec.clone(), false), "the same spec finds its sweep");
+    // A forged row: another spec under this id (a truncated hash collides).
+    store.conn.execute("UPDATE sweeps SET spec = 'name = \"forged\"' WHERE key = ?1", [rec.key.0]).unwrap();
+    let e = store.insert_sweep(&sweep).unwrap_err();
+    assert!(matches!(e, Error::IdCollision(ref id) if *id == rec.id), "{e}");
+}
