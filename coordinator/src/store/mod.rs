@@ -92,8 +92,23 @@ impl Store {
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
         // From here on a failure drops `store`, which removes a new file.
         let store = Store { conn, _lock: Some(lock), created };
-        store.init()?;
+        if existed {
+            check_shm_writable(path)?;
+        }
+        store.init().and_then(|()| if existed { store.quick_check() } else { Ok(()) }).map_err(|e| damaged(path, e))?;
         Ok(store)
+    }
+
+    /// SQLite's quick check: a database whose pages are damaged is refused
+    /// at start, with what SQLite found, instead of serving counters that
+    /// no longer match its results.
+    fn quick_check(&self) -> Result<()> {
+        let mut stmt = self.conn.prepare("PRAGMA quick_check(5)")?;
+        let found = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        if found.len() == 1 && found[0] == "ok" {
+            return Ok(());
+        }
+        Err(Error::Corrupt(format!("SQLite's quick_check found: {}", found.join("; "))))
     }
 
     /// Opens an existing database read-only (offline queries), checking it
@@ -156,6 +171,38 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         schema::create_or_check(conn)
+    }
+}
+
+/// A damaged file's error, naming the file and what to do.
+fn damaged(path: &Path, e: Error) -> Error {
+    let why = match e {
+        Error::Corrupt(why) => why,
+        Error::Database(rusqlite::Error::SqliteFailure(f, msg)) if f.code == ErrorCode::DatabaseCorrupt => {
+            msg.unwrap_or_else(|| "database disk image is malformed".into())
+        }
+        other => return other,
+    };
+    Error::Corrupt(format!(
+        "{}: {why}; it is not served. Restore a backup (queries with --db may still read parts of it)",
+        path.display()
+    ))
+}
+
+/// SQLite maps the `-shm` file into memory: one it cannot write kills the
+/// process with SIGBUS at the first write, with nothing logged. Refuse it
+/// at start instead, naming the file.
+fn check_shm_writable(path: &Path) -> Result<()> {
+    let mut shm = path.as_os_str().to_owned();
+    shm.push("-shm");
+    let shm = PathBuf::from(shm);
+    match std::fs::OpenOptions::new().read(true).write(true).open(&shm) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::Io {
+            path: shm.display().to_string(),
+            source: std::io::Error::new(e.kind(), format!("the database's shared-memory file is not writable: {e}")),
+        }),
     }
 }
 

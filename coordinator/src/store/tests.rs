@@ -326,3 +326,43 @@ fn a_stored_id_answers_only_the_same_spec() {
     let e = store.insert_sweep(&sweep).unwrap_err();
     assert!(matches!(e, Error::IdCollision(ref id) if *id == rec.id), "{e}");
 }
+
+#[test]
+fn a_damaged_database_is_refused_at_start() {
+    let dir = temp();
+    let path = dir.path().join("d.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+        let rows: Vec<ResultRecord> = (0..200).map(|i| result(rec.key, 0, i, 0, true, 1)).collect();
+        store.record(&rows).unwrap();
+        store.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    }
+    // Scribble over the last pages: results, not the schema's pages.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 8 * page, "{} bytes", bytes.len());
+    let end = bytes.len() - page;
+    bytes[end - 2 * page..end].fill(0x5a);
+    std::fs::write(&path, bytes).unwrap();
+    let e = Store::open(&path).map(drop).unwrap_err();
+    assert!(matches!(e, Error::Corrupt(_)), "{e}");
+    assert!(e.to_string().contains("d.db: ") && e.to_string().contains("it is not served"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unwritable_shared_memory_file_is_refused_at_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    drop(Store::open(&path).unwrap());
+    let shm = dir.path().join("s.db-shm");
+    std::fs::write(&shm, [0u8; 32768]).unwrap();
+    std::fs::set_permissions(&shm, std::fs::Permissions::from_mode(0o444)).unwrap();
+    if std::fs::OpenOptions::new().write(true).open(&shm).is_ok() {
+        return; // root ignores file modes: nothing to test here
+    }
+    let e = Store::open(&path).map(drop).unwrap_err();
+    assert!(e.to_string().contains("s.db-shm") && e.to_string().contains("not writable"), "{e}");
+}
