@@ -136,7 +136,9 @@ pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
         shards_failed: r.shards_failed,
         created_unix_ms: r.created_ms,
         error: r.error.clone().unwrap_or_default(),
-        spec_toml: r.spec.clone(),
+        // Only `status` carries the spec: lists, watch streams and submit
+        // replies stay small however large the spec.
+        spec_toml: String::new(),
     }
 }
 
@@ -145,7 +147,8 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<pb::SweepStatus>> {
 }
 
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<pb::SweepStatus> {
-    Ok(status_of(&store.resolve(id)?))
+    let record = store.resolve(id)?;
+    Ok(pb::SweepStatus { spec_toml: record.spec.clone(), ..status_of(&record) })
 }
 
 pub(crate) fn table(store: &Store, id: Option<&str>) -> Result<Table> {

@@ -25,6 +25,10 @@ pub struct CoordinatorOptions {
     pub token: Option<String>,
     /// Largest spec accepted, in bytes.
     pub max_spec_bytes: usize,
+    /// The most any spec's own `[limits]` may allow here: a spec asking for
+    /// more is held to these (a few bytes of TOML must not make the
+    /// coordinator expand 2^24 configurations).
+    pub spec_caps: sweep::Limits,
     /// Largest gRPC message accepted, in bytes.
     pub max_message_bytes: usize,
     /// Serve TLS with this identity instead of plain HTTP/2.
@@ -52,6 +56,7 @@ impl Default for CoordinatorOptions {
             poll_interval: Duration::from_millis(1000),
             token: None,
             max_spec_bytes: 1 << 20,
+            spec_caps: sweep::Limits::default(),
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             tls: None,
         }

@@ -48,7 +48,8 @@ impl SweepsService {
             return Err(Error::Spec(sweep::SpecError::TooLarge { bytes: text.len(), max: limit }));
         }
         // Parsing expands the whole grid: CPU work, off the runtime threads.
-        let sweep = Arc::new(blocking(move || Ok(Sweep::parse(&text)?)).await?);
+        let caps = self.shared.options.spec_caps;
+        let sweep = Arc::new(blocking(move || Ok(Sweep::parse_capped(&text, &caps)?)).await?);
         let (record, created) = self.shared.submit(sweep).await?;
         if created {
             tracing::info!(sweep = %record.id, name = %record.name, tasks = record.tasks_total, "sweep submitted");

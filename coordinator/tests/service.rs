@@ -41,7 +41,14 @@ struct Coordinator {
 
 impl Coordinator {
     async fn start(token: Option<&str>) -> Coordinator {
-        let mut options = CoordinatorOptions { token: token.map(str::to_string), ..CoordinatorOptions::default() };
+        Coordinator::start_with(CoordinatorOptions {
+            token: token.map(str::to_string),
+            ..CoordinatorOptions::default()
+        })
+        .await
+    }
+
+    async fn start_with(mut options: CoordinatorOptions) -> Coordinator {
         options.scheduler.lease = LEASE;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -356,5 +363,35 @@ async fn registration_refuses_hostile_names_and_thread_counts() {
         assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
         assert!(e.message().contains(field) && e.message().len() < 200, "named, not echoed: {}", e.message());
     }
+    c.stop().await.unwrap();
+}
+
+/// A spec's own [limits] cannot raise what the coordinator allows: a spec
+/// declaring a huge max_configurations is held to the coordinator's cap and
+/// refused before the grid is expanded.
+#[tokio::test(start_paused = true)]
+async fn a_spec_cannot_raise_the_coordinators_limits() {
+    let mut options = CoordinatorOptions::default();
+    options.spec_caps.max_configurations = 10;
+    let c = Coordinator::start_with(options).await;
+    let mut sweeps = c.sweeps(None).await;
+    let greedy = r#"
+        name = "greedy"
+        seed = 1
+        starts = 1
+        methods = ["w"]
+        [limits]
+        max_configurations = 16777216
+        [[grid]]
+        rule = [2, 1]
+        dims = [2]
+        n_range = { from = 5, to = 30 }
+    "#;
+    let e = sweeps.submit(pb::SubmitRequest { spec_toml: greedy.into() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("limits.max_configurations") && e.message().contains("over the limit 1e1"), "{e:?}");
+    // Within the cap, the same spec form is accepted.
+    let modest = greedy.replace("to = 30", "to = 9");
+    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest }).await.is_ok());
     c.stop().await.unwrap();
 }

@@ -31,6 +31,15 @@ pub struct CoordinatorArgs {
     /// A shard that fails this many times is marked failed.
     #[arg(long, default_value_t = 3)]
     pub max_shard_failures: u32,
+    /// Most cells of one board any spec may ask for (a spec's own [limits] are held to it).
+    #[arg(long, default_value_t = sweep::Limits::default().max_cells)]
+    pub max_cells: u64,
+    /// Most tasks (starts x methods) of one sweep any spec may ask for.
+    #[arg(long, default_value_t = sweep::Limits::default().max_tasks)]
+    pub max_tasks: u64,
+    /// Most configurations (move set, board) of one sweep any spec may ask for.
+    #[arg(long, default_value_t = sweep::Limits::default().max_configurations)]
+    pub max_configurations: u64,
     /// Serve TLS with this certificate chain (PEM); needs --tls-key.
     #[arg(long, env = "KSWEEP_TLS_CERT", value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -50,6 +59,11 @@ impl CoordinatorArgs {
         o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;
         o.scheduler.max_shard_failures = self.max_shard_failures.max(1);
         o.poll_interval = o.scheduler.lease / 4;
+        o.spec_caps = sweep::Limits {
+            max_cells: self.max_cells,
+            max_tasks: self.max_tasks,
+            max_configurations: self.max_configurations,
+        };
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             o.tls = Some(TlsIdentity { cert_pem: read_pem("--tls-cert", cert)?, key_pem: read_pem("--tls-key", key)? });
         }
