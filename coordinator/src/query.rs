@@ -238,7 +238,9 @@ mod tests {
         let query = Query::open_read_only(&path).unwrap();
         let all = query.sweeps().unwrap();
         assert_eq!(all.len(), 1);
-        assert_eq!(query.status(None).unwrap(), all[0]);
+        let status = query.status(None).unwrap();
+        assert_eq!(status.spec_toml, sweep.canonical_toml(), "status carries the spec");
+        assert_eq!(pb::SweepStatus { spec_toml: String::new(), ..status }, all[0], "lists do not");
         assert_eq!(query.status(Some(&sweep.id())).unwrap().tasks_done, rows.len() as u64);
         let table = query.table(None).unwrap();
         assert_eq!(table.status, all[0]);

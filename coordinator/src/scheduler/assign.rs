@@ -44,7 +44,9 @@ pub struct Grant {
 }
 
 impl Scheduler {
-    /// Leases up to `free` shards to the worker: queued ones first, then
+    /// Leases up to `free` shards to the worker, within its budget of held
+    /// work (target shards per trusted thread, see `WorkerRun::trusted_threads`):
+    /// queued ones first, then
     /// newly cut ones (kept for the database to record, see
     /// [`Scheduler::take_unstored`], before the assignments are sent). Start
     /// cells not cached are left to [`Grant::draw_starts`], outside the lock.
@@ -53,15 +55,17 @@ impl Scheduler {
         // However many slots a worker asks for, it holds at most about
         // `held_per_thread` target shards of estimated work per thread, so
         // one fast-polling worker cannot take the remaining work from others.
-        let threads = self.workers.get(&worker).map_or(1, |w| w.threads);
+        let threads = self.workers.get(&worker).map_or(1.0, |w| w.trusted_threads());
         let target = self.shard_micros_now();
-        let budget = target * self.config.held_per_thread * threads as f64;
-        let mut held: f64 = self
-            .shards
-            .values()
-            .filter(|r| r.lease().is_some_and(|l| l.worker == worker))
-            .map(|r| self.estimate_micros(r))
-            .sum();
+        let budget = target * self.config.held_per_thread * threads;
+        let held_shards = self.shards.values().filter(|r| r.lease().is_some_and(|l| l.worker == worker));
+        let mut held: f64 = held_shards.map(|r| self.estimate_micros(r)).sum();
+        if held == 0.0 {
+            // Its progress clock starts with the work it now takes.
+            if let Some(w) = self.workers.get_mut(&worker) {
+                w.progress_at = now;
+            }
+        }
         while grant.leased.len() < free {
             let shard = match self.queue.pop_front() {
                 Some(id) => match self.shards.get(&id) {

@@ -1,24 +1,84 @@
 //! Workers and their leases: registration, heartbeats that extend leases,
 //! expiry that returns silent workers' shards to the queue, and goodbye.
 
-use std::time::Instant;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use super::shard::ShardState;
 use super::{Scheduler, Settled};
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, WorkerId};
 
+/// Threads' worth of work a worker is trusted with before it has shown
+/// its throughput, whatever it claims (slow start).
+const SLOW_START_THREADS: f64 = 4.0;
+/// Leases a holder may heartbeat without delivering a new result before
+/// it loses its shards (at least; longer for tasks estimated longer).
+const NO_PROGRESS_LEASES: u32 = 6;
+/// Shortest span over which a worker's throughput is sampled.
+const SAMPLE: Duration = Duration::from_millis(500);
+
 #[derive(Debug)]
 pub(super) struct WorkerRun {
     pub seen: Instant,
+    /// Threads it claimed at registration.
     pub threads: u32,
+    /// When it last delivered a new result, or began holding work.
+    pub progress_at: Instant,
+    /// New results came since the last heartbeat.
+    pub progressed: bool,
+    /// Task time (bounded per task) reported since `sampled_at`, in µs.
+    pub reported_micros: f64,
+    pub sampled_at: Instant,
+    /// Smoothed threads' worth of work it delivers: task time over wall time.
+    pub parallelism: f64,
+}
+
+impl WorkerRun {
+    /// Threads' worth of work it may hold: what it claims, but no more than
+    /// twice what it has shown it delivers, so a worker claiming 2^32
+    /// threads cannot take the queue from the others.
+    pub fn trusted_threads(&self) -> f64 {
+        f64::from(self.threads).min(SLOW_START_THREADS.max(2.0 * self.parallelism))
+    }
+
+    fn sample(&mut self, now: Instant) {
+        let span = now.saturating_duration_since(self.sampled_at);
+        if span >= SAMPLE {
+            let rate = self.reported_micros / span.as_micros() as f64;
+            self.parallelism = 0.5 * self.parallelism + 0.5 * rate;
+            self.reported_micros = 0.0;
+            self.sampled_at = now;
+        }
+        if std::mem::take(&mut self.progressed) {
+            self.progress_at = now;
+        }
+    }
 }
 
 impl Scheduler {
-    /// A worker registered, with its thread count (it sizes how much work
-    /// the worker may hold at once).
+    /// A worker registered, with its thread count (it bounds how much work
+    /// the worker may hold at once, with its measured throughput).
     pub fn register(&mut self, worker: WorkerId, threads: u32, now: Instant) {
-        self.workers.insert(worker, WorkerRun { seen: now, threads: threads.max(1) });
+        let run = WorkerRun {
+            seen: now,
+            threads: threads.max(1),
+            progress_at: now,
+            progressed: false,
+            reported_micros: 0.0,
+            sampled_at: now,
+            parallelism: 0.0,
+        };
+        self.workers.insert(worker, run);
+    }
+
+    /// Notes new results from a worker (their task time, bounded): its
+    /// throughput, and that it is making progress.
+    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64) {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.progressed = true;
+            w.reported_micros += micros;
+        }
     }
 
     /// True while the worker is registered here (not silent for long).
@@ -40,6 +100,9 @@ impl Scheduler {
     /// Heartbeats: extends the leases the worker still holds; returns the
     /// ones it should stop (expired and re-leased, or cancelled).
     pub fn heartbeat(&mut self, worker: WorkerId, running: &[(ShardId, Epoch)], now: Instant) -> Vec<(ShardId, Epoch)> {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.sample(now);
+        }
         let mut revoked = Vec::new();
         for &(id, epoch) in running {
             match self.shards.get_mut(&id).map(|s| &mut s.state) {
@@ -67,22 +130,70 @@ impl Scheduler {
         expired.sort_unstable();
         let mut out = Settled::default();
         for id in expired {
-            let failures = self.shards.get_mut(&id).map_or(0, |run| {
-                run.failures += 1;
-                run.failures
-            });
-            let error = format!("lease expired {failures} time(s): the worker holding it died, stalled or was cut off");
-            if failures >= self.config.max_shard_failures {
-                self.transition(id, ShardState::Failed);
-                out.failed.push((id, error));
-            } else {
-                self.transition(id, ShardState::Queued);
-                out.retried.push((id, error));
+            self.fail_attempt(id, "lease expired: the worker holding it died, stalled or was cut off", &mut out);
+        }
+        for (worker, window) in self.stalled_holders(now) {
+            let mut held: Vec<ShardId> = self
+                .shards
+                .iter()
+                .filter(|(_, r)| r.lease().is_some_and(|l| l.worker == worker))
+                .map(|(&id, _)| id)
+                .collect();
+            held.sort_unstable();
+            tracing::warn!(%worker, shards = held.len(), ?window, "a worker heartbeats but delivers nothing; its shards go to others");
+            for id in held {
+                self.fail_attempt(id, "its holder heartbeated but delivered no result", &mut out);
+            }
+            if let Some(w) = self.workers.get_mut(&worker) {
+                w.progress_at = now;
             }
         }
         let forget = self.config.lease * 3;
         self.workers.retain(|_, w| now.duration_since(w.seen) < forget);
         out
+    }
+
+    /// Workers holding shards that have delivered no new result for
+    /// `NO_PROGRESS_LEASES` leases, or four times the longest task they
+    /// hold is estimated to take if that is longer; with that window.
+    fn stalled_holders(&self, now: Instant) -> Vec<(WorkerId, Duration)> {
+        let mut longest: HashMap<WorkerId, f64> = HashMap::new();
+        for run in self.shards.values() {
+            if let Some(lease) = run.lease() {
+                let task = self.estimate_micros(run) / run.tasks.max(1) as f64;
+                let entry = longest.entry(lease.worker).or_default();
+                *entry = entry.max(task);
+            }
+        }
+        let base = self.config.lease * NO_PROGRESS_LEASES;
+        let mut stalled: Vec<(WorkerId, Duration)> = longest
+            .into_iter()
+            .filter_map(|(worker, task_micros)| {
+                let window = base.max(Duration::from_secs_f64((4.0 * task_micros / 1e6).min(1e9)));
+                let w = self.workers.get(&worker)?;
+                (now.saturating_duration_since(w.progress_at) > window).then_some((worker, window))
+            })
+            .collect();
+        stalled.sort_unstable_by_key(|&(w, _)| w);
+        stalled
+    }
+
+    /// One failed attempt at a shard whose holder is gone or useless: queued
+    /// again, or failed for good at the failure limit (a shard that kills
+    /// or hangs every worker taking it would otherwise loop for ever).
+    fn fail_attempt(&mut self, id: ShardId, why: &str, out: &mut Settled) {
+        let failures = self.shards.get_mut(&id).map_or(0, |run| {
+            run.failures += 1;
+            run.failures
+        });
+        let error = format!("{why} (failed attempt {failures})");
+        if failures >= self.config.max_shard_failures {
+            self.transition(id, ShardState::Failed);
+            out.failed.push((id, error));
+        } else {
+            self.transition(id, ShardState::Queued);
+            out.retried.push((id, error));
+        }
     }
 
     /// A worker leaves: the shards it hands back go to the front of the

@@ -162,6 +162,9 @@ impl Scheduler {
             if let Some(cost) = self.sweeps.get(&key).and_then(|s| s.sweep.configurations().get(config)) {
                 self.rate.observe(micros, new_tasks, cost.cost_per_task());
             }
+            if new_tasks > 0 {
+                self.note_progress(worker, micros);
+            }
             if remaining == 0 {
                 self.transition(report.shard, ShardState::Done);
                 out.done.push(report.shard);

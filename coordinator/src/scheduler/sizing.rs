@@ -64,7 +64,7 @@ impl Scheduler {
     /// so the tail does not drown in per-shard overhead.
     pub(super) fn shard_micros_now(&self) -> f64 {
         let target = self.config.target_shard.as_micros() as f64;
-        let threads: u32 = self.workers.values().map(|w| w.threads).sum();
+        let threads: f64 = self.workers.values().map(|w| w.trusted_threads()).sum();
         let unplanned: f64 = self
             .sweeps
             .values()
@@ -73,7 +73,7 @@ impl Scheduler {
             .sum::<f64>()
             * self.rate.micros_per_cost;
         let open: f64 = self.shards.values().filter(|r| r.state.is_open()).map(|r| self.estimate_micros(r)).sum();
-        let share = (unplanned + open) / (2.0 * threads.max(1) as f64);
+        let share = (unplanned + open) / (2.0 * threads.max(1.0));
         share.clamp(target * MIN_SHARD_FRACTION, target)
     }
 }

@@ -4,6 +4,7 @@ use sweep::{Cursor, ShardPlan};
 
 use super::*;
 use crate::error::Error;
+use crate::ids::Epoch;
 use crate::store::{OpenShard, SweepState};
 
 /// Leases and draws start cells at once, as the tests need.
@@ -421,7 +422,10 @@ fn a_lease_lost_again_and_again_fails_the_shard() {
             assert_eq!(again[0].shard, poison);
         } else {
             assert_eq!(settled.failed.len(), 1, "{settled:?}");
-            assert!(settled.failed[0].1.contains("lease expired 3 time(s)"), "{settled:?}");
+            assert!(
+                settled.failed[0].1.contains("lease expired") && settled.failed[0].1.contains("failed attempt 3"),
+                "{settled:?}"
+            );
         }
     }
     // The rest of the sweep runs; it then ends failed, not done.
@@ -463,4 +467,100 @@ fn impossible_results_refuse_the_batch() {
         assert!(e.contains(why) && e.contains("task (0, 1)"), "{why}: {e}");
     }
     assert_eq!(s.validate(WorkerId(1), &[honest]).unwrap().len(), 2);
+}
+
+/// 41 boards of 20x20 to 60x60, 100 starts each: hundreds of 1 ms shards.
+const MANY_SHARDS: &str = r#"
+    name = "many"
+    seed = 5
+    starts = 100
+    methods = ["w"]
+    [[grid]]
+    rule = [2, 1]
+    dims = [2]
+    n_range = { from = 20, to = 60 }
+"#;
+
+fn many_shards(now: Instant) -> Scheduler {
+    let config = SchedulerConfig { target_shard: Duration::from_millis(1), ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(config, 0);
+    let sweep = Arc::new(Sweep::parse(MANY_SHARDS).unwrap());
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    s.register(WorkerId(1), u32::MAX, now); // claims every thread there is
+    s.register(WorkerId(2), 2, now);
+    s
+}
+
+/// A worker's claimed threads count only as far as its delivered work
+/// shows them (slow start): one claiming 2^32 threads takes a few shards,
+/// not the queue, and earns more only by delivering.
+#[test]
+fn a_worker_holds_only_what_its_throughput_shows() {
+    // About 38 s of work at the initial rate, in 1 s shards.
+    let spec =
+        MANY_SHARDS.replace("starts = 100", "starts = 1000").replace("from = 20, to = 60", "from = 200, to = 260");
+    let sweep = Arc::new(Sweep::parse(&spec).unwrap());
+    let mut s = Scheduler::new(SchedulerConfig::default(), 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    let now = Instant::now();
+    s.register(WorkerId(1), u32::MAX, now);
+    s.register(WorkerId(2), 2, now);
+    let (hoard, _) = assign(&mut s, WorkerId(1), 1024, now);
+    let (honest, _) = assign(&mut s, WorkerId(2), 1024, now);
+    // Four trusted threads, two target seconds each (about 15 of the 61
+    // boards); the honest worker's two threads get half as much.
+    assert!(hoard.len() <= 16 && hoard.len() <= 2 * honest.len() + 1, "{} vs {}", hoard.len(), honest.len());
+    // Delivering all it holds every second (its task times those the rate
+    // predicts) shows eight threads' worth: it may then hold more.
+    let mut t = now;
+    let mut holding = hoard.clone();
+    let mut most = 0;
+    for _ in 0..3 {
+        t += Duration::from_secs(1);
+        let reports: Vec<ShardReport> = holding
+            .iter()
+            .map(|a| {
+                let cost = a.sweep.configurations()[a.plan.config as usize].cost_per_task();
+                let mut r = full_report(a);
+                r.tasks.iter_mut().for_each(|task| task.micros = (cost * 0.0015) as u64);
+                r
+            })
+            .collect();
+        s.validate(WorkerId(1), &reports).unwrap();
+        s.commit(WorkerId(1), &reports);
+        s.touch(WorkerId(1), t).unwrap();
+        s.heartbeat(WorkerId(1), &[], t);
+        holding = assign(&mut s, WorkerId(1), 1024, t).0;
+        most = most.max(holding.len());
+    }
+    assert!(most > hoard.len(), "proven throughput raises the budget: {most} vs {}", hoard.len());
+}
+
+/// A holder that heartbeats but delivers no result for several leases
+/// loses its shards (a failed attempt each), and others run them.
+#[test]
+fn a_holder_that_delivers_nothing_loses_its_shards() {
+    let now = Instant::now();
+    let mut s = many_shards(now);
+    let (hoard, _) = assign(&mut s, WorkerId(1), 1024, now);
+    let held: Vec<(ShardId, Epoch)> = hoard.iter().map(|a| (a.shard, a.epoch)).collect();
+    let mut t = now;
+    while t < now + Duration::from_secs(59) {
+        t += Duration::from_secs(2);
+        s.touch(WorkerId(1), t).unwrap();
+        assert!(s.heartbeat(WorkerId(1), &held, t).is_empty(), "still held at {:?}", t - now);
+        s.touch(WorkerId(2), t).unwrap();
+        assert_eq!(s.expire(t), Settled::default(), "at {:?}", t - now);
+    }
+    t += Duration::from_secs(2);
+    s.touch(WorkerId(1), t).unwrap();
+    s.heartbeat(WorkerId(1), &held, t);
+    let settled = s.expire(t);
+    let mut lost: Vec<ShardId> = settled.retried.iter().map(|(id, _)| *id).collect();
+    lost.sort_unstable();
+    assert_eq!(lost, held.iter().map(|h| h.0).collect::<Vec<_>>(), "{settled:?}");
+    assert!(settled.retried[0].1.contains("delivered no result"), "{settled:?}");
+    assert_eq!(s.heartbeat(WorkerId(1), &held, t).len(), held.len(), "revoked");
+    let (taken, _) = assign(&mut s, WorkerId(2), 1024, t);
+    assert!(taken.iter().any(|a| a.shard == held[0].0), "the honest worker runs them");
 }
