@@ -668,3 +668,95 @@ fn tls_end_to_end() {
     c.ksweep(&["coordinator", "--db", db.to_str().unwrap(), "--tls-cert", cert.to_str().unwrap()])
         .fails_with(&["--tls-key"]);
 }
+
+/// The engine's own results for a shard: what an honest worker sends.
+fn engine_outcomes(shard: &pb::Shard) -> Vec<pb::TaskOutcome> {
+    let work = ksweep_proto::convert::ShardWork::try_from(shard).expect("a shard the worker could run");
+    let solver = tour::Solver::new(work.configuration.clone()).expect("a board the engine takes");
+    let mut ws = solver.workspace();
+    let mut tasks = Vec::new();
+    for (o, &start) in work.starts.iter().enumerate() {
+        for (m, &method) in work.methods.iter().enumerate() {
+            let seed = solver.config().task_seed(work.sweep_seed, start, method);
+            let options =
+                tour::TaskOptions { seed, budget: work.budget, iterations: work.iterations, ..Default::default() };
+            let r = solver.run_task(&mut ws, start, method, &options);
+            tasks.push(ksweep_proto::convert::task_done(o as u32, m as u32, &r));
+        }
+    }
+    tasks
+}
+
+/// A hostile client beside two honest workers: garbage on the port, hostile
+/// registrations, impersonation, impossible and unsolicited results, an
+/// unknown outcome code, and one shard reported (correctly) three times.
+/// Every forgery is refused, the duplicates count once, and the sweep ends
+/// with the very table of the embedded run.
+#[test]
+fn a_hostile_worker_cannot_change_the_table() {
+    let mut c = Cluster::start(&["--lease-secs", "1"]);
+    c.add_worker(1);
+    c.add_worker(1);
+    let spec = c.write("spec.toml", SPEC_MEDIUM);
+    let id = c.submit(&spec);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
+    rt.block_on(async {
+        // Garbage bytes on the gRPC port: the connection dies, not the server.
+        let addr = c.url().trim_start_matches("http://").to_string();
+        let mut raw = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+        let garbage: Vec<u8> = (0..65536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let _ = tokio::io::AsyncWriteExt::write_all(&mut raw, &garbage).await;
+        drop(raw);
+
+        let mut workers = within("connect", WorkersClient::connect(c.url())).await.expect("connect");
+        for (name, threads) in [("w\nINFO forged log line", 1), ("greedy", u32::MAX)] {
+            let req =
+                pb::RegisterRequest { protocol_version: ksweep_proto::PROTOCOL_VERSION, name: name.into(), threads };
+            let e = within("Register", workers.register(req)).await.expect_err("a hostile registration");
+            assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+        }
+        let h = register(&mut workers, "hostile").await;
+        // Honest workers registered first (ids 1 and 2): poll as them.
+        for victim in [1, 2] {
+            let as_victim = Fake { id: victim, ..h.clone() };
+            assert_code(
+                poll(&mut workers, &as_victim, 8, vec![], vec![]).await,
+                Code::FailedPrecondition,
+                "impersonation",
+            );
+        }
+        let held = poll(&mut workers, &h, 2, vec![], vec![]).await.expect("poll").shards;
+        assert!(!held.is_empty(), "the hostile worker gets work like any other");
+        let s = &held[0];
+        let honest = engine_outcomes(s);
+        let cells = ksweep_proto::convert::ShardWork::try_from(s).expect("shard").configuration.board().cells();
+        let mut forgeries: Vec<(&str, Vec<pb::TaskOutcome>)> = Vec::new();
+        let mut t = honest.clone();
+        t[0].visited = cells + 1;
+        forgeries.push(("more cells than the board", t));
+        let mut t = honest.clone();
+        t[0].success = !t[0].success;
+        forgeries.push(("success contradicting its outcome", t));
+        let mut t = honest.clone();
+        t[0].outcome = 99;
+        forgeries.push(("an unknown outcome code", t));
+        for (what, tasks) in forgeries {
+            let r = poll(&mut workers, &h, 0, vec![], vec![results(s, tasks)]).await;
+            assert_code(r, Code::InvalidArgument, what);
+        }
+        let mut unsolicited = s.clone();
+        unsolicited.shard_id += 100_000;
+        let r = poll(&mut workers, &h, 0, vec![], vec![results(&unsolicited, honest.clone())]).await;
+        assert_code(r, Code::InvalidArgument, "results for a shard never issued");
+        // The true results, three times over (a worker resending after errors).
+        for _ in 0..3 {
+            poll(&mut workers, &h, 0, vec![], vec![results(s, honest.clone())]).await.expect("true results");
+        }
+        // The rest of what it holds it abandons: the leases expire and the
+        // honest workers run those shards.
+    });
+    c.wait_done(&id, SWEEP_TIMEOUT);
+    assert_matches_reference(&c, &id, SPEC_MEDIUM);
+    let log = c.coordinator.as_ref().expect("coordinator").log_text();
+    assert!(!log.contains("INFO forged log line"), "a name cannot forge a log line");
+}
