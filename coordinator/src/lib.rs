@@ -8,6 +8,7 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod connections;
 pub mod error;
 pub mod export;
 pub mod ids;
@@ -20,6 +21,7 @@ pub mod store;
 mod sweeps_service;
 mod workers_service;
 
+pub use connections::ConnectionLimits;
 pub use error::{Error, Result};
 pub use query::{status_of, Query};
 pub use secret::random_token;

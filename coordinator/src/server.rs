@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ksweep_proto::v1 as pb;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::service::InterceptorLayer;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
@@ -39,7 +39,14 @@ pub async fn serve(
 ) -> Result<()> {
     let token = options.token.clone();
     let max_message = options.max_message_bytes;
-    let mut builder = Server::builder();
+    // Pings every client well within the idle limit, so a live one is
+    // never silent that long and a dead one is found.
+    let limits = options.connections;
+    let ping = limits.idle / 4;
+    let mut builder = Server::builder()
+        .http2_keepalive_interval(Some(ping))
+        .http2_keepalive_timeout(Some(ping))
+        .tcp_keepalive(Some(ping));
     if let Some(id) = &options.tls {
         // Parses the PEM now, so a bad certificate or key fails at start.
         let config = ServerTlsConfig::new().identity(Identity::from_pem(&id.cert_pem, &id.key_pem));
@@ -95,7 +102,8 @@ pub async fn serve(
         }
     });
 
-    tracing::info!(%local, nonce = shared.nonce, tls = shared.options.tls.is_some(), "coordinator listening");
+    tracing::info!(%local, tls = shared.options.tls.is_some(), "coordinator listening");
+    let (incoming, acceptor) = crate::connections::accept(listener, limits);
     // The server stops accepting when `stop` flips; the shutdown future
     // flips it, then allows GRACE for in-flight calls.
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
@@ -105,7 +113,7 @@ pub async fn serve(
         .add_service(reflection)
         .add_service(sweeps)
         .add_service(workers)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
+        .serve_with_incoming_shutdown(ReceiverStream::new(incoming), async move {
             let _ = stop_rx.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);
@@ -127,6 +135,9 @@ pub async fn serve(
     };
     ticker.abort();
     let _ = ticker.await;
+    // Stops accepting, and frees the port.
+    acceptor.abort();
+    let _ = acceptor.await;
     // Handlers and watch streams still finishing hold `shared`, and with it
     // the database and its writer lock: wait (up to GRACE) for the last one,
     // so the file is closed when serve returns and can be opened again at

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use sweep::{Cursor, Planner, ShardPlan, Sweep};
 use tokio::sync::watch;
 
+use crate::connections::ConnectionLimits;
 use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled, ShardReport};
@@ -33,6 +34,8 @@ pub struct CoordinatorOptions {
     pub max_message_bytes: usize,
     /// Serve TLS with this identity instead of plain HTTP/2.
     pub tls: Option<TlsIdentity>,
+    /// Connections open at once, and how long one may stay silent.
+    pub connections: ConnectionLimits,
 }
 
 /// The coordinator's certificate chain and private key, PEM.
@@ -59,6 +62,7 @@ impl Default for CoordinatorOptions {
             spec_caps: sweep::Limits::default(),
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             tls: None,
+            connections: ConnectionLimits::default(),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ksweep_coordinator::store::Store;
-use ksweep_coordinator::{serve, CoordinatorOptions, TlsIdentity};
+use ksweep_coordinator::{serve, ConnectionLimits, CoordinatorOptions, TlsIdentity};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::v1::workers_client::WorkersClient;
@@ -393,5 +393,34 @@ async fn a_spec_cannot_raise_the_coordinators_limits() {
     // Within the cap, the same spec form is accepted.
     let modest = greedy.replace("to = 30", "to = 9");
     assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest }).await.is_ok());
+    c.stop().await.unwrap();
+}
+
+/// Connections that never speak hold no slot for long: with every slot
+/// taken by silent sockets, the server closes them at the handshake
+/// deadline and a real client is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_are_closed_and_cannot_starve_clients() {
+    use tokio::io::AsyncReadExt;
+    let mut options = CoordinatorOptions::default();
+    options.connections =
+        ConnectionLimits { max: 4, handshake: Duration::from_millis(300), idle: Duration::from_secs(60) };
+    let c = Coordinator::start_with(options).await;
+    let addr = c.url.trim_start_matches("http://").to_string();
+    let mut silent = Vec::new();
+    for _ in 0..4 {
+        silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    let began = std::time::Instant::now();
+    let mut sweeps = c.sweeps(None).await;
+    let listed = tokio::time::timeout(Duration::from_secs(10), sweeps.list(pb::ListRequest {})).await;
+    assert!(matches!(listed, Ok(Ok(_))), "a real client is served: {listed:?}");
+    assert!(began.elapsed() >= Duration::from_millis(250), "it waited for a slot: {:?}", began.elapsed());
+    for mut s in silent {
+        // The server's HTTP/2 preface, then the end of the stream.
+        let mut sink = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut sink)).await;
+        assert!(read.is_ok(), "the silent connection was closed");
+    }
     c.stop().await.unwrap();
 }

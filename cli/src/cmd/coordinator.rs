@@ -40,6 +40,10 @@ pub struct CoordinatorArgs {
     /// Most configurations (move set, board) of one sweep any spec may ask for.
     #[arg(long, default_value_t = sweep::Limits::default().max_configurations)]
     pub max_configurations: u64,
+    /// Connections served at once; silent ones are closed (10 s before the
+    /// handshake, 120 s after), so idle sockets cannot starve clients.
+    #[arg(long, default_value_t = ksweep_coordinator::ConnectionLimits::default().max)]
+    pub max_connections: usize,
     /// Serve TLS with this certificate chain (PEM); needs --tls-key.
     #[arg(long, env = "KSWEEP_TLS_CERT", value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -59,6 +63,8 @@ impl CoordinatorArgs {
         o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;
         o.scheduler.max_shard_failures = self.max_shard_failures.max(1);
         o.poll_interval = o.scheduler.lease / 4;
+        anyhow::ensure!(self.max_connections > 0, "--max-connections: must be at least 1");
+        o.connections.max = self.max_connections;
         o.spec_caps = sweep::Limits {
             max_cells: self.max_cells,
             max_tasks: self.max_tasks,
