@@ -402,10 +402,8 @@ async fn a_spec_cannot_raise_the_coordinators_limits() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_are_closed_and_cannot_starve_clients() {
     use tokio::io::AsyncReadExt;
-    let mut options = CoordinatorOptions::default();
-    options.connections =
-        ConnectionLimits { max: 4, handshake: Duration::from_millis(300), idle: Duration::from_secs(60) };
-    let c = Coordinator::start_with(options).await;
+    let connections = ConnectionLimits { max: 4, handshake: Duration::from_millis(300), idle: Duration::from_secs(60) };
+    let c = Coordinator::start_with(CoordinatorOptions { connections, ..CoordinatorOptions::default() }).await;
     let addr = c.url.trim_start_matches("http://").to_string();
     let mut silent = Vec::new();
     for _ in 0..4 {
