@@ -32,8 +32,16 @@ impl SweepsService {
     }
 }
 
-fn optional_id(id: &str) -> Option<String> {
-    (!id.is_empty()).then(|| id.to_string())
+/// Longest sweep id (or prefix) a request may name; longer ones are
+/// refused without being echoed back.
+const MAX_ID_CHARS: usize = 64;
+
+/// The sweep a request names, or None for "the only one".
+fn optional_id(id: &str) -> Result<Option<String>> {
+    if id.len() > MAX_ID_CHARS {
+        return Err(Error::Refused(format!("SweepRef.sweep_id: at most {MAX_ID_CHARS} characters, got {}", id.len())));
+    }
+    Ok((!id.is_empty()).then(|| id.to_string()))
 }
 
 /// Aggregate rows of a stored sweep, as messages.
@@ -74,14 +82,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
-        let id = optional_id(&req.into_inner().sweep_id);
+        let id = optional_id(&req.into_inner().sweep_id)?;
         Ok(Response::new(self.shared.with_store(move |s| query::status(s, id.as_deref())).await?))
     }
 
     type WatchStream = StatusStream;
 
     async fn watch(&self, req: Request<pb::SweepRef>) -> Result<Response<StatusStream>, Status> {
-        let first = self.shared.record(optional_id(&req.into_inner().sweep_id)).await?;
+        let first = self.shared.record(optional_id(&req.into_inner().sweep_id)?).await?;
         let (tx, rx) = mpsc::channel(4);
         let shared = self.shared.clone();
         let mut changes = shared.subscribe();
@@ -123,7 +131,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn cancel(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
-        let record = self.shared.record(optional_id(&req.into_inner().sweep_id)).await?;
+        let record = self.shared.record(optional_id(&req.into_inner().sweep_id)?).await?;
         if record.state == SweepState::Running {
             self.shared.cancel(record.key).await?;
             tracing::info!(sweep = %record.id, "sweep cancelled");
@@ -133,7 +141,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {
-        let id = optional_id(&req.into_inner().sweep_id);
+        let id = optional_id(&req.into_inner().sweep_id)?;
         let table = self.shared.with_store(move |s| query::table(s, id.as_deref())).await?;
         Ok(Response::new(pb::TableReply { status: Some(table.status), rows: table_rows(table.rows) }))
     }
@@ -141,7 +149,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     type ExportStream = ExportStream;
 
     async fn export(&self, req: Request<pb::SweepRef>) -> Result<Response<ExportStream>, Status> {
-        let id = optional_id(&req.into_inner().sweep_id);
+        let id = optional_id(&req.into_inner().sweep_id)?;
         let export = Arc::new(self.shared.with_store(move |s| query::export(s, id.as_deref())).await?);
         let (tx, rx) = mpsc::channel(4);
         let shared = self.shared.clone();

@@ -422,3 +422,14 @@ async fn silent_connections_are_closed_and_cannot_starve_clients() {
     }
     c.stop().await.unwrap();
 }
+
+/// An oversized sweep id is refused by its length, never echoed back.
+#[tokio::test(start_paused = true)]
+async fn an_oversized_sweep_id_is_refused_not_echoed() {
+    let c = Coordinator::start(None).await;
+    let mut sweeps = c.sweeps(None).await;
+    let e = sweeps.status(pb::SweepRef { sweep_id: "f".repeat(1 << 20) }).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("sweep_id") && e.message().len() < 200, "{}", e.message());
+    c.stop().await.unwrap();
+}
