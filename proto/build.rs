@@ -9,6 +9,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_var("PROTOC", protoc);
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     tonic_prost_build::configure()
+        // Malformed messages are InvalidArgument (see src/codec.rs).
+        .codec_path("crate::codec::WireCodec")
         .file_descriptor_set_path(out.join("ksweep_descriptor.bin"))
         .compile_protos(&["ksweep/v1/ksweep.proto"], &["."])?;
     println!("cargo:rerun-if-changed=ksweep/v1/ksweep.proto");

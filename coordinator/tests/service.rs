@@ -433,3 +433,27 @@ async fn an_oversized_sweep_id_is_refused_not_echoed() {
     assert!(e.message().contains("sweep_id") && e.message().len() < 200, "{}", e.message());
     c.stop().await.unwrap();
 }
+
+/// Field 1 of `SubmitRequest` is a string; sent as a varint, the message
+/// does not parse.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Mistyped {
+    #[prost(uint64, tag = "1")]
+    spec_toml: u64,
+}
+
+/// A message that does not parse is the sender's fault: InvalidArgument,
+/// not Internal.
+#[tokio::test(start_paused = true)]
+async fn a_malformed_message_is_an_invalid_argument() {
+    let c = Coordinator::start(None).await;
+    let (channel, _) = c.channel(None).await;
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let codec = tonic_prost::ProstCodec::<Mistyped, pb::SubmitReply>::default();
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/ksweep.v1.Sweeps/Submit");
+    let e = grpc.unary(tonic::Request::new(Mistyped { spec_toml: 7 }), path, codec).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("malformed message"), "{e:?}");
+    c.stop().await.unwrap();
+}

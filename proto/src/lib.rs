@@ -6,6 +6,7 @@
 
 mod action;
 mod channel;
+pub mod codec;
 pub mod convert;
 
 /// Generated messages, clients and servers of `ksweep.v1`.
