@@ -31,7 +31,7 @@ pub struct CoordinatorArgs {
     /// A shard that fails this many times is marked failed.
     #[arg(long, default_value_t = 3)]
     pub max_shard_failures: u32,
-    /// Most cells of one board any spec may ask for (a spec's own [limits] are held to it).
+    /// Most cells of one board any spec may ask for (a spec's own `[limits]` are held to it).
     #[arg(long, default_value_t = sweep::Limits::default().max_cells)]
     pub max_cells: u64,
     /// Most tasks (starts x methods) of one sweep any spec may ask for.
