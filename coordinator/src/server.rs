@@ -52,8 +52,7 @@ pub async fn serve(
         let config = ServerTlsConfig::new().identity(Identity::from_pem(&id.cert_pem, &id.key_pem));
         builder = builder.tls_config(config).map_err(|e| Error::Tls(ksweep_proto::error_chain(&e)))?;
     }
-    // Resuming parses every running sweep's spec: off the runtime threads.
-    let shared = Arc::new(crate::state::blocking(move || Shared::new(store, options)).await?);
+    let shared = Arc::new(Shared::new(store, options)?);
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     for service in ["", SWEEPS, WORKERS] {
@@ -81,6 +80,16 @@ pub async fn serve(
         })
         .await?;
 
+    // Running sweeps come back in the background: calls are answered (and
+    // new sweeps run) while large specs are parsed and checked.
+    let resumer = tokio::spawn({
+        let shared = shared.clone();
+        async move {
+            if let Err(e) = shared.resume().await {
+                tracing::error!(error = %e, "resuming the running sweeps failed");
+            }
+        }
+    });
     let ticker_shared = shared.clone();
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(TICK);
@@ -135,6 +144,8 @@ pub async fn serve(
     };
     ticker.abort();
     let _ = ticker.await;
+    resumer.abort();
+    let _ = resumer.await;
     // Stops accepting, and frees the port.
     acceptor.abort();
     let _ = acceptor.await;

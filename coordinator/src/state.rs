@@ -107,38 +107,12 @@ pub(crate) fn now() -> Instant {
 }
 
 impl Shared {
-    /// Loads every running sweep from the store into a fresh scheduler,
-    /// re-planning any part of a sweep's planned grid that no stored shard
-    /// holds (see [`Shared::check_tiling`]).
-    pub fn new(mut store: Store, options: CoordinatorOptions) -> Result<Shared> {
-        let mut scheduler = Scheduler::new(options.scheduler.clone(), store.max_shard_id()?);
-        for record in store.sweeps()? {
-            if record.state != SweepState::Running {
-                continue;
-            }
-            let sweep = Arc::new(Sweep::parse(&record.spec)?);
-            let open = store.open_shards(record.key)?;
-            tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
-            scheduler.add_sweep(
-                record.key,
-                record.id.clone(),
-                sweep.clone(),
-                record.cursor,
-                open,
-                record.shards_failed,
-            );
-            let gaps =
-                Planner::new(&sweep).uncovered(&store.shard_plans(record.key)?, record.cursor, scheduler.target_cost());
-            if !gaps.is_empty() {
-                let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
-                tracing::error!(
-                    sweep = %record.id, starts, shards = gaps.len(),
-                    "the stored shards do not cover the grid planned so far; planning the gap again"
-                );
-                scheduler.replan(record.key, gaps);
-            }
-        }
-        store.cut_shards(&scheduler.take_unstored())?;
+    /// A coordinator's state over `store`, ready to answer calls at once:
+    /// running sweeps are taken back into the scheduler by
+    /// [`Shared::resume`], off the request path (parsing a large spec and
+    /// checking its shards can take seconds).
+    pub fn new(store: Store, options: CoordinatorOptions) -> Result<Shared> {
+        let scheduler = Scheduler::new(options.scheduler.clone(), store.max_shard_id()?);
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
                 ^ (std::process::id() as u64) << 32;
@@ -197,16 +171,75 @@ impl Shared {
         let _ = rx.wait_for(|stopping| *stopping).await;
     }
 
+    /// Takes every running sweep of the database into the scheduler (see
+    /// [`Shared::load`]). A sweep that cannot be loaded is logged and left
+    /// as stored; the others go on.
+    pub async fn resume(&self) -> Result<()> {
+        let running = self
+            .with_store(|s| Ok(s.sweeps()?.into_iter().filter(|r| r.state == SweepState::Running).collect::<Vec<_>>()))
+            .await?;
+        for record in running {
+            let (key, id) = (record.key, record.id.clone());
+            let spec = record.spec.clone();
+            let parsed = blocking(move || Ok(Sweep::parse(&spec)?)).await;
+            match parsed.map(Arc::new) {
+                Ok(sweep) => self.load(key, sweep).await?,
+                Err(e) => tracing::error!(sweep = %id, error = %e, "cannot resume this sweep; it stays as stored"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes a stored sweep into the scheduler if it is running there and
+    /// not here yet: its open shards, and shards for any part of its planned
+    /// grid that no stored shard holds (a gap is logged; it means a cut was
+    /// lost). Serialised with cuts and cancels by `cutting`.
+    async fn load(&self, key: SweepKey, sweep: Arc<Sweep>) -> Result<()> {
+        let _in_order = self.cutting.lock().await;
+        if self.scheduler().is_running(key) {
+            return Ok(());
+        }
+        let target = self.scheduler().target_cost();
+        let for_store = sweep.clone();
+        let loaded = self
+            .with_store(move |s| {
+                let record = s.record_of(key)?;
+                if record.state != SweepState::Running {
+                    return Ok(None);
+                }
+                let open = s.open_shards(key)?;
+                let gaps = Planner::new(&for_store).uncovered(&s.shard_plans(key)?, record.cursor, target);
+                Ok(Some((record, open, gaps)))
+            })
+            .await?;
+        let Some((record, open, gaps)) = loaded else { return Ok(()) };
+        if !open.is_empty() {
+            tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
+        }
+        {
+            let mut sched = self.scheduler();
+            sched.add_sweep(key, record.id.clone(), sweep, record.cursor, open, record.shards_failed);
+            if !gaps.is_empty() {
+                let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
+                tracing::error!(
+                    sweep = %record.id, starts, shards = gaps.len(),
+                    "the stored shards do not cover the grid planned so far; planning the gap again"
+                );
+                sched.replan(key, gaps);
+            }
+        }
+        self.flush_cuts().await?;
+        self.changed();
+        Ok(())
+    }
+
     /// Stores a sweep (or finds the stored one with its id) and schedules
     /// it if it is running. Returns its record and whether it is new.
     pub async fn submit(&self, sweep: Arc<Sweep>) -> Result<(SweepRecord, bool)> {
         let for_store = sweep.clone();
         let (record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
         if record.state == SweepState::Running {
-            let mut sched = self.scheduler();
-            if !sched.is_running(record.key) {
-                sched.add_sweep(record.key, record.id.clone(), sweep, record.cursor, Vec::new(), record.shards_failed);
-            }
+            self.load(record.key, sweep).await?;
         }
         Ok((record, created))
     }
@@ -400,6 +433,8 @@ impl Shared {
     /// Cancels a running sweep: stored first, so a failed write leaves it
     /// running in memory and in the database alike.
     pub async fn cancel(&self, key: SweepKey) -> Result<()> {
+        // Not while the sweep is being loaded: it would come back running.
+        let _in_order = self.cutting.lock().await;
         let written = self.with_store(move |s| s.set_state(key, SweepState::Cancelled, None)).await;
         self.note_write(&written);
         written?;

@@ -36,8 +36,11 @@ fn options() -> CoordinatorOptions {
     options
 }
 
-fn open(path: &Path) -> Shared {
-    Shared::new(Store::open(path).unwrap(), options()).unwrap()
+/// A coordinator's state over the file, its running sweeps resumed.
+async fn open(path: &Path) -> Shared {
+    let shared = Shared::new(Store::open(path).unwrap(), options()).unwrap();
+    shared.resume().await.unwrap();
+    shared
 }
 
 async fn submit(shared: &Shared) -> SweepKey {
@@ -96,7 +99,7 @@ fn assert_complete(record: &SweepRecord) {
 async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let shared = open(&path);
+    let shared = open(&path).await;
     let key = submit(&shared).await;
     let (worker, _) = shared.register("w".into(), 8).await.unwrap();
     // A poll that cut shards and was dropped before storing them (its
@@ -113,7 +116,7 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     let cursor = store.record_of(key).unwrap().cursor;
     assert_eq!(Planner::new(&sweep).uncovered(&stored, cursor, 0.0), vec![], "the shards tile the cursor");
     drop(store);
-    assert_complete(&run_to_end(&open(&path), key).await);
+    assert_complete(&run_to_end(&open(&path).await, key).await);
 }
 
 #[tokio::test]
@@ -133,7 +136,7 @@ async fn a_gap_in_the_stored_shards_is_planned_again_at_start() {
         store.cut_shards(&[NewShards { sweep: key, shards, cursor: Cursor { config: 1, start: 0 } }]).unwrap();
         key
     };
-    let shared = open(&path);
+    let shared = open(&path).await;
     let stored = shared.with_store(move |s| s.shard_plans(key)).await.unwrap();
     let upto = Cursor { config: 1, start: 0 };
     assert_eq!(Planner::new(&sweep).uncovered(&stored, upto, 0.0), vec![], "re-planned and stored: {stored:?}");
@@ -145,7 +148,7 @@ async fn a_gap_in_the_stored_shards_is_planned_again_at_start() {
 async fn a_sweep_that_drains_short_of_results_runs_the_missing_starts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let shared = open(&path);
+    let shared = open(&path).await;
     let key = submit(&shared).await;
     let done = run_to_end(&shared, key).await;
     assert_complete(&done);
@@ -160,7 +163,7 @@ async fn a_sweep_that_drains_short_of_results_runs_the_missing_starts() {
             .execute("UPDATE sweeps SET state = ?1, tasks_done = tasks_done - 4", [SweepState::Running])
             .unwrap();
     }
-    let shared = open(&path);
+    let shared = open(&path).await;
     shared.tick().await.unwrap();
     let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
     assert_eq!(record.state, SweepState::Running, "not done with 4 results missing");
@@ -171,7 +174,7 @@ async fn a_sweep_that_drains_short_of_results_runs_the_missing_starts() {
 async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let shared = open(&path);
+    let shared = open(&path).await;
     let key = submit(&shared).await;
     let (worker, _) = shared.register("w".into(), 1).await.unwrap();
     let mut held = Vec::new();
@@ -223,7 +226,11 @@ async fn a_failed_cancel_leaves_the_sweep_running_everywhere() {
 async fn reopen(path: &Path) -> Shared {
     for _ in 0..500 {
         match Store::open(path) {
-            Ok(store) => return Shared::new(store, options()).unwrap(),
+            Ok(store) => {
+                let shared = Shared::new(store, options()).unwrap();
+                shared.resume().await.unwrap();
+                return shared;
+            }
             Err(crate::Error::Locked { .. }) => tokio::time::sleep(Duration::from_millis(10)).await,
             Err(e) => panic!("{e}"),
         }
@@ -241,7 +248,7 @@ async fn concurrent_cuts_dropped_calls_and_crashes_lose_nothing() {
     let path = dir.path().join("k.db");
     let spec = SPEC.replace("n = [5, 6, 7, 8]", "n = [5, 6, 7, 8, 9, 10, 11, 12]").replace("starts = 8", "starts = 40");
     let key = {
-        let shared = open(&path);
+        let shared = open(&path).await;
         let key = shared.submit(Arc::new(Sweep::parse(&spec).unwrap())).await.unwrap().0.key;
         key
     };
@@ -276,5 +283,27 @@ async fn concurrent_cuts_dropped_calls_and_crashes_lose_nothing() {
         drop(shared); // and the coordinator dies
     }
     let shared = reopen(&path).await;
+    assert_complete(&run_to_end(&shared, key).await);
+}
+
+/// A restart answers at once: running sweeps are loaded afterwards, off
+/// the request path, with their open shards.
+#[tokio::test]
+async fn a_restart_answers_before_its_sweeps_are_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let key = {
+        let shared = open(&path).await;
+        let key = submit(&shared).await;
+        let (worker, _) = shared.register("w".into(), 8).await.unwrap();
+        assert!(!shared.assign(worker, 3).await.unwrap().is_empty());
+        key
+    };
+    let shared = Shared::new(Store::open(&path).unwrap(), options()).unwrap();
+    assert!(!shared.scheduler().is_running(key), "nothing parsed or planned yet");
+    let listed = shared.with_store(|s| s.sweeps()).await.unwrap();
+    assert_eq!(listed.len(), 1, "but the database answers");
+    shared.resume().await.unwrap();
+    assert!(shared.scheduler().is_running(key));
     assert_complete(&run_to_end(&shared, key).await);
 }
