@@ -562,10 +562,20 @@ impl Cluster {
 
     /// Starts a worker presenting `token`.
     pub fn add_worker_with(&mut self, threads: usize, token: Option<String>) -> usize {
+        self.spawn_worker(threads, token, &[])
+    }
+
+    /// Starts a worker with more flags (e.g. `--memory`).
+    pub fn add_worker_with_flags(&mut self, threads: usize, flags: &[&str]) -> usize {
+        self.spawn_worker(threads, self.token.clone(), flags)
+    }
+
+    fn spawn_worker(&mut self, threads: usize, token: Option<String>, flags: &[&str]) -> usize {
         self.worker_count += 1;
         let name = format!("worker-{}", self.worker_count);
         let mut args: Vec<String> =
             vec!["worker".into(), "--threads".into(), threads.to_string(), "--name".into(), name.clone()];
+        args.extend(flags.iter().map(|f| f.to_string()));
         args.extend(self.connect_args(token.as_deref()));
         self.workers.push(Proc::spawn(&name, self.dir.path(), &args));
         self.workers.len() - 1

@@ -40,6 +40,51 @@ pub struct Starts {
     pub cells: Vec<u64>,
 }
 
+/// Memory a configuration's tasks need, in bytes (see
+/// [`Configuration::memory_need`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryNeed {
+    /// Held once, whatever the number of threads.
+    pub shared: u64,
+    /// Added by each thread running tasks at the same time.
+    pub per_thread: u64,
+}
+
+impl MemoryNeed {
+    /// Bytes for `threads` threads at once.
+    pub fn with_threads(&self, threads: u64) -> u64 {
+        self.shared.saturating_add(self.per_thread.saturating_mul(threads))
+    }
+}
+
+impl std::fmt::Display for MemoryNeed {
+    /// "2.0 GiB for one task (1.0 GiB shared + 1.0 GiB a thread)".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} for one task ({} shared + {} a thread)",
+            format_bytes(self.with_threads(1)),
+            format_bytes(self.shared),
+            format_bytes(self.per_thread)
+        )
+    }
+}
+
+/// Bytes for people, in powers of 1024: "12 B", "512.0 MiB", "3.0 GiB".
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 impl Configuration {
     /// Pairs a board with a move set of the same dimension.
     pub fn new(board: Board, moves: Moves) -> Result<Configuration> {
@@ -57,6 +102,20 @@ impl Configuration {
     /// The move set.
     pub fn moves(&self) -> &Moves {
         &self.moves
+    }
+
+    /// Bytes a [`crate::Solver`] of this configuration holds, known before
+    /// it is built (a worker schedules tasks by it): the padded degree
+    /// array all threads share, and what each thread running tasks adds:
+    /// its own degree array, plus the path when `record_path` is asked.
+    /// `bt` and the `nn` methods add their own bounded state on top.
+    pub fn memory_need(&self, record_path: bool) -> MemoryNeed {
+        let pad = 2 * u128::from(self.moves.reach());
+        let padded = self.board.sides().iter().fold(1u128, |acc, &n| acc.saturating_mul(u128::from(n) + pad));
+        let width = if self.moves.len() < u8::MAX as usize { 1 } else { 2 };
+        let degrees = u64::try_from(padded.saturating_mul(width)).unwrap_or(u64::MAX);
+        let path = if record_path { self.board.cells().saturating_mul(8) } else { 0 };
+        MemoryNeed { shared: degrees, per_thread: degrees.saturating_add(path) }
     }
 
     /// Which cells may start a tour.
@@ -164,6 +223,25 @@ mod tests {
 
     fn cfg(rule: &[u32], sides: &[u32]) -> Configuration {
         Configuration::new(Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
+        // Narrow (8 moves) and wide (1,1,1,1,1,1,1,1 in 8D: 256 moves) degrees.
+        for c in [cfg(&[2, 1], &[9, 7]), cfg(&[3, 2], &[5, 6, 4]), cfg(&[1; 8], &[3; 8])] {
+            let need = c.memory_need(false);
+            let solver = crate::Solver::new(c.clone()).unwrap();
+            assert_eq!(need.shared, solver.board_bytes() as u64, "{}", c.board());
+            assert_eq!(need.per_thread, solver.workspace().board_bytes() as u64, "{}", c.board());
+            let with_path = c.memory_need(true);
+            assert_eq!(with_path.per_thread, need.per_thread + 8 * c.board().cells());
+            assert_eq!(need.with_threads(3), need.shared + 3 * need.per_thread);
+        }
+        // 3D N = 1000 with (2,1): about 1 GB a walk.
+        let big = cfg(&[2, 1], &[1000, 1000, 1000]).memory_need(false);
+        assert_eq!(big.per_thread, 1004u64.pow(3));
+        assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
+        assert_eq!(format_bytes(12), "12 B");
     }
 
     #[test]

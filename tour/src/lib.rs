@@ -51,7 +51,7 @@ mod verify;
 mod walk;
 
 pub use board::{Board, DEFAULT_MAX_CELLS, MAX_DIMS};
-pub use config::{Configuration, Eligibility, Starts, MAX_STARTS};
+pub use config::{format_bytes, Configuration, Eligibility, MemoryNeed, Starts, MAX_STARTS};
 pub use error::{Error, Result};
 pub use layout::MAX_PADDED_CELLS;
 pub use method::{Method, NN_MAX_CELLS};

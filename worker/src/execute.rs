@@ -2,14 +2,16 @@
 //! (start, method) task, send each outcome back as it finishes.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ksweep_proto::convert::{self, ShardWork};
 use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{Solver, TaskOptions};
+use tour::{format_bytes, Solver, TaskOptions};
+
+use crate::memory::MemoryBudget;
 
 /// What a running shard sends to the poll loop.
 #[derive(Debug)]
@@ -29,11 +31,19 @@ pub enum Event {
     },
 }
 
-/// Runs a shard to the end (or until `cancelled`), on the current rayon pool.
-pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: UnboundedSender<Event>) {
+/// What shards share on a worker: its memory budget and its threads.
+#[derive(Debug, Clone)]
+pub struct Resources {
+    pub memory: Arc<MemoryBudget>,
+    pub threads: usize,
+}
+
+/// Runs a shard to the end (or until `cancelled`), on the current rayon
+/// pool, with as many tasks at once as `resources` allow.
+pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: UnboundedSender<Event>, resources: &Resources) {
     let (id, epoch) = (shard.shard_id, shard.epoch);
     let began = std::time::Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| run_tasks(&shard, &cancelled, &events)));
+    let result = catch_unwind(AssertUnwindSafe(|| run_tasks(&shard, &cancelled, &events, resources)));
     let error = match result {
         Ok(Ok(())) => None,
         Ok(Err(e)) => Some(e),
@@ -42,18 +52,42 @@ pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: Unbounded
     let _ = events.send(Event::Finished { shard: id, epoch, error, busy: began.elapsed() });
 }
 
-fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender<Event>) -> Result<(), String> {
+fn run_tasks(
+    shard: &pb::Shard,
+    cancelled: &AtomicBool,
+    events: &UnboundedSender<Event>,
+    resources: &Resources,
+) -> Result<(), String> {
     let work = ShardWork::try_from(shard).map_err(|e| e.to_string())?;
+    let need = work.configuration.memory_need(false);
+    let budget = &resources.memory;
+    // Before anything is allocated: a board that cannot fit fails here.
+    let (_held, lanes) = budget.reserve(need, resources.threads).map_err(|_| {
+        format!(
+            "board {} needs {need}; this worker's memory budget is {}",
+            work.configuration.board(),
+            format_bytes(budget.total())
+        )
+    })?;
     let solver = Solver::new(work.configuration).map_err(|e| e.to_string())?;
     for &m in &work.methods {
         solver.supports(m).map_err(|e| e.to_string())?;
     }
     let methods = &work.methods;
     let tasks = work.starts.len() * methods.len();
-    (0..tasks).into_par_iter().for_each_init(
-        || solver.workspace(),
-        |ws, task| {
-            if cancelled.load(Ordering::Relaxed) {
+    if lanes < resources.threads && lanes < tasks {
+        tracing::info!(
+            board = %solver.config().board(), lanes, threads = resources.threads, per_task = %format_bytes(need.per_thread),
+            "memory allows only this many tasks of this board at once"
+        );
+    }
+    // `lanes` workspaces, each taking the next task until none is left.
+    let next = AtomicUsize::new(0);
+    (0..lanes).into_par_iter().for_each(|_| {
+        let mut ws = solver.workspace();
+        loop {
+            let task = next.fetch_add(1, Ordering::Relaxed);
+            if task >= tasks || cancelled.load(Ordering::Relaxed) {
                 return;
             }
             let (offset, m) = (task / methods.len(), task % methods.len());
@@ -61,17 +95,17 @@ fn run_tasks(shard: &pb::Shard, cancelled: &AtomicBool, events: &UnboundedSender
             let seed = solver.config().task_seed(work.sweep_seed, start, method);
             let options = TaskOptions { seed, record_path: false, budget: work.budget, iterations: work.iterations };
             let (offset, m) = (offset as u32, m as u32);
-            let outcome = match catch_unwind(AssertUnwindSafe(|| solver.run_task(ws, start, method, &options))) {
+            let outcome = match catch_unwind(AssertUnwindSafe(|| solver.run_task(&mut ws, start, method, &options))) {
                 Ok(r) => convert::task_done(offset, m, &r),
                 Err(panic) => {
                     // The workspace may be half-written; start the next task afresh.
-                    *ws = solver.workspace();
+                    ws = solver.workspace();
                     convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic)))
                 }
             };
             let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
-        },
-    );
+        }
+    });
     Ok(())
 }
 
@@ -102,8 +136,13 @@ mod tests {
     }
 
     fn collect(shard: pb::Shard) -> (Vec<pb::TaskOutcome>, Option<String>) {
+        collect_within(shard, u64::MAX)
+    }
+
+    fn collect_within(shard: pb::Shard, memory: u64) -> (Vec<pb::TaskOutcome>, Option<String>) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        run_shard(shard, Arc::new(AtomicBool::new(false)), tx);
+        let resources = Resources { memory: MemoryBudget::new(memory), threads: 2 };
+        run_shard(shard, Arc::new(AtomicBool::new(false)), tx, &resources);
         let mut tasks = Vec::new();
         let mut finished = None;
         while let Ok(e) = rx.try_recv() {
@@ -130,6 +169,21 @@ mod tests {
             let r = solver.run(&mut ws, start, method, solver.config().task_seed(1, start, method), false);
             assert_eq!((t.success, t.attempts, t.visited), (r.success, r.attempts, r.visited));
         }
+    }
+
+    #[test]
+    fn a_board_past_the_memory_budget_fails_its_shard_with_its_need() {
+        // 8x8 with (2,1): 12x12 padded = 144 bytes shared, 144 a thread.
+        let (tasks, error) = collect_within(shard(vec![0, 9], &["w"]), 200);
+        assert!(tasks.is_empty());
+        let error = error.expect("an error, not an abort");
+        assert!(
+            error.contains("board 8x8 needs 288 B for one task (144 B shared") && error.contains("budget is 200 B"),
+            "{error}"
+        );
+        // Room for one walk at a time: every task still runs, one by one.
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 288);
+        assert_eq!((tasks.len(), error), (6, None));
     }
 
     #[test]

@@ -12,7 +12,9 @@
 
 mod error;
 mod execute;
+mod memory;
 mod session;
 
 pub use error::{Error, Result};
+pub use memory::{available as available_memory, MemoryBudget};
 pub use session::{run, WorkerOptions};

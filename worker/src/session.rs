@@ -17,7 +17,8 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
 use crate::error::{Error, Result};
-use crate::execute::{run_shard, Event};
+use crate::execute::{run_shard, Event, Resources};
+use crate::memory::MemoryBudget;
 
 /// How long results are gathered after the first one arrives before they
 /// are sent: batches thousands of small tasks into one poll.
@@ -53,6 +54,9 @@ pub struct WorkerOptions {
     /// Largest message sent or accepted: [`ksweep_proto::MAX_MESSAGE_BYTES`],
     /// the coordinator's limit too.
     pub max_message_bytes: usize,
+    /// Bytes the boards of running tasks may take in all; None for the
+    /// memory the machine has available at start.
+    pub memory: Option<u64>,
 }
 
 type Client = WorkersClient<InterceptedService<Channel, BearerToken>>;
@@ -166,6 +170,9 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             .map_err(|e| Error::Pool(e.to_string()))?,
     );
     let threads = pool.current_num_threads();
+    let memory = options.memory.or_else(crate::memory::available).unwrap_or(u64::MAX);
+    let resources = Resources { memory: MemoryBudget::new(memory), threads };
+    tracing::info!(threads, memory_bytes = memory, "worker resources");
     let endpoint =
         ksweep_proto::worker_endpoint(&options.coordinator, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
@@ -196,7 +203,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
         // whose coordinator may reuse their (shard, epoch) numbers.
         let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
         tracing::info!(worker = session.worker_id, threads, "registered");
-        match serve_session(&mut session, &pool, threads, &events_tx, &mut events, &mut shutdown).await {
+        match serve_session(&mut session, &pool, &resources, &events_tx, &mut events, &mut shutdown).await {
             SessionEnd::Shutdown => return farewell(&mut session, &mut events).await,
             SessionEnd::Reregister(why) => {
                 tracing::warn!(%why, "registering again; dropping the shards of the old session");
@@ -256,11 +263,12 @@ async fn register(
 async fn serve_session(
     s: &mut Session,
     pool: &Arc<rayon::ThreadPool>,
-    threads: usize,
+    resources: &Resources,
     events_tx: &mpsc::UnboundedSender<Event>,
     events: &mut mpsc::UnboundedReceiver<Event>,
     shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
 ) -> SessionEnd {
+    let threads = resources.threads;
     let mut backoff = FIRST_BACKOFF;
     loop {
         while let Ok(e) = events.try_recv() {
@@ -317,7 +325,8 @@ async fn serve_session(
             let cancelled = Arc::new(AtomicBool::new(false));
             s.running.insert(shard.shard_id, Running { epoch: shard.epoch, cancelled: cancelled.clone() });
             let tx = events_tx.clone();
-            pool.spawn(move || run_shard(shard, cancelled, tx));
+            let resources = resources.clone();
+            pool.spawn(move || run_shard(shard, cancelled, tx, &resources));
         }
 
         // Wait for results (then gather a batch), the next heartbeat, or shutdown.

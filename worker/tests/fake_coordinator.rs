@@ -130,6 +130,7 @@ fn options(url: String) -> WorkerOptions {
         token: None,
         tls_ca: None,
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
+        memory: None,
     }
 }
 

@@ -28,5 +28,14 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "starts          {} per configuration", sweep.starts_per_config())?;
     writeln!(out, "configurations  {} ({impossible} impossible)", configs.len())?;
     writeln!(out, "tasks           {}", sweep.total_tasks())?;
+    // What a worker must fit: the board whose tasks need the most memory.
+    let largest = configs
+        .iter()
+        .filter(|c| c.eligibility() != Eligibility::Impossible)
+        .map(|c| (c.configuration().memory_need(false), c))
+        .max_by_key(|(need, _)| need.with_threads(1));
+    if let Some((need, c)) = largest {
+        writeln!(out, "memory          {need}, board {}", c.shape_label())?;
+    }
     Ok(())
 }

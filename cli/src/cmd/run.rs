@@ -88,6 +88,7 @@ pub async fn embedded(
         token: Some(token.clone()),
         tls_ca: None,
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
+        memory: None,
     };
     let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
         let _ = worker_stopped.await;

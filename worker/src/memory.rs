@@ -1,0 +1,122 @@
+//! Memory as a resource the worker schedules: every shard knows its need
+//! before it runs (`tour::Configuration::memory_need`), takes it from one
+//! budget shared by all running shards, and runs only as many tasks at once
+//! as fit. A board that cannot fit at all fails its shard with a clear
+//! error instead of aborting the process.
+
+use std::sync::{Arc, Condvar, Mutex};
+
+use tour::MemoryNeed;
+
+/// Bytes the worker may use for boards, shared by every running shard.
+#[derive(Debug)]
+pub struct MemoryBudget {
+    total: u64,
+    free: Mutex<u64>,
+    released: Condvar,
+}
+
+/// Bytes taken from a budget, given back when dropped.
+#[derive(Debug)]
+pub struct Reservation {
+    budget: Arc<MemoryBudget>,
+    bytes: u64,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut free = self.budget.free.lock().unwrap_or_else(|p| p.into_inner());
+        *free += self.bytes;
+        self.budget.released.notify_all();
+    }
+}
+
+impl MemoryBudget {
+    /// A budget of `total` bytes.
+    pub fn new(total: u64) -> Arc<MemoryBudget> {
+        Arc::new(MemoryBudget { total, free: Mutex::new(total), released: Condvar::new() })
+    }
+
+    /// The whole budget, in bytes.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Takes what a shard needs to run one task at a time, waiting while
+    /// other shards hold it, then as many more threads' worth (up to
+    /// `threads` in all) as are free now. Returns the reservation and the
+    /// number of tasks the shard may run at once. Errs, without waiting,
+    /// when even one task could never fit: that board fails, the worker
+    /// goes on. A shard holding nothing while it waits, no two can block
+    /// each other.
+    pub fn reserve(self: &Arc<Self>, need: MemoryNeed, threads: usize) -> Result<(Reservation, usize), u64> {
+        let first = need.with_threads(1);
+        if first > self.total {
+            return Err(first);
+        }
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        while *free < first {
+            free = self.released.wait(free).unwrap_or_else(|p| p.into_inner());
+        }
+        let more = (*free - first).checked_div(need.per_thread).unwrap_or(threads as u64);
+        let lanes = 1 + more.min(threads.saturating_sub(1) as u64) as usize;
+        let bytes = need.with_threads(lanes as u64);
+        *free -= bytes;
+        Ok((Reservation { budget: self.clone(), bytes }, lanes))
+    }
+}
+
+/// The memory this machine has available now (Linux `MemAvailable`), the
+/// default budget; None where it cannot be read.
+pub fn available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn a_budget_runs_as_many_tasks_as_fit_and_refuses_what_never_can() {
+        // 3D N = 1000: about 1 GB shared and 1 GB a thread; 4 GB in all.
+        let need = MemoryNeed { shared: GIB, per_thread: GIB };
+        let budget = MemoryBudget::new(4 * GIB);
+        let (held, lanes) = budget.reserve(need, 16).unwrap();
+        assert_eq!(lanes, 3, "16 threads, room for 3 walks beside the shared array");
+        assert_eq!(*budget.free.lock().unwrap(), 0);
+        drop(held);
+        assert_eq!(*budget.free.lock().unwrap(), 4 * GIB, "given back");
+        // Never more lanes than threads, however much is free.
+        assert_eq!(budget.reserve(MemoryNeed { shared: 1, per_thread: 1 }, 2).unwrap().1, 2);
+        // A board whose one task needs more than the budget fails at once.
+        assert_eq!(budget.reserve(MemoryNeed { shared: 3 * GIB, per_thread: 2 * GIB }, 1).unwrap_err(), 5 * GIB);
+    }
+
+    #[test]
+    fn a_shard_waits_for_memory_another_holds() {
+        let need = MemoryNeed { shared: GIB, per_thread: GIB };
+        let budget = MemoryBudget::new(3 * GIB);
+        let (held, lanes) = budget.reserve(need, 4).unwrap();
+        assert_eq!(lanes, 2);
+        let waiter = {
+            let budget = budget.clone();
+            std::thread::spawn(move || budget.reserve(need, 4).map(|(_, lanes)| lanes))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "no room until the first shard ends");
+        drop(held);
+        assert_eq!(waiter.join().unwrap(), Ok(2));
+    }
+
+    #[test]
+    fn available_memory_reads_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(available().is_some_and(|b| b > 0));
+        }
+    }
+}
