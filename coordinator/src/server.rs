@@ -43,10 +43,9 @@ pub async fn serve(
     // never silent that long and a dead one is found.
     let limits = options.connections;
     let ping = limits.idle / 4;
-    let mut builder = Server::builder()
-        .http2_keepalive_interval(Some(ping))
-        .http2_keepalive_timeout(Some(ping))
-        .tcp_keepalive(Some(ping));
+    // (TCP keepalive would be set on tonic's own listener only; ours is
+    // `connections::accept`, whose idle deadline finds dead peers.)
+    let mut builder = Server::builder().http2_keepalive_interval(Some(ping)).http2_keepalive_timeout(Some(ping));
     if let Some(id) = &options.tls {
         // Parses the PEM now, so a bad certificate or key fails at start.
         let config = ServerTlsConfig::new().identity(Identity::from_pem(&id.cert_pem, &id.key_pem));

@@ -38,7 +38,12 @@ fn options() -> CoordinatorOptions {
 
 /// A coordinator's state over the file, its running sweeps resumed.
 async fn open(path: &Path) -> Shared {
-    let shared = Shared::new(Store::open(path).unwrap(), options()).unwrap();
+    resumed(Store::open(path).unwrap()).await
+}
+
+/// A coordinator's state over `store`, as `serve` starts it.
+async fn resumed(store: Store) -> Shared {
+    let shared = Shared::new(store, options()).unwrap();
     shared.resume().await.unwrap();
     shared
 }
@@ -226,11 +231,7 @@ async fn a_failed_cancel_leaves_the_sweep_running_everywhere() {
 async fn reopen(path: &Path) -> Shared {
     for _ in 0..500 {
         match Store::open(path) {
-            Ok(store) => {
-                let shared = Shared::new(store, options()).unwrap();
-                shared.resume().await.unwrap();
-                return shared;
-            }
+            Ok(store) => return resumed(store).await,
             Err(crate::Error::Locked { .. }) => tokio::time::sleep(Duration::from_millis(10)).await,
             Err(e) => panic!("{e}"),
         }
