@@ -18,6 +18,8 @@ pub(crate) trait Degree: Copy + Ord + Send + Sync + 'static {
     fn from_count(count: usize) -> Self;
     fn decrement(self) -> Self;
     fn to_u32(self) -> u32;
+    /// The buffer as bytes, when its cells are bytes (for the keyed kernel).
+    fn narrow(deg: &mut [Self]) -> Option<&mut [u8]>;
 }
 
 impl Degree for u8 {
@@ -31,6 +33,9 @@ impl Degree for u8 {
     fn to_u32(self) -> u32 {
         self as u32
     }
+    fn narrow(deg: &mut [u8]) -> Option<&mut [u8]> {
+        Some(deg)
+    }
 }
 
 impl Degree for u16 {
@@ -43,6 +48,9 @@ impl Degree for u16 {
     }
     fn to_u32(self) -> u32 {
         self as u32
+    }
+    fn narrow(_: &mut [u16]) -> Option<&mut [u8]> {
+        None
     }
 }
 

@@ -170,8 +170,12 @@ impl Solver {
         let padded_start = self.layout.padded(start);
         let mut attempts = 0u32;
         let mut visited = 0u64;
-        for attempt in 0..method.max_attempts(k) {
+        let max_attempts = method.max_attempts(k);
+        for attempt in 0..max_attempts {
             let (rotation, tiebreak) = method.attempt(attempt);
+            // Only the last walk's length is recorded, so an earlier one may
+            // stop once it cannot succeed.
+            let stop_when_doomed = attempt + 1 < max_attempts;
             self.rotate(ws, rotation);
             if ws.dirty {
                 ws.degrees.reset_from(&self.pristine);
@@ -187,15 +191,25 @@ impl Solver {
             };
             let path = options.record_path.then_some(&mut ws.path);
             visited = match &mut ws.degrees {
-                Degrees::Narrow(deg) => walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path),
-                Degrees::Wide(deg) => walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path),
+                Degrees::Narrow(deg) => {
+                    walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path, stop_when_doomed)
+                }
+                Degrees::Wide(deg) => {
+                    walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path, stop_when_doomed)
+                }
             };
             attempts += 1;
             if visited == cells {
                 break;
             }
         }
-        let path = options.record_path.then(|| ws.path.iter().map(|&p| self.layout.unpadded(p)).collect());
+        // Converted in place (usize and u64 have one layout here, so the
+        // collect reuses the buffer): a path costs 8 bytes a cell, not 16.
+        let path = options.record_path.then(|| {
+            let mut padded = std::mem::take(&mut ws.path);
+            padded.iter_mut().for_each(|p| *p = self.layout.unpadded(*p) as usize);
+            padded.into_iter().map(|p| p as u64).collect()
+        });
         let success = visited == cells;
         let outcome = if success { Outcome::Tour } else { Outcome::GaveUp };
         TaskResult { success, outcome, attempts, visited, micros: 0, path }

@@ -18,9 +18,8 @@ pub enum Tiebreak {
     DistanceRandom,
 }
 
-/// Above this many moves rule W picks its move branch-free. Measured with
-/// `ksweep bench`: branch-free is ~1.6x faster with 80 moves (5D), where
-/// off-board and visited neighbours are unpredictable, but slower with 8.
+/// Above this many moves rule W picks its move branch-free in the generic
+/// kernel (16-bit degrees); byte degrees always take the keyed kernel.
 const BRANCH_FREE_MIN_MOVES: usize = 32;
 
 /// What a walk needs to know besides the degree buffer, in the current
@@ -40,6 +39,12 @@ pub(crate) struct WalkMoves<'a> {
 
 /// Runs one walk from padded cell `start`; returns cells visited. `xy` holds
 /// the start's coordinates on entry (used by the distance tiebreaks).
+///
+/// With `stop_when_doomed` the walk may stop early, returning fewer cells
+/// than it would have visited, once it can no longer become a tour (see
+/// [`doomed`]): for walks whose length nobody reads, such as every attempt
+/// of aw, aw+ and mw but the last.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn walk<T: Degree>(
     deg: &mut [T],
     moves: &WalkMoves<'_>,
@@ -48,8 +53,19 @@ pub(crate) fn walk<T: Degree>(
     rng: &mut Rng,
     xy: &mut [i64],
     path: Option<&mut Vec<usize>>,
+    stop_when_doomed: bool,
 ) -> u64 {
     use Tiebreak::*;
+    if let (Some(deg), true) = (T::narrow(deg), moves.predecessors.is_none()) {
+        let fast = match tiebreak {
+            First => Some(false),
+            Distance if distance_keys_fit(moves) => Some(true),
+            _ => None,
+        };
+        if let Some(plus) = fast {
+            return walk_keyed(deg, moves, start, plus, xy, path, stop_when_doomed);
+        }
+    }
     let symmetric = moves.predecessors.is_none();
     let many = moves.offsets.len() > BRANCH_FREE_MIN_MOVES;
     let a = (deg, moves, start, rng, xy, path);
@@ -234,4 +250,168 @@ fn centre_distance(moves: &WalkMoves<'_>, xy: &[i64], k: usize) -> u128 {
         sum += t * t;
     }
     sum
+}
+
+/// Offset of the distance part of a W+ key, so that `BIAS - rel` is positive.
+const BIAS: i64 = 1 << 47;
+
+/// True when every W+ key of this board fits [`walk_keyed`]'s 48 bits:
+/// |rel| <= D * reach * (longest side + reach) < 2^47.
+fn distance_keys_fit(moves: &WalkMoves<'_>) -> bool {
+    let reach = moves.vectors.iter().map(|c| c.unsigned_abs() as u128).max().unwrap_or(0);
+    let side = moves.sides.iter().copied().max().unwrap_or(0) as u128;
+    (moves.sides.len() as u128) * reach * (side + reach) < BIAS as u128
+}
+
+/// The walk for byte degrees, a move set closed under negation and a
+/// deterministic tiebreak: every candidate gets one integer key and the
+/// least key wins, so no branch depends on the board. Rule W's key is
+/// (degree, move index); W+'s is (degree, -distance, move index), with the
+/// centre distance of candidate k compared through
+/// rel(k) = sum_a v_a (c_a + v_a), where c = 2x - (n - 1): the squared
+/// doubled distance is sum c^2 + 4 rel(k), so a larger rel is farther.
+/// Specialised for the common move counts (8 in 2D, 24 in 3D) so the loop
+/// over moves unrolls.
+fn walk_keyed(
+    deg: &mut [u8],
+    moves: &WalkMoves<'_>,
+    start: usize,
+    plus: bool,
+    xy: &mut [i64],
+    path: Option<&mut Vec<usize>>,
+    stop_when_doomed: bool,
+) -> u64 {
+    for (x, &n) in xy.iter_mut().zip(moves.sides) {
+        *x = 2 * *x - (n as i64 - 1);
+    }
+    let shape = (moves.offsets.len(), xy.len(), plus);
+    let a = (deg, moves, start, xy, path, stop_when_doomed);
+    match shape {
+        (8, 2, false) => walk_keyed_with::<8, 2, false>(a),
+        (8, 2, true) => walk_keyed_with::<8, 2, true>(a),
+        (24, 3, false) => walk_keyed_with::<24, 3, false>(a),
+        (24, 3, true) => walk_keyed_with::<24, 3, true>(a),
+        (_, _, false) => walk_keyed_with::<0, 0, false>(a),
+        (_, _, true) => walk_keyed_with::<0, 0, true>(a),
+    }
+}
+
+/// The arguments of [`walk_keyed_with`], passed as one value.
+type KeyedArgs<'d, 'm, 'a> = (&'d mut [u8], &'m WalkMoves<'a>, usize, &'d mut [i64], Option<&'d mut Vec<usize>>, bool);
+
+/// Independent running minima per step: the minimum over K keys is the
+/// critical path of a step, and a tree of eight chains makes it ~K/8 + 3
+/// compare-and-select deep instead of K.
+const LANES: usize = 8;
+
+/// [`walk_keyed`] for K moves in D dimensions (0: as many as given).
+#[inline(always)]
+fn walk_keyed_with<const K: usize, const D: usize, const PLUS: bool>(
+    (deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>,
+) -> u64 {
+    const BLOCKED: u8 = u8::MAX;
+    // Rule W's key also carries the neighbour's index below the move index
+    // (padded indices are below 2^36), so the next cell needs no lookup;
+    // W+'s key holds the distance there instead.
+    const CELL_BITS: u64 = (1 << 48) - 1;
+    let k_count = if K == 0 { moves.offsets.len() } else { K };
+    let dims = if D == 0 { centred.len() } else { D };
+    let offsets = &moves.offsets[..k_count];
+    let vectors = &moves.vectors[..k_count * dims];
+    let centred = &mut centred[..dims];
+    let mut cur = start;
+    set_cell(deg, cur, BLOCKED);
+    let mut visited = 1u64;
+    let mut forced = 0u32;
+    if let Some(p) = path.as_deref_mut() {
+        p.push(cur);
+    }
+    loop {
+        let mut key_of = |k: usize| {
+            let n = cur.wrapping_add_signed(offsets[k]);
+            let d = cell(deg, n);
+            // `cur` was just visited: each unvisited neighbour loses one;
+            // blocked cells are written back unchanged.
+            let d = d - (d != BLOCKED) as u8;
+            set_cell(deg, n, d);
+            if PLUS {
+                let v = &vectors[k * dims..(k + 1) * dims];
+                let rel: i64 = v.iter().zip(centred.iter()).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
+                (d as u64) << 56 | ((BIAS - rel) as u64) << 8 | k as u64
+            } else {
+                (d as u64) << 56 | (k as u64) << 48 | n as u64
+            }
+        };
+        // Whole rounds of LANES keys (unrolled, the minima in registers),
+        // then the rest.
+        let mut lanes = [u64::MAX; LANES];
+        let rounds = k_count / LANES;
+        for round in 0..rounds {
+            for (j, lane) in lanes.iter_mut().enumerate() {
+                *lane = (*lane).min(key_of(round * LANES + j));
+            }
+        }
+        for (lane, k) in lanes.iter_mut().zip(rounds * LANES..k_count) {
+            *lane = (*lane).min(key_of(k));
+        }
+        let best = lanes.into_iter().min().unwrap_or(u64::MAX);
+        let least = (best >> 56) as u8;
+        if least == BLOCKED {
+            return visited;
+        }
+        let next =
+            if PLUS { cur.wrapping_add_signed(offsets[(best & 0xff) as usize]) } else { (best & CELL_BITS) as usize };
+        // A cell left behind can doom the walk only if it has at most one
+        // unvisited neighbour, and then so has the least-degree candidate.
+        if least < 2 && stop_when_doomed && doomed(deg, offsets, cur, next, &mut forced) {
+            return visited;
+        }
+        if PLUS {
+            let chosen = (best & 0xff) as usize;
+            for (c, &v) in centred.iter_mut().zip(&vectors[chosen * dims..(chosen + 1) * dims]) {
+                *c += 2 * v as i64;
+            }
+        }
+        cur = next;
+        set_cell(deg, cur, BLOCKED);
+        visited += 1;
+        if let Some(p) = path.as_deref_mut() {
+            p.push(cur);
+        }
+    }
+}
+
+/// Whether the walk, about to move from `cur` to `next`, can no longer
+/// become a tour. Called with `cur`'s neighbours' degrees up to date.
+///
+/// An unvisited cell n can only be entered from the cell the walk stands on
+/// or from an unvisited neighbour. So once the walk is not next to n: with
+/// no unvisited neighbour n is never reached (doomed); with exactly one, u,
+/// n is entered from u and has nowhere to go after, so n must be the tour's
+/// last cell; two such cells cannot both be last (doomed). A cell's degree
+/// only drops while it is next to the walk, so every such cell is seen
+/// here, when the walk moves away from it; `forced` counts the last-cell
+/// candidates seen so far. A counted cell is examined again only when the
+/// walk stands on its u, and then the walk ends at the next step anyway.
+#[cold]
+#[inline(never)]
+fn doomed(deg: &[u8], offsets: &[isize], cur: usize, next: usize, forced: &mut u32) -> bool {
+    for &o in offsets {
+        let n = cur.wrapping_add_signed(o);
+        let d = cell(deg, n);
+        if n == next || d >= 2 {
+            continue;
+        }
+        if offsets.iter().any(|&p| next.wrapping_add_signed(p) == n) {
+            continue;
+        }
+        if d == 0 {
+            return true;
+        }
+        *forced += 1;
+        if *forced >= 2 {
+            return true;
+        }
+    }
+    false
 }

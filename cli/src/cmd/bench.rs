@@ -12,7 +12,7 @@ use tour::{baseline, Board, Configuration, Method, Moves, Outcome, Solver};
 use crate::board_args::SolverArgs;
 use crate::cmd::eval::evaluate;
 
-/// Measure walk throughput, the gain over a straightforward implementation,
+/// Measure walk throughput, the gain over the authors' algorithm,
 /// memory per cell and `eval` throughput.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -39,7 +39,7 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
     let budget = if args.quick { Duration::from_millis(150) } else { Duration::from_millis(1500) };
     writeln!(out, "ksweep bench (one thread unless stated; {} per figure)", humantime(budget))?;
 
-    writeln!(out, "\n## Walk throughput, method w, 8 fixed starts (target: 2D >= 100 M/s, 3D >= 30 M/s)")?;
+    writeln!(out, "\n## Walk throughput, method w, 8 fixed starts (target: 2D >= 150 M/s, 3D >= 50 M/s)")?;
     writeln!(out, "{:<26} {:>6} {:>12} {:>10} {:>9}", "configuration", "moves", "steps/s", "ns/step", "tours")?;
     for (label, rule, dims, n) in
         [("2D (2,1) N=1000", &[2, 1], 2, 1000), ("3D (2,1) N=100", &[2, 1], 3, 100), ("5D (2,1) N=8", &[2, 1], 5, 8)]
@@ -69,38 +69,43 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         )?;
     }
 
-    writeln!(out, "\n## aw+ on 2D (3,2) N=400, 30 fixed starts: engine vs straightforward (target: >= 10x)")?;
-    let config = configuration(&[3, 2], 2, 400)?;
-    let starts = config.starts(if args.quick { 6 } else { 30 }, 1)?.cells;
-    let solver = Solver::new(config)?;
-    let mut ws = solver.workspace();
-    let began = Instant::now();
-    let fast: Vec<(bool, u32)> = starts
-        .iter()
-        .map(|&s| {
-            let r = solver.run(&mut ws, s, Method::AwPlus, 0, false);
-            (r.success, r.attempts)
-        })
-        .collect();
-    let fast_secs = began.elapsed().as_secs_f64();
-    let (board, moves) = (solver.config().board(), solver.config().moves());
-    let began = Instant::now();
-    let slow: Vec<(bool, u32)> = starts
-        .iter()
-        .map(|&s| baseline::run(board, moves, &board.coords(s), Method::AwPlus).expect("deterministic method"))
-        .collect();
-    let slow_secs = began.elapsed().as_secs_f64();
-    let per = |secs: f64| secs * 1e3 / starts.len() as f64;
-    writeln!(out, "{:<26} {:>12} {:>10}", "implementation", "ms/task", "tours")?;
-    let tours = |v: &[(bool, u32)]| v.iter().filter(|r| r.0).count();
-    writeln!(out, "{:<26} {:>12.3} {:>6}/{}", "engine", per(fast_secs), tours(&fast), starts.len())?;
-    writeln!(out, "{:<26} {:>12.3} {:>6}/{}", "straightforward", per(slow_secs), tours(&slow), starts.len())?;
-    writeln!(
-        out,
-        "speed-up {:.1}x; flags and attempts {}",
-        slow_secs / fast_secs,
-        if fast == slow { "agree" } else { "DISAGREE" }
-    )?;
+    writeln!(out, "\n## Engine vs the authors' algorithm (tour::baseline), their move orders (target: >= 10x)")?;
+    writeln!(out, "{:<40} {:>12} {:>12} {:>9} {:>8}", "work", "engine ms", "baseline ms", "speed-up", "tours")?;
+    for work in authors_work(args.quick)? {
+        let solver = Solver::new(work.config)?;
+        let mut ws = solver.workspace();
+        let began = Instant::now();
+        let fast: Vec<(bool, u32)> = work
+            .starts
+            .iter()
+            .map(|&s| {
+                let r = solver.run(&mut ws, s, work.method, 0, false);
+                (r.success, r.attempts)
+            })
+            .collect();
+        let fast_secs = began.elapsed().as_secs_f64();
+        let (board, moves) = (solver.config().board(), solver.config().moves());
+        let began = Instant::now();
+        let slow: Vec<(bool, u32)> = work
+            .starts
+            .iter()
+            .map(|&s| baseline::run(board, moves, &board.coords(s), work.method).expect("deterministic method"))
+            .collect();
+        let slow_secs = began.elapsed().as_secs_f64();
+        let per = |secs: f64| secs * 1e3 / work.starts.len() as f64;
+        let tours = fast.iter().filter(|r| r.0).count();
+        writeln!(
+            out,
+            "{:<40} {:>12.3} {:>12.3} {:>8.1}x {:>4}/{:<3}{}",
+            work.label,
+            per(fast_secs),
+            per(slow_secs),
+            slow_secs / fast_secs,
+            tours,
+            work.starts.len(),
+            if fast == slow { "" } else { " DISAGREE" }
+        )?;
+    }
 
     writeln!(out, "\n## Memory while sweeping, no path (target: <= 2 bytes per cell plus padding)")?;
     writeln!(
@@ -180,6 +185,75 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         writeln!(out, "{:<26} {:>10.0} starts/s", format!("{} thread(s)", pool.current_num_threads()), rate)?;
     }
     Ok(())
+}
+
+/// One row of the comparison with the authors' algorithm.
+struct AuthorsWork {
+    label: String,
+    config: Configuration,
+    method: Method,
+    starts: Vec<u64>,
+}
+
+/// The three workloads of the report's authors that issue 11 times: their
+/// programs' move orders, fixed starts. Quick runs shrink the largest board.
+fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
+    let explicit = |list: Vec<Vec<i64>>, dims: usize, n: u32| -> Result<Configuration> {
+        Ok(Configuration::new(Board::regular(dims, n)?, Moves::explicit(&list, dims)?)?)
+    };
+    // (3,2) 2D, W+++/2D.cpp.
+    let order_32 = [(3, 2), (3, -2), (-3, 2), (-3, -2), (2, 3), (2, -3), (-2, 3), (-2, -3)];
+    let order_32 = order_32.iter().map(|&(a, b)| vec![a, b]).collect();
+    // (2,1) 3D, accu-more/just_degree/3D.cpp: for each pair of axes (a, b) in
+    // (x,y), (y,z), (z,x), signs s1, s2: (2 s1, 1 s2) then (1 s1, 2 s2).
+    let mut order_21 = Vec::new();
+    for axis in 0..3 {
+        for s1 in [-1, 1] {
+            for s2 in [-1, 1] {
+                for (p, q) in [(2, 1), (1, 2)] {
+                    let mut m = vec![0i64; 3];
+                    m[axis] = p * s1;
+                    m[(axis + 1) % 3] = q * s2;
+                    order_21.push(m);
+                }
+            }
+        }
+    }
+    // (1,2,2) 3D, (2,2,1)-500/just_degree/3D.cpp.
+    let mut order_122 = Vec::new();
+    for (a, b, c) in [(2, 2, 1), (2, 1, 2), (1, 2, 2)] {
+        for sa in [-1, 1] {
+            for sb in [-1, 1] {
+                for sc in [-1, 1] {
+                    order_122.push(vec![sa * a, sb * b, sc * c]);
+                }
+            }
+        }
+    }
+    let aw = explicit(order_32, 2, 400)?;
+    let w21 = explicit(order_21, 3, 140)?;
+    let n122 = if quick { 120 } else { 300 };
+    let w122 = explicit(order_122, 3, n122)?;
+    Ok(vec![
+        AuthorsWork {
+            label: "aw+ (3,2) 2D N=400".into(),
+            starts: aw.starts(if quick { 6 } else { 30 }, 1)?.cells,
+            config: aw,
+            method: Method::AwPlus,
+        },
+        AuthorsWork {
+            label: "w (2,1) 3D N=140".into(),
+            starts: w21.starts(if quick { 2 } else { 5 }, 1)?.cells,
+            config: w21,
+            method: Method::W,
+        },
+        AuthorsWork {
+            label: format!("w (1,2,2) 3D N={n122}, start 0,0,0"),
+            starts: vec![0],
+            config: w122,
+            method: Method::W,
+        },
+    ])
 }
 
 fn humantime(d: Duration) -> String {

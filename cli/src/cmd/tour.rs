@@ -66,7 +66,20 @@ struct TourJson<'a> {
     attempts: u32,
     visited: u64,
     micros: u64,
-    path: Vec<Vec<u32>>,
+    path: Coordinates<'a>,
+}
+
+/// A path serialised as coordinate lists one cell at a time, so a tour of a
+/// huge board streams to the writer instead of being built as JSON first.
+struct Coordinates<'a> {
+    board: &'a tour::Board,
+    path: &'a [u64],
+}
+
+impl Serialize for Coordinates<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.path.iter().map(|&c| self.board.coords(c)))
+    }
 }
 
 pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
@@ -109,7 +122,7 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
                 attempts: result.attempts,
                 visited: result.visited,
                 micros: result.micros,
-                path: path.iter().map(|&c| board.coords(c)).collect(),
+                path: Coordinates { board, path },
             };
             serde_json::to_writer(&mut *out, &json)?;
             writeln!(out)?;
