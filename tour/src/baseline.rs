@@ -102,8 +102,11 @@ impl<const D: usize> Grid<D> {
             let at = self.index(&x);
             self.step[at] = step;
             self.visited[at] = true;
+            // The cells that lose a move are those that can move here; the
+            // authors' programs step forward, the same for their symmetric
+            // move sets.
             for mv in order {
-                let n = Grid::neighbour(&x, mv);
+                let n = Grid::neighbour(&x, &mv.map(|c| -c));
                 if self.valid(&n) {
                     let j = self.index(&n);
                     if !self.visited[j] {

@@ -56,14 +56,17 @@ pub(crate) fn walk<T: Degree>(
     stop_when_doomed: bool,
 ) -> u64 {
     use Tiebreak::*;
-    if let (Some(deg), true) = (T::narrow(deg), moves.predecessors.is_none()) {
-        let fast = match tiebreak {
-            First => Some(false),
-            Distance if distance_keys_fit(moves) => Some(true),
+    let keyed = moves.predecessors.is_none() && moves.offsets.len() <= KEYED_MAX_MOVES;
+    if let (Some(deg), true) = (T::narrow(deg), keyed) {
+        let bound = distance_bound(moves);
+        let key = match tiebreak {
+            First => Some(Key::W),
+            Distance if bound < PACKED_BIAS as u128 && deg.len() <= 1 << PACKED_CELL_BITS => Some(Key::PlusPacked),
+            Distance if bound < BIAS as u128 => Some(Key::Plus),
             _ => None,
         };
-        if let Some(plus) = fast {
-            return walk_keyed(deg, moves, start, plus, xy, path, stop_when_doomed);
+        if let Some(key) = key {
+            return walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed);
         }
     }
     let symmetric = moves.predecessors.is_none();
@@ -252,15 +255,33 @@ fn centre_distance(moves: &WalkMoves<'_>, xy: &[i64], k: usize) -> u128 {
     sum
 }
 
-/// Offset of the distance part of a W+ key, so that `BIAS - rel` is positive.
-const BIAS: i64 = 1 << 47;
+/// The key layouts of [`walk_keyed`], high bits first; each is ordered as
+/// its rule ranks candidates, the move index breaking the last ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    /// Rule W: degree 8 bits, move index 8, padded cell 48.
+    W,
+    /// Rule W+ on boards of at most 2^28 padded cells and |rel| < 2^19:
+    /// degree 8, BIAS - rel 20, move index 8, padded cell 28.
+    PlusPacked,
+    /// Rule W+ elsewhere: degree 8, BIAS - rel 48, move index 8; the cell
+    /// is looked up from the move index.
+    Plus,
+}
 
-/// True when every W+ key of this board fits [`walk_keyed`]'s 48 bits:
-/// |rel| <= D * reach * (longest side + reach) < 2^47.
-fn distance_keys_fit(moves: &WalkMoves<'_>) -> bool {
+/// Offset of the distance part of a wide W+ key, so that `BIAS - rel` is positive.
+const BIAS: i64 = 1 << 47;
+/// The same for a packed W+ key.
+const PACKED_BIAS: i64 = 1 << 19;
+/// Bits of the padded cell in a packed W+ key.
+const PACKED_CELL_BITS: u32 = 28;
+
+/// A bound on |rel| (see [`walk_keyed`]) over the board:
+/// D * reach * (longest side + reach).
+fn distance_bound(moves: &WalkMoves<'_>) -> u128 {
     let reach = moves.vectors.iter().map(|c| c.unsigned_abs() as u128).max().unwrap_or(0);
     let side = moves.sides.iter().copied().max().unwrap_or(0) as u128;
-    (moves.sides.len() as u128) * reach * (side + reach) < BIAS as u128
+    (moves.sides.len() as u128) * reach * (side + reach)
 }
 
 /// The walk for byte degrees, a move set closed under negation and a
@@ -276,7 +297,7 @@ fn walk_keyed(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
-    plus: bool,
+    key: Key,
     xy: &mut [i64],
     path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
@@ -284,15 +305,19 @@ fn walk_keyed(
     for (x, &n) in xy.iter_mut().zip(moves.sides) {
         *x = 2 * *x - (n as i64 - 1);
     }
-    let shape = (moves.offsets.len(), xy.len(), plus);
+    const W: u8 = Key::W as u8;
+    const PACKED: u8 = Key::PlusPacked as u8;
+    const PLUS: u8 = Key::Plus as u8;
+    let shape = (moves.offsets.len(), xy.len(), key as u8);
     let a = (deg, moves, start, xy, path, stop_when_doomed);
     match shape {
-        (8, 2, false) => walk_keyed_with::<8, 2, false>(a),
-        (8, 2, true) => walk_keyed_with::<8, 2, true>(a),
-        (24, 3, false) => walk_keyed_with::<24, 3, false>(a),
-        (24, 3, true) => walk_keyed_with::<24, 3, true>(a),
-        (_, _, false) => walk_keyed_with::<0, 0, false>(a),
-        (_, _, true) => walk_keyed_with::<0, 0, true>(a),
+        (8, 2, W) => walk_keyed_with::<8, 2, W>(a),
+        (8, 2, PACKED) => walk_keyed_with::<8, 2, PACKED>(a),
+        (24, 3, W) => walk_keyed_with::<24, 3, W>(a),
+        (24, 3, PACKED) => walk_keyed_with::<24, 3, PACKED>(a),
+        (_, _, W) => walk_keyed_with::<0, 0, W>(a),
+        (_, _, PACKED) => walk_keyed_with::<0, 0, PACKED>(a),
+        _ => walk_keyed_with::<0, 0, PLUS>(a),
     }
 }
 
@@ -306,19 +331,23 @@ const LANES: usize = 8;
 
 /// [`walk_keyed`] for K moves in D dimensions (0: as many as given).
 #[inline(always)]
-fn walk_keyed_with<const K: usize, const D: usize, const PLUS: bool>(
+fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     (deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>,
 ) -> u64 {
     const BLOCKED: u8 = u8::MAX;
-    // Rule W's key also carries the neighbour's index below the move index
-    // (padded indices are below 2^36), so the next cell needs no lookup;
-    // W+'s key holds the distance there instead.
+    const OPEN: u8 = KEYED_MAX_MOVES as u8 + 1;
+    // Keys that carry the neighbour's padded index (below 2^36, see
+    // MAX_PADDED_CELLS) need no lookup of the next cell.
     const CELL_BITS: u64 = (1 << 48) - 1;
+    const PACKED_CELLS: u64 = (1 << PACKED_CELL_BITS) - 1;
+    let plus = KEY != Key::W as u8;
     let k_count = if K == 0 { moves.offsets.len() } else { K };
     let dims = if D == 0 { centred.len() } else { D };
     let offsets = &moves.offsets[..k_count];
     let vectors = &moves.vectors[..k_count * dims];
-    let centred = &mut centred[..dims];
+    // With D known the coordinates live in registers, not behind a slice.
+    let mut local: [i64; D] = std::array::from_fn(|a| centred[a]);
+    let centred: &mut [i64] = if D > 0 { &mut local } else { &mut centred[..dims] };
     let mut cur = start;
     set_cell(deg, cur, BLOCKED);
     let mut visited = 1u64;
@@ -329,17 +358,21 @@ fn walk_keyed_with<const K: usize, const D: usize, const PLUS: bool>(
     loop {
         let mut key_of = |k: usize| {
             let n = cur.wrapping_add_signed(offsets[k]);
-            let d = cell(deg, n);
-            // `cur` was just visited: each unvisited neighbour loses one;
-            // blocked cells are written back unchanged.
-            let d = d - (d != BLOCKED) as u8;
+            // `cur` was just visited: each unvisited neighbour loses one.
+            // Blocked cells lose one too, which keeps this branch-free: a
+            // cell is decremented at most once per neighbour, so a blocked
+            // cell (255 when blocked) never falls below 255 - K >= OPEN.
+            let d = cell(deg, n).wrapping_sub(1);
             set_cell(deg, n, d);
-            if PLUS {
-                let v = &vectors[k * dims..(k + 1) * dims];
-                let rel: i64 = v.iter().zip(centred.iter()).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
-                (d as u64) << 56 | ((BIAS - rel) as u64) << 8 | k as u64
+            if !plus {
+                return (d as u64) << 56 | (k as u64) << 48 | n as u64;
+            }
+            let v = &vectors[k * dims..(k + 1) * dims];
+            let rel: i64 = v.iter().zip(centred.iter()).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
+            if KEY == Key::PlusPacked as u8 {
+                (d as u64) << 56 | ((PACKED_BIAS - rel) as u64) << 36 | (k as u64) << PACKED_CELL_BITS | n as u64
             } else {
-                (d as u64) << 56 | (k as u64) << 48 | n as u64
+                (d as u64) << 56 | ((BIAS - rel) as u64) << 8 | k as u64
             }
         };
         // Whole rounds of LANES keys (unrolled, the minima in registers),
@@ -354,20 +387,27 @@ fn walk_keyed_with<const K: usize, const D: usize, const PLUS: bool>(
         for (lane, k) in lanes.iter_mut().zip(rounds * LANES..k_count) {
             *lane = (*lane).min(key_of(k));
         }
-        let best = lanes.into_iter().min().unwrap_or(u64::MAX);
+        let best = tree_min(lanes);
         let least = (best >> 56) as u8;
-        if least == BLOCKED {
+        if least >= OPEN {
             return visited;
         }
-        let next =
-            if PLUS { cur.wrapping_add_signed(offsets[(best & 0xff) as usize]) } else { (best & CELL_BITS) as usize };
+        let chosen = match KEY {
+            0 => (best >> 48) & 0xff,
+            1 => (best >> PACKED_CELL_BITS) & 0xff,
+            _ => best & 0xff,
+        } as usize;
+        let next = match KEY {
+            0 => (best & CELL_BITS) as usize,
+            1 => (best & PACKED_CELLS) as usize,
+            _ => cur.wrapping_add_signed(offsets[chosen]),
+        };
         // A cell left behind can doom the walk only if it has at most one
         // unvisited neighbour, and then so has the least-degree candidate.
         if least < 2 && stop_when_doomed && doomed(deg, offsets, cur, next, &mut forced) {
             return visited;
         }
-        if PLUS {
-            let chosen = (best & 0xff) as usize;
+        if plus {
             for (c, &v) in centred.iter_mut().zip(&vectors[chosen * dims..(chosen + 1) * dims]) {
                 *c += 2 * v as i64;
             }
@@ -379,6 +419,17 @@ fn walk_keyed_with<const K: usize, const D: usize, const PLUS: bool>(
             p.push(cur);
         }
     }
+}
+
+/// Most moves the keyed kernel takes: open cells' degrees stay at most K and
+/// blocked cells' values at least 255 - K, apart while K < 128.
+const KEYED_MAX_MOVES: usize = 127;
+
+/// The least of the lanes, as a tree of pairwise minima (3 deep, not 7).
+#[inline(always)]
+fn tree_min(l: [u64; LANES]) -> u64 {
+    let quarter = [l[0].min(l[1]), l[2].min(l[3]), l[4].min(l[5]), l[6].min(l[7])];
+    quarter[0].min(quarter[1]).min(quarter[2].min(quarter[3]))
 }
 
 /// Whether the walk, about to move from `cur` to `next`, can no longer
@@ -415,3 +466,6 @@ fn doomed(deg: &[u8], offsets: &[isize], cur: usize, next: usize, forced: &mut u
     }
     false
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! The keyed kernel against the generic one, and the doom cut against
+//! walks run to the end.
+
+use super::*;
+use crate::board::Board;
+use crate::layout::Layout;
+use crate::moves::Moves;
+
+/// One walk's inputs, rotated by `rotation` like an aw attempt.
+struct Case {
+    layout: Layout,
+    offsets: Vec<isize>,
+    vectors: Vec<i32>,
+    pristine: Vec<u8>,
+    cells: u64,
+}
+
+impl Case {
+    fn new(rule: &[u32], sides: &[u32], rotation: usize) -> Case {
+        let board = Board::new(sides).unwrap();
+        let moves = Moves::from_rule(rule, sides.len()).unwrap();
+        let layout = Layout::new(&board, &moves).unwrap();
+        let k = moves.len();
+        let order: Vec<usize> = (0..k).map(|i| (i + rotation) % k).collect();
+        let offsets = order.iter().map(|&j| layout.offsets()[j]).collect();
+        let vectors = order.iter().flat_map(|&j| moves.get(j).iter().copied()).collect();
+        let pristine = layout.initial_degrees::<u8>();
+        Case { layout, offsets, vectors, pristine, cells: board.cells() }
+    }
+
+    fn moves(&self) -> WalkMoves<'_> {
+        WalkMoves { offsets: &self.offsets, vectors: &self.vectors, predecessors: None, sides: self.layout.sides() }
+    }
+
+    /// (visited, path) of the dispatching walk (the keyed kernel here).
+    fn keyed(&self, start: u64, tiebreak: Tiebreak, stop_when_doomed: bool) -> (u64, Vec<usize>) {
+        let (mut deg, mut path, mut xy) = (self.pristine.clone(), Vec::new(), vec![0; self.layout.sides().len()]);
+        let padded = self.layout.padded(start);
+        self.layout.coords(padded, &mut xy);
+        let mut rng = Rng::new(0);
+        let visited =
+            walk(&mut deg, &self.moves(), padded, tiebreak, &mut rng, &mut xy, Some(&mut path), stop_when_doomed);
+        (visited, path)
+    }
+
+    /// (visited, path) of the generic kernel, which never stops early.
+    fn generic(&self, start: u64, plus: bool) -> (u64, Vec<usize>) {
+        let (mut deg, mut path, mut xy) = (self.pristine.clone(), Vec::new(), vec![0; self.layout.sides().len()]);
+        let padded = self.layout.padded(start);
+        self.layout.coords(padded, &mut xy);
+        let mut rng = Rng::new(0);
+        let moves = self.moves();
+        let a = (&mut deg[..], &moves, padded, &mut rng, &mut xy[..], Some(&mut path));
+        let visited = if plus {
+            walk_with::<u8, true, false, true, false>(a)
+        } else {
+            walk_with::<u8, false, false, true, false>(a)
+        };
+        (visited, path)
+    }
+}
+
+/// 1D to 4D boards (8, 24 and 48 moves: both unrolled shapes and the
+/// general one), square and not, for several leapers.
+fn cases() -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut out = Vec::new();
+    for rule in [vec![2, 1], vec![3, 2], vec![4, 1], vec![1, 1]] {
+        for sides in [[5, 5], [6, 7], [8, 8], [12, 9], [17, 17], [30, 30]] {
+            out.push((rule.clone(), sides.to_vec()));
+        }
+    }
+    for rule in [vec![2, 1], vec![1, 2, 2], vec![3, 1]] {
+        for sides in [[4, 4, 4], [5, 6, 4], [8, 8, 8], [11, 9, 10]] {
+            out.push((rule.clone(), sides.to_vec()));
+        }
+    }
+    out.push((vec![2, 1], vec![4, 4, 4, 4]));
+    out.push((vec![2, 1], vec![5, 4, 6, 5]));
+    out.push((vec![2], vec![9]));
+    out
+}
+
+#[test]
+fn the_keyed_walk_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
+    let (mut walks, mut tours, mut stopped_early) = (0, 0, 0);
+    for (rule, sides) in cases() {
+        for rotation in [0, 1, 3] {
+            let case = Case::new(&rule, &sides, rotation);
+            // Every start on small boards, a spread of them on larger ones.
+            let step = (case.cells / 60).max(1) as usize;
+            for start in (0..case.cells).step_by(step) {
+                for (tiebreak, plus) in [(Tiebreak::First, false), (Tiebreak::Distance, true)] {
+                    let full = case.keyed(start, tiebreak, false);
+                    let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {tiebreak:?}");
+                    assert_eq!(full, case.generic(start, plus), "{label}");
+                    let (visited, path) = case.keyed(start, tiebreak, true);
+                    assert!(visited <= full.0 && path[..] == full.1[..path.len()], "{label}");
+                    assert_eq!(visited == case.cells, full.0 == case.cells, "{label}: a tour was cut short");
+                    walks += 1;
+                    tours += (full.0 == case.cells) as u32;
+                    stopped_early += (visited < full.0) as u32;
+                }
+            }
+        }
+    }
+    // The test means something only if both kinds of walk occur.
+    assert!(tours > 100 && stopped_early > 100, "{walks} walks, {tours} tours, {stopped_early} stopped early");
+}
+
+#[test]
+fn a_doomed_walk_stops_at_the_second_stranded_cell() {
+    // Rule W fails from some starts of the 7x7 knight's board; at least one
+    // of those walks strands two cells before it ends.
+    let case = Case::new(&[2, 1], &[7, 7], 0);
+    let mut shorter = 0;
+    for start in 0..case.cells {
+        let full = case.keyed(start, Tiebreak::First, false);
+        let cut = case.keyed(start, Tiebreak::First, true);
+        if full.0 < case.cells {
+            shorter += (cut.0 < full.0) as u32;
+        }
+    }
+    assert!(shorter > 0, "no failed W walk on 7x7 was recognised as doomed");
+}
