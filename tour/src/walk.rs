@@ -345,9 +345,33 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     let dims = if D == 0 { centred.len() } else { D };
     let offsets = &moves.offsets[..k_count];
     let vectors = &moves.vectors[..k_count * dims];
-    // With D known the coordinates live in registers, not behind a slice.
-    let mut local: [i64; D] = std::array::from_fn(|a| centred[a]);
-    let centred: &mut [i64] = if D > 0 { &mut local } else { &mut centred[..dims] };
+    // W+: each candidate's key less its degree and cell, (BIAS - rel, k) in
+    // place, kept up to date by subtracting, per step, the chosen move's row
+    // of dot2[j][k] = 2 v_j . v_k (the centre offset c grows by 2 v_j), so a
+    // candidate's key costs no multiply.
+    let (bias, rel_shift, k_shift) = match KEY {
+        1 => (PACKED_BIAS, 36, PACKED_CELL_BITS),
+        _ => (BIAS, 8, 0),
+    };
+    let (mut base_fixed, mut base_any, mut dot2) = ([0u64; K], Vec::new(), Vec::new());
+    if plus {
+        if K == 0 {
+            base_any = vec![0; k_count];
+        }
+        let v = |k: usize| &vectors[k * dims..(k + 1) * dims];
+        let base: &mut [u64] = if K > 0 { &mut base_fixed } else { &mut base_any };
+        for (k, b) in base.iter_mut().enumerate() {
+            let rel: i64 = v(k).iter().zip(&centred[..dims]).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
+            *b = ((bias - rel) as u64) << rel_shift | (k as u64) << k_shift;
+        }
+        dot2 = (0..k_count * k_count)
+            .map(|jk| {
+                let dot: i64 = v(jk / k_count).iter().zip(v(jk % k_count)).map(|(&a, &b)| a as i64 * b as i64).sum();
+                ((2 * dot) as u64) << rel_shift
+            })
+            .collect();
+    }
+    let base: &mut [u64] = if K > 0 { &mut base_fixed } else { &mut base_any };
     let mut cur = start;
     set_cell(deg, cur, BLOCKED);
     let mut visited = 1u64;
@@ -367,12 +391,10 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             if !plus {
                 return (d as u64) << 56 | (k as u64) << 48 | n as u64;
             }
-            let v = &vectors[k * dims..(k + 1) * dims];
-            let rel: i64 = v.iter().zip(centred.iter()).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
             if KEY == Key::PlusPacked as u8 {
-                (d as u64) << 56 | ((PACKED_BIAS - rel) as u64) << 36 | (k as u64) << PACKED_CELL_BITS | n as u64
+                (d as u64) << 56 | (base[k] + n as u64)
             } else {
-                (d as u64) << 56 | ((BIAS - rel) as u64) << 8 | k as u64
+                (d as u64) << 56 | base[k]
             }
         };
         // Whole rounds of LANES keys (unrolled, the minima in registers),
@@ -408,8 +430,8 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             return visited;
         }
         if plus {
-            for (c, &v) in centred.iter_mut().zip(&vectors[chosen * dims..(chosen + 1) * dims]) {
-                *c += 2 * v as i64;
+            for (b, &d) in base.iter_mut().zip(&dot2[chosen * k_count..(chosen + 1) * k_count]) {
+                *b = b.wrapping_sub(d);
             }
         }
         cur = next;
