@@ -426,7 +426,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
         };
         // A cell left behind can doom the walk only if it has at most one
         // unvisited neighbour, and then so has the least-degree candidate.
-        if least < 2 && stop_when_doomed && doomed(deg, offsets, cur, next, &mut forced) {
+        if stop_when_doomed && least < 2 && doomed(deg, offsets, cur, next, &mut forced) {
             return visited;
         }
         if plus {
