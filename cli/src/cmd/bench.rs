@@ -71,6 +71,7 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
 
     writeln!(out, "\n## Engine vs the authors' algorithm (tour::baseline), their move orders (target: >= 10x)")?;
     writeln!(out, "{:<40} {:>12} {:>12} {:>9} {:>8}", "work", "engine ms", "baseline ms", "speed-up", "tours")?;
+    let mut disagree = Vec::new();
     for work in authors_work(args.quick)? {
         let solver = Solver::new(work.config)?;
         let mut ws = solver.workspace();
@@ -105,6 +106,7 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
             work.starts.len(),
             if fast == slow { "" } else { " DISAGREE" }
         )?;
+        disagree.extend((fast != slow).then_some(work.label));
     }
 
     writeln!(out, "\n## Memory while sweeping, no path (target: <= 2 bytes per cell plus padding)")?;
@@ -184,6 +186,12 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         let rate = starts as f64 / began.elapsed().as_secs_f64();
         writeln!(out, "{:<26} {:>10.0} starts/s", format!("{} thread(s)", pool.current_num_threads()), rate)?;
     }
+    // A disagreement is a bug in one of the two, not a figure.
+    anyhow::ensure!(
+        disagree.is_empty(),
+        "the engine and the baseline disagree on flags or attempts: {}",
+        disagree.join(", ")
+    );
     Ok(())
 }
 
