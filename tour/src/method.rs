@@ -89,6 +89,21 @@ impl Method {
         }
     }
 
+    /// The method's name as the research report prints it: W, W+, AW, AW+,
+    /// MW, WR, WR+; the seeds' other solvers keep their command-line names.
+    pub fn report_name(self) -> &'static str {
+        match self {
+            Method::W => "W",
+            Method::WPlus => "W+",
+            Method::Aw => "AW",
+            Method::AwPlus => "AW+",
+            Method::Mw => "MW",
+            Method::Wr => "WR",
+            Method::WrPlus => "WR+",
+            other => other.name(),
+        }
+    }
+
     /// Checks that the method can run on `moves` over `board`, without
     /// running it: `construct` covers 2D knight's boards only (see
     /// [`crate::construct::covers`]) and the `nn` methods boards of at most
@@ -169,6 +184,9 @@ mod tests {
             assert_eq!(m.name().parse::<Method>().unwrap(), m);
         }
         assert_eq!("AW+".parse::<Method>().unwrap(), Method::AwPlus);
+        for m in Method::ALL {
+            assert_eq!(m.report_name().parse::<Method>().unwrap(), m, "report names parse back");
+        }
         assert_eq!("nn-both".parse::<Method>().unwrap(), Method::Nn(Remedy::Both));
         let e = "warnsdorff".parse::<Method>().unwrap_err();
         assert_eq!(e.field(), "method");

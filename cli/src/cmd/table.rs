@@ -28,10 +28,17 @@ impl From<By> for TableLayout {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// Aligned columns under a title line per table.
     Text,
+    /// A Markdown pipe table per table.
     Md,
+    /// One CSV of every table, cells as numbers.
     Csv,
+    /// The aggregate rows themselves.
     Json,
+    /// Paper-ready: booktabs floats (longtable past 40 rows) with caption
+    /// and label, the report's method names, the best method of a row in
+    /// bold; needs `booktabs` and `longtable` in the preamble.
     Latex,
 }
 

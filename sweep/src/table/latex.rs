@@ -1,32 +1,165 @@
-//! LaTeX: one `tabular` per table, its title as a comment.
+//! LaTeX for a paper: each table a booktabs `table` float, or a `longtable`
+//! past [`LONG_ROWS`] rows so a 195-row range breaks across pages. The title
+//! and every legend are in the caption. Methods are named as the report
+//! names them (W, W+, AW, AW+, MW), shapes are written as products, and the
+//! best method of each row is in bold. The preamble needs `booktabs` and
+//! `longtable`.
 
-use super::layout::Table;
-use super::NO_TOUR_LEGEND;
+use tour::Method;
 
-/// The tables as `tabular` environments, numbers right-aligned.
+use super::layout::{Table, ROW_HEADER};
+use super::{Metric, TableLayout, IMPOSSIBLE, NO_TOUR_MARK};
+
+/// Tables longer than this many rows become `longtable`s.
+pub(super) const LONG_ROWS: usize = 40;
+
+/// The tables, one float (or longtable) each.
 pub(super) fn latex(tables: &[Table]) -> String {
-    let row = |cells: Vec<&str>| {
-        let escaped: Vec<String> = cells.into_iter().map(latex_escape).collect();
-        format!("{} \\\\\n", escaped.join(" & "))
+    let mut out = String::from("% ksweep tables; preamble: \\usepackage{booktabs} \\usepackage{longtable}\n");
+    for t in tables {
+        out.push('\n');
+        out.push_str(&table(t));
+    }
+    out
+}
+
+fn table(t: &Table) -> String {
+    let columns = t.columns.len();
+    let spec = format!("r{}", "r".repeat(columns));
+    let header = std::iter::once(format!("${ROW_HEADER}$"))
+        .chain(t.columns.iter().map(|(_, label)| column_label(t.layout, label)))
+        .collect::<Vec<_>>()
+        .join(" & ");
+    let body: String = t.rows.iter().map(|(label, cells)| row(t, label, cells)).collect();
+    let caption = format!("\\caption{{{}}}\\label{{{}}}", caption(t), label(t));
+    if t.rows.len() > LONG_ROWS {
+        format!(
+            "\\begin{{longtable}}{{{spec}}}\n{caption}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endfirsthead\n\
+             \\multicolumn{{{}}}{{l}}{{\\small\\itshape continued}}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endhead\n\
+             \\bottomrule\n\\endlastfoot\n{body}\\end{{longtable}}\n",
+            columns + 1
+        )
+    } else {
+        format!(
+            "\\begin{{table}}[htbp]\n\\centering\n{caption}\n\\begin{{tabular}}{{{spec}}}\n\\toprule\n{header} \\\\\n\
+             \\midrule\n{body}\\bottomrule\n\\end{{tabular}}\n\\end{{table}}\n"
+        )
+    }
+}
+
+/// One body line: the row label, then the cells, the best in bold.
+fn row(t: &Table, label: &str, cells: &[String]) -> String {
+    let value = |cell: &str| cell.trim_end_matches(NO_TOUR_MARK).parse::<f64>().ok();
+    // Only a row of methods has a best method.
+    let values: Vec<f64> = cells.iter().filter_map(|c| value(c)).collect();
+    let best = (t.layout == TableLayout::ByMethods && values.len() > 1).then(|| match t.metric {
+        Metric::MeanMicros => values.iter().copied().fold(f64::INFINITY, f64::min),
+        _ => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    });
+    let cells = cells.iter().map(|c| {
+        let marked = c.ends_with(NO_TOUR_MARK);
+        let number = c.trim_end_matches(NO_TOUR_MARK);
+        let mut text = latex_escape(number);
+        if best.is_some() && value(c) == best {
+            text = format!("\\textbf{{{text}}}");
+        }
+        if marked {
+            text.push_str("$^{*}$");
+        }
+        text
+    });
+    let line: Vec<String> = std::iter::once(row_label(label)).chain(cells).collect();
+    format!("{} \\\\\n", line.join(" & "))
+}
+
+/// A regular board's N as is; another shape `3x4` as $3\times4$.
+fn row_label(label: &str) -> String {
+    if label.chars().all(|c| c.is_ascii_digit()) {
+        label.to_string()
+    } else if label.split('x').all(|side| !side.is_empty() && side.chars().all(|c| c.is_ascii_digit())) {
+        format!("${}$", label.replace('x', "\\times "))
+    } else {
+        latex_escape(label)
+    }
+}
+
+/// A column header: `$D=3$`, or a method as the report names it.
+fn column_label(layout: TableLayout, label: &str) -> String {
+    match layout {
+        TableLayout::ByDims => format!("${}$", label),
+        TableLayout::ByMethods => method(label),
+    }
+}
+
+/// A method as the report names it (W, AW+), or as given when unknown.
+fn method(name: &str) -> String {
+    name.parse::<Method>().map_or_else(|_| latex_escape(name), |m| latex_escape(m.report_name()))
+}
+
+/// The moves as a leaper `(3,2)` or an explicit list.
+fn moves(label: &str) -> String {
+    if label.split(',').all(|c| !c.is_empty() && c.chars().all(|c| c.is_ascii_digit())) {
+        format!("the $({label})$ leaper")
+    } else {
+        format!("moves \\texttt{{{}}}", latex_escape(label))
+    }
+}
+
+/// The caption: what the table shows, then each legend it needs.
+fn caption(t: &Table) -> String {
+    let metric = match t.metric {
+        Metric::Accuracy => "Accuracy (\\%, tours per start)",
+        Metric::AccuracyPossible => "Accuracy among starts not proven impossible (\\%)",
+        Metric::MeanMicros => "Mean time per task ($\\mu$s)",
     };
-    let blocks: Vec<String> = tables
-        .iter()
-        .map(|t| {
-            let mut out = format!("% {}\n", t.title);
-            out.push_str(&format!("\\begin{{tabular}}{{r|{}}}\n\\hline\n", "r".repeat(t.columns.len())));
-            out.push_str(&row(t.header()));
-            out.push_str("\\hline\n");
-            for line in t.body() {
-                out.push_str(&row(line));
-            }
-            out.push_str("\\hline\n\\end{tabular}\n");
-            if t.marked {
-                out.push_str(&format!("% {NO_TOUR_LEGEND}\n"));
-            }
-            out
-        })
-        .collect();
-    blocks.join("\n")
+    let [moves_label, second] = &t.keys;
+    let mut text = match t.layout {
+        TableLayout::ByDims => format!(
+            "{metric} of {} with {} on $N^D$ boards, by side $N$ and dimension $D$.",
+            method(second),
+            moves(moves_label)
+        ),
+        TableLayout::ByMethods => format!(
+            "{metric} by method with {} on {second}-dimensional boards, by side $N${}.",
+            moves(moves_label),
+            if t.columns.len() > 1 { "; the best method of each row in bold" } else { "" }
+        ),
+    };
+    let cells = || t.rows.iter().flat_map(|(_, cells)| cells.iter());
+    if cells().any(|c| c == IMPOSSIBLE) {
+        text.push_str(" n/a: no tour can exist on the board, nothing was run.");
+    }
+    if t.marked {
+        text.push_str(" $^{*}$No open tour exists on this board (proven).");
+    }
+    if cells().any(String::is_empty) {
+        text.push_str(" An empty cell has no results.");
+    }
+    text
+}
+
+/// A label unique among one render's tables: `tab:3-2-aw+-accuracy` made
+/// of letters, digits and dashes.
+fn label(t: &Table) -> String {
+    let metric = match t.metric {
+        Metric::Accuracy => "accuracy",
+        Metric::AccuracyPossible => "accuracy-possible",
+        Metric::MeanMicros => "time",
+    };
+    let slug = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else if c == '+' {
+                    'p'
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    };
+    format!("tab:{}-{}-{metric}", slug(&t.keys[0]), slug(&t.keys[1]))
 }
 
 /// Escapes the characters LaTeX gives a meaning to.

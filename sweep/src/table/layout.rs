@@ -58,6 +58,9 @@ pub(super) struct Table {
     pub(super) rows: Vec<(String, Vec<String>)>,
     /// Some cell carries [`NO_TOUR_MARK`]: the table needs the legend.
     pub(super) marked: bool,
+    /// What the columns are (D, or methods) and what the cells show.
+    pub(super) layout: TableLayout,
+    pub(super) metric: Metric,
 }
 
 impl Table {
@@ -157,7 +160,15 @@ pub(super) fn tables(
                 TableLayout::ByDims => format!("{metric} — moves {moves}, method {second}"),
                 TableLayout::ByMethods => format!("{metric} — moves {moves}, {second}D"),
             };
-            Table { title, keys: [moves, second], columns, rows: body, marked }
+            Table {
+                title,
+                keys: [moves, second],
+                columns,
+                rows: body,
+                marked,
+                layout: opts.layout,
+                metric: opts.metric,
+            }
         })
         .collect()
 }

@@ -240,14 +240,20 @@ fn markdown_and_latex() {
     o.format = TableFormat::Latex;
     o.moves = Some("3,1".into());
     let expected = "\
-% accuracy (%) — moves 3,1, 2D
-\\begin{tabular}{r|rr}
-\\hline
-N & w & aw+ \\\\
-\\hline
+% ksweep tables; preamble: \\usepackage{booktabs} \\usepackage{longtable}
+
+\\begin{table}[htbp]
+\\centering
+\\caption{Accuracy (\\%, tours per start) by method with the $(3,1)$ leaper on 2-dimensional boards, by side $N$; \
+the best method of each row in bold. n/a: no tour can exist on the board, nothing was run.}\\label{tab:3-1-2-accuracy}
+\\begin{tabular}{rrr}
+\\toprule
+$N$ & W & AW+ \\\\
+\\midrule
 4 & n/a & n/a \\\\
-\\hline
+\\bottomrule
 \\end{tabular}
+\\end{table}
 ";
     assert_eq!(render(&rows(), &o), expected);
     assert_eq!(latex_escape("a_b & 50%"), "a\\_b \\& 50\\%");
@@ -309,4 +315,84 @@ fn every_format_matches_the_golden_file() {
     }
     let golden = std::fs::read_to_string(path).unwrap();
     assert!(out == golden, "render differs from {path}; diff it with SWEEP_BLESS_GOLDEN=1 and git diff");
+}
+
+/// Rows of one method pair over many N, for the paper-table checks.
+fn long_rows(count: u32) -> Vec<AggregateRow> {
+    let mut rows = Vec::new();
+    for n in 5..5 + count {
+        rows.push(row(n - 5, "3,2", &format!("{n}x{n}"), "aw+", 20, 10 + (n % 7) as u64));
+        rows.push(row(n - 5, "3,2", &format!("{n}x{n}"), "mw", 20, 10 + (n % 5) as u64));
+    }
+    rows
+}
+
+#[test]
+fn latex_is_paper_ready() {
+    let mut o = opts(TableLayout::ByMethods, TableFormat::Latex);
+    let short = render(&long_rows(3), &o);
+    // One float, booktabs rules, caption and label, report names, the best
+    // of each row in bold (both when they tie).
+    assert!(short.contains("\\begin{table}[htbp]") && short.contains("\\toprule") && short.contains("\\bottomrule"));
+    assert!(short.contains("\\caption{Accuracy") && short.contains("\\label{tab:3-2-2-accuracy}"), "{short}");
+    assert!(short.contains("$N$ & AW+ & MW \\\\"), "{short}");
+    // N=5: aw+ 15/20 = 75.0, mw 10/20 = 50.0; N=7: 10/20 and 12/20.
+    assert!(short.contains("5 & \\textbf{75.0} & 50.0 \\\\"), "{short}");
+    assert!(short.contains("7 & 50.0 & \\textbf{60.0} \\\\"), "{short}");
+    // Time: the least is best.
+    o.metric = Metric::MeanMicros;
+    let time = render(&long_rows(3), &o);
+    assert!(time.contains("Mean time per task ($\\mu$s)") && time.contains("\\textbf{"), "{time}");
+
+    // A long range breaks across pages with its header repeated; one row per N.
+    o.metric = Metric::Accuracy;
+    let long = render(&long_rows(195), &o);
+    assert!(long.contains("\\begin{longtable}{rrr}") && long.contains("\\endhead"), "{}", &long[..400]);
+    assert_eq!(long.matches(" \\\\\n").count(), 195 + 2, "195 rows and the header twice");
+    assert!(!long.contains("\\begin{table}"));
+
+    // Non-regular shapes are products, methods in ByDims captions are named
+    // as the report names them.
+    let mut odd = vec![row(0, "2,1", "3x4", "w+", 10, 5)];
+    odd[0].n = None;
+    let by_dims = render(&odd, &opts(TableLayout::ByDims, TableFormat::Latex));
+    assert!(by_dims.contains("$3\\times 4$ & 50.0"), "{by_dims}");
+    assert!(by_dims.contains("Accuracy (\\%, tours per start) of W+ with the $(2,1)$ leaper"), "{by_dims}");
+}
+
+/// Every LaTeX table of the golden set, and a 195-row longtable, compile
+/// with pdflatex where it is installed (CI installs it).
+#[test]
+fn latex_compiles_with_pdflatex() {
+    let Ok(status) = std::process::Command::new("pdflatex").arg("--version").output() else {
+        eprintln!("skipped: pdflatex is not installed (apt-get install texlive-latex-recommended)");
+        return;
+    };
+    assert!(status.status.success());
+    let mut tables = render(&long_rows(195), &opts(TableLayout::ByMethods, TableFormat::Latex));
+    for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
+        for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
+            let mut rows = rows();
+            let mut marked = row(5, "2,1", "4x4", "w", 16, 0);
+            marked.open_tour = "impossible".into();
+            rows.push(marked);
+            tables.push_str(&render(&rows, &TableOptions { layout, format: TableFormat::Latex, moves: None, metric }));
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("ksweep-latex-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let doc = format!(
+        "\\documentclass{{article}}\n\\usepackage[T1]{{fontenc}}\n\\usepackage{{booktabs}}\n\\usepackage{{longtable}}\n\
+         \\begin{{document}}\n{tables}\\end{{document}}\n"
+    );
+    std::fs::write(dir.join("tables.tex"), doc).unwrap();
+    let out = std::process::Command::new("pdflatex")
+        .args(["-interaction=nonstopmode", "-halt-on-error", "tables.tex"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "pdflatex failed:\n{log}");
+    assert!(!log.contains("Warning: Reference") && dir.join("tables.pdf").exists(), "{log}");
+    std::fs::remove_dir_all(&dir).ok();
 }
