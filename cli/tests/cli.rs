@@ -252,6 +252,39 @@ fn run_marks_boards_without_an_open_tour() {
     assert_eq!(claims, [("impossible", "impossible"), ("exists", "impossible")]);
 }
 
+/// `ksweep run --format csv|json|latex` writes the data alone to stdout
+/// (status to stderr), and takes `table`'s --metric, --rule and --by.
+#[test]
+fn run_with_a_data_format_writes_only_the_data_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\nseed = 1\nstarts = 3\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6]\n",
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", spec, "--db", db, "--threads", "1"];
+        args.extend_from_slice(extra);
+        ksweep(&args, "")
+    };
+    let o = run(&["--format", "csv"]);
+    let csv = stdout(&o);
+    assert_eq!(csv.lines().next(), Some("moves,dims,N,w,aw"), "{csv}");
+    assert_eq!(csv.lines().count(), 3, "the header and one line per N: {csv}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("state           done"));
+    let json: Value = serde_json::from_str(&stdout(&run(&["--format", "json"]))).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 4);
+    let latex = stdout(&run(&["--format", "latex", "--metric", "time", "--by", "dims", "--rule", "2,1"]));
+    assert!(latex.starts_with("% ksweep tables") && latex.contains("Mean time per task"), "{latex}");
+    assert!(!latex.contains("state"), "{latex}");
+    // Text keeps the status above the tables.
+    assert!(stdout(&run(&[])).starts_with("sweep "));
+}
+
 /// A small spec run to completion into a database file, for the offline
 /// readers.
 fn finished_db(dir: &std::path::Path) -> String {

@@ -11,11 +11,11 @@ use ksweep_coordinator::store::Store;
 use ksweep_coordinator::CoordinatorOptions;
 use ksweep_proto::v1 as pb;
 use ksweep_worker::WorkerOptions;
-use sweep::{render, Metric, Sweep, TableOptions};
+use sweep::{render, Sweep};
 use tokio::sync::oneshot;
 
 use crate::cmd::status::print_status;
-use crate::cmd::table::{By, Format};
+use crate::cmd::table::TableView;
 use crate::cmd::watch::follow;
 use crate::connect::ConnectArgs;
 use crate::shutdown::{Interrupted, Signal, Signals};
@@ -32,12 +32,11 @@ pub struct RunArgs {
     /// Threads running tasks (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Table layout at the end.
-    #[arg(long, value_enum, default_value_t = By::Methods)]
-    pub by: By,
-    /// Table format at the end.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// The tables printed at the end, as `ksweep table` draws them. With
+    /// csv, json or latex, stdout carries the data alone and the status goes
+    /// to stderr.
+    #[command(flatten)]
+    pub view: TableView,
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
@@ -49,12 +48,14 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
         signal,
         message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
     })?;
-    print_status(&last, &mut *out)?;
-    writeln!(out)?;
+    if args.view.is_data() {
+        print_status(&last, &mut std::io::stderr())?;
+    } else {
+        print_status(&last, &mut *out)?;
+        writeln!(out)?;
+    }
     let rows = DbSource::open(&args.db)?.table_rows(Some(&id))?;
-    let options =
-        TableOptions { layout: args.by.into(), format: args.format.into(), moves: None, metric: Metric::Accuracy };
-    write!(out, "{}", render(&rows, &options))?;
+    write!(out, "{}", render(&rows, &args.view.options()))?;
     Ok(())
 }
 

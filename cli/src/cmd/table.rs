@@ -71,12 +71,9 @@ impl From<MetricArg> for Metric {
     }
 }
 
-/// Print a sweep's accuracy (or timing) tables.
+/// Which tables to draw and how: shared by `table` and `run`.
 #[derive(Debug, Args)]
-pub struct TableArgs {
-    pub id: Option<String>,
-    #[command(flatten)]
-    pub source: SourceArgs,
+pub struct TableView {
     /// Only this move rule (as its label, e.g. 3,2).
     #[arg(long)]
     pub rule: Option<String>,
@@ -90,7 +87,7 @@ pub struct TableArgs {
     pub metric: MetricArg,
 }
 
-impl TableArgs {
+impl TableView {
     pub fn options(&self) -> TableOptions {
         TableOptions {
             layout: self.by.into(),
@@ -99,10 +96,26 @@ impl TableArgs {
             metric: self.metric.into(),
         }
     }
+
+    /// True for the formats a program or a paper reads (CSV, JSON, LaTeX):
+    /// their output must be the data alone.
+    pub fn is_data(&self) -> bool {
+        matches!(self.format, Format::Csv | Format::Json | Format::Latex)
+    }
+}
+
+/// Print a sweep's accuracy (or timing) tables.
+#[derive(Debug, Args)]
+pub struct TableArgs {
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub view: TableView,
 }
 
 pub async fn run(args: TableArgs, out: &mut impl Write) -> Result<()> {
     let rows = Source::open(&args.source).await?.table_rows(args.id.as_deref()).await?;
-    write!(out, "{}", render(&rows, &args.options()))?;
+    write!(out, "{}", render(&rows, &args.view.options()))?;
     Ok(())
 }
