@@ -49,4 +49,4 @@ pub use plan::{Cursor, Planner, ShardPlan};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::parse_start_line;
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
-pub use table::{csv, render, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};
+pub use table::{csv, render, wilson, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};

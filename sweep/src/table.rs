@@ -22,7 +22,7 @@ mod row;
 mod text;
 
 use layout::tables;
-pub use row::AggregateRow;
+pub use row::{wilson, AggregateRow};
 
 /// Marker for an impossible configuration, in every format but JSON.
 pub const IMPOSSIBLE: &str = "n/a";
@@ -70,6 +70,9 @@ pub struct TableOptions {
     pub moves: Option<String>,
     /// What the cells show.
     pub metric: Metric,
+    /// Show each cell's denominator and, for accuracy, its 95 % Wilson
+    /// interval (in the text, or as columns of their own in CSV).
+    pub intervals: bool,
 }
 
 /// The number in each cell of a table.
@@ -93,16 +96,36 @@ pub fn render(rows: &[AggregateRow], opts: &TableOptions) -> String {
     let rows = layout::sorted_rows(rows, opts.moves.as_deref(), &method_rank);
     match opts.format {
         TableFormat::Json => {
+            let rows: Vec<serde_json::Value> = rows.iter().map(|r| json_row(r)).collect();
             let mut out = serde_json::to_string_pretty(&rows).expect("rows serialise to JSON");
             out.push('\n');
             out
         }
-        TableFormat::Text => text::text(&tables(&rows, opts, &method_rank, true)),
-        TableFormat::Markdown => markdown::markdown(&tables(&rows, opts, &method_rank, true)),
+        TableFormat::Text => text::text(&tables(&rows, opts, &method_rank, true, true)),
+        TableFormat::Markdown => markdown::markdown(&tables(&rows, opts, &method_rank, true, true)),
         // CSV cells stay numbers; the rows' JSON carries the claims.
-        TableFormat::Csv => csv::csv(&tables(&rows, opts, &method_rank, false), opts.layout),
-        TableFormat::Latex => latex::latex(&tables(&rows, opts, &method_rank, true)),
+        TableFormat::Csv => csv::csv(&tables(&rows, opts, &method_rank, false, false), opts.layout, opts.intervals),
+        TableFormat::Latex => latex::latex(&tables(&rows, opts, &method_rank, true, true)),
     }
+}
+
+/// A row as JSON: its fields, with null (not 0) for the figures of a cell
+/// without results, and the derived accuracy, possible-starts accuracy and
+/// the bounds of the accuracy's 95 % Wilson interval (null where none).
+fn json_row(row: &AggregateRow) -> serde_json::Value {
+    let mut value = serde_json::to_value(row).expect("a row serialises to JSON");
+    let object = value.as_object_mut().expect("a row is a JSON object");
+    if row.tasks == 0 {
+        for field in ["mean_micros", "median_micros", "mean_attempts"] {
+            object.insert(field.into(), serde_json::Value::Null);
+        }
+    }
+    let interval = row.interval(Metric::Accuracy);
+    object.insert("accuracy".into(), row.accuracy().into());
+    object.insert("accuracy_possible".into(), row.accuracy_possible().into());
+    object.insert("wilson_low".into(), interval.map(|i| i.0).into());
+    object.insert("wilson_high".into(), interval.map(|i| i.1).into());
+    value
 }
 
 #[cfg(test)]

@@ -85,6 +85,10 @@ pub struct TableView {
     /// not proven impossible, or mean microseconds per task.
     #[arg(long, value_enum, default_value_t = MetricArg::Accuracy)]
     pub metric: MetricArg,
+    /// Show each cell's denominator (starts counted) and, for accuracy, its
+    /// 95 % Wilson interval; CSV gets them as columns of their own.
+    #[arg(long)]
+    pub intervals: bool,
 }
 
 impl TableView {
@@ -94,6 +98,7 @@ impl TableView {
             format: self.format.into(),
             moves: self.rule.clone(),
             metric: self.metric.into(),
+            intervals: self.intervals,
         }
     }
 

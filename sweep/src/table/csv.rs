@@ -4,8 +4,10 @@
 use super::layout::{Table, ROW_HEADER};
 use super::TableLayout;
 
-/// One CSV: the group keys, N, then the union of every table's columns.
-pub(super) fn csv(tables: &[Table], layout: TableLayout) -> String {
+/// One CSV: the group keys, N, then the union of every table's columns;
+/// with `intervals`, each column is followed by its denominator and the
+/// bounds of its 95 % Wilson interval (`aw+ n`, `aw+ low`, `aw+ high`).
+pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool) -> String {
     let mut columns: Vec<&(usize, String)> = tables.iter().flat_map(|t| &t.columns).collect();
     columns.sort();
     columns.dedup();
@@ -13,15 +15,29 @@ pub(super) fn csv(tables: &[Table], layout: TableLayout) -> String {
         TableLayout::ByDims => "method",
         TableLayout::ByMethods => "dims",
     };
-    let mut out =
-        record(["moves", second, ROW_HEADER].into_iter().chain(columns.iter().map(|(_, label)| label.as_str())));
+    let mut header: Vec<String> = vec!["moves".into(), second.into(), ROW_HEADER.into()];
+    for (_, label) in &columns {
+        header.push(label.clone());
+        if intervals {
+            header.extend([format!("{label} n"), format!("{label} low"), format!("{label} high")]);
+        }
+    }
+    let mut out = record(header.iter().map(String::as_str));
     for t in tables {
-        for (label, cells) in &t.rows {
-            let value =
-                |c: &&(usize, String)| t.columns.iter().position(|tc| tc == *c).map_or("", |i| cells[i].as_str());
-            out.push_str(&record(
-                [t.keys[0].as_str(), t.keys[1].as_str(), label.as_str()].into_iter().chain(columns.iter().map(value)),
-            ));
+        for (row, (label, cells)) in t.rows.iter().enumerate() {
+            let mut fields: Vec<String> = vec![t.keys[0].clone(), t.keys[1].clone(), label.clone()];
+            for c in &columns {
+                let at = t.columns.iter().position(|tc| tc == *c);
+                fields.push(at.map_or_else(String::new, |i| cells[i].clone()));
+                if intervals {
+                    let stats = at.and_then(|i| t.stats[row][i]);
+                    let interval = stats.and_then(|s| s.interval);
+                    fields.push(stats.filter(|s| s.n > 0).map_or_else(String::new, |s| s.n.to_string()));
+                    fields.push(interval.map_or_else(String::new, |(low, _)| format!("{low:.1}")));
+                    fields.push(interval.map_or_else(String::new, |(_, high)| format!("{high:.1}")));
+                }
+            }
+            out.push_str(&record(fields.iter().map(String::as_str)));
         }
     }
     out

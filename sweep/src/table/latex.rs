@@ -30,7 +30,7 @@ fn table(t: &Table) -> String {
         .chain(t.columns.iter().map(|(_, label)| column_label(t.layout, label)))
         .collect::<Vec<_>>()
         .join(" & ");
-    let body: String = t.rows.iter().map(|(label, cells)| row(t, label, cells)).collect();
+    let body: String = t.rows.iter().enumerate().map(|(i, (label, cells))| row(t, i, label, cells)).collect();
     let caption = format!("\\caption{{{}}}\\label{{{}}}", caption(t), label(t));
     if t.rows.len() > LONG_ROWS {
         format!(
@@ -48,20 +48,23 @@ fn table(t: &Table) -> String {
 }
 
 /// One body line: the row label, then the cells, the best in bold.
-fn row(t: &Table, label: &str, cells: &[String]) -> String {
-    let value = |cell: &str| cell.trim_end_matches(NO_TOUR_MARK).parse::<f64>().ok();
+fn row(t: &Table, index: usize, label: &str, cells: &[String]) -> String {
+    let values: Vec<Option<f64>> = t.stats[index].iter().map(|s| s.and_then(|s| s.value)).collect();
     // Only a row of methods has a best method.
-    let values: Vec<f64> = cells.iter().filter_map(|c| value(c)).collect();
-    let best = (t.layout == TableLayout::ByMethods && values.len() > 1).then(|| match t.metric {
-        Metric::MeanMicros => values.iter().copied().fold(f64::INFINITY, f64::min),
-        _ => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    let present: Vec<f64> = values.iter().flatten().copied().collect();
+    let best = (t.layout == TableLayout::ByMethods && present.len() > 1).then(|| match t.metric {
+        Metric::MeanMicros => present.iter().copied().fold(f64::INFINITY, f64::min),
+        _ => present.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     });
-    let cells = cells.iter().map(|c| {
+    let cells = cells.iter().zip(&values).map(|(c, &value)| {
         let marked = c.ends_with(NO_TOUR_MARK);
-        let number = c.trim_end_matches(NO_TOUR_MARK);
-        let mut text = latex_escape(number);
-        if best.is_some() && value(c) == best {
-            text = format!("\\textbf{{{text}}}");
+        let mut text = latex_escape(c.trim_end_matches(NO_TOUR_MARK));
+        // Compared as printed, so two cells that read the same are both bold.
+        let printed = |v: f64| format!("{v:.1}");
+        if let (Some(best), Some(value)) = (best, value) {
+            if printed(best) == printed(value) {
+                text = format!("\\textbf{{{text}}}");
+            }
         }
         if marked {
             text.push_str("$^{*}$");

@@ -61,6 +61,17 @@ pub(super) struct Table {
     /// What the columns are (D, or methods) and what the cells show.
     pub(super) layout: TableLayout,
     pub(super) metric: Metric,
+    /// Each cell's number, denominator and interval, beside its text (None
+    /// where the cell has no row).
+    pub(super) stats: Vec<Vec<Option<Stats>>>,
+}
+
+/// A cell's figures, for the formats that need more than its text.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stats {
+    pub(super) value: Option<f64>,
+    pub(super) n: u64,
+    pub(super) interval: Option<(f64, f64)>,
 }
 
 impl Table {
@@ -84,12 +95,15 @@ struct Group<'r> {
     members: Vec<&'r AggregateRow>,
 }
 
-/// `marks`: suffix [`NO_TOUR_MARK`] to the cells of boards without an open tour.
+/// `marks`: suffix [`NO_TOUR_MARK`] to the cells of boards without an open
+/// tour. `detail`: write each cell's interval and denominator into its text
+/// when `opts.intervals` asks (CSV keeps them in columns of their own).
 pub(super) fn tables(
     rows: &[&AggregateRow],
     opts: &TableOptions,
     method_rank: &HashMap<&str, usize>,
     marks: bool,
+    detail: bool,
 ) -> Vec<Table> {
     let metric = match opts.metric {
         Metric::Accuracy => "accuracy (%)",
@@ -136,14 +150,27 @@ pub(super) fn tables(
                 slot.get_or_insert(r);
             }
             let mut marked = false;
+            let mut stats = Vec::new();
             let body = grid
                 .into_iter()
                 .map(|(row, found)| {
+                    stats.push(
+                        found
+                            .iter()
+                            .map(|r| {
+                                r.map(|r| Stats {
+                                    value: r.value(opts.metric),
+                                    n: r.denominator(opts.metric),
+                                    interval: r.interval(opts.metric),
+                                })
+                            })
+                            .collect(),
+                    );
                     let texts = found
                         .into_iter()
                         .map(|r| {
                             r.map_or_else(String::new, |r| {
-                                let mut text = cell(r, opts.metric);
+                                let mut text = cell(r, opts.metric, detail && opts.intervals);
                                 if marks && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
                                     text.push_str(NO_TOUR_MARK);
                                     marked = true;
@@ -168,6 +195,7 @@ pub(super) fn tables(
                 marked,
                 layout: opts.layout,
                 metric: opts.metric,
+                stats,
             }
         })
         .collect()
@@ -179,19 +207,25 @@ fn dims_label(dims: u32) -> String {
 }
 
 /// A cell's text: accuracy or mean time with one decimal, `n/a` when
-/// impossible, empty when there are no results.
-fn cell(row: &AggregateRow, metric: Metric) -> String {
+/// impossible, empty when there are no results; with `detail`, the 95 %
+/// Wilson interval and the denominator follow: `75.0 [53.1, 88.8] n=20`.
+fn cell(row: &AggregateRow, metric: Metric, detail: bool) -> String {
     if row.impossible {
         return IMPOSSIBLE.to_string();
     }
     if row.tasks == 0 {
         return String::new();
     }
-    let value = match metric {
-        Metric::Accuracy => row.accuracy(),
-        Metric::AccuracyPossible => row.accuracy_possible(),
-        Metric::MeanMicros => Some(row.mean_micros),
-    };
     // None with tasks: every start was proven impossible.
-    value.map_or_else(|| IMPOSSIBLE.to_string(), |v| format!("{v:.1}"))
+    let Some(value) = row.value(metric) else {
+        return IMPOSSIBLE.to_string();
+    };
+    let mut text = format!("{value:.1}");
+    if detail {
+        if let Some((low, high)) = row.interval(metric) {
+            text.push_str(&format!(" [{low:.1}, {high:.1}]"));
+        }
+        text.push_str(&format!(" n={}", row.denominator(metric)));
+    }
+    text
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use tour::exists::Claim;
 use tour::{Eligibility, Method};
 
+use super::Metric;
 use crate::sweep::ConfigEntry;
 
 /// One (configuration, method) aggregate over its starts.
@@ -33,10 +34,13 @@ pub struct AggregateRow {
     #[serde(default)]
     pub no_tour: u64,
     /// Mean wall time per task, in microseconds.
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub mean_micros: f64,
     /// Median wall time per task, in microseconds.
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub median_micros: f64,
     /// Mean walks per task (rotations and retries included).
+    #[serde(default, deserialize_with = "null_as_zero")]
     pub mean_attempts: f64,
     /// What is proven about open tours on the board: `exists`,
     /// `impossible` or `unknown` ([`tour::exists::known`]).
@@ -90,4 +94,59 @@ impl AggregateRow {
         let possible = self.tasks.saturating_sub(self.no_tour);
         (possible > 0).then(|| 100.0 * self.successes as f64 / possible as f64)
     }
+
+    /// The cell's number under `metric`: None with no tasks, or when every
+    /// task was proven impossible (the possible-starts accuracy).
+    pub fn value(&self, metric: Metric) -> Option<f64> {
+        match metric {
+            Metric::Accuracy => self.accuracy(),
+            Metric::AccuracyPossible => self.accuracy_possible(),
+            Metric::MeanMicros => (self.tasks > 0).then_some(self.mean_micros),
+        }
+    }
+
+    /// The cell's denominator under `metric`: the tasks counted, which for
+    /// the possible-starts accuracy leaves out those proven impossible.
+    pub fn denominator(&self, metric: Metric) -> u64 {
+        match metric {
+            Metric::AccuracyPossible if self.no_open_tour() => 0,
+            Metric::AccuracyPossible => self.tasks.saturating_sub(self.no_tour),
+            _ => self.tasks,
+        }
+    }
+
+    /// The 95 % Wilson score interval of an accuracy cell, in percent;
+    /// None for times and empty cells.
+    pub fn interval(&self, metric: Metric) -> Option<(f64, f64)> {
+        match metric {
+            Metric::MeanMicros => None,
+            _ => wilson(self.successes, self.denominator(metric)),
+        }
+    }
+}
+
+/// A figure of a cell without results is written as null (see the JSON
+/// tables); read back, it is 0 like a fresh row's.
+fn null_as_zero<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(0.0))
+}
+
+/// The Wilson score interval (95 %, z = 1.96) of `successes` in `n`
+/// trials, in percent; None when n is 0. Unlike the normal approximation it
+/// stays inside [0, 100] and is not empty at 0 or n successes, which matters
+/// for cells of 20 starts.
+pub fn wilson(successes: u64, n: u64) -> Option<(f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    const Z: f64 = 1.959_963_984_540_054;
+    let (k, n) = (successes.min(n) as f64, n as f64);
+    let p = k / n;
+    let z2 = Z * Z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
+    // At 0 or n successes the bound is 0 or 100 exactly, not 1e-14 off.
+    let low = if k == 0.0 { 0.0 } else { 100.0 * (centre - half) };
+    let high = if k == n { 100.0 } else { 100.0 * (centre + half) };
+    Some((low, high))
 }

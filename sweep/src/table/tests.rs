@@ -1,6 +1,7 @@
 //! The tables' tests: hand-made rows, each format's exact output.
 
 use super::latex::latex_escape;
+use super::wilson;
 use super::*;
 use tour::Method;
 
@@ -43,7 +44,7 @@ fn rows() -> Vec<AggregateRow> {
 }
 
 fn opts(layout: TableLayout, format: TableFormat) -> TableOptions {
-    TableOptions { layout, format, moves: None, metric: Metric::Accuracy }
+    TableOptions { layout, format, moves: None, metric: Metric::Accuracy, intervals: false }
 }
 
 #[test]
@@ -140,11 +141,15 @@ fn json_is_the_sorted_rows() {
     "tasks": 0,
     "successes": 0,
     "no_tour": 0,
-    "mean_micros": 30.46,
-    "median_micros": 3.5,
-    "mean_attempts": 1.5,
+    "mean_micros": null,
+    "median_micros": null,
+    "mean_attempts": null,
     "open_tour": "impossible",
-    "closed_tour": "unknown"
+    "closed_tour": "unknown",
+    "accuracy": null,
+    "accuracy_possible": null,
+    "wilson_low": null,
+    "wilson_high": null
   },
   {
     "config": 3,
@@ -157,11 +162,15 @@ fn json_is_the_sorted_rows() {
     "tasks": 0,
     "successes": 0,
     "no_tour": 0,
-    "mean_micros": 30.46,
-    "median_micros": 3.5,
-    "mean_attempts": 1.5,
+    "mean_micros": null,
+    "median_micros": null,
+    "mean_attempts": null,
     "open_tour": "impossible",
-    "closed_tour": "unknown"
+    "closed_tour": "unknown",
+    "accuracy": null,
+    "accuracy_possible": null,
+    "wilson_low": null,
+    "wilson_high": null
   }
 ]
 "#;
@@ -208,6 +217,7 @@ fn text_by_methods_with_timing() {
         format: TableFormat::Text,
         moves: None,
         metric: Metric::MeanMicros,
+        intervals: false,
     };
     let expected = "\
 mean time (µs) — moves 3,2, 2D
@@ -302,7 +312,7 @@ fn every_format_matches_the_golden_file() {
         for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
             for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
                 for moves in [None, Some("2,1")] {
-                    let o = TableOptions { layout, format, moves: moves.map(String::from), metric };
+                    let o = TableOptions { layout, format, moves: moves.map(String::from), metric, intervals: false };
                     out.push_str(&format!("==== {format:?} {layout:?} {metric:?} {moves:?}\n"));
                     out.push_str(&render(&rows, &o));
                 }
@@ -376,7 +386,12 @@ fn latex_compiles_with_pdflatex() {
             let mut marked = row(5, "2,1", "4x4", "w", 16, 0);
             marked.open_tour = "impossible".into();
             rows.push(marked);
-            tables.push_str(&render(&rows, &TableOptions { layout, format: TableFormat::Latex, moves: None, metric }));
+            for intervals in [false, true] {
+                let o = TableOptions { layout, format: TableFormat::Latex, moves: None, metric, intervals };
+                tables.push_str(&render(&rows, &o));
+                // As a paper would, let the floats out now and then.
+                tables.push_str("\\clearpage\n");
+            }
         }
     }
     let dir = std::env::temp_dir().join(format!("ksweep-latex-{}", std::process::id()));
@@ -395,4 +410,41 @@ fn latex_compiles_with_pdflatex() {
     assert!(out.status.success(), "pdflatex failed:\n{log}");
     assert!(!log.contains("Warning: Reference") && dir.join("tables.pdf").exists(), "{log}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn wilson_intervals_match_known_values() {
+    // 15 of 20: the textbook Wilson 95 % interval is [53.1, 88.8].
+    let (low, high) = wilson(15, 20).unwrap();
+    assert!((low - 53.13).abs() < 0.01 && (high - 88.81).abs() < 0.01, "{low} {high}");
+    // 0 and all successes stay inside [0, 100] and are not empty.
+    let (low, high) = wilson(0, 20).unwrap();
+    assert!(low == 0.0 && (high - 16.11).abs() < 0.01, "{low} {high}");
+    let (low, high) = wilson(20, 20).unwrap();
+    assert!((low - 83.89).abs() < 0.01 && high == 100.0, "{low} {high}");
+    assert_eq!(wilson(0, 0), None);
+}
+
+#[test]
+fn intervals_and_denominators_show_in_every_format() {
+    let mut o = opts(TableLayout::ByMethods, TableFormat::Text);
+    o.intervals = true;
+    let text = render(&long_rows(1), &o);
+    // N=5: aw+ 15/20, mw 10/20.
+    assert!(text.contains("75.0 [53.1, 88.8] n=20") && text.contains("50.0 [29.9, 70.1] n=20"), "{text}");
+    o.format = TableFormat::Csv;
+    let csv = render(&long_rows(1), &o);
+    assert_eq!(
+        csv,
+        "moves,dims,N,aw+,aw+ n,aw+ low,aw+ high,mw,mw n,mw low,mw high\n3,2,5,75.0,20,53.1,88.8,50.0,20,29.9,70.1\n"
+            .replace("3,2,5", "\"3,2\",2,5")
+    );
+    o.format = TableFormat::Latex;
+    let latex = render(&long_rows(1), &o);
+    assert!(latex.contains("\\textbf{75.0 [53.1, 88.8] n=20} & 50.0 [29.9, 70.1] n=20"), "{latex}");
+    // Time cells carry the denominator, no interval.
+    o.format = TableFormat::Text;
+    o.metric = Metric::MeanMicros;
+    let time = render(&long_rows(1), &o);
+    assert!(time.contains(" n=20") && !time.contains('['), "{time}");
 }
