@@ -58,11 +58,16 @@ pub(crate) fn walk<T: Degree>(
     use Tiebreak::*;
     let keyed = moves.predecessors.is_none() && moves.offsets.len() <= KEYED_MAX_MOVES;
     if let (Some(deg), true) = (T::narrow(deg), keyed) {
-        let bound = distance_bound(moves);
         let key = match tiebreak {
-            First => Some(Key::W),
-            Distance if bound < PACKED_BIAS as u128 && deg.len() <= 1 << PACKED_CELL_BITS => Some(Key::PlusPacked),
-            Distance if bound < BIAS as u128 => Some(Key::Plus),
+            First => Some(KEY_W),
+            Distance => {
+                let bound = distance_bound(moves);
+                if bound < PACKED_BIAS as u128 && deg.len() <= 1 << PACKED_CELL_BITS {
+                    Some(KEY_PACKED)
+                } else {
+                    (bound < BIAS as u128).then_some(KEY_PLUS)
+                }
+            }
             _ => None,
         };
         if let Some(key) = key {
@@ -255,19 +260,18 @@ fn centre_distance(moves: &WalkMoves<'_>, xy: &[i64], k: usize) -> u128 {
     sum
 }
 
-/// The key layouts of [`walk_keyed`], high bits first; each is ordered as
-/// its rule ranks candidates, the move index breaking the last ties.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Key {
-    /// Rule W: degree 8 bits, move index 8, padded cell 48.
-    W,
-    /// Rule W+ on boards of at most 2^28 padded cells and |rel| < 2^19:
-    /// degree 8, BIAS - rel 20, move index 8, padded cell 28.
-    PlusPacked,
-    /// Rule W+ elsewhere: degree 8, BIAS - rel 48, move index 8; the cell
-    /// is looked up from the move index.
-    Plus,
-}
+// The key layouts of [`walk_keyed`], high bits first; each is ordered as
+// its rule ranks candidates, the move index breaking the last ties. They
+// are `u8`s so they can be const parameters of the kernel.
+
+/// Rule W: degree 8 bits, move index 8, padded cell 48.
+const KEY_W: u8 = 0;
+/// Rule W+ on boards of at most 2^28 padded cells and |rel| < 2^19:
+/// degree 8, BIAS - rel 20, move index 8, padded cell 28.
+const KEY_PACKED: u8 = 1;
+/// Rule W+ elsewhere: degree 8, BIAS - rel 48, move index 8; the cell is
+/// looked up from the move index.
+const KEY_PLUS: u8 = 2;
 
 /// Offset of the distance part of a wide W+ key, so that `BIAS - rel` is positive.
 const BIAS: i64 = 1 << 47;
@@ -297,7 +301,7 @@ fn walk_keyed(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
-    key: Key,
+    key: u8,
     xy: &mut [i64],
     path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
@@ -305,19 +309,16 @@ fn walk_keyed(
     for (x, &n) in xy.iter_mut().zip(moves.sides) {
         *x = 2 * *x - (n as i64 - 1);
     }
-    const W: u8 = Key::W as u8;
-    const PACKED: u8 = Key::PlusPacked as u8;
-    const PLUS: u8 = Key::Plus as u8;
-    let shape = (moves.offsets.len(), xy.len(), key as u8);
+    let shape = (moves.offsets.len(), xy.len(), key);
     let a = (deg, moves, start, xy, path, stop_when_doomed);
     match shape {
-        (8, 2, W) => walk_keyed_with::<8, 2, W>(a),
-        (8, 2, PACKED) => walk_keyed_with::<8, 2, PACKED>(a),
-        (24, 3, W) => walk_keyed_with::<24, 3, W>(a),
-        (24, 3, PACKED) => walk_keyed_with::<24, 3, PACKED>(a),
-        (_, _, W) => walk_keyed_with::<0, 0, W>(a),
-        (_, _, PACKED) => walk_keyed_with::<0, 0, PACKED>(a),
-        _ => walk_keyed_with::<0, 0, PLUS>(a),
+        (8, 2, KEY_W) => walk_keyed_with::<8, 2, KEY_W>(a),
+        (8, 2, KEY_PACKED) => walk_keyed_with::<8, 2, KEY_PACKED>(a),
+        (24, 3, KEY_W) => walk_keyed_with::<24, 3, KEY_W>(a),
+        (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
+        (_, _, KEY_W) => walk_keyed_with::<0, 0, KEY_W>(a),
+        (_, _, KEY_PACKED) => walk_keyed_with::<0, 0, KEY_PACKED>(a),
+        _ => walk_keyed_with::<0, 0, KEY_PLUS>(a),
     }
 }
 
@@ -340,7 +341,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     // MAX_PADDED_CELLS) need no lookup of the next cell.
     const CELL_BITS: u64 = (1 << 48) - 1;
     const PACKED_CELLS: u64 = (1 << PACKED_CELL_BITS) - 1;
-    let plus = KEY != Key::W as u8;
+    let plus = KEY != KEY_W;
     let k_count = if K == 0 { moves.offsets.len() } else { K };
     let dims = if D == 0 { centred.len() } else { D };
     let offsets = &moves.offsets[..k_count];
@@ -350,7 +351,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     // of dot2[j][k] = 2 v_j . v_k (the centre offset c grows by 2 v_j), so a
     // candidate's key costs no multiply.
     let (bias, rel_shift, k_shift) = match KEY {
-        1 => (PACKED_BIAS, 36, PACKED_CELL_BITS),
+        KEY_PACKED => (PACKED_BIAS, 36, PACKED_CELL_BITS),
         _ => (BIAS, 8, 0),
     };
     let (mut base_fixed, mut base_any, mut dot2) = ([0u64; K], Vec::new(), Vec::new());
@@ -391,7 +392,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             if !plus {
                 return (d as u64) << 56 | (k as u64) << 48 | n as u64;
             }
-            if KEY == Key::PlusPacked as u8 {
+            if KEY == KEY_PACKED {
                 (d as u64) << 56 | (base[k] + n as u64)
             } else {
                 (d as u64) << 56 | base[k]
@@ -415,13 +416,13 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             return visited;
         }
         let chosen = match KEY {
-            0 => (best >> 48) & 0xff,
-            1 => (best >> PACKED_CELL_BITS) & 0xff,
+            KEY_W => (best >> 48) & 0xff,
+            KEY_PACKED => (best >> PACKED_CELL_BITS) & 0xff,
             _ => best & 0xff,
         } as usize;
         let next = match KEY {
-            0 => (best & CELL_BITS) as usize,
-            1 => (best & PACKED_CELLS) as usize,
+            KEY_W => (best & CELL_BITS) as usize,
+            KEY_PACKED => (best & PACKED_CELLS) as usize,
             _ => cur.wrapping_add_signed(offsets[chosen]),
         };
         // A cell left behind can doom the walk only if it has at most one
