@@ -101,11 +101,11 @@ pub fn render(rows: &[AggregateRow], opts: &TableOptions) -> String {
             out.push('\n');
             out
         }
-        TableFormat::Text => text::text(&tables(&rows, opts, &method_rank, true, true)),
-        TableFormat::Markdown => markdown::markdown(&tables(&rows, opts, &method_rank, true, true)),
+        TableFormat::Text => text::text(&tables(&rows, opts, &method_rank, true)),
+        TableFormat::Markdown => markdown::markdown(&tables(&rows, opts, &method_rank, true)),
         // CSV cells stay numbers; the rows' JSON carries the claims.
-        TableFormat::Csv => csv::csv(&tables(&rows, opts, &method_rank, false, false), opts.layout, opts.intervals),
-        TableFormat::Latex => latex::latex(&tables(&rows, opts, &method_rank, true, true)),
+        TableFormat::Csv => csv::csv(&tables(&rows, opts, &method_rank, false), opts.layout, opts.intervals),
+        TableFormat::Latex => latex::latex(&tables(&rows, opts, &method_rank, true)),
     }
 }
 

@@ -95,15 +95,15 @@ struct Group<'r> {
     members: Vec<&'r AggregateRow>,
 }
 
-/// `marks`: suffix [`NO_TOUR_MARK`] to the cells of boards without an open
-/// tour. `detail`: write each cell's interval and denominator into its text
-/// when `opts.intervals` asks (CSV keeps them in columns of their own).
+/// `readable`: cells are for a reader, not a program. Cells of boards
+/// without an open tour get [`NO_TOUR_MARK`], and when `opts.intervals`
+/// asks, each cell's interval and denominator go into its text (CSV keeps
+/// its cells numbers and them in columns of their own).
 pub(super) fn tables(
     rows: &[&AggregateRow],
     opts: &TableOptions,
     method_rank: &HashMap<&str, usize>,
-    marks: bool,
-    detail: bool,
+    readable: bool,
 ) -> Vec<Table> {
     let metric = match opts.metric {
         Metric::Accuracy => "accuracy (%)",
@@ -154,31 +154,32 @@ pub(super) fn tables(
             let body = grid
                 .into_iter()
                 .map(|(row, found)| {
-                    stats.push(
-                        found
-                            .iter()
-                            .map(|r| {
-                                r.map(|r| Stats {
-                                    value: r.value(opts.metric),
-                                    n: r.denominator(opts.metric),
-                                    interval: r.interval(opts.metric),
-                                })
-                            })
-                            .collect(),
-                    );
-                    let texts = found
-                        .into_iter()
+                    let figures: Vec<Option<Stats>> = found
+                        .iter()
                         .map(|r| {
-                            r.map_or_else(String::new, |r| {
-                                let mut text = cell(r, opts.metric, detail && opts.intervals);
-                                if marks && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
+                            r.map(|r| Stats {
+                                value: r.value(opts.metric),
+                                n: r.denominator(opts.metric),
+                                interval: r.interval(opts.metric),
+                            })
+                        })
+                        .collect();
+                    let texts = found
+                        .iter()
+                        .zip(&figures)
+                        .map(|(r, figures)| match (r, figures) {
+                            (Some(r), Some(figures)) => {
+                                let mut text = cell(r, figures, readable && opts.intervals);
+                                if readable && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
                                     text.push_str(NO_TOUR_MARK);
                                     marked = true;
                                 }
                                 text
-                            })
+                            }
+                            _ => String::new(),
                         })
                         .collect();
+                    stats.push(figures);
                     (row.label(), texts)
                 })
                 .collect();
@@ -206,10 +207,11 @@ fn dims_label(dims: u32) -> String {
     format!("D={dims}")
 }
 
-/// A cell's text: accuracy or mean time with one decimal, `n/a` when
-/// impossible, empty when there are no results; with `detail`, the 95 %
-/// Wilson interval and the denominator follow: `75.0 [53.1, 88.8] n=20`.
-fn cell(row: &AggregateRow, metric: Metric, detail: bool) -> String {
+/// A cell's text from its row and figures: accuracy or mean time with one
+/// decimal, `n/a` when impossible, empty when there are no results; with
+/// `detail`, the 95 % Wilson interval and the denominator follow:
+/// `75.0 [53.1, 88.8] n=20`.
+fn cell(row: &AggregateRow, figures: &Stats, detail: bool) -> String {
     if row.impossible {
         return IMPOSSIBLE.to_string();
     }
@@ -217,15 +219,15 @@ fn cell(row: &AggregateRow, metric: Metric, detail: bool) -> String {
         return String::new();
     }
     // None with tasks: every start was proven impossible.
-    let Some(value) = row.value(metric) else {
+    let Some(value) = figures.value else {
         return IMPOSSIBLE.to_string();
     };
     let mut text = format!("{value:.1}");
     if detail {
-        if let Some((low, high)) = row.interval(metric) {
+        if let Some((low, high)) = figures.interval {
             text.push_str(&format!(" [{low:.1}, {high:.1}]"));
         }
-        text.push_str(&format!(" n={}", row.denominator(metric)));
+        text.push_str(&format!(" n={}", figures.n));
     }
     text
 }
