@@ -206,11 +206,25 @@ fn svg_is_written_to_a_file() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--format svg: draws 2D boards only"));
 }
 
+/// Writes `dir/s.toml`: a sweep named "s", seed 1, of the knight on 2D
+/// boards of sides `n`, with `starts` starts and `methods`; returns its path.
+fn knight_spec(dir: &std::path::Path, starts: u32, methods: &[&str], n: &[u32]) -> std::path::PathBuf {
+    let spec = dir.join("s.toml");
+    let methods: Vec<String> = methods.iter().map(|m| format!("\"{m}\"")).collect();
+    let n: Vec<String> = n.iter().map(u32::to_string).collect();
+    let text = format!(
+        "name = \"s\"\nseed = 1\nstarts = {starts}\nmethods = [{}]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [{}]\n",
+        methods.join(", "),
+        n.join(", ")
+    );
+    std::fs::write(&spec, text).unwrap();
+    spec
+}
+
 #[test]
 fn check_summarises_a_spec_and_refuses_a_bad_one() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("s.toml");
-    std::fs::write(&spec, "name = \"s\"\nseed = 1\nstarts = 5\nmethods = [\"w\", \"bt\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6]\n").unwrap();
+    let spec = knight_spec(dir.path(), 5, &["w", "bt"], &[5, 6]);
     let text = stdout(&ksweep(&["check", spec.to_str().unwrap()], ""));
     assert!(text.contains("configurations  2 (0 impossible)"), "{text}");
     assert!(text.contains("tasks           20"), "{text}");
@@ -228,14 +242,9 @@ fn check_summarises_a_spec_and_refuses_a_bad_one() {
 #[test]
 fn run_marks_boards_without_an_open_tour() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("s.toml");
+    let spec = knight_spec(dir.path(), 8, &["bt"], &[4, 5]);
     let db = dir.path().join("s.db");
     let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
-    std::fs::write(
-        spec,
-        "name = \"s\"\nseed = 1\nstarts = 8\nmethods = [\"bt\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [4, 5]\n",
-    )
-    .unwrap();
     stdout(&ksweep(&["run", spec, "--db", db, "--threads", "1"], ""));
     let text = stdout(&ksweep(&["table", "--db", db], ""));
     let cells: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
@@ -257,12 +266,7 @@ fn run_marks_boards_without_an_open_tour() {
 #[test]
 fn run_with_a_data_format_writes_only_the_data_to_stdout() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("s.toml");
-    std::fs::write(
-        &spec,
-        "name = \"s\"\nseed = 1\nstarts = 3\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6]\n",
-    )
-    .unwrap();
+    let spec = knight_spec(dir.path(), 3, &["w", "aw"], &[5, 6]);
     let spec = spec.to_str().unwrap();
     let db = dir.path().join("s.db");
     let db = db.to_str().unwrap();
@@ -288,13 +292,8 @@ fn run_with_a_data_format_writes_only_the_data_to_stdout() {
 /// A small spec run to completion into a database file, for the offline
 /// readers.
 fn finished_db(dir: &std::path::Path) -> String {
-    let spec = dir.join("s.toml");
+    let spec = knight_spec(dir, 3, &["w"], &[5]);
     let db = dir.join("s.db");
-    std::fs::write(
-        &spec,
-        "name = \"s\"\nseed = 1\nstarts = 3\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]\n",
-    )
-    .unwrap();
     stdout(&ksweep(&["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "1"], ""));
     db.to_str().unwrap().to_string()
 }
@@ -329,12 +328,7 @@ fn a_refused_connection_names_each_cause_once() {
 #[test]
 fn logs_written_to_a_pipe_have_no_colour() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("s.toml");
-    std::fs::write(
-        &spec,
-        "name = \"s\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]\n",
-    )
-    .unwrap();
+    let spec = knight_spec(dir.path(), 2, &["w"], &[5]);
     let db = dir.path().join("s.db");
     let o = Command::new(env!("CARGO_BIN_EXE_ksweep"))
         .args(["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "1"])
@@ -379,13 +373,8 @@ fn help_lists_every_method() {
 fn an_interrupted_run_exits_128_plus_the_signal() {
     for (signal, code) in [("INT", 130), ("TERM", 143)] {
         let dir = tempfile::tempdir().unwrap();
-        let spec = dir.path().join("s.toml");
         // Far more work than the test waits for.
-        std::fs::write(
-            &spec,
-            "name = \"s\"\nseed = 1\nstarts = 1000\nmethods = [\"aw+\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [300, 400, 500]\n",
-        )
-        .unwrap();
+        let spec = knight_spec(dir.path(), 1000, &["aw+"], &[300, 400, 500]);
         let db = dir.path().join("s.db");
         let child = Command::new(env!("CARGO_BIN_EXE_ksweep"))
             .args(["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "1"])
