@@ -75,6 +75,11 @@ enum Command {
     Table(cmd::table::TableArgs),
     /// Write every task result as CSV or JSON lines.
     Export(cmd::export::ExportArgs),
+    /// Draw a sweep's results as SVG or PNG: accuracy (with 95 % bands),
+    /// time or walks against N, or a failure map of one board.
+    ///
+    /// Example: ksweep plot --db ksweep.db --kind accuracy -o accuracy.svg
+    Plot(cmd::plot::PlotArgs),
     /// Check that a coordinator is serving (exit 0) or not (exit 1).
     Health(cmd::health::HealthArgs),
 }
@@ -118,6 +123,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Cancel(args) => block_on("warn", cmd::cancel::run(args, &mut out))?,
         Command::Table(args) => block_on("warn", cmd::table::run(args, &mut out))?,
         Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,
+        Command::Plot(args) => block_on("warn", cmd::plot::run(args, &mut out))?,
         Command::Health(args) => block_on("warn", cmd::health::run(args))?,
     }
     out.flush()?;

@@ -119,6 +119,28 @@ impl From<sweep::AggregateRow> for pb::AggregateRow {
     }
 }
 
+/// A sweep state as users read it (`running`, `done`, ...).
+pub fn state_name(state: i32) -> &'static str {
+    match pb::SweepState::try_from(state).unwrap_or(pb::SweepState::Unspecified) {
+        pb::SweepState::Running => "running",
+        pb::SweepState::Done => "done",
+        pb::SweepState::Cancelled => "cancelled",
+        pb::SweepState::Failed => "failed",
+        pb::SweepState::Unspecified => "unknown",
+    }
+}
+
+impl From<&pb::SweepStatus> for sweep::Progress {
+    fn from(s: &pb::SweepStatus) -> sweep::Progress {
+        sweep::Progress {
+            state: state_name(s.state).to_string(),
+            tasks_done: s.tasks_done,
+            tasks_total: s.tasks_total,
+            shards_failed: s.shards_failed,
+        }
+    }
+}
+
 impl From<pb::AggregateRow> for sweep::AggregateRow {
     fn from(r: pb::AggregateRow) -> sweep::AggregateRow {
         sweep::AggregateRow {

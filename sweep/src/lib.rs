@@ -38,6 +38,7 @@
 
 mod error;
 mod plan;
+mod progress;
 pub mod replay;
 pub mod spec;
 mod starts;
@@ -46,7 +47,10 @@ mod table;
 
 pub use error::SpecError;
 pub use plan::{Cursor, Planner, ShardPlan};
+pub use progress::Progress;
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::parse_start_line;
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
-pub use table::{csv, render, wilson, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE};
+pub use table::{
+    csv, first_appearances, render, wilson, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE,
+};

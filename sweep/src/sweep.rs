@@ -246,6 +246,18 @@ impl Sweep {
         self.spec.iterations.unwrap_or(tour::DEFAULT_ITERATIONS)
     }
 
+    /// The options of one task as a worker runs it: its seed, the sweep's
+    /// budget and iterations, no path. Rerunning a task with these gives
+    /// its recorded flags (see `ksweep plot --all-starts`).
+    pub fn task_options(&self, config: &Configuration, start: u64, method: Method) -> tour::TaskOptions {
+        tour::TaskOptions {
+            seed: config.task_seed(self.seed(), start, method),
+            record_path: false,
+            budget: self.budget(),
+            iterations: self.iterations(),
+        }
+    }
+
     /// The limits the sweep was checked against.
     pub fn limits(&self) -> &Limits {
         &self.spec.limits
@@ -927,11 +939,7 @@ mod tests {
                     if solver.supports(m).is_err() {
                         continue;
                     }
-                    let options = tour::TaskOptions {
-                        budget: sweep.budget(),
-                        iterations: sweep.iterations(),
-                        ..Default::default()
-                    };
+                    let options = sweep.task_options(solver.config(), start, m);
                     let r = solver.run_task(&mut ws, start, m, &options);
                     assert_eq!(
                         sweep.check_result(c.index, m, &r),

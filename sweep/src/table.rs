@@ -21,6 +21,7 @@ mod markdown;
 mod row;
 mod text;
 
+pub use layout::first_appearances;
 use layout::tables;
 pub use row::{wilson, AggregateRow};
 

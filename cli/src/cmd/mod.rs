@@ -9,6 +9,7 @@ pub mod eval;
 pub mod exists;
 pub mod export;
 pub mod health;
+pub mod plot;
 pub mod replay;
 pub mod run;
 pub mod status;

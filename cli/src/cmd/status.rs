@@ -4,6 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::Args;
+use ksweep_proto::convert::state_name;
 use ksweep_proto::v1 as pb;
 
 use crate::connect::SourceArgs;
@@ -33,17 +34,6 @@ pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
         print_status(s, out)?;
     }
     Ok(())
-}
-
-/// A sweep state as users read it.
-pub fn state_name(state: i32) -> &'static str {
-    match pb::SweepState::try_from(state).unwrap_or(pb::SweepState::Unspecified) {
-        pb::SweepState::Running => "running",
-        pb::SweepState::Done => "done",
-        pb::SweepState::Cancelled => "cancelled",
-        pb::SweepState::Failed => "failed",
-        pb::SweepState::Unspecified => "unknown",
-    }
 }
 
 /// One sweep's status, one field a line.

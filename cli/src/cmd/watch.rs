@@ -5,9 +5,10 @@ use std::io::Write;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ksweep_proto::convert::state_name;
 use ksweep_proto::v1 as pb;
 
-use crate::cmd::status::{print_status, state_name};
+use crate::cmd::status::print_status;
 use crate::connect::{status_error, Client, ConnectArgs};
 
 /// Follow a sweep's progress until it ends.

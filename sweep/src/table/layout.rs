@@ -20,8 +20,9 @@ pub(super) fn sorted_rows<'r>(
     kept
 }
 
-/// Each distinct item's rank in order of first appearance.
-pub(super) fn first_appearances<T: Hash + Eq>(items: impl Iterator<Item = T>) -> HashMap<T, usize> {
+/// Each distinct item's rank in order of first appearance: how tables (and
+/// plots) order methods, so every output lists them as the spec does.
+pub fn first_appearances<T: Hash + Eq>(items: impl Iterator<Item = T>) -> HashMap<T, usize> {
     let mut ranks = HashMap::new();
     for item in items {
         let next = ranks.len();

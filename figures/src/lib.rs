@@ -1,0 +1,24 @@
+//! Pictures of a sweep's results, and the report page that gathers them
+//! with the tables.
+//!
+//! The model comes first and is format-free: [`Chart`] (a quantity against
+//! N, a panel per rule and D, a line per method, with the accuracy's 95 %
+//! Wilson intervals as bands) is built from the table rows every format
+//! reads, [`FailureMap`] from per-start results. A [`Figure`] draws either
+//! through plotters as SVG (text stays text) or PNG (drawn with an embedded
+//! font, so no system fonts are needed). [`report`] lays out a sweep's
+//! spec, state, tables and figures as one self-contained HTML file or as
+//! Markdown with the SVGs beside it.
+
+mod chart;
+mod error;
+mod figure;
+mod map;
+mod palette;
+mod plot;
+pub mod report;
+
+pub use chart::{Chart, ChartSpec, Panel, Point, Quantity, Series};
+pub use error::FigureError;
+pub use figure::Figure;
+pub use map::{FailureMap, StartResult};

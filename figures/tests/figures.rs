@@ -1,0 +1,203 @@
+//! Figures drawn from hand-made rows, read back: the SVG parses as XML and
+//! holds the series, bands and labels it should; the PNG decodes to the
+//! size the figure claims.
+
+use figures::{Chart, ChartSpec, FailureMap, Figure, FigureError, Quantity, StartResult};
+use sweep::{AggregateRow, TableLayout};
+
+fn row(config: u32, dims: u32, n: u32, method: &str, tasks: u64, successes: u64) -> AggregateRow {
+    AggregateRow {
+        config,
+        moves: "3,2".into(),
+        dims,
+        shape: vec![n.to_string(); dims as usize].join("x"),
+        n: Some(n),
+        method: method.into(),
+        impossible: false,
+        tasks,
+        successes,
+        no_tour: 0,
+        mean_micros: 40.0 * f64::from(n),
+        median_micros: 30.0 * f64::from(n),
+        mean_attempts: if method == "w" { 1.0 } else { 1.0 + f64::from(n) / 10.0 },
+        open_tour: "unknown".into(),
+        closed_tour: "unknown".into(),
+    }
+}
+
+/// Two D (2 and 3), three N each, methods w and aw+; one cell without
+/// results, which must not become a point.
+fn rows() -> Vec<AggregateRow> {
+    let mut rows = Vec::new();
+    for (i, (dims, n)) in [(2, 10), (2, 20), (2, 30), (3, 10), (3, 20), (3, 30)].into_iter().enumerate() {
+        rows.push(row(i as u32, dims, n, "w", 20, 20 - n as u64 / 2));
+        rows.push(row(i as u32, dims, n, "aw+", if n == 30 && dims == 3 { 0 } else { 20 }, 20));
+    }
+    rows
+}
+
+fn spec(quantity: Quantity, layout: TableLayout) -> ChartSpec {
+    ChartSpec { quantity, layout, moves: None, title: "test sweep".into(), warning: None }
+}
+
+/// Every text node of the SVG, parsed as XML.
+fn texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("the SVG is well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+fn count_tag(svg: &str, tag: &str) -> usize {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants().filter(|n| n.has_tag_name(tag)).count()
+}
+
+#[test]
+fn accuracy_has_a_panel_per_rule_and_d_a_line_per_method_and_bands() {
+    let chart = Chart::new(&rows(), &spec(Quantity::Accuracy, TableLayout::ByMethods)).unwrap();
+    let titles: Vec<&str> = chart.panels.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(titles, ["(3,2) 2D", "(3,2) 3D"]);
+    let labels: Vec<&str> = chart.panels[0].series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["W", "AW+"], "report names, in the rows' order");
+    let w = &chart.panels[0].series[0];
+    assert_eq!(w.points.iter().map(|p| p.n).collect::<Vec<_>>(), [10, 20, 30]);
+    assert_eq!(w.points[0].y, 75.0);
+    let (lo, hi) = w.points[0].band.unwrap();
+    assert!(lo < 75.0 && 75.0 < hi && hi < 100.0, "({lo}, {hi})");
+    assert_eq!(chart.panels[1].series[1].points.len(), 2, "the empty cell is not a point");
+
+    let svg = Figure::Chart(chart).svg().unwrap();
+    let texts = texts(&svg);
+    for expected in ["W", "AW+", "accuracy (%)", "N (board side)", "(3,2) 2D", "(3,2) 3D", "100"] {
+        assert!(texts.iter().any(|t| t == expected), "no text {expected:?} in {texts:?}");
+    }
+    // One band per series of more than one point: 2 panels x 2 methods.
+    assert_eq!(count_tag(&svg, "polygon"), 4);
+}
+
+#[test]
+fn by_dims_draws_a_line_per_d() {
+    let chart = Chart::new(&rows(), &spec(Quantity::Accuracy, TableLayout::ByDims)).unwrap();
+    let titles: Vec<&str> = chart.panels.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(titles, ["(3,2) W", "(3,2) AW+"]);
+    let labels: Vec<&str> = chart.panels[0].series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["2D", "3D"]);
+}
+
+#[test]
+fn time_is_on_a_log_axis_with_units() {
+    let chart = Chart::new(&rows(), &spec(Quantity::Time, TableLayout::ByMethods)).unwrap();
+    let svg = Figure::Chart(chart).svg().unwrap();
+    let texts = texts(&svg);
+    assert!(texts.iter().any(|t| t == "mean time per task (log)"));
+    assert!(texts.iter().any(|t| t.ends_with(" ms")), "ticks carry units: {texts:?}");
+    assert_eq!(count_tag(&svg, "polygon"), 0, "no intervals for times");
+}
+
+#[test]
+fn attempts_chart_only_the_methods_that_retry() {
+    let chart = Chart::new(&rows(), &spec(Quantity::Attempts, TableLayout::ByMethods)).unwrap();
+    for panel in &chart.panels {
+        let labels: Vec<&str> = panel.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["AW+"]);
+    }
+    let only_w: Vec<AggregateRow> = rows().into_iter().filter(|r| r.method == "w").collect();
+    let err = Chart::new(&only_w, &spec(Quantity::Attempts, TableLayout::ByMethods)).unwrap_err();
+    assert!(matches!(err, FigureError::Empty(_)), "{err}");
+}
+
+#[test]
+fn a_filter_that_matches_nothing_is_an_error_not_an_empty_picture() {
+    let mut spec = spec(Quantity::Accuracy, TableLayout::ByMethods);
+    spec.moves = Some("2,1".into());
+    let err = Chart::new(&rows(), &spec).unwrap_err();
+    assert_eq!(err.to_string(), "nothing to plot: no results on an N^D board of rule 2,1 yet");
+}
+
+#[test]
+fn an_unfinished_sweep_is_said_on_the_figure() {
+    let mut spec = spec(Quantity::Accuracy, TableLayout::ByMethods);
+    spec.warning = Some("UNFINISHED sweep (running): 3 of 12 tasks".into());
+    let svg = Figure::Chart(Chart::new(&rows(), &spec).unwrap()).svg().unwrap();
+    assert!(texts(&svg).iter().any(|t| t.starts_with("UNFINISHED sweep (running)")));
+}
+
+/// Width and height from a PNG, decoded whole.
+fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).expect("the PNG decodes");
+    (info.width, info.height)
+}
+
+#[test]
+fn png_decodes_to_the_figures_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = Figure::Chart(Chart::new(&rows(), &spec(Quantity::Accuracy, TableLayout::ByMethods)).unwrap());
+    let path = dir.path().join("accuracy.png");
+    chart.png(&path).unwrap();
+    assert_eq!(png_size(&path), chart.size());
+    assert_eq!(chart.size(), (1120, 424), "two panels side by side under the title band");
+
+    let map = Figure::Map(FailureMap::new("map".into(), None, &[6, 6], starts()).unwrap());
+    let path = dir.path().join("map.png");
+    map.png(&path).unwrap();
+    assert_eq!(png_size(&path), map.size());
+}
+
+fn result(start: [u32; 2], method: &str, success: bool) -> StartResult {
+    StartResult { start: start.to_vec(), method: method.into(), success }
+}
+
+fn starts() -> Vec<StartResult> {
+    vec![
+        result([0, 0], "w", false),
+        result([0, 0], "aw+", true),
+        result([1, 2], "w", false),
+        result([1, 2], "aw+", false),
+        result([5, 5], "w", true),
+        result([5, 5], "aw+", true),
+        result([3, 1], "w", false),
+        result([3, 1], "aw+", true),
+    ]
+}
+
+#[test]
+fn a_failure_map_classes_starts_by_the_methods_that_failed() {
+    let map = FailureMap::new("map".into(), None, &[6, 6], starts()).unwrap();
+    assert_eq!(map.start_count(), 4);
+    let classes: Vec<(String, usize)> = map.classes().into_iter().map(|(b, n)| (map.class_label(b), n)).collect();
+    assert_eq!(
+        classes,
+        [("no method failed".to_string(), 1), ("failed: W".to_string(), 2), ("every method failed".to_string(), 1)]
+    );
+    let svg = Figure::Map(map).svg().unwrap();
+    let texts = texts(&svg);
+    for expected in ["no method failed (1)", "failed: W (2)", "every method failed (1)", "not a start", "4 starts"] {
+        assert!(texts.iter().any(|t| t == expected), "no {expected:?} in {texts:?}");
+    }
+}
+
+#[test]
+fn a_3d_map_draws_a_slice_per_first_coordinate() {
+    let results = (0..3).map(|s| StartResult { start: vec![s, 1, 1], method: "w".into(), success: s != 1 });
+    let svg = Figure::Map(FailureMap::new("cube".into(), None, &[3, 3, 3], results).unwrap()).svg().unwrap();
+    let texts = texts(&svg);
+    for s in 0..3 {
+        assert!(texts.contains(&format!("slice {s}")), "{texts:?}");
+    }
+}
+
+#[test]
+fn a_map_refuses_what_it_cannot_draw() {
+    let err = FailureMap::new("x".into(), None, &[4, 4, 4, 4], Vec::new()).unwrap_err();
+    assert_eq!(err.to_string(), "a failure map draws 2D and 3D boards; this board is 4D");
+    let err = FailureMap::new("x".into(), None, &[4, 4], vec![result([4, 0], "w", true)]).unwrap_err();
+    assert_eq!(err.to_string(), "start [4, 0] is off the board [4, 4]");
+    let err = FailureMap::new("x".into(), None, &[4, 4], Vec::new()).unwrap_err();
+    assert!(matches!(err, FigureError::Empty(_)));
+}
