@@ -5,8 +5,10 @@
 mod board_args;
 mod cmd;
 mod connect;
+mod error_line;
+mod output_file;
 mod render;
-mod report;
+mod results;
 mod shutdown;
 mod source;
 mod spec_file;
@@ -73,13 +75,19 @@ enum Command {
     Cancel(cmd::cancel::CancelArgs),
     /// Print a sweep's accuracy or timing tables.
     Table(cmd::table::TableArgs),
-    /// Write every task result as CSV or JSON lines.
+    /// Write every task result as CSV, JSON lines or Parquet (columns:
+    /// docs/export.md).
     Export(cmd::export::ExportArgs),
     /// Draw a sweep's results as SVG or PNG: accuracy (with 95 % bands),
     /// time or walks against N, or a failure map of one board.
     ///
     /// Example: ksweep plot --db ksweep.db --kind accuracy -o accuracy.svg
     Plot(cmd::plot::PlotArgs),
+    /// Write a sweep's report: spec, state, every table and figure, as one
+    /// self-contained HTML file or as Markdown with the SVGs beside it.
+    ///
+    /// Example: ksweep report --db ksweep.db -o report.html
+    Report(cmd::report::ReportArgs),
     /// Check that a coordinator is serving (exit 0) or not (exit 1).
     Health(cmd::health::HealthArgs),
 }
@@ -124,6 +132,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Table(args) => block_on("warn", cmd::table::run(args, &mut out))?,
         Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,
         Command::Plot(args) => block_on("warn", cmd::plot::run(args, &mut out))?,
+        Command::Report(args) => block_on("warn", cmd::report::run(args, &mut out))?,
         Command::Health(args) => block_on("warn", cmd::health::run(args))?,
     }
     out.flush()?;
@@ -138,7 +147,7 @@ fn main() -> ExitCode {
             if e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", report::cause_chain(&e));
+            eprintln!("error: {}", error_line::cause_chain(&e));
             match e.downcast_ref::<shutdown::Interrupted>() {
                 Some(interrupted) => ExitCode::from(interrupted.signal.exit_code()),
                 None => ExitCode::FAILURE,

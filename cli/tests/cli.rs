@@ -277,8 +277,9 @@ fn run_with_a_data_format_writes_only_the_data_to_stdout() {
     };
     let o = run(&["--format", "csv"]);
     let csv = stdout(&o);
-    assert_eq!(csv.lines().next(), Some("moves,dims,N,w,aw"), "{csv}");
+    assert_eq!(csv.lines().next(), Some("moves,dims,N,w,aw,sweep_state"), "{csv}");
     assert_eq!(csv.lines().count(), 3, "the header and one line per N: {csv}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",done")), "a finished sweep says so: {csv}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("state           done"));
     let json: Value = serde_json::from_str(&stdout(&run(&["--format", "json"]))).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 4);
@@ -395,4 +396,209 @@ fn an_interrupted_run_exits_128_plus_the_signal() {
         assert_eq!(o.status.code(), Some(code), "SIG{signal}: {err}");
         assert!(err.contains("run the same command again to resume"), "{err}");
     }
+}
+
+/// A sweep interrupted after its first results are stored: still running,
+/// most tasks missing (a 5x5 board finishes at once; 300x300 takes a
+/// minute, so 600x600 has not begun).
+#[cfg(unix)]
+fn unfinished_db(dir: &std::path::Path) -> String {
+    let spec = knight_spec(dir, 1000, &["w", "aw+"], &[5, 6, 300, 600]);
+    let db = dir.join("s.db");
+    let db_arg = db.to_str().unwrap().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ksweep"))
+        .args(["run", spec.to_str().unwrap(), "--db", &db_arg, "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "no results within the deadline");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let o = ksweep(&["export", "--db", &db_arg], "");
+        if o.status.success() && String::from_utf8_lossy(&o.stdout).lines().count() > 10 {
+            break;
+        }
+    }
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let _ = child.wait();
+    db_arg
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unfinished_sweep_is_marked_in_every_table_export_plot_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = unfinished_db(dir.path());
+    let status = stdout(&ksweep(&["status", "--db", &db], ""));
+    assert!(status.contains("state           running"), "{status}");
+
+    for format in ["text", "md", "latex", "html"] {
+        let out = stdout(&ksweep(&["table", "--db", &db, "--format", format], ""));
+        assert!(out.contains("UNFINISHED sweep (running)"), "{format}: {out}");
+    }
+    let csv = stdout(&ksweep(&["table", "--db", &db, "--format", "csv"], ""));
+    assert!(csv.lines().next().unwrap().ends_with(",sweep_state"), "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",running")), "{csv}");
+    let json: Vec<Value> =
+        serde_json::from_str(&stdout(&ksweep(&["table", "--db", &db, "--format", "json"], ""))).unwrap();
+    assert!(json.iter().all(|r| r["sweep_state"] == "running"));
+    assert!(json.iter().any(|r| r["tasks"] == 0 && r["mean_micros"].is_null()), "empty cells are null, not 0");
+
+    let o = ksweep(&["export", "--db", &db], "");
+    let export = stdout(&o);
+    assert!(export.lines().skip(1).all(|l| l.ends_with(",running")));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("warning: UNFINISHED sweep (running)"));
+    let jsonl = stdout(&ksweep(&["export", "--db", &db, "--format", "jsonl"], ""));
+    assert!(jsonl.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["sweep_state"] == "running"));
+
+    let svg = stdout(&ksweep(&["plot", "--db", &db], ""));
+    assert!(svg_texts(&svg).iter().any(|t| t.starts_with("UNFINISHED sweep (running)")));
+    let map = stdout(&ksweep(&["plot", "--db", &db, "--kind", "failures", "--n", "6"], ""));
+    assert!(svg_texts(&map).iter().any(|t| t.starts_with("UNFINISHED sweep (running)")));
+    let report = dir.path().join("r.html");
+    stdout(&ksweep(&["report", "--db", &db, "-o", report.to_str().unwrap()], ""));
+    let html = std::fs::read_to_string(report).unwrap();
+    assert!(html.contains("<p class=\"warning\">UNFINISHED sweep (running)"), "{html}");
+}
+
+/// The trimmed text of every `<text>` of an SVG, which must parse as XML.
+fn svg_texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("the SVG parses");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+/// A finished sweep over several N, two methods that differ.
+fn sweep_db(dir: &std::path::Path) -> String {
+    let spec = knight_spec(dir, 12, &["w", "w+", "aw"], &[5, 6, 7, 8]);
+    let db = dir.join("s.db");
+    stdout(&ksweep(&["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap(), "--threads", "2"], ""));
+    db.to_str().unwrap().to_string()
+}
+
+#[test]
+fn plots_are_svg_with_their_series_or_png_of_their_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sweep_db(dir.path());
+    let svg = stdout(&ksweep(&["plot", "--db", &db], ""));
+    let texts = svg_texts(&svg);
+    for label in ["W", "W+", "AW", "accuracy (%)", "N (board side)", "(2,1) 2D"] {
+        assert!(texts.iter().any(|t| t == label), "no {label:?} in {texts:?}");
+    }
+    let time = stdout(&ksweep(&["plot", "--db", &db, "--kind", "time"], ""));
+    assert!(svg_texts(&time).iter().any(|t| t == "mean time per task (log)"));
+    let attempts = stdout(&ksweep(&["plot", "--db", &db, "--kind", "attempts"], ""));
+    let texts = svg_texts(&attempts);
+    assert!(texts.iter().any(|t| t == "AW") && !texts.iter().any(|t| t == "W+"), "only retrying methods: {texts:?}");
+
+    let png = dir.path().join("a.png");
+    let o = ksweep(&["plot", "--db", &db, "--kind", "failures", "--n", "7", "-o", png.to_str().unwrap()], "");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{err}");
+    let said: Vec<u32> = err
+        .split_once("wrote ")
+        .and_then(|(_, rest)| rest.split_once(" (").map(|(_, size)| size.trim_end().trim_end_matches(')').to_string()))
+        .unwrap()
+        .split('x')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let mut reader = png::Decoder::new(std::fs::File::open(&png).unwrap()).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).expect("the PNG decodes");
+    assert_eq!(vec![info.width, info.height], said);
+
+    // Every square, run now: a 7x7 board has 49 starts on the map.
+    let all = stdout(&ksweep(&["plot", "--db", &db, "--kind", "failures", "--n", "7", "--all-starts"], ""));
+    assert!(svg_texts(&all).iter().any(|t| t == "49 starts"), "{:?}", svg_texts(&all));
+
+    let o = ksweep(&["plot", "--db", &db, "-o", dir.path().join("a.gif").to_str().unwrap()], "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-o: cannot tell the format from .gif"));
+    let o = ksweep(&["plot", "--db", &db, "--kind", "failures", "--n", "9"], "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no 2D or 3D board of the sweep matches --rule/--dims/--n"));
+}
+
+#[test]
+fn the_report_has_every_section_in_html_and_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sweep_db(dir.path());
+    let html_path = dir.path().join("report.html");
+    stdout(&ksweep(&["report", "--db", &db, "-o", html_path.to_str().unwrap()], ""));
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    for id in ["summary", "accuracy", "time", "walks-per-task", "failure-maps", "spec"] {
+        assert!(html.contains(&format!("<section id=\"{id}\">")), "no section {id}");
+    }
+    assert_eq!(html.matches("<svg").count(), 4, "accuracy, time, walks, one map (one rule, one D)");
+    assert!(html.contains("<caption>accuracy (%) — moves 2,1, 2D</caption>"));
+    assert!(!html.contains("<script") && !html.contains("src=\"http"), "self-contained");
+    assert!(!html.contains("UNFINISHED"));
+
+    let md_path = dir.path().join("report.md");
+    stdout(&ksweep(&["report", "--db", &db, "-o", md_path.to_str().unwrap()], ""));
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    for heading in ["## Summary", "## Accuracy", "## Time", "## Walks per task", "## Failure maps", "## Spec"] {
+        assert!(md.contains(heading), "no {heading}");
+    }
+    for file in ["accuracy.svg", "time.svg", "attempts.svg", "failures-1.svg"] {
+        assert!(md.contains(&format!("(report-figures/{file})")), "no link to {file}");
+        let svg = std::fs::read_to_string(dir.path().join("report-figures").join(file)).unwrap();
+        svg_texts(&svg);
+    }
+}
+
+#[test]
+fn parquet_export_round_trips_to_the_csv_export() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{UInt32Type, UInt64Type};
+    use arrow_array::Array;
+    let dir = tempfile::tempdir().unwrap();
+    let db = sweep_db(dir.path());
+    let csv = stdout(&ksweep(&["export", "--db", &db], ""));
+    let path = dir.path().join("r.parquet");
+    let o = ksweep(&["export", "--db", &db, "--format", "parquet"], "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--format parquet: a Parquet file needs -o FILE"));
+    stdout(&ksweep(&["export", "--db", &db, "--format", "parquet", "-o", path.to_str().unwrap()], ""));
+
+    let file = std::fs::File::open(&path).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+    let mut lines = Vec::new();
+    for batch in reader {
+        let b = batch.unwrap();
+        let schema = b.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names.join(","), csv.lines().next().unwrap(), "the same columns, in order");
+        let text = |i: usize, row: usize| b.column(i).as_string::<i32>().value(row).to_string();
+        let u32s = |i: usize, row: usize| b.column(i).as_primitive::<UInt32Type>().value(row).to_string();
+        let list = |i: usize, row: usize| {
+            let values = b.column(i).as_list::<i32>().value(row);
+            let values: Vec<String> = values.as_primitive::<UInt32Type>().values().iter().map(u32::to_string).collect();
+            format!("\"[{}]\"", values.join(","))
+        };
+        for row in 0..b.num_rows() {
+            let n = b.column(2).as_primitive::<UInt32Type>();
+            let fields = [
+                format!("\"{}\"", text(0, row)),
+                u32s(1, row),
+                if n.is_null(row) { String::new() } else { n.value(row).to_string() },
+                list(3, row),
+                text(4, row),
+                list(5, row),
+                b.column(6).as_boolean().value(row).to_string(),
+                text(7, row),
+                u32s(8, row),
+                b.column(9).as_primitive::<UInt64Type>().value(row).to_string(),
+                b.column(10).as_primitive::<UInt64Type>().value(row).to_string(),
+                text(11, row),
+                text(12, row),
+            ];
+            lines.push(fields.join(","));
+        }
+    }
+    let want: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines, want);
+    assert_eq!(lines.len(), 4 * 12 * 3, "4 boards x 12 starts x 3 methods");
 }

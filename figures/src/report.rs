@@ -1,1 +1,199 @@
-pub fn placeholder() {}
+//! The report a researcher mails to a co-author: a sweep's spec, state,
+//! every table and every figure, laid out like the results section of the
+//! research report (accuracy, then time, then walks, then failure maps).
+//! As one self-contained HTML file (inline SVG and CSS, nothing fetched),
+//! or as Markdown with the SVGs written beside it.
+
+use sweep::{html_escape, render, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions};
+
+use crate::{Chart, ChartSpec, FailureMap, Figure, FigureError, Quantity};
+
+/// What a report shows.
+#[derive(Clone, Debug)]
+pub struct ReportInput {
+    /// The sweep's name and id.
+    pub name: String,
+    pub id: String,
+    /// Where it stands.
+    pub progress: Progress,
+    /// Successes so far, configurations, and those with no tour possible.
+    pub successes: u64,
+    pub configurations: u64,
+    /// The spec as stored.
+    pub spec_toml: String,
+    /// The table rows.
+    pub rows: Vec<AggregateRow>,
+    /// Failure maps to show (none is fine).
+    pub maps: Vec<FailureMap>,
+    /// Who made it (`ksweep 0.1.0`).
+    pub generator: String,
+}
+
+/// One section: a heading, an introduction, figures and tables.
+struct Section {
+    heading: &'static str,
+    intro: String,
+    figures: Vec<(String, Figure)>,
+    /// Tables in the chosen format.
+    tables: String,
+}
+
+/// The report's sections, in the research report's order; `format` is the
+/// tables' (HTML or Markdown).
+fn sections(input: &ReportInput, format: TableFormat) -> Result<Vec<Section>, FigureError> {
+    let warning = input.progress.warning();
+    let chart = |quantity| {
+        let spec = ChartSpec {
+            quantity,
+            layout: TableLayout::ByMethods,
+            moves: None,
+            title: format!("{} · sweep {}", quantity.title(), input.name),
+            warning: warning.clone(),
+        };
+        match Chart::new(&input.rows, &spec) {
+            Ok(chart) => Ok(Some(Figure::Chart(chart))),
+            Err(FigureError::Empty(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    };
+    // The tables say the sweep is unfinished once, at the top of the page.
+    let tables = |metric, intervals| {
+        let opts =
+            TableOptions { layout: TableLayout::ByMethods, format, moves: None, metric, intervals, progress: None };
+        render(&input.rows, &opts)
+    };
+    let mut out = vec![Section {
+        heading: "Accuracy",
+        intro: "Share of starts from which each method found an open tour, by board side N; bands and \
+                bracketed ranges are 95 % Wilson intervals, n the starts behind a cell."
+            .into(),
+        figures: chart(Quantity::Accuracy)?.into_iter().map(|f| ("accuracy".to_string(), f)).collect(),
+        tables: tables(Metric::Accuracy, true),
+    }];
+    out.push(Section {
+        heading: "Time",
+        intro: "Mean wall time per task on its worker (log scale in the figure), in microseconds.".into(),
+        figures: chart(Quantity::Time)?.into_iter().map(|f| ("time".to_string(), f)).collect(),
+        tables: tables(Metric::MeanMicros, false),
+    });
+    if let Some(figure) = chart(Quantity::Attempts)? {
+        out.push(Section {
+            heading: "Walks per task",
+            intro: "Mean walks an AW, AW+ or MW task made before a tour or the last rotation.".into(),
+            figures: vec![("attempts".to_string(), figure)],
+            tables: String::new(),
+        });
+    }
+    if !input.maps.is_empty() {
+        out.push(Section {
+            heading: "Failure maps",
+            intro: "Start squares coloured by which methods failed from them, on the boards with the most failures."
+                .into(),
+            figures: input
+                .maps
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (format!("failures-{}", i + 1), Figure::Map(m.clone())))
+                .collect(),
+            tables: String::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// The summary lines: (label, value).
+fn summary(input: &ReportInput) -> Vec<(&'static str, String)> {
+    let p = &input.progress;
+    vec![
+        ("sweep", format!("{} ({})", input.name, input.id)),
+        ("state", p.state_label().to_string()),
+        ("tasks", format!("{} of {}", p.tasks_done, p.tasks_total)),
+        ("successes", input.successes.to_string()),
+        ("configurations", input.configurations.to_string()),
+        ("shards failed", p.shards_failed.to_string()),
+    ]
+}
+
+const STYLE: &str =
+    "body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222}\
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
+.warning{background:#fde8e8;border:1px solid #d33;color:#a00;padding:.6em 1em;font-weight:bold}\
+table.summary td{padding:.1em 1em .1em 0}\
+table.ksweep-table{border-collapse:collapse;margin:1em 0 .3em;font-size:.9em}\
+table.ksweep-table caption{text-align:left;font-weight:bold;padding:.3em 0}\
+table.ksweep-table th,table.ksweep-table td{padding:.15em .7em;border-bottom:1px solid #eee}\
+table.ksweep-table thead th{border-bottom:2px solid #444}td.num{text-align:right;font-variant-numeric:tabular-nums}\
+.legend{font-size:.85em;color:#555}figure{margin:1em 0}figure svg{max-width:100%;height:auto}\
+pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:.85em}footer{margin-top:3em;color:#888;font-size:.8em}";
+
+/// The report as one self-contained HTML page.
+pub fn html(input: &ReportInput) -> Result<String, FigureError> {
+    let mut out = String::new();
+    let title = format!("knight-sweep report: {}", html_escape(&input.name));
+    out.push_str(&format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"
+    ));
+    if let Some(w) = input.progress.warning() {
+        out.push_str(&format!("<p class=\"warning\">{}</p>\n", html_escape(&w)));
+    }
+    out.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n");
+    for (label, value) in summary(input) {
+        out.push_str(&format!("<tr><td>{label}</td><td>{}</td></tr>\n", html_escape(&value)));
+    }
+    out.push_str("</table>\n</section>\n");
+    for section in sections(input, TableFormat::Html)? {
+        let id = section.heading.to_lowercase().replace(' ', "-");
+        out.push_str(&format!(
+            "<section id=\"{id}\">\n<h2>{}</h2>\n<p>{}</p>\n",
+            section.heading,
+            html_escape(&section.intro)
+        ));
+        for (name, figure) in &section.figures {
+            let svg = figure.svg()?;
+            // The SVG goes in as markup; only its XML declaration, if any, goes.
+            let svg = svg.trim_start_matches(|c| c != '<').trim_start();
+            let svg = if svg.starts_with("<?xml") { &svg[svg.find("?>").map_or(0, |i| i + 2)..] } else { svg };
+            out.push_str(&format!("<figure id=\"figure-{name}\">\n{svg}\n</figure>\n"));
+        }
+        out.push_str(&section.tables);
+        out.push_str("</section>\n");
+    }
+    out.push_str(&format!(
+        "<section id=\"spec\">\n<h2>Spec</h2>\n<pre>{}</pre>\n</section>\n<footer>made by {}</footer>\n</body>\n</html>\n",
+        html_escape(&input.spec_toml),
+        html_escape(&input.generator)
+    ));
+    Ok(out)
+}
+
+/// The report as Markdown, and the figures it links to as (file name,
+/// SVG); the links point into `figures_dir`, a path relative to the
+/// Markdown file.
+pub fn markdown(input: &ReportInput, figures_dir: &str) -> Result<(String, Vec<(String, String)>), FigureError> {
+    let mut out = format!("# knight-sweep report: {}\n\n", input.name);
+    if let Some(w) = input.progress.warning() {
+        out.push_str(&format!("> **{w}**\n\n"));
+    }
+    out.push_str("## Summary\n\n| | |\n|---|---|\n");
+    for (label, value) in summary(input) {
+        out.push_str(&format!("| {label} | {} |\n", value.replace('|', "\\|")));
+    }
+    let mut files = Vec::new();
+    for section in sections(input, TableFormat::Markdown)? {
+        out.push_str(&format!("\n## {}\n\n{}\n\n", section.heading, section.intro));
+        for (name, figure) in &section.figures {
+            let file = format!("{name}.svg");
+            out.push_str(&format!("![{} figure]({figures_dir}/{file})\n\n", section.heading.to_lowercase()));
+            files.push((file, figure.svg()?));
+        }
+        // Table titles become level-4 headings under the section.
+        let tables = section.tables.replace("\n### ", "\n#### ");
+        out.push_str(&if tables.starts_with("### ") { format!("#{tables}") } else { tables });
+    }
+    out.push_str(&format!(
+        "\n## Spec\n\n```toml\n{}\n```\n\n---\nmade by {}\n",
+        input.spec_toml.trim_end(),
+        input.generator
+    ));
+    Ok((out, files))
+}

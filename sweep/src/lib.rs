@@ -52,5 +52,6 @@ pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC
 pub use starts::parse_start_line;
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
 pub use table::{
-    csv, first_appearances, render, wilson, AggregateRow, Metric, TableFormat, TableLayout, TableOptions, IMPOSSIBLE,
+    csv, first_appearances, html_escape, render, wilson, AggregateRow, Metric, TableFormat, TableLayout, TableOptions,
+    IMPOSSIBLE,
 };

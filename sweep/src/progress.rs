@@ -22,6 +22,16 @@ impl Progress {
         self.state == "done" && self.tasks_done >= self.tasks_total && self.shards_failed == 0
     }
 
+    /// The state as data columns carry it: the state's name, except that a
+    /// sweep marked done with results missing is `incomplete`.
+    pub fn state_label(&self) -> &str {
+        if self.state == "done" && !self.is_finished() {
+            "incomplete"
+        } else {
+            &self.state
+        }
+    }
+
     /// One line saying the sweep is unfinished and how far it got; None
     /// when it is finished.
     pub fn warning(&self) -> Option<String> {
@@ -36,7 +46,9 @@ impl Progress {
         };
         Some(format!(
             "UNFINISHED sweep ({}): {} of {} tasks have results ({pct:.1} %){failed}; figures cover only those",
-            self.state, self.tasks_done, self.tasks_total
+            self.state_label(),
+            self.tasks_done,
+            self.tasks_total
         ))
     }
 }
@@ -57,5 +69,7 @@ mod tests {
         }
         let w = progress("failed", 30, 40, 2).warning().unwrap();
         assert!(w.contains("UNFINISHED sweep (failed): 30 of 40 tasks have results (75.0 %); 2 shards failed"), "{w}");
+        assert_eq!(progress("done", 39, 40, 0).state_label(), "incomplete");
+        assert_eq!(progress("done", 40, 40, 0).state_label(), "done");
     }
 }

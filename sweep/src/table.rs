@@ -15,14 +15,18 @@
 //! them (JSON is the rows themselves).
 
 pub mod csv;
+mod html;
 mod latex;
 mod layout;
 mod markdown;
 mod row;
 mod text;
 
+pub use html::escape as html_escape;
 pub use layout::first_appearances;
 use layout::tables;
+
+use crate::Progress;
 pub use row::{wilson, AggregateRow};
 
 /// Marker for an impossible configuration, in every format but JSON.
@@ -58,6 +62,8 @@ pub enum TableFormat {
     Json,
     /// One `tabular` per table, its title as a comment.
     Latex,
+    /// A `<table>` per table with its title as caption, for a report page.
+    Html,
 }
 
 /// What [`render`] draws; the default is accuracy, by D, as text.
@@ -74,6 +80,10 @@ pub struct TableOptions {
     /// Show each cell's denominator and, for accuracy, its 95 % Wilson
     /// interval (in the text, or as columns of their own in CSV).
     pub intervals: bool,
+    /// Where the sweep stands. When given, an unfinished sweep says so in
+    /// every format: a warning line (text, Markdown), the caption (LaTeX),
+    /// and a `sweep_state` column (CSV) or field (JSON) in every row.
+    pub progress: Option<Progress>,
 }
 
 /// The number in each cell of a table.
@@ -95,25 +105,35 @@ pub fn render(rows: &[AggregateRow], opts: &TableOptions) -> String {
     // Methods rank by first appearance in the input, for rows and columns alike.
     let method_rank = layout::first_appearances(rows.iter().map(|r| r.method.as_str()));
     let rows = layout::sorted_rows(rows, opts.moves.as_deref(), &method_rank);
+    let warning = opts.progress.as_ref().and_then(Progress::warning);
+    let state = opts.progress.as_ref().map(Progress::state_label);
     match opts.format {
         TableFormat::Json => {
-            let rows: Vec<serde_json::Value> = rows.iter().map(|r| json_row(r)).collect();
+            let rows: Vec<serde_json::Value> = rows.iter().map(|r| json_row(r, state)).collect();
             let mut out = serde_json::to_string_pretty(&rows).expect("rows serialise to JSON");
             out.push('\n');
             out
         }
-        TableFormat::Text => text::text(&tables(&rows, opts, &method_rank, true)),
-        TableFormat::Markdown => markdown::markdown(&tables(&rows, opts, &method_rank, true)),
+        TableFormat::Text => {
+            let warning = warning.map(|w| format!("{w}\n\n")).unwrap_or_default();
+            warning + &text::text(&tables(&rows, opts, &method_rank, true))
+        }
+        TableFormat::Markdown => {
+            let warning = warning.map(|w| format!("> **{w}**\n\n")).unwrap_or_default();
+            warning + &markdown::markdown(&tables(&rows, opts, &method_rank, true))
+        }
         // CSV cells stay numbers; the rows' JSON carries the claims.
-        TableFormat::Csv => csv::csv(&tables(&rows, opts, &method_rank, false), opts.layout, opts.intervals),
-        TableFormat::Latex => latex::latex(&tables(&rows, opts, &method_rank, true)),
+        TableFormat::Csv => csv::csv(&tables(&rows, opts, &method_rank, false), opts.layout, opts.intervals, state),
+        TableFormat::Latex => latex::latex(&tables(&rows, opts, &method_rank, true), warning.as_deref()),
+        TableFormat::Html => html::html(&tables(&rows, opts, &method_rank, true), warning.as_deref()),
     }
 }
 
 /// A row as JSON: its fields, with null (not 0) for the figures of a cell
 /// without results, and the derived accuracy, possible-starts accuracy and
-/// the bounds of the accuracy's 95 % Wilson interval (null where none).
-fn json_row(row: &AggregateRow) -> serde_json::Value {
+/// the bounds of the accuracy's 95 % Wilson interval (null where none);
+/// with `state`, the sweep's state.
+fn json_row(row: &AggregateRow, state: Option<&str>) -> serde_json::Value {
     let mut value = serde_json::to_value(row).expect("a row serialises to JSON");
     let object = value.as_object_mut().expect("a row is a JSON object");
     if row.tasks == 0 {
@@ -126,6 +146,9 @@ fn json_row(row: &AggregateRow) -> serde_json::Value {
     object.insert("accuracy_possible".into(), row.accuracy_possible().into());
     object.insert("wilson_low".into(), interval.map(|i| i.0).into());
     object.insert("wilson_high".into(), interval.map(|i| i.1).into());
+    if let Some(state) = state {
+        object.insert("sweep_state".into(), state.into());
+    }
     value
 }
 

@@ -759,25 +759,27 @@ impl Export {
         self.columns.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name} in {:?}", self.columns))
     }
 
-    /// The rows with the micros column dropped, as `|`-joined lines.
+    /// The rows without the columns that differ between two runs of the
+    /// same sweep (micros, and which worker ran a task), as `|`-joined lines.
     pub fn without_micros(&self) -> Vec<String> {
-        let micros = self.column("micros");
+        let (micros, worker) = (self.column("micros"), self.column("worker"));
         let line = |r: &Vec<String>| {
-            r.iter().enumerate().filter(|&(i, _)| i != micros).map(|(_, f)| f.as_str()).collect::<Vec<_>>().join("|")
+            let kept = r.iter().enumerate().filter(|&(i, _)| i != micros && i != worker);
+            kept.map(|(_, f)| f.as_str()).collect::<Vec<_>>().join("|")
         };
         std::iter::once(line(&self.columns)).chain(self.rows.iter().map(line)).collect()
     }
 
-    /// A row's task: every column before `success` (rule, dims, shape,
+    /// A row's task: every column before `success` (rule, dims, n, shape,
     /// method, start).
     pub fn task_key(&self, row: &[String]) -> String {
         row[..self.column("success")].join("|")
     }
 
-    /// Rows whose success column is 1.
+    /// Rows whose success column is true.
     pub fn successes(&self) -> u64 {
         let i = self.column("success");
-        self.rows.iter().filter(|r| r[i] == "1").count() as u64
+        self.rows.iter().filter(|r| r[i] == "true").count() as u64
     }
 
     /// Asserts exactly `tasks` rows, each task once.

@@ -1,19 +1,26 @@
-//! `ksweep export`: every task result as CSV or JSON lines.
+//! `ksweep export`: every task result as CSV, JSON lines or Parquet, with
+//! the columns of docs/export.md.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use ksweep_proto::v1 as pb;
-use sweep::csv;
+use sweep::Progress;
 
 use crate::connect::SourceArgs;
+use crate::output_file::Partial;
+use crate::results::{write_jsonl, CsvWriter, ParquetWriter, Record};
 use crate::source::Source;
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
+    /// CSV with a header; lists as JSON text (`[5,5]`).
     Csv,
+    /// One JSON object a line.
     Jsonl,
+    /// Typed columns for pandas and arrow (`pandas.read_parquet`); needs -o.
+    Parquet,
 }
 
 /// Write every task result, sorted by (configuration, start, method).
@@ -24,58 +31,62 @@ pub struct ExportArgs {
     pub source: SourceArgs,
     #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
     pub format: ExportFormat,
+    /// Write this file (whole, or not at all: a failed export leaves no
+    /// partial file); without it, stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
-
-const CSV_COLUMNS: [&str; 10] =
-    ["rule", "dims", "shape", "method", "start", "success", "outcome", "attempts", "visited", "micros"];
 
 pub async fn run(args: ExportArgs, out: &mut impl Write) -> Result<()> {
     let mut source = Source::open(&args.source).await?;
     // Find the sweep before writing anything: a bad id leaves stdout empty.
-    let mut pages = source.export(args.id.as_deref()).await?;
-    if matches!(args.format, ExportFormat::Csv) {
-        out.write_all(csv::record(CSV_COLUMNS).as_bytes())?;
+    let status = source.status(args.id.as_deref()).await?;
+    let progress = Progress::from(&status);
+    if let Some(warning) = progress.warning() {
+        eprintln!("warning: {warning}");
     }
-    while let Some(page) = pages.next_page().await? {
-        for r in &page {
-            write_row(r, args.format, out)?;
+    let state = progress.state_label().to_string();
+    let mut pages = source.export(Some(&status.sweep_id)).await?;
+    let mut next = async || -> Result<Option<Vec<Record>>> {
+        let page = pages.next_page().await?;
+        Ok(page.map(|rows| rows.into_iter().map(|r| Record::new(r, &state)).collect()))
+    };
+    match (args.format, args.output.as_deref()) {
+        (ExportFormat::Parquet, None) => bail!("--format parquet: a Parquet file needs -o FILE"),
+        (ExportFormat::Parquet, Some(path)) => {
+            let partial = Partial::create(path)?;
+            let mut writer = ParquetWriter::new(partial.file()?)?;
+            while let Some(records) = next().await? {
+                writer.write(&records)?;
+            }
+            writer.finish()?;
+            partial.commit()
         }
+        (format, Some(path)) => {
+            let partial = Partial::create(path)?;
+            let mut file = BufWriter::new(partial.file()?);
+            write_text(format, &mut next, &mut file).await?;
+            file.flush()?;
+            partial.commit()
+        }
+        (format, None) => write_text(format, &mut next, out).await,
     }
-    Ok(())
 }
 
-fn outcome_name(code: i32) -> &'static str {
-    ksweep_proto::convert::outcome(code, "ResultRow.outcome").ok().flatten().map_or("", tour::Outcome::name)
-}
-
-fn write_row(r: &pb::ResultRow, format: ExportFormat, out: &mut impl Write) -> Result<()> {
-    let start = r.start.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-    match format {
-        ExportFormat::Csv => {
-            let (dims, attempts, visited, micros) =
-                (r.dims.to_string(), r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
-            let success = if r.success { "1" } else { "0" };
-            let fields = [
-                r.moves.as_str(),
-                &dims,
-                &r.shape,
-                &r.method,
-                &start,
-                success,
-                outcome_name(r.outcome),
-                &attempts,
-                &visited,
-                &micros,
-            ];
-            out.write_all(csv::record(fields).as_bytes())?;
-        }
-        ExportFormat::Jsonl => {
-            let v = serde_json::json!({
-                "rule": r.moves, "dims": r.dims, "shape": r.shape, "method": r.method, "start": r.start,
-                "success": r.success, "outcome": outcome_name(r.outcome), "attempts": r.attempts,
-                "visited": r.visited, "micros": r.micros,
-            });
-            writeln!(out, "{v}")?;
+async fn write_text(
+    format: ExportFormat,
+    next: &mut impl AsyncFnMut() -> Result<Option<Vec<Record>>>,
+    out: &mut impl Write,
+) -> Result<()> {
+    if format == ExportFormat::Csv {
+        CsvWriter::header(out)?;
+    }
+    while let Some(records) = next().await? {
+        for r in &records {
+            match format {
+                ExportFormat::Csv => CsvWriter::write(r, out)?,
+                _ => write_jsonl(r, out)?,
+            }
         }
     }
     Ok(())

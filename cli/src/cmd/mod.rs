@@ -11,6 +11,7 @@ pub mod export;
 pub mod health;
 pub mod plot;
 pub mod replay;
+pub mod report;
 pub mod run;
 pub mod status;
 pub mod submit;

@@ -13,6 +13,7 @@ use sweep::{AggregateRow, ConfigEntry, Progress, Sweep};
 
 use crate::cmd::table::By;
 use crate::connect::SourceArgs;
+use crate::output_file::{write_whole, Partial};
 use crate::source::Source;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,11 +128,12 @@ fn image_format(format: Option<ImageFormat>, output: Option<&Path>) -> Result<Im
 fn write_figure(figure: &Figure, format: ImageFormat, output: Option<&Path>, out: &mut impl Write) -> Result<()> {
     match (format, output) {
         (ImageFormat::Svg, None) => out.write_all(figure.svg()?.as_bytes())?,
-        (ImageFormat::Svg, Some(path)) => {
-            let svg = figure.svg()?;
-            std::fs::write(path, svg).with_context(|| format!("-o: cannot write {}", path.display()))?;
+        (ImageFormat::Svg, Some(path)) => write_whole(path, figure.svg()?.as_bytes())?,
+        (ImageFormat::Png, Some(path)) => {
+            let partial = Partial::create(path)?;
+            figure.png(partial.temp_path()).with_context(|| format!("-o: {}", path.display()))?;
+            partial.commit()?;
         }
-        (ImageFormat::Png, Some(path)) => figure.png(path).with_context(|| format!("-o: {}", path.display()))?,
         (ImageFormat::Png, None) => bail!("--format png: a PNG needs -o FILE"),
     }
     if let Some(path) = output {
@@ -150,36 +152,48 @@ pub async fn failure_map(
 ) -> Result<FailureMap> {
     let sweep = Sweep::parse(&status.spec_toml).context("the sweep's stored spec")?;
     let entry = pick_board(&sweep, rows, args)?;
-    let board = entry.configuration();
-    let sides = board.board().sides().to_vec();
-    let results = if args.all_starts {
-        every_start(&sweep, entry)?
-    } else {
-        let mut results = Vec::new();
-        let mut pages = source.export(Some(&status.sweep_id)).await?;
-        while let Some(page) = pages.next_page().await? {
-            results.extend(page.into_iter().filter(|r| r.config == entry.index).map(|r| StartResult {
-                start: r.start,
-                method: r.method,
-                success: r.success,
-            }));
+    if args.all_starts {
+        let title = map_title(entry, "every square, run now", &status.name);
+        // Run on the spot, every square has its result: the map is complete
+        // whatever the sweep's state.
+        return Ok(FailureMap::new(title, None, &entry.sides, every_start(&sweep, entry)?)?);
+    }
+    let mut results = start_results(source, &status.sweep_id, &[entry.index]).await?;
+    sweep_map(entry, status, results.pop().unwrap_or_default())
+}
+
+/// The map of `entry` from the sweep's own results.
+pub fn sweep_map(entry: &ConfigEntry, status: &pb::SweepStatus, results: Vec<StartResult>) -> Result<FailureMap> {
+    let title = map_title(entry, "the sweep's starts", &status.name);
+    Ok(FailureMap::new(title, Progress::from(status).warning(), &entry.sides, results)?)
+}
+
+fn map_title(entry: &ConfigEntry, starts: &str, sweep: &str) -> String {
+    format!("Failures on ({}) {} from {starts} · sweep {sweep}", entry.moves_label(), entry.shape_label())
+}
+
+/// The task results of the configurations `configs` (by index), one list
+/// each in that order, read in one pass over the sweep's export.
+pub async fn start_results(source: &mut Source, sweep_id: &str, configs: &[u32]) -> Result<Vec<Vec<StartResult>>> {
+    let mut results = vec![Vec::new(); configs.len()];
+    let mut pages = source.export(Some(sweep_id)).await?;
+    while let Some(page) = pages.next_page().await? {
+        for r in page {
+            if let Some(i) = configs.iter().position(|&c| c == r.config) {
+                results[i].push(StartResult { start: r.start, method: r.method, success: r.success });
+            }
         }
-        results
-    };
-    let which = if args.all_starts { "every start, run now" } else { "the sweep's starts" };
-    let title =
-        format!("Failures on ({}) {} from {which} · sweep {}", entry.moves_label(), entry.shape_label(), status.name);
-    // Run on the spot, every square has its result: the map is complete
-    // whatever the sweep's state.
-    let warning = if args.all_starts { None } else { Progress::from(status).warning() };
-    Ok(FailureMap::new(title, warning, &sides, results)?)
+    }
+    Ok(results)
+}
+
+/// Failed tasks of each configuration, by index.
+pub fn failures(rows: &[AggregateRow], config: u32) -> u64 {
+    rows.iter().filter(|r| r.config == config).map(|r| r.tasks - r.successes.min(r.tasks)).sum()
 }
 
 /// The 2D or 3D board the flags name; of several, the one with the most failures.
 fn pick_board<'s>(sweep: &'s Sweep, rows: &[AggregateRow], args: &PlotArgs) -> Result<&'s ConfigEntry> {
-    let failures = |e: &ConfigEntry| -> u64 {
-        rows.iter().filter(|r| r.config == e.index).map(|r| r.tasks - r.successes.min(r.tasks)).sum()
-    };
     let candidates: Vec<&ConfigEntry> = sweep
         .configurations()
         .iter()
@@ -188,7 +202,8 @@ fn pick_board<'s>(sweep: &'s Sweep, rows: &[AggregateRow], args: &PlotArgs) -> R
         .filter(|e| args.n.is_none_or(|n| e.n() == Some(n)))
         .filter(|e| args.rule.as_ref().is_none_or(|r| *r == e.moves_label()))
         .collect();
-    let Some(best) = candidates.iter().copied().max_by_key(|e| (failures(e), std::cmp::Reverse(e.index))) else {
+    let Some(best) = candidates.iter().copied().max_by_key(|e| (failures(rows, e.index), std::cmp::Reverse(e.index)))
+    else {
         bail!("--kind failures: no 2D or 3D board of the sweep matches --rule/--dims/--n");
     };
     if candidates.len() > 1 {

@@ -4,7 +4,8 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use sweep::{render, Metric, TableFormat, TableLayout, TableOptions};
+use ksweep_proto::v1 as pb;
+use sweep::{render, Metric, Progress, TableFormat, TableLayout, TableOptions};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -40,6 +41,8 @@ pub enum Format {
     /// and label, the report's method names, the best method of a row in
     /// bold; needs `booktabs` and `longtable` in the preamble.
     Latex,
+    /// HTML tables, their titles as captions (a fragment, no page).
+    Html,
 }
 
 impl From<Format> for TableFormat {
@@ -50,6 +53,7 @@ impl From<Format> for TableFormat {
             Format::Csv => TableFormat::Csv,
             Format::Json => TableFormat::Json,
             Format::Latex => TableFormat::Latex,
+            Format::Html => TableFormat::Html,
         }
     }
 }
@@ -92,20 +96,23 @@ pub struct TableView {
 }
 
 impl TableView {
-    pub fn options(&self) -> TableOptions {
+    /// The table options for a sweep of `status`: an unfinished one is
+    /// marked in every format.
+    pub fn options(&self, status: &pb::SweepStatus) -> TableOptions {
         TableOptions {
             layout: self.by.into(),
             format: self.format.into(),
             moves: self.rule.clone(),
             metric: self.metric.into(),
             intervals: self.intervals,
+            progress: Some(Progress::from(status)),
         }
     }
 
-    /// True for the formats a program or a paper reads (CSV, JSON, LaTeX):
+    /// True for the formats a program, paper or page reads (CSV, JSON, LaTeX, HTML):
     /// their output must be the data alone.
     pub fn is_data(&self) -> bool {
-        matches!(self.format, Format::Csv | Format::Json | Format::Latex)
+        matches!(self.format, Format::Csv | Format::Json | Format::Latex | Format::Html)
     }
 }
 
@@ -120,7 +127,9 @@ pub struct TableArgs {
 }
 
 pub async fn run(args: TableArgs, out: &mut impl Write) -> Result<()> {
-    let rows = Source::open(&args.source).await?.table_rows(args.id.as_deref()).await?;
-    write!(out, "{}", render(&rows, &args.view.options()))?;
+    let mut source = Source::open(&args.source).await?;
+    let status = source.status(args.id.as_deref()).await?;
+    let rows = source.table_rows(Some(&status.sweep_id)).await?;
+    write!(out, "{}", render(&rows, &args.view.options(&status)))?;
     Ok(())
 }

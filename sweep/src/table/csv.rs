@@ -6,8 +6,9 @@ use super::TableLayout;
 
 /// One CSV: the group keys, N, then the union of every table's columns;
 /// with `intervals`, each column is followed by its denominator and the
-/// bounds of its 95 % Wilson interval (`aw+ n`, `aw+ low`, `aw+ high`).
-pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool) -> String {
+/// bounds of its 95 % Wilson interval (`aw+ n`, `aw+ low`, `aw+ high`);
+/// with `state`, a last column `sweep_state` (see [`crate::Progress::state_label`]).
+pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool, state: Option<&str>) -> String {
     let mut columns: Vec<&(usize, String)> = tables.iter().flat_map(|t| &t.columns).collect();
     columns.sort();
     columns.dedup();
@@ -21,6 +22,9 @@ pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool) -> Str
         if intervals {
             header.extend([format!("{label} n"), format!("{label} low"), format!("{label} high")]);
         }
+    }
+    if state.is_some() {
+        header.push(SWEEP_STATE.into());
     }
     let mut out = record(header.iter().map(String::as_str));
     for t in tables {
@@ -37,11 +41,16 @@ pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool) -> Str
                     fields.push(interval.map_or_else(String::new, |(_, high)| format!("{high:.1}")));
                 }
             }
+            fields.extend(state.map(String::from));
             out.push_str(&record(fields.iter().map(String::as_str)));
         }
     }
     out
 }
+
+/// The column (and JSON field) naming the sweep's state in data outputs:
+/// `done` only when every task has its result.
+pub const SWEEP_STATE: &str = "sweep_state";
 
 /// One CSV line, its newline included: the fields quoted as [`field`] does,
 /// joined by commas.

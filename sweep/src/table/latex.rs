@@ -13,17 +13,18 @@ use super::{Metric, TableLayout, IMPOSSIBLE, NO_TOUR_MARK};
 /// Tables longer than this many rows become `longtable`s.
 pub(super) const LONG_ROWS: usize = 40;
 
-/// The tables, one float (or longtable) each.
-pub(super) fn latex(tables: &[Table]) -> String {
+/// The tables, one float (or longtable) each; `warning` (an unfinished
+/// sweep) opens every caption in bold.
+pub(super) fn latex(tables: &[Table], warning: Option<&str>) -> String {
     let mut out = String::from("% ksweep tables; preamble: \\usepackage{booktabs} \\usepackage{longtable}\n");
     for t in tables {
         out.push('\n');
-        out.push_str(&table(t));
+        out.push_str(&table(t, warning));
     }
     out
 }
 
-fn table(t: &Table) -> String {
+fn table(t: &Table, warning: Option<&str>) -> String {
     let columns = t.columns.len();
     let spec = format!("r{}", "r".repeat(columns));
     let header = std::iter::once(format!("${ROW_HEADER}$"))
@@ -31,7 +32,8 @@ fn table(t: &Table) -> String {
         .collect::<Vec<_>>()
         .join(" & ");
     let body: String = t.rows.iter().enumerate().map(|(i, (label, cells))| row(t, i, label, cells)).collect();
-    let caption = format!("\\caption{{{}}}\\label{{{}}}", caption(t), label(t));
+    let warning = warning.map(|w| format!("\\textbf{{{}.}} ", latex_escape(w))).unwrap_or_default();
+    let caption = format!("\\caption{{{warning}{}}}\\label{{{}}}", caption(t), label(t));
     if t.rows.len() > LONG_ROWS {
         format!(
             "\\begin{{longtable}}{{{spec}}}\n{caption}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endfirsthead\n\

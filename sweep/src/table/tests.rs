@@ -44,7 +44,7 @@ fn rows() -> Vec<AggregateRow> {
 }
 
 fn opts(layout: TableLayout, format: TableFormat) -> TableOptions {
-    TableOptions { layout, format, moves: None, metric: Metric::Accuracy, intervals: false }
+    TableOptions { layout, format, moves: None, metric: Metric::Accuracy, intervals: false, progress: None }
 }
 
 #[test]
@@ -218,6 +218,7 @@ fn text_by_methods_with_timing() {
         moves: None,
         metric: Metric::MeanMicros,
         intervals: false,
+        progress: None,
     };
     let expected = "\
 mean time (µs) — moves 3,2, 2D
@@ -308,11 +309,19 @@ fn every_format_matches_the_golden_file() {
     half.no_tour = 4;
     rows.push(half);
     let mut out = String::new();
-    for format in [TableFormat::Text, TableFormat::Markdown, TableFormat::Csv, TableFormat::Json, TableFormat::Latex] {
+    let formats = [TableFormat::Text, TableFormat::Markdown, TableFormat::Csv, TableFormat::Json, TableFormat::Latex];
+    for format in formats.into_iter().chain([TableFormat::Html]) {
         for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
             for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
                 for moves in [None, Some("2,1")] {
-                    let o = TableOptions { layout, format, moves: moves.map(String::from), metric, intervals: false };
+                    let o = TableOptions {
+                        layout,
+                        format,
+                        moves: moves.map(String::from),
+                        metric,
+                        intervals: false,
+                        progress: None,
+                    };
                     out.push_str(&format!("==== {format:?} {layout:?} {metric:?} {moves:?}\n"));
                     out.push_str(&render(&rows, &o));
                 }
@@ -387,7 +396,8 @@ fn latex_compiles_with_pdflatex() {
             marked.open_tour = "impossible".into();
             rows.push(marked);
             for intervals in [false, true] {
-                let o = TableOptions { layout, format: TableFormat::Latex, moves: None, metric, intervals };
+                let o =
+                    TableOptions { layout, format: TableFormat::Latex, moves: None, metric, intervals, progress: None };
                 tables.push_str(&render(&rows, &o));
                 // As a paper would, let the floats out now and then.
                 tables.push_str("\\clearpage\n");
@@ -447,4 +457,38 @@ fn intervals_and_denominators_show_in_every_format() {
     o.metric = Metric::MeanMicros;
     let time = render(&long_rows(1), &o);
     assert!(time.contains(" n=20") && !time.contains('['), "{time}");
+}
+
+#[test]
+fn an_unfinished_sweep_says_so_in_every_format() {
+    let progress = crate::Progress { state: "cancelled".into(), tasks_done: 7, tasks_total: 40, shards_failed: 1 };
+    let warning = progress.warning().unwrap();
+    let formats = [TableFormat::Text, TableFormat::Markdown, TableFormat::Csv, TableFormat::Json, TableFormat::Latex];
+    for format in formats.into_iter().chain([TableFormat::Html]) {
+        let o = TableOptions { progress: Some(progress.clone()), ..opts(TableLayout::ByMethods, format) };
+        let out = render(&rows(), &o);
+        match format {
+            TableFormat::Text => assert!(out.starts_with(&format!("{warning}\n\n")), "{out}"),
+            TableFormat::Markdown => assert!(out.starts_with(&format!("> **{warning}**\n\n")), "{out}"),
+            TableFormat::Html => assert!(out.starts_with("<p class=\"warning\">UNFINISHED sweep (cancelled)"), "{out}"),
+            TableFormat::Latex => {
+                let captions = out.matches("\\caption{\\textbf{UNFINISHED sweep (cancelled): 7 of 40 tasks").count();
+                assert_eq!(captions, out.matches("\\caption{").count(), "{out}");
+                assert!(captions > 0);
+            }
+            TableFormat::Csv => {
+                let mut lines = out.lines();
+                assert!(lines.next().unwrap().ends_with(",sweep_state"), "{out}");
+                assert!(lines.all(|l| l.ends_with(",cancelled")), "{out}");
+            }
+            TableFormat::Json => {
+                let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+                assert!(rows.iter().all(|r| r["sweep_state"] == "cancelled"), "{out}");
+            }
+        }
+        // A finished sweep adds nothing a reader must skip but the state.
+        let done = crate::Progress { state: "done".into(), tasks_done: 40, tasks_total: 40, shards_failed: 0 };
+        let o = TableOptions { progress: Some(done), ..opts(TableLayout::ByMethods, format) };
+        assert!(!render(&rows(), &o).contains("UNFINISHED"));
+    }
 }

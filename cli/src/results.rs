@@ -1,0 +1,225 @@
+//! Task results as `ksweep export` writes them: one typed record per task,
+//! the same columns in CSV, JSON lines and Parquet (documented in
+//! docs/export.md), booleans as `true`/`false` everywhere.
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use ksweep_proto::v1 as pb;
+use parquet::arrow::ArrowWriter;
+use serde::Serialize;
+use sweep::csv;
+
+/// The columns, in order, as every format names them.
+pub const COLUMNS: [&str; 13] = [
+    "rule",
+    "dims",
+    "n",
+    "shape",
+    "method",
+    "start",
+    "success",
+    "outcome",
+    "attempts",
+    "visited",
+    "micros",
+    "worker",
+    sweep::csv::SWEEP_STATE,
+];
+
+/// One task's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Record {
+    /// The move rule's label (`3,2`, or an explicit list).
+    pub rule: String,
+    pub dims: u32,
+    /// N of a regular N^D board; None for other shapes.
+    pub n: Option<u32>,
+    /// The board's sides.
+    pub shape: Vec<u32>,
+    pub method: String,
+    /// The start square's coordinates.
+    pub start: Vec<u32>,
+    pub success: bool,
+    /// `tour`, `no-tour` (proven) or `gave-up`; empty from a peer too old
+    /// to say.
+    pub outcome: String,
+    pub attempts: u32,
+    pub visited: u64,
+    pub micros: u64,
+    pub worker: String,
+    /// The sweep's state when exported: `done` only when every task has
+    /// its result (see [`sweep::Progress::state_label`]).
+    pub sweep_state: String,
+}
+
+impl Record {
+    /// The record of a stored row, exported while the sweep is `state`.
+    pub fn new(r: pb::ResultRow, state: &str) -> Record {
+        let shape: Vec<u32> = r.shape.split('x').filter_map(|s| s.parse().ok()).collect();
+        let n = shape.first().copied().filter(|&n| shape.iter().all(|&s| s == n));
+        let outcome = ksweep_proto::convert::outcome(r.outcome, "ResultRow.outcome")
+            .ok()
+            .flatten()
+            .map_or("", tour::Outcome::name)
+            .to_string();
+        Record {
+            rule: r.moves,
+            dims: r.dims,
+            n,
+            shape,
+            method: r.method,
+            start: r.start,
+            success: r.success,
+            outcome,
+            attempts: r.attempts,
+            visited: r.visited,
+            micros: r.micros,
+            worker: r.worker,
+            sweep_state: state.to_string(),
+        }
+    }
+}
+
+/// A list in a CSV field: its JSON text (`[5,5]`), so a reader's
+/// `json.loads` gives it back.
+fn list(values: &[u32]) -> String {
+    serde_json::to_string(values).expect("numbers serialise")
+}
+
+/// Writes CSV: a header, then a line per record.
+pub struct CsvWriter;
+
+impl CsvWriter {
+    pub fn header(out: &mut impl Write) -> Result<()> {
+        Ok(out.write_all(csv::record(COLUMNS).as_bytes())?)
+    }
+
+    pub fn write(r: &Record, out: &mut impl Write) -> Result<()> {
+        let (dims, n, shape, start) =
+            (r.dims.to_string(), r.n.map_or_else(String::new, |n| n.to_string()), list(&r.shape), list(&r.start));
+        let (attempts, visited, micros) = (r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
+        let fields = [
+            r.rule.as_str(),
+            &dims,
+            &n,
+            &shape,
+            &r.method,
+            &start,
+            if r.success { "true" } else { "false" },
+            &r.outcome,
+            &attempts,
+            &visited,
+            &micros,
+            &r.worker,
+            &r.sweep_state,
+        ];
+        Ok(out.write_all(csv::record(fields).as_bytes())?)
+    }
+}
+
+/// Writes one JSON object per line, its keys the columns.
+pub fn write_jsonl(r: &Record, out: &mut impl Write) -> Result<()> {
+    // Serialised first, so a closed pipe is an io::Error the CLI recognises.
+    let mut line = serde_json::to_string(r)?;
+    line.push('\n');
+    Ok(out.write_all(line.as_bytes())?)
+}
+
+/// Writes a Parquet file, a row group per batch of records.
+pub struct ParquetWriter {
+    writer: ArrowWriter<File>,
+    schema: Arc<Schema>,
+}
+
+impl ParquetWriter {
+    /// A writer into `file`.
+    pub fn new(file: File) -> Result<ParquetWriter> {
+        let list = |name: &str| {
+            Field::new(name, DataType::List(Arc::new(Field::new_list_field(DataType::UInt32, true))), false)
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("rule", DataType::Utf8, false),
+            Field::new("dims", DataType::UInt32, false),
+            Field::new("n", DataType::UInt32, true),
+            list("shape"),
+            Field::new("method", DataType::Utf8, false),
+            list("start"),
+            Field::new("success", DataType::Boolean, false),
+            Field::new("outcome", DataType::Utf8, false),
+            Field::new("attempts", DataType::UInt32, false),
+            Field::new("visited", DataType::UInt64, false),
+            Field::new("micros", DataType::UInt64, false),
+            Field::new("worker", DataType::Utf8, false),
+            Field::new(sweep::csv::SWEEP_STATE, DataType::Utf8, false),
+        ]));
+        debug_assert!(schema.fields().iter().map(|f| f.name().as_str()).eq(COLUMNS));
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build();
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).context("starting the Parquet file")?;
+        Ok(ParquetWriter { writer, schema })
+    }
+
+    /// Writes `records` as one batch.
+    pub fn write(&mut self, records: &[Record]) -> Result<()> {
+        let mut rule = StringBuilder::new();
+        let mut dims = UInt32Builder::new();
+        let mut n = UInt32Builder::new();
+        let mut shape = ListBuilder::new(UInt32Builder::new());
+        let mut method = StringBuilder::new();
+        let mut start = ListBuilder::new(UInt32Builder::new());
+        let mut success = BooleanBuilder::new();
+        let mut outcome = StringBuilder::new();
+        let mut attempts = UInt32Builder::new();
+        let mut visited = UInt64Builder::new();
+        let mut micros = UInt64Builder::new();
+        let mut worker = StringBuilder::new();
+        let mut state = StringBuilder::new();
+        for r in records {
+            rule.append_value(&r.rule);
+            dims.append_value(r.dims);
+            n.append_option(r.n);
+            shape.values().append_slice(&r.shape);
+            shape.append(true);
+            method.append_value(&r.method);
+            start.values().append_slice(&r.start);
+            start.append(true);
+            success.append_value(r.success);
+            outcome.append_value(&r.outcome);
+            attempts.append_value(r.attempts);
+            visited.append_value(r.visited);
+            micros.append_value(r.micros);
+            worker.append_value(&r.worker);
+            state.append_value(&r.sweep_state);
+        }
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(rule.finish()),
+            Arc::new(dims.finish()),
+            Arc::new(n.finish()),
+            Arc::new(shape.finish()),
+            Arc::new(method.finish()),
+            Arc::new(start.finish()),
+            Arc::new(success.finish()),
+            Arc::new(outcome.finish()),
+            Arc::new(attempts.finish()),
+            Arc::new(visited.finish()),
+            Arc::new(micros.finish()),
+            Arc::new(worker.finish()),
+            Arc::new(state.finish()),
+        ];
+        let batch = RecordBatch::try_new(self.schema.clone(), columns).context("building a Parquet batch")?;
+        self.writer.write(&batch).context("writing the Parquet file")
+    }
+
+    /// Writes the footer; the file is complete only after this.
+    pub fn finish(self) -> Result<()> {
+        self.writer.close().context("closing the Parquet file")?;
+        Ok(())
+    }
+}
