@@ -1,5 +1,7 @@
-//! Human-readable pictures of a walk: the numbered board of the classic
-//! Warnsdorff programs, generalised to any D as a stack of 2D slices.
+//! Human-readable text of a walk: the numbered board of the classic
+//! Warnsdorff programs, generalised to any D as a stack of 2D slices, and
+//! the one-based line format of seed 001. (The SVG picture is
+//! `figures::TourPicture`.)
 
 use std::fmt::Write;
 
@@ -33,61 +35,6 @@ pub fn numbered_board(board: &Board, path: &[u64]) -> String {
     out
 }
 
-/// An SVG picture of a 2D walk, like the turtle drawing of seed 002: the
-/// checkered board, the path through the cell centres, the start (green)
-/// and the end (red); a closed tour's closing step is drawn dashed. Boards
-/// are scaled to at most about 1200 pixels a side.
-pub fn svg_tour(board: &Board, path: &[u64], closed: bool) -> Option<String> {
-    let [rows, cols] = <[u32; 2]>::try_from(board.sides()).ok()?;
-    let cell = (1200 / rows.max(cols)).clamp(2, 40) as f64;
-    let (w, h) = (cols as f64 * cell, rows as f64 * cell);
-    let centre = |i: u64| {
-        let c = board.coords(i);
-        ((c[1] as f64 + 0.5) * cell, (c[0] as f64 + 0.5) * cell)
-    };
-    let mut svg = String::new();
-    let _ = writeln!(svg, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#);
-    let _ = writeln!(svg, r##"<rect width="{w}" height="{h}" fill="#f0d9b5"/>"##);
-    let _ = write!(svg, r##"<path fill="#b58863" d=""##);
-    for r in 0..rows {
-        for c in (r % 2..cols).step_by(2) {
-            let _ = write!(svg, "M{} {}h{cell}v{cell}h-{cell}z", c as f64 * cell, r as f64 * cell);
-        }
-    }
-    let _ = writeln!(svg, r#""/>"#);
-    let stroke = (cell / 8.0).max(0.5);
-    if path.len() > 1 {
-        let points: Vec<String> = path
-            .iter()
-            .map(|&i| {
-                let (x, y) = centre(i);
-                format!("{x:.1},{y:.1}")
-            })
-            .collect();
-        let _ = writeln!(
-            svg,
-            r##"<polyline fill="none" stroke="#1f4e9c" stroke-width="{stroke}" stroke-linejoin="round" points="{}"/>"##,
-            points.join(" ")
-        );
-        if closed {
-            let ((x1, y1), (x2, y2)) = (centre(path[path.len() - 1]), centre(path[0]));
-            let _ = writeln!(
-                svg,
-                r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#1f4e9c" stroke-width="{stroke}" stroke-dasharray="{stroke} {stroke}"/>"##
-            );
-        }
-    }
-    let radius = (cell / 4.0).max(1.0);
-    for (&i, colour) in
-        [(path.first(), "#2e8b57"), (path.last(), "#c0392b")].iter().filter_map(|(i, c)| i.map(|i| (i, *c)))
-    {
-        let (x, y) = centre(i);
-        let _ = writeln!(svg, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{radius}" fill="{colour}"/>"#);
-    }
-    svg.push_str("</svg>\n");
-    Some(svg)
-}
-
 /// The tour as the competitive-programming problem of seed 001 prints it:
 /// one "row col" line per cell, 1-based.
 pub fn lines(board: &Board, path: &[u64]) -> String {
@@ -110,18 +57,6 @@ mod tests {
         assert_eq!(numbered_board(&b, &[0, 5, 1]), "1 3 .\n. . 2\n");
         let b3 = Board::new(&[2, 1, 2]).unwrap();
         assert_eq!(numbered_board(&b3, &[3, 0]), "slice [0]\n2 .\n\nslice [1]\n. 1\n");
-    }
-
-    #[test]
-    fn svg_marks_start_and_end_and_refuses_3d() {
-        let b = Board::new(&[3, 4]).unwrap();
-        let svg = svg_tour(&b, &[0, 6, 3], false).unwrap();
-        assert!(svg.starts_with("<svg"));
-        assert!(svg.contains(r#"points="20.0,20.0 100.0,60.0 140.0,20.0""#), "{svg}");
-        assert_eq!(svg.matches("<circle").count(), 2);
-        assert!(!svg.contains("stroke-dasharray"));
-        assert!(svg_tour(&b, &[0, 6, 3], true).unwrap().contains("stroke-dasharray"));
-        assert!(svg_tour(&Board::new(&[2, 2, 2]).unwrap(), &[0], false).is_none());
     }
 
     #[test]

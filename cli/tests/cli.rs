@@ -202,8 +202,15 @@ fn svg_is_written_to_a_file() {
     let svg = std::fs::read_to_string(&file).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert_eq!(svg.matches("<circle").count(), 2, "start and end marked");
-    let o = ksweep(&["tour", "--rule", "2,1", "--dims", "3", "--n", "4", "--start", "0,0,0", "--format", "svg"], "");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--format svg: draws 2D boards only"));
+    assert!(svg.contains("<title>(2,1) 8x8 · W from (0,0) · tour</title>"), "the picture titles itself");
+    let cube = stdout(&ksweep(
+        &["tour", "--rule", "2,1", "--dims", "3", "--n", "4", "--start", "0,0,0", "--format", "svg"],
+        "",
+    ));
+    assert!(cube.contains(">slice 3</text>"), "a 3D board as its slices");
+    let o = ksweep(&["tour", "--rule", "2,1", "--dims", "4", "--n", "3", "--start", "0,0,0,0", "--format", "svg"], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--format svg: a tour picture draws 2D and 3D boards; this board is 4D"), "{err}");
 }
 
 /// Writes `dir/s.toml`: a sweep named "s", seed 1, of the knight on 2D

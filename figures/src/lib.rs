@@ -17,8 +17,10 @@ mod map;
 mod palette;
 mod plot;
 pub mod report;
+mod tour;
 
 pub use chart::{Chart, ChartSpec, Panel, Point, Quantity, Series};
 pub use error::FigureError;
 pub use figure::Figure;
 pub use map::{FailureMap, StartResult};
+pub use tour::TourPicture;

@@ -201,3 +201,60 @@ fn a_map_refuses_what_it_cannot_draw() {
     let err = FailureMap::new("x".into(), None, &[4, 4], Vec::new()).unwrap_err();
     assert!(matches!(err, FigureError::Empty(_)));
 }
+
+fn walk(sides: &[u32], path: Vec<u64>) -> figures::TourPicture {
+    figures::TourPicture {
+        title: "(2,1) test · W from (0,0) · tour".into(),
+        sides: sides.to_vec(),
+        path,
+        closed: false,
+    }
+}
+
+#[test]
+fn a_small_tour_is_titled_and_numbered_by_step() {
+    let svg = walk(&[3, 4], vec![0, 6, 3]).svg().unwrap();
+    let texts = texts(&svg);
+    assert_eq!(texts[0], "(2,1) test · W from (0,0) · tour", "the title line");
+    for step in ["1", "2", "3"] {
+        assert!(texts.iter().any(|t| t == step), "step {step} numbered: {texts:?}");
+    }
+    assert!(texts
+        .iter()
+        .any(|t| t == "3 of 12 cells visited; start green, end red; 9 cells never reached (shaded red)"));
+    assert!(svg.contains(r#"points="20.0,20.0 100.0,60.0 140.0,20.0""#), "{svg}");
+    assert_eq!(count_tag(&svg, "circle"), 2, "start and end");
+    // Nine squares never reached, one shaded path of them.
+    let shaded = svg.lines().find(|l| l.contains("fill=\"#d9534f\"")).expect("unreached cells are shaded");
+    assert_eq!(shaded.matches('M').count(), 9);
+}
+
+#[test]
+fn a_complete_tour_marks_nothing_unreached_and_a_closed_one_dashes_its_closing_step() {
+    let mut picture = walk(&[2, 2], vec![0, 1, 3, 2]);
+    assert!(!picture.svg().unwrap().contains("#d9534f"));
+    picture.closed = true;
+    assert!(picture.svg().unwrap().contains("stroke-dasharray"));
+}
+
+#[test]
+fn a_large_walk_is_coloured_by_step_with_a_scale() {
+    let path: Vec<u64> = (0..100 * 100).collect();
+    let svg = walk(&[100, 100], path).svg().unwrap();
+    let texts = texts(&svg);
+    assert!(!texts.iter().any(|t| t == "5000"), "no numbers on a 100x100 board");
+    assert!(texts.iter().any(|t| t == "step 10000"));
+    assert!(count_tag(&svg, "polyline") > 100, "the path in coloured segments");
+    assert!(svg.contains("stroke=\"#440154\""), "the first steps in the scale's first colour");
+    assert!(svg.contains("stop-color=\"rgb(253,231,37)\""), "the scale runs to its last colour");
+}
+
+#[test]
+fn a_3d_walk_draws_slices_and_a_4d_one_is_refused() {
+    let svg = walk(&[2, 2, 2], vec![0, 5, 3, 6]).svg().unwrap();
+    let texts = texts(&svg);
+    assert!(texts.contains(&"slice 0".to_string()) && texts.contains(&"slice 1".to_string()));
+    assert_eq!(count_tag(&svg, "polyline"), 0, "no lines between slices");
+    let err = walk(&[2, 2, 2, 2], vec![0]).svg().unwrap_err();
+    assert_eq!(err.to_string(), "a tour picture draws 2D and 3D boards; this board is 4D");
+}

@@ -5,11 +5,12 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use figures::TourPicture;
 use serde::Serialize;
 use tour::{verify, verify_closed, Method, Outcome, Solver};
 
 use crate::board_args::{BoardArgs, SolverArgs, Start};
-use crate::render::{lines, numbered_board, svg_tour};
+use crate::render::{lines, numbered_board};
 
 /// How `ksweep tour` prints its result.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -20,7 +21,9 @@ pub enum TourFormat {
     Text,
     /// One JSON object, path included.
     Json,
-    /// An SVG picture of the tour (2D boards).
+    /// An SVG picture titled with rule, board, method, start and outcome:
+    /// steps numbered on small boards, the path coloured by step on large
+    /// ones, cells a failed walk never reached shaded; 3D as slices.
     Svg,
     /// One "row col" line per cell, 1-based, or "-1 -1" when no tour was
     /// found (seed 001's output).
@@ -128,9 +131,28 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
             writeln!(out)?;
         }
         TourFormat::Svg => {
-            let svg = svg_tour(board, path, closed && result.success).ok_or_else(|| {
-                anyhow::anyhow!("--format svg: draws 2D boards only; this one has {} dims", board.dims())
-            })?;
+            let rule = match moves.describe() {
+                d if d.contains(' ') => format!("{} moves", moves.len()),
+                d => format!("({d})"),
+            };
+            let start: Vec<String> = args.start.0.iter().map(u64::to_string).collect();
+            let outcome = match result.outcome {
+                Outcome::Tour => "tour".to_string(),
+                Outcome::NoTour => "no tour (proven)".to_string(),
+                Outcome::GaveUp => format!("gave up after {} walk(s)", result.attempts),
+            };
+            let picture = TourPicture {
+                title: format!(
+                    "{rule} {} · {} from ({}) · {outcome}",
+                    board.shape_string(),
+                    args.method.report_name(),
+                    start.join(",")
+                ),
+                sides: board.sides().to_vec(),
+                path: path.to_vec(),
+                closed: closed && result.success,
+            };
+            let svg = picture.svg().context("--format svg")?;
             out.write_all(svg.as_bytes())?;
         }
         TourFormat::Lines => {
