@@ -43,6 +43,15 @@ fn rows() -> Vec<AggregateRow> {
     ]
 }
 
+const ALL_FORMATS: [TableFormat; 6] = [
+    TableFormat::Text,
+    TableFormat::Markdown,
+    TableFormat::Csv,
+    TableFormat::Json,
+    TableFormat::Latex,
+    TableFormat::Html,
+];
+
 fn opts(layout: TableLayout, format: TableFormat) -> TableOptions {
     TableOptions { layout, format, moves: None, metric: Metric::Accuracy, intervals: false, progress: None }
 }
@@ -309,8 +318,7 @@ fn every_format_matches_the_golden_file() {
     half.no_tour = 4;
     rows.push(half);
     let mut out = String::new();
-    let formats = [TableFormat::Text, TableFormat::Markdown, TableFormat::Csv, TableFormat::Json, TableFormat::Latex];
-    for format in formats.into_iter().chain([TableFormat::Html]) {
+    for format in ALL_FORMATS {
         for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
             for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
                 for moves in [None, Some("2,1")] {
@@ -463,8 +471,7 @@ fn intervals_and_denominators_show_in_every_format() {
 fn an_unfinished_sweep_says_so_in_every_format() {
     let progress = crate::Progress { state: "cancelled".into(), tasks_done: 7, tasks_total: 40, shards_failed: 1 };
     let warning = progress.warning().unwrap();
-    let formats = [TableFormat::Text, TableFormat::Markdown, TableFormat::Csv, TableFormat::Json, TableFormat::Latex];
-    for format in formats.into_iter().chain([TableFormat::Html]) {
+    for format in ALL_FORMATS {
         let o = TableOptions { progress: Some(progress.clone()), ..opts(TableLayout::ByMethods, format) };
         let out = render(&rows(), &o);
         match format {
