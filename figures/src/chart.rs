@@ -109,13 +109,13 @@ impl Chart {
             let (key, title, series_key, label) = match spec.layout {
                 TableLayout::ByMethods => (
                     PanelKey { moves: row.moves.clone(), dims: row.dims, method: String::new() },
-                    format!("({}) {}D", row.moves, row.dims),
+                    format!("{} {}D", rule_name(&row.moves), row.dims),
                     row.method.clone(),
                     report_name(&row.method),
                 ),
                 TableLayout::ByDims => (
                     PanelKey { moves: row.moves.clone(), dims: 0, method: row.method.clone() },
-                    format!("({}) {}", row.moves, report_name(&row.method)),
+                    format!("{} {}", rule_name(&row.moves), report_name(&row.method)),
                     row.dims.to_string(),
                     format!("{}D", row.dims),
                 ),
@@ -177,6 +177,33 @@ fn point(row: &AggregateRow, quantity: Quantity) -> Option<Point> {
         }
     };
     Some(Point { n, y, band, starts: row.tasks })
+}
+
+/// A move set as a panel title names it: a rule `(3,2)`; an explicit list
+/// of one leaper's moves (the authors' move orders) as that leaper `(3,2)*`
+/// (an order of its own); any other list by its size.
+pub fn rule_name(moves: &str) -> String {
+    if !moves.contains(' ') {
+        return format!("({moves})");
+    }
+    let leaper = |m: &str| -> Option<Vec<u32>> {
+        let mut v: Vec<u32> = m
+            .split(',')
+            .map(|c| c.trim().parse::<i64>().ok().map(|c| c.unsigned_abs() as u32))
+            .collect::<Option<_>>()?;
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v.retain(|&c| c != 0);
+        Some(v)
+    };
+    let list: Vec<&str> = moves.split_whitespace().collect();
+    let shapes: Option<Vec<Vec<u32>>> = list.iter().map(|m| leaper(m)).collect();
+    match shapes {
+        Some(shapes) if shapes.windows(2).all(|w| w[0] == w[1]) => {
+            let rule: Vec<String> = shapes[0].iter().map(u32::to_string).collect();
+            format!("({})*", rule.join(","))
+        }
+        _ => format!("{} moves", list.len()),
+    }
 }
 
 /// A method as the report names it (W, AW+), or the name as given.

@@ -1,7 +1,8 @@
 //! Drawing a [`Chart`]: a title band, then its panels in a grid, each with
-//! its series as lines and points, accuracy intervals as bands, and a
-//! legend.
+//! its series as lines (and points, where few), accuracy intervals as
+//! bands, and one legend for all panels under the title.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -14,6 +15,10 @@ use crate::{Chart, FigureError, Panel, Quantity};
 
 const PANEL: (u32, u32) = (560, 380);
 const TITLE_BAND: u32 = 44;
+/// The legend row under the title: one entry per series, shared by every panel.
+const LEGEND_BAND: u32 = 28;
+/// Series with more points than this are drawn as lines without markers.
+const MARKED_POINTS: usize = 40;
 const WARNING_BAND: u32 = 26;
 /// Times under this many microseconds are drawn at it: a log axis has no 0.
 const TIME_FLOOR: f64 = 0.1;
@@ -28,7 +33,7 @@ fn columns(chart: &Chart) -> u32 {
 }
 
 fn header(chart: &Chart) -> u32 {
-    TITLE_BAND + if chart.warning.is_some() { WARNING_BAND } else { 0 }
+    TITLE_BAND + LEGEND_BAND + if chart.warning.is_some() { WARNING_BAND } else { 0 }
 }
 
 /// The chart's size in pixels: its title band and a grid of panels.
@@ -46,20 +51,35 @@ pub(crate) fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shi
         top.draw(&Text::new(warning.clone(), (12, TITLE_BAND as i32), ("sans-serif", 16).into_font().color(&RED)))
             .map_err(draw_error)?;
     }
+    // One legend for all panels: a series keeps its colour everywhere.
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for series in chart.panels.iter().flat_map(|p| &p.series) {
+        if !keys.iter().any(|(k, _)| *k == series.key) {
+            keys.push((&series.key, &series.label));
+        }
+    }
+    let colours: HashMap<&str, RGBColor> = keys.iter().enumerate().map(|(i, (k, _))| (*k, colour(k, i))).collect();
+    let (mut x, y) = (16, (header(chart) - LEGEND_BAND / 2) as i32);
+    for (key, label) in &keys {
+        let c = colours[key];
+        top.draw(&PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))).map_err(draw_error)?;
+        top.draw(&Text::new(label.to_string(), (x + 30, y - 8), ("sans-serif", 15))).map_err(draw_error)?;
+        x += 30 + 9 * label.chars().count() as i32 + 24;
+    }
     let cols = columns(chart) as usize;
     let rows = chart.panels.len().div_ceil(cols);
     for (panel, area) in chart.panels.iter().zip(body.split_evenly((rows, cols))) {
         let x = x_range(panel);
         match chart.quantity {
-            Quantity::Accuracy => draw_panel(&area, panel, chart.quantity, x, -2.0..102.0)?,
+            Quantity::Accuracy => draw_panel(&area, panel, chart.quantity, &colours, x, -2.0..102.0)?,
             Quantity::Attempts => {
                 let top = panel.series.iter().flat_map(|s| &s.points).map(|p| p.y).fold(1.0, f64::max);
-                draw_panel(&area, panel, chart.quantity, x, 0.0..top * 1.08)?
+                draw_panel(&area, panel, chart.quantity, &colours, x, 0.0..top * 1.08)?
             }
             Quantity::Time => {
                 let ys = || panel.series.iter().flat_map(|s| &s.points).map(|p| p.y.max(TIME_FLOOR));
                 let (lo, hi) = (ys().fold(f64::INFINITY, f64::min), ys().fold(TIME_FLOOR, f64::max));
-                draw_panel(&area, panel, chart.quantity, x, (lo / 2.0..hi * 2.0).log_scale())?
+                draw_panel(&area, panel, chart.quantity, &colours, x, (lo / 2.0..hi * 2.0).log_scale())?
             }
         }
     }
@@ -98,6 +118,7 @@ fn draw_panel<DB, Y>(
     area: &DrawingArea<DB, Shift>,
     panel: &Panel,
     quantity: Quantity,
+    colours: &HashMap<&str, RGBColor>,
     x: Range<f64>,
     y: Y,
 ) -> Result<(), FigureError>
@@ -123,8 +144,8 @@ where
         .draw()
         .map_err(draw_error)?;
     let floor = |y: f64| if quantity == Quantity::Time { y.max(TIME_FLOOR) } else { y };
-    for (i, series) in panel.series.iter().enumerate() {
-        let c = colour(&series.key, i);
+    for series in &panel.series {
+        let c = colours[series.key.as_str()];
         let xy = |p: &crate::Point| (f64::from(p.n), floor(p.y));
         let bands: Vec<(f64, (f64, f64))> =
             series.points.iter().filter_map(|p| p.band.map(|b| (f64::from(p.n), b))).collect();
@@ -132,30 +153,17 @@ where
             let outline =
                 bands.iter().map(|&(x, (_, hi))| (x, hi)).chain(bands.iter().rev().map(|&(x, (lo, _))| (x, lo)));
             chart
-                .draw_series(std::iter::once(Polygon::new(outline.collect::<Vec<_>>(), c.mix(0.12).filled())))
+                .draw_series(std::iter::once(Polygon::new(outline.collect::<Vec<_>>(), c.mix(0.08).filled())))
                 .map_err(draw_error)?;
         } else if let Some(&(x, (lo, hi))) = bands.first() {
             chart
                 .draw_series(std::iter::once(PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(2))))
                 .map_err(draw_error)?;
         }
-        chart
-            .draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(2)))
-            .map_err(draw_error)?
-            .label(series.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        chart.draw_series(series.points.iter().map(|p| Circle::new(xy(p), 3, c.filled()))).map_err(draw_error)?;
+        chart.draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(2))).map_err(draw_error)?;
+        if series.points.len() <= MARKED_POINTS {
+            chart.draw_series(series.points.iter().map(|p| Circle::new(xy(p), 3, c.filled()))).map_err(draw_error)?;
+        }
     }
-    // Accuracy falls with N and the others rise: the legend goes where the lines are not.
-    let corner =
-        if quantity == Quantity::Accuracy { SeriesLabelPosition::LowerLeft } else { SeriesLabelPosition::UpperLeft };
-    chart
-        .configure_series_labels()
-        .position(corner)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(draw_error)?;
     Ok(())
 }

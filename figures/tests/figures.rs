@@ -141,7 +141,7 @@ fn png_decodes_to_the_figures_size() {
     let path = dir.path().join("accuracy.png");
     chart.png(&path).unwrap();
     assert_eq!(png_size(&path), chart.size());
-    assert_eq!(chart.size(), (1120, 424), "two panels side by side under the title band");
+    assert_eq!(chart.size(), (1120, 452), "two panels side by side under the title and legend bands");
 
     let map = Figure::Map(FailureMap::new("map".into(), None, &[6, 6], starts()).unwrap());
     let path = dir.path().join("map.png");
@@ -257,4 +257,12 @@ fn a_3d_walk_draws_slices_and_a_4d_one_is_refused() {
     assert_eq!(count_tag(&svg, "polyline"), 0, "no lines between slices");
     let err = walk(&[2, 2, 2, 2], vec![0]).svg().unwrap_err();
     assert_eq!(err.to_string(), "a tour picture draws 2D and 3D boards; this board is 4D");
+}
+
+#[test]
+fn panel_titles_name_a_move_list_by_its_leaper() {
+    assert_eq!(figures::rule_name("3,2"), "(3,2)");
+    assert_eq!(figures::rule_name("3,2,0 -3,2,0 0,2,-3"), "(3,2)*", "one leaper's moves in a given order");
+    assert_eq!(figures::rule_name("1,0 0,1"), "(1)*");
+    assert_eq!(figures::rule_name("2,1 1,1"), "2 moves");
 }
