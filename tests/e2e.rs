@@ -534,7 +534,7 @@ fn embedded_run_resumes_after_interrupt() {
     let deadline = Instant::now() + SWEEP_TIMEOUT;
     let progress = loop {
         assert!(first.try_exit().is_none(), "ksweep run ended before it was interrupted");
-        let out = run_ksweep(dir.path(), &["status", "--db", db], CLIENT_TIMEOUT);
+        let out = run_ksweep(dir.path(), &["status", "--long", "--db", db], CLIENT_TIMEOUT);
         if out.status.success() {
             let s = parse_statuses(&out.stdout);
             if s.len() == 1 && s[0].tasks_done > 0 {
@@ -549,7 +549,8 @@ fn embedded_run_resumes_after_interrupt() {
     assert!(!status.success(), "an interrupted run should not exit 0");
     let log = first.log_text();
     assert!(log.contains("run the same command again"), "the interrupted run should say how to resume:\n{log}");
-    let stopped = parse_statuses(&run_ksweep(dir.path(), &["status", "--db", db], CLIENT_TIMEOUT).ok().stdout);
+    let stopped =
+        parse_statuses(&run_ksweep(dir.path(), &["status", "--long", "--db", db], CLIENT_TIMEOUT).ok().stdout);
     assert_eq!(stopped.len(), 1);
     assert_eq!(stopped[0].state, "running", "{stopped:?}");
     assert!(stopped[0].tasks_done >= progress.tasks_done, "{progress:?} then {stopped:?}");

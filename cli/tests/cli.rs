@@ -439,7 +439,10 @@ fn an_unfinished_sweep_is_marked_in_every_table_export_plot_and_report() {
     let dir = tempfile::tempdir().unwrap();
     let db = unfinished_db(dir.path());
     let status = stdout(&ksweep(&["status", "--db", &db], ""));
-    assert!(status.contains("state           running"), "{status}");
+    let line = status.lines().nth(1).unwrap();
+    assert!(line.contains(" s ") && line.contains(" running "), "one line per sweep: {status}");
+    let long = stdout(&ksweep(&["status", "s", "--db", &db], ""));
+    assert!(long.contains("state           running"), "a sweep named by its name: {long}");
 
     for format in ["text", "md", "latex", "html"] {
         let out = stdout(&ksweep(&["table", "--db", &db, "--format", format], ""));

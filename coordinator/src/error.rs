@@ -17,6 +17,8 @@ pub enum Error {
     IdCollision(String),
     #[error("the database holds {0} sweeps; name one")]
     AmbiguousSweep(usize),
+    #[error("{0:?} names several sweeps ({1}); give more of the id")]
+    AmbiguousId(String, String),
     #[error("worker {0} is not registered here (the coordinator may have restarted); register again")]
     UnknownWorker(u64),
     /// Never names the current nonce: it is no credential, but nothing a
@@ -60,7 +62,7 @@ impl From<Error> for tonic::Status {
             Error::Spec(_) => Status::invalid_argument(message),
             Error::SweepNotFound(_) => Status::not_found(message),
             Error::IdCollision(_) => Status::already_exists(message),
-            Error::AmbiguousSweep(_) => Status::invalid_argument(message),
+            Error::AmbiguousSweep(_) | Error::AmbiguousId(..) => Status::invalid_argument(message),
             Error::UnknownWorker(_) | Error::StaleNonce(_) => Status::failed_precondition(message),
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
             Error::Refused(_) => Status::invalid_argument(message),

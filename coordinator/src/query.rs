@@ -139,6 +139,9 @@ pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
         // Only `status` carries the spec: lists, watch streams and submit
         // replies stay small however large the spec.
         spec_toml: String::new(),
+        // Live figures; the coordinator's services fill them in (`Shared::rates`).
+        rate_per_sec: None,
+        eta_secs: None,
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ksweep_proto::v1 as pb;
 use sweep::{Cursor, Planner, ShardPlan, Sweep};
 use tokio::sync::watch;
 
@@ -98,7 +99,22 @@ pub struct Shared {
     unsettled: Mutex<Vec<Settled>>,
     /// The last write the database was asked for failed.
     writes_failing: AtomicBool,
+    /// Each running sweep's throughput over the last minute, by id, sampled
+    /// on ticks and whenever a status is asked for.
+    rates: Mutex<Rates>,
 }
+
+/// The sweeps' rate windows and when they were last sampled together.
+struct Rates {
+    origin: Instant,
+    sampled: Option<Instant>,
+    windows: HashMap<String, sweep::RateWindow>,
+}
+
+/// Window of the rate a status shows.
+const RATE_WINDOW: Duration = Duration::from_secs(60);
+/// How often ticks sample every running sweep's count.
+const RATE_SAMPLE: Duration = Duration::from_secs(2);
 
 /// Monotonic now, from tokio's clock, so tests on a paused clock drive
 /// lease expiry with `tokio::time::advance` (see `tests/service.rs`).
@@ -127,7 +143,42 @@ impl Shared {
             sessions: Mutex::new(HashMap::new()),
             unsettled: Mutex::new(Vec::new()),
             writes_failing: AtomicBool::new(false),
+            rates: Mutex::new(Rates { origin: now(), sampled: None, windows: HashMap::new() }),
         })
+    }
+
+    /// `status` with its live rate and ETA, its count folded into the
+    /// sweep's window first. Ended sweeps have neither.
+    pub fn with_rate(&self, mut status: pb::SweepStatus) -> pb::SweepStatus {
+        let mut rates = self.rates.lock().unwrap_or_else(|p| p.into_inner());
+        if status.state != pb::SweepState::Running as i32 {
+            rates.windows.remove(&status.sweep_id);
+            return status;
+        }
+        let at = now().saturating_duration_since(rates.origin);
+        let window =
+            rates.windows.entry(status.sweep_id.clone()).or_insert_with(|| sweep::RateWindow::new(RATE_WINDOW));
+        window.observe(at, status.tasks_done);
+        status.rate_per_sec = window.rate();
+        status.eta_secs = window.eta(status.tasks_total.saturating_sub(status.tasks_done)).map(|d| d.as_secs_f64());
+        status
+    }
+
+    /// Samples every running sweep's count, at most every RATE_SAMPLE, so
+    /// a rate is ready when a status is first asked for.
+    async fn sample_rates(&self) -> Result<()> {
+        {
+            let mut rates = self.rates.lock().unwrap_or_else(|p| p.into_inner());
+            if rates.sampled.is_some_and(|t| now().saturating_duration_since(t) < RATE_SAMPLE) {
+                return Ok(());
+            }
+            rates.sampled = Some(now());
+        }
+        let statuses = self.with_store(|s| crate::query::sweeps(s)).await?;
+        for status in statuses {
+            self.with_rate(status);
+        }
+        Ok(())
     }
 
     /// Runs a store operation on the blocking pool.
@@ -385,6 +436,7 @@ impl Shared {
                 tracing::info!("settled shards written after an earlier failure");
             }
         }
+        self.sample_rates().await?;
         // Cuts left by a failed write, or gaps re-planned by a settle.
         let _in_order = self.cutting.lock().await;
         self.flush_cuts().await

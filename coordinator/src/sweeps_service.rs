@@ -78,12 +78,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {
         let sweeps = self.shared.with_store(|s| query::sweeps(s)).await?;
+        let sweeps = sweeps.into_iter().map(|s| self.shared.with_rate(s)).collect();
         Ok(Response::new(pb::ListReply { sweeps }))
     }
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
-        Ok(Response::new(self.shared.with_store(move |s| query::status(s, id.as_deref())).await?))
+        let status = self.shared.with_store(move |s| query::status(s, id.as_deref())).await?;
+        Ok(Response::new(self.shared.with_rate(status)))
     }
 
     type WatchStream = StatusStream;
@@ -104,7 +106,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                         return;
                     }
                 };
-                let status = status_of(&record);
+                let status = shared.with_rate(status_of(&record));
                 if last.as_ref() != Some(&status) {
                     if tx.send(Ok(status.clone())).await.is_err() {
                         return; // the client went away

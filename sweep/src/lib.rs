@@ -47,7 +47,7 @@ mod table;
 
 pub use error::SpecError;
 pub use plan::{Cursor, Planner, ShardPlan};
-pub use progress::Progress;
+pub use progress::{format_eta, format_rate, Progress, RateWindow};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::parse_start_line;
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};

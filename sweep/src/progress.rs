@@ -1,6 +1,9 @@
 //! Where a sweep stands, as every table, export and figure says it: a
 //! table of a half-done sweep must not read as a finished one.
 
+use std::collections::VecDeque;
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 /// A sweep's state and task counts.
@@ -53,9 +56,126 @@ impl Progress {
     }
 }
 
+/// Throughput over a sliding window of (time, tasks done) samples: the
+/// rate a progress display shows. After a resume or a late attach it is
+/// the rate since the first sample, never tasks done over a few seconds.
+/// Time is passed in (any monotonic origin), so it tests without a clock.
+#[derive(Clone, Debug)]
+pub struct RateWindow {
+    window: Duration,
+    samples: VecDeque<(Duration, u64)>,
+}
+
+/// Shortest span a rate is computed over: a rate from two samples a few
+/// milliseconds apart says nothing.
+const MIN_SPAN: Duration = Duration::from_secs(2);
+
+impl RateWindow {
+    /// A window of `window` (a minute, say).
+    pub fn new(window: Duration) -> RateWindow {
+        RateWindow { window, samples: VecDeque::new() }
+    }
+
+    /// Records `done` tasks at time `at`; samples older than the window
+    /// (but the newest such, which anchors the window's start) go.
+    pub fn observe(&mut self, at: Duration, done: u64) {
+        if self.samples.back().is_some_and(|&(t, d)| at < t || done < d) {
+            // Time or count went back (a restart): start over.
+            self.samples.clear();
+        }
+        self.samples.push_back((at, done));
+        while self.samples.len() > 2 && at.saturating_sub(self.samples[1].0) >= self.window {
+            self.samples.pop_front();
+        }
+    }
+
+    /// Tasks per second over the window; None until it spans at least two
+    /// seconds.
+    pub fn rate(&self) -> Option<f64> {
+        let (&(t0, d0), &(t1, d1)) = (self.samples.front()?, self.samples.back()?);
+        let span = t1.checked_sub(t0)?;
+        (span >= MIN_SPAN).then(|| (d1 - d0) as f64 / span.as_secs_f64())
+    }
+
+    /// Time to finish `remaining` tasks at [`RateWindow::rate`]; None with
+    /// no rate yet or none at all (nothing done in the window).
+    pub fn eta(&self, remaining: u64) -> Option<Duration> {
+        let rate = self.rate().filter(|&r| r > 0.0)?;
+        Some(Duration::from_secs_f64(remaining as f64 / rate))
+    }
+}
+
+/// A rate for people: `850 tasks/s`, `12.5k tasks/s`, `0.3 tasks/s`.
+pub fn format_rate(per_sec: f64) -> String {
+    match per_sec {
+        r if r >= 1e6 => format!("{:.1}M tasks/s", r / 1e6),
+        r if r >= 1e4 => format!("{:.0}k tasks/s", r / 1e3),
+        r if r >= 1e3 => format!("{:.1}k tasks/s", r / 1e3),
+        r if r >= 10.0 => format!("{r:.0} tasks/s"),
+        r => format!("{r:.1} tasks/s"),
+    }
+}
+
+/// A duration for people, to the unit that matters: `45 s`, `12 min`, `3 h 20 min`, `2 d 5 h`.
+pub fn format_eta(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min", (s + 30) / 60),
+        3600..86400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
+        _ => format!("{} d {} h", s / 86400, s % 86400 / 3600),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    #[test]
+    fn the_rate_is_over_the_window_not_since_the_start() {
+        let mut w = RateWindow::new(secs(60));
+        // A resumed sweep: 90,000 tasks were done before this process.
+        w.observe(secs(1000), 90_000);
+        assert_eq!(w.rate(), None, "one sample is no rate");
+        assert_eq!(w.eta(10_000), None, "and no ETA");
+        w.observe(secs(1001), 90_010);
+        assert_eq!(w.rate(), None, "a second is too short to tell");
+        w.observe(secs(1010), 90_100);
+        assert_eq!(w.rate(), Some(10.0), "100 tasks in 10 s, not 90,100 in 10 s");
+        assert_eq!(w.eta(9_900), Some(secs(990)));
+        // The rate halves; a minute later the window holds only the slow part.
+        for t in 1..=80 {
+            w.observe(secs(1010 + t), 90_100 + 5 * t);
+        }
+        assert_eq!(w.rate(), Some(5.0));
+    }
+
+    #[test]
+    fn no_eta_before_work_starts_and_a_restart_starts_over() {
+        let mut w = RateWindow::new(secs(60));
+        w.observe(secs(0), 0);
+        w.observe(secs(30), 0);
+        assert_eq!(w.rate(), Some(0.0));
+        assert_eq!(w.eta(100), None, "nothing done: no ETA");
+        w.observe(secs(5), 0); // a clock that went back
+        assert_eq!(w.rate(), None);
+    }
+
+    #[test]
+    fn rates_and_durations_read_well() {
+        assert_eq!(format_rate(0.25), "0.2 tasks/s");
+        assert_eq!(format_rate(850.4), "850 tasks/s");
+        assert_eq!(format_rate(1234.0), "1.2k tasks/s");
+        assert_eq!(format_rate(56_789.0), "57k tasks/s");
+        assert_eq!(format_eta(secs(45)), "45 s");
+        assert_eq!(format_eta(secs(725)), "12 min");
+        assert_eq!(format_eta(secs(12_000)), "3 h 20 min");
+        assert_eq!(format_eta(secs(190_000)), "2 d 4 h");
+    }
 
     fn progress(state: &str, done: u64, total: u64, failed: u64) -> Progress {
         Progress { state: state.into(), tasks_done: done, tasks_total: total, shards_failed: failed }

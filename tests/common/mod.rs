@@ -624,7 +624,7 @@ impl Cluster {
 
     /// Every stored sweep (`ksweep status` without an id).
     pub fn list(&self) -> Vec<Status> {
-        parse_statuses(&self.client(&["status"]).ok().stdout)
+        parse_statuses(&self.client(&["status", "--long"]).ok().stdout)
     }
 
     /// Polls the status every 100 ms until `pred` holds; fails the test
@@ -840,7 +840,7 @@ pub fn reference(spec: &str) -> Arc<Reference> {
     let (spec_arg, db_arg) = (spec_path.to_str().unwrap(), db.to_str().unwrap());
     let d = dir.path();
     run_ksweep(d, &["run", spec_arg, "--db", db_arg, "--threads", "2"], Duration::from_secs(240)).ok();
-    let status = parse_statuses(&run_ksweep(d, &["status", "--db", db_arg], CLIENT_TIMEOUT).ok().stdout);
+    let status = parse_statuses(&run_ksweep(d, &["status", "--long", "--db", db_arg], CLIENT_TIMEOUT).ok().stdout);
     assert_eq!(status.len(), 1, "the embedded database holds one sweep");
     let status = status.into_iter().next().unwrap();
     assert_eq!(status.state, "done", "embedded run: {status:?}");

@@ -1,11 +1,13 @@
 //! `ksweep status`: a sweep's progress, or every sweep's.
 
 use std::io::Write;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
 use ksweep_proto::convert::state_name;
 use ksweep_proto::v1 as pb;
+use sweep::{format_eta, format_rate};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -13,9 +15,14 @@ use crate::source::Source;
 /// Show a sweep's status (all sweeps when no id is given).
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    /// The sweep: its id, a unique prefix of it, or its name. Without it,
+    /// one line per sweep.
     pub id: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,
+    /// Without an id: every sweep's whole status, not a line each.
+    #[arg(long, short)]
+    pub long: bool,
 }
 
 pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
@@ -27,6 +34,9 @@ pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
     if statuses.is_empty() {
         writeln!(out, "no sweeps")?;
     }
+    if args.id.is_none() && !args.long {
+        return print_lines(&statuses, out);
+    }
     for (i, s) in statuses.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
@@ -36,6 +46,40 @@ pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
+/// One line per sweep: id, name, state, done/total, rate (and ETA).
+fn print_lines(statuses: &[pb::SweepStatus], out: &mut impl Write) -> Result<()> {
+    let rows: Vec<[String; 5]> = statuses
+        .iter()
+        .map(|s| {
+            [
+                s.sweep_id.clone(),
+                s.name.clone(),
+                state_name(s.state).to_string(),
+                format!("{}/{}", s.tasks_done, s.tasks_total),
+                speed(s),
+            ]
+        })
+        .collect();
+    let header = ["ID", "NAME", "STATE", "TASKS", "RATE"].map(String::from);
+    let widths: Vec<usize> =
+        (0..5).map(|i| rows.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:<w$}")).collect();
+        writeln!(out, "{}", cells.join("  ").trim_end())?;
+    }
+    Ok(())
+}
+
+/// The rate and ETA the coordinator measured, or what is known instead.
+pub fn speed(s: &pb::SweepStatus) -> String {
+    match (s.rate_per_sec, s.eta_secs) {
+        (Some(rate), Some(eta)) => format!("{}, ETA {}", format_rate(rate), format_eta(Duration::from_secs_f64(eta))),
+        (Some(rate), None) => format_rate(rate),
+        // Not measured yet (two samples seconds apart), ended, or read offline.
+        _ => "-".into(),
+    }
+}
+
 /// One sweep's status, one field a line.
 pub fn print_status(s: &pb::SweepStatus, out: &mut impl Write) -> Result<()> {
     let pct = if s.tasks_total > 0 { 100.0 * s.tasks_done as f64 / s.tasks_total as f64 } else { 100.0 };
@@ -43,6 +87,9 @@ pub fn print_status(s: &pb::SweepStatus, out: &mut impl Write) -> Result<()> {
     writeln!(out, "state           {}", state_name(s.state))?;
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
     writeln!(out, "successes       {}", s.successes)?;
+    if s.state == pb::SweepState::Running as i32 {
+        writeln!(out, "rate            {}", speed(s))?;
+    }
     writeln!(out, "configurations  {} ({} impossible)", s.configurations, s.impossible_configurations)?;
     writeln!(out, "shards failed   {}", s.shards_failed)?;
     if !s.error.is_empty() {

@@ -1,6 +1,7 @@
 //! `ksweep watch`: follow a sweep with a progress bar until it ends.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -8,20 +9,49 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ksweep_proto::convert::state_name;
 use ksweep_proto::v1 as pb;
 
-use crate::cmd::status::print_status;
+use crate::cmd::status::{print_status, speed};
 use crate::connect::{status_error, Client, ConnectArgs};
+
+/// How long `watch` keeps reconnecting to a coordinator that went away.
+const RECONNECT_FOR: Duration = Duration::from_secs(300);
+/// A progress line this often where stderr is not a terminal (nohup, Slurm).
+const LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// Follow a sweep's progress until it ends.
 #[derive(Debug, Args)]
 pub struct WatchArgs {
+    /// The sweep: its id, a unique prefix of it, or its name.
     pub id: String,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }
 
+/// Follows the sweep; when the coordinator goes away (a restart), connects
+/// again, as workers do, for up to RECONNECT_FOR.
 pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
-    let mut client = args.connect.connect().await?;
-    let last = follow(&mut client, &args.id).await?;
+    let mut progress = Progress::new();
+    let mut lost_since: Option<Instant> = None;
+    let last = loop {
+        let attempt = async {
+            let mut client = args.connect.connect().await?;
+            follow_with(&mut client, &args.id, &mut progress).await
+        };
+        match attempt.await {
+            Ok(last) => break last,
+            Err(e) if is_unreachable(&e) => {
+                let since = *lost_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > RECONNECT_FOR {
+                    return Err(
+                        e.context(format!("gave up after {} s without the coordinator", RECONNECT_FOR.as_secs()))
+                    );
+                }
+                progress.note(&format!("coordinator unreachable ({e:#}); connecting again"));
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    progress.finish();
     print_status(&last, out)?;
     if last.state != pb::SweepState::Done as i32 {
         bail!("sweep {} ended {}", last.sweep_id, state_name(last.state));
@@ -29,24 +59,97 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
+/// A lost connection or a coordinator shutting down, as opposed to an
+/// answer (a sweep not found, a bad token).
+fn is_unreachable(e: &anyhow::Error) -> bool {
+    let text = format!("{e:#}");
+    ["cannot connect", "shutting down", "transport error", "connection", "unavailable", "broken pipe"]
+        .iter()
+        .any(|needle| text.to_lowercase().contains(needle))
+}
+
 /// Draws progress from a status stream until the sweep ends; returns the
 /// last status.
 pub async fn follow(client: &mut Client, id: &str) -> Result<pb::SweepStatus> {
-    let mut stream = client.watch(pb::SweepRef { sweep_id: id.to_string() }).await.map_err(status_error)?.into_inner();
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} tasks {per_sec} eta {eta} {msg}",
-        )
-        .expect("valid template"),
-    );
+    let mut progress = Progress::new();
+    let last = follow_with(client, id, &mut progress).await;
+    progress.finish();
+    last
+}
+
+async fn follow_with(client: &mut Client, id: &str, progress: &mut Progress) -> Result<pb::SweepStatus> {
+    let request = pb::SweepRef { sweep_id: id.to_string() };
+    let mut stream = client.watch(request).await.map_err(watch_error)?.into_inner();
     let mut last = None;
-    while let Some(status) = stream.message().await.map_err(status_error)? {
-        bar.set_length(status.tasks_total);
-        bar.set_position(status.tasks_done);
-        bar.set_message(state_name(status.state));
+    while let Some(status) = stream.message().await.map_err(watch_error)? {
+        progress.show(&status);
         last = Some(status);
     }
-    bar.finish();
     last.context("the coordinator closed the watch without a status")
+}
+
+/// A stream error; "unavailable" kept in the text so a restart is told
+/// apart from an answer.
+fn watch_error(s: tonic::Status) -> anyhow::Error {
+    if s.code() == tonic::Code::Unavailable {
+        anyhow::anyhow!("unavailable: {}", s.message())
+    } else {
+        status_error(s)
+    }
+}
+
+/// Progress as a bar on a terminal, or a line every LOG_EVERY elsewhere;
+/// the rate and ETA are the coordinator's (over the last minute), not
+/// this process's guess from when it attached.
+struct Progress {
+    bar: Option<ProgressBar>,
+    logged: Option<Instant>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            let style =
+                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} tasks  {msg}")
+                    .expect("valid template");
+            bar.set_style(style);
+            bar
+        });
+        Progress { bar, logged: None }
+    }
+
+    fn show(&mut self, s: &pb::SweepStatus) {
+        let message = format!("{} · {}", state_name(s.state), speed(s));
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(s.tasks_total);
+                bar.set_position(s.tasks_done);
+                bar.set_message(message);
+            }
+            None => {
+                let due = self.logged.is_none_or(|t| t.elapsed() >= LOG_EVERY);
+                let ended = s.state != pb::SweepState::Running as i32;
+                if due || ended {
+                    let pct =
+                        if s.tasks_total > 0 { 100.0 * s.tasks_done as f64 / s.tasks_total as f64 } else { 100.0 };
+                    eprintln!("sweep {}: {}/{} tasks ({pct:.1} %), {message}", s.sweep_id, s.tasks_done, s.tasks_total);
+                    self.logged = Some(Instant::now());
+                }
+            }
+        }
+    }
+
+    fn note(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
 }

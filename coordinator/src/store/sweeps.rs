@@ -100,7 +100,10 @@ impl Store {
     /// Resolves an id, or the only sweep when `id` is None.
     pub fn resolve(&self, id: Option<&str>) -> Result<SweepRecord> {
         match id {
-            Some(id) => self.sweep_by_id(id)?.ok_or_else(|| Error::SweepNotFound(id.to_string())),
+            Some(id) => match self.sweep_by_id(id)? {
+                Some(record) => Ok(record),
+                None => self.sweep_by_prefix_or_name(id),
+            },
             None => {
                 let mut all = self.sweeps()?;
                 match all.len() {
@@ -108,6 +111,20 @@ impl Store {
                     0 => Err(Error::SweepNotFound("(none in the database)".into())),
                     n => Err(Error::AmbiguousSweep(n)),
                 }
+            }
+        }
+    }
+
+    /// The one sweep whose id starts with `text` or whose name is `text`.
+    fn sweep_by_prefix_or_name(&self, text: &str) -> Result<SweepRecord> {
+        let mut matches: Vec<SweepRecord> =
+            self.sweeps()?.into_iter().filter(|r| r.id.starts_with(text) || r.name == text).collect();
+        match matches.len() {
+            1 => Ok(matches.remove(0)),
+            0 => Err(Error::SweepNotFound(text.to_string())),
+            _ => {
+                let names: Vec<String> = matches.iter().map(|r| format!("{} {}", r.id, r.name)).collect();
+                Err(Error::AmbiguousId(text.to_string(), names.join(", ")))
             }
         }
     }

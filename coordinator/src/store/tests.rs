@@ -51,6 +51,30 @@ fn the_same_sweep_is_stored_once() {
 }
 
 #[test]
+fn a_sweep_is_named_by_its_id_a_unique_prefix_or_its_name() {
+    let mut store = Store::in_memory().unwrap();
+    let first = Sweep::parse(SPEC).unwrap();
+    let other = Sweep::parse(&SPEC.replacen("seed = ", "seed = 1", 1)).unwrap();
+    store.insert_sweep(&first).unwrap();
+    store.insert_sweep(&other).unwrap();
+    let (a, b) = (first.id(), other.id());
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    assert_eq!(store.resolve(Some(&a)).unwrap().id, a);
+    assert_eq!(store.resolve(Some(&a[..common + 1])).unwrap().id, a, "a unique prefix");
+    assert_eq!(store.resolve(Some(&b[..common + 1])).unwrap().id, b);
+    // Both sweeps share the spec's name: by name, or by a common prefix, it is ambiguous.
+    let err = store.resolve(Some(first.name())).unwrap_err();
+    assert!(matches!(err, Error::AmbiguousId(..)), "{err}");
+    assert!(err.to_string().contains(&a) && err.to_string().contains(&b), "{err}");
+    if common > 0 {
+        assert!(matches!(store.resolve(Some(&a[..common])), Err(Error::AmbiguousId(..))));
+    }
+    let renamed = Sweep::parse(&SPEC.replacen("name = ", "name = \"solo\"\n# ", 1)).unwrap();
+    store.insert_sweep(&renamed).unwrap();
+    assert_eq!(store.resolve(Some("solo")).unwrap().id, renamed.id(), "a unique name");
+}
+
+#[test]
 fn results_are_idempotent_and_counters_follow() {
     let mut store = Store::in_memory().unwrap();
     let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
