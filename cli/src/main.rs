@@ -8,7 +8,6 @@ mod connect;
 mod error_line;
 mod output_file;
 mod render;
-mod results;
 mod shutdown;
 mod source;
 mod spec_file;

@@ -9,10 +9,12 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod connections;
+mod dashboard;
 pub mod error;
 pub mod export;
 pub mod ids;
 pub mod query;
+pub mod records;
 pub mod scheduler;
 mod secret;
 mod server;

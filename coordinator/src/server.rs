@@ -110,6 +110,24 @@ pub async fn serve(
         }
     });
 
+    let dashboard = match shared.options.http {
+        Some(addr) => {
+            let http = TcpListener::bind(addr)
+                .await
+                .map_err(|e| Error::Internal(format!("--http {addr}: cannot listen: {e}")))?;
+            let bound = http.local_addr().map_err(|e| Error::Internal(e.to_string()))?;
+            tracing::info!(url = %format!("http://{bound}/"), "dashboard listening");
+            let stopping = shared.clone();
+            let shutdown = async move { stopping.stopped().await };
+            let shared = shared.clone();
+            Some(tokio::spawn(async move {
+                if let Err(e) = crate::dashboard::serve(http, shared, shutdown).await {
+                    tracing::error!(error = %e, "the dashboard stopped");
+                }
+            }))
+        }
+        None => None,
+    };
     tracing::info!(%local, tls = shared.options.tls.is_some(), "coordinator listening");
     let (incoming, acceptor) = crate::connections::accept(listener, limits);
     // The server stops accepting when `stop` flips; the shutdown future
@@ -143,6 +161,14 @@ pub async fn serve(
     };
     ticker.abort();
     let _ = ticker.await;
+    if let Some(mut dashboard) = dashboard {
+        // `stop` ended its event streams; pages in flight get the grace period.
+        shared.stop();
+        if tokio::time::timeout(GRACE, &mut dashboard).await.is_err() {
+            dashboard.abort();
+            let _ = dashboard.await;
+        }
+    }
     resumer.abort();
     let _ = resumer.await;
     // Stops accepting, and frees the port.

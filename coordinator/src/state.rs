@@ -37,6 +37,8 @@ pub struct CoordinatorOptions {
     pub tls: Option<TlsIdentity>,
     /// Connections open at once, and how long one may stay silent.
     pub connections: ConnectionLimits,
+    /// Serve the web dashboard on this address (off when None).
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// The coordinator's certificate chain and private key, PEM.
@@ -64,6 +66,7 @@ impl Default for CoordinatorOptions {
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             tls: None,
             connections: ConnectionLimits::default(),
+            http: None,
         }
     }
 }

@@ -50,6 +50,26 @@ pub struct CoordinatorArgs {
     /// The private key (PEM) of --tls-cert.
     #[arg(long, env = "KSWEEP_TLS_KEY", value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    #[command(flatten)]
+    pub http: HttpArg,
+}
+
+/// The web dashboard's address (`ksweep coordinator` and `ksweep run`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct HttpArg {
+    /// Serve the read-only web dashboard here; `--http` alone means
+    /// 127.0.0.1:8080. With a token, the dashboard asks for it.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    pub http: Option<String>,
+}
+
+impl HttpArg {
+    pub fn addr(&self) -> Result<Option<std::net::SocketAddr>> {
+        self.http
+            .as_deref()
+            .map(|a| a.parse().with_context(|| format!("--http: {a:?} is not an address like 127.0.0.1:8080")))
+            .transpose()
+    }
 }
 
 impl CoordinatorArgs {
@@ -70,6 +90,7 @@ impl CoordinatorArgs {
             max_tasks: self.max_tasks,
             max_configurations: self.max_configurations,
         };
+        o.http = self.http.addr()?;
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             o.tls = Some(TlsIdentity { cert_pem: read_pem("--tls-cert", cert)?, key_pem: read_pem("--tls-key", key)? });
         }

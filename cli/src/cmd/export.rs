@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
+use ksweep_coordinator::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
 use sweep::Progress;
 
 use crate::connect::SourceArgs;
 use crate::output_file::Partial;
-use crate::results::{write_jsonl, CsvWriter, ParquetWriter, Record};
 use crate::source::Source;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

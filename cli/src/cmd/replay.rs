@@ -98,7 +98,7 @@ async fn replay_all(
         let mut found: HashMap<(Method, u32, Vec<u64>), Replayed> = HashMap::new();
         for (method, spec) in replay.specs(options) {
             let text = spec.to_canonical_toml();
-            let (id, last) = crate::cmd::run::embedded(text.clone(), db, args.threads, signals).await?;
+            let (id, last) = crate::cmd::run::embedded(text.clone(), db, args.threads, None, signals).await?;
             last.map_err(|signal| Interrupted {
                 signal,
                 message: "the replay stopped; with --db, rerunning resumes it".into(),

@@ -14,6 +14,7 @@ use ksweep_worker::WorkerOptions;
 use sweep::{render, Sweep};
 use tokio::sync::oneshot;
 
+use crate::cmd::coordinator::HttpArg;
 use crate::cmd::status::print_status;
 use crate::cmd::table::TableView;
 use crate::cmd::watch::follow;
@@ -37,13 +38,15 @@ pub struct RunArgs {
     /// to stderr.
     #[command(flatten)]
     pub view: TableView,
+    #[command(flatten)]
+    pub http: HttpArg,
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     // Before anything else: a ctrl-c from here on stops the run cleanly.
     let mut signals = Signals::install().context("cannot install signal handlers")?;
     let text = crate::spec_file::load(&args.spec)?;
-    let (id, last) = embedded(text, &args.db, args.threads, &mut signals).await?;
+    let (id, last) = embedded(text, &args.db, args.threads, args.http.addr()?, &mut signals).await?;
     let last = last.map_err(|signal| Interrupted {
         signal,
         message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
@@ -66,6 +69,7 @@ pub async fn embedded(
     text: String,
     db: &Path,
     threads: usize,
+    http: Option<std::net::SocketAddr>,
     signals: &mut Signals,
 ) -> Result<(String, std::result::Result<pb::SweepStatus, Signal>)> {
     Sweep::parse(&text)?; // refuse a bad spec before starting anything
@@ -76,7 +80,11 @@ pub async fn embedded(
     // A fresh token for this run: another local process that finds the
     // loopback port cannot submit, poll or forge results into it.
     let token = ksweep_coordinator::random_token()?;
-    let options = CoordinatorOptions { token: Some(token.clone()), ..CoordinatorOptions::default() };
+    let options = CoordinatorOptions { token: Some(token.clone()), http, ..CoordinatorOptions::default() };
+    if let Some(addr) = http {
+        // The run's token is random: the link that logs this browser in.
+        eprintln!("dashboard: http://{addr}/?token={token}");
+    }
     let (stop_coordinator, coordinator_stopped) = oneshot::channel::<()>();
     let coordinator = tokio::spawn(ksweep_coordinator::serve(listener, store, options, async {
         let _ = coordinator_stopped.await;

@@ -32,6 +32,28 @@ pub(super) struct WorkerRun {
     pub sampled_at: Instant,
     /// Smoothed threads' worth of work it delivers: task time over wall time.
     pub parallelism: f64,
+    /// When it registered: the origin of `delivered`'s clock.
+    pub registered: Instant,
+    /// Tasks it delivered, and their rate over the last minute.
+    pub tasks: u64,
+    pub delivered: sweep::RateWindow,
+}
+
+/// A worker as the dashboard shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerView {
+    pub id: WorkerId,
+    pub threads: u32,
+    /// Shards it holds now.
+    pub shards: usize,
+    /// Since its last call.
+    pub silent: Duration,
+    /// Tasks delivered since it registered here, and a second over the
+    /// last minute (None until measured).
+    pub tasks: u64,
+    pub tasks_per_sec: Option<f64>,
+    /// Silent past a lease: presumed gone, its shards go to others.
+    pub lost: bool,
 }
 
 impl WorkerRun {
@@ -53,6 +75,7 @@ impl WorkerRun {
         if std::mem::take(&mut self.progressed) {
             self.progress_at = now;
         }
+        self.delivered.observe(now.saturating_duration_since(self.registered), self.tasks);
     }
 }
 
@@ -68,16 +91,50 @@ impl Scheduler {
             reported_micros: 0.0,
             sampled_at: now,
             parallelism: 0.0,
+            registered: now,
+            tasks: 0,
+            delivered: sweep::RateWindow::new(Duration::from_secs(60)),
         };
         self.workers.insert(worker, run);
     }
 
+    /// The workers known here, by id, as of `now`.
+    pub fn workers(&self, now: Instant) -> Vec<WorkerView> {
+        let mut held: HashMap<WorkerId, usize> = HashMap::new();
+        for shard in self.shards.values() {
+            if let ShardState::Leased(lease) = &shard.state {
+                *held.entry(lease.worker).or_default() += 1;
+            }
+        }
+        let mut views: Vec<WorkerView> = self
+            .workers
+            .iter()
+            .map(|(&id, w)| {
+                let silent = now.saturating_duration_since(w.seen);
+                let mut delivered = w.delivered.clone();
+                delivered.observe(now.saturating_duration_since(w.registered), w.tasks);
+                WorkerView {
+                    id,
+                    threads: w.threads,
+                    shards: held.get(&id).copied().unwrap_or(0),
+                    silent,
+                    tasks: w.tasks,
+                    tasks_per_sec: delivered.rate(),
+                    lost: silent > self.config.lease,
+                }
+            })
+            .collect();
+        views.sort_by_key(|v| v.id.0);
+        views
+    }
+
     /// Notes new results from a worker (their task time, bounded): its
     /// throughput, and that it is making progress.
-    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64) {
+    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64, tasks: usize) {
         if let Some(w) = self.workers.get_mut(&worker) {
             w.progressed = true;
             w.reported_micros += micros;
+            w.tasks += tasks as u64;
         }
     }
 

@@ -27,6 +27,7 @@ mod starts;
 mod sweep_run;
 
 pub use assign::{Assignment, Grant, LeasedShard};
+pub use lease::WorkerView;
 pub use report::{Settled, ShardReport, TaskReport};
 pub use shard::{Lease, ShardState};
 pub use starts::DrawnStarts;

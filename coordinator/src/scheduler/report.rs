@@ -163,7 +163,7 @@ impl Scheduler {
                 self.rate.observe(micros, new_tasks, cost.cost_per_task());
             }
             if new_tasks > 0 {
-                self.note_progress(worker, micros);
+                self.note_progress(worker, micros, new_tasks);
             }
             if remaining == 0 {
                 self.transition(report.shard, ShardState::Done);

@@ -1,12 +1,11 @@
-//! Task results as `ksweep export` writes them: one typed record per task,
-//! the same columns in CSV, JSON lines and Parquet (documented in
-//! docs/export.md), booleans as `true`/`false` everywhere.
+//! Task results as exports write them (`ksweep export`, the dashboard's
+//! downloads): one typed record per task, the same columns in CSV, JSON
+//! lines and Parquet (documented in docs/export.md), booleans as
+//! `true`/`false` everywhere.
 
-use std::fs::File;
 use std::io::Write;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
@@ -14,6 +13,8 @@ use ksweep_proto::v1 as pb;
 use parquet::arrow::ArrowWriter;
 use serde::Serialize;
 use sweep::csv;
+
+use crate::error::{Error, Result};
 
 /// The columns, in order, as every format names them.
 pub const COLUMNS: [&str; 13] = [
@@ -96,11 +97,11 @@ fn list(values: &[u32]) -> String {
 pub struct CsvWriter;
 
 impl CsvWriter {
-    pub fn header(out: &mut impl Write) -> Result<()> {
-        Ok(out.write_all(csv::record(COLUMNS).as_bytes())?)
+    pub fn header(out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(csv::record(COLUMNS).as_bytes())
     }
 
-    pub fn write(r: &Record, out: &mut impl Write) -> Result<()> {
+    pub fn write(r: &Record, out: &mut impl Write) -> std::io::Result<()> {
         let (dims, n, shape, start) =
             (r.dims.to_string(), r.n.map_or_else(String::new, |n| n.to_string()), list(&r.shape), list(&r.start));
         let (attempts, visited, micros) = (r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
@@ -119,27 +120,32 @@ impl CsvWriter {
             &r.worker,
             &r.sweep_state,
         ];
-        Ok(out.write_all(csv::record(fields).as_bytes())?)
+        out.write_all(csv::record(fields).as_bytes())
     }
 }
 
 /// Writes one JSON object per line, its keys the columns.
-pub fn write_jsonl(r: &Record, out: &mut impl Write) -> Result<()> {
+pub fn write_jsonl(r: &Record, out: &mut impl Write) -> std::io::Result<()> {
     // Serialised first, so a closed pipe is an io::Error the CLI recognises.
-    let mut line = serde_json::to_string(r)?;
+    let mut line = serde_json::to_string(r).expect("a record serialises");
     line.push('\n');
-    Ok(out.write_all(line.as_bytes())?)
+    out.write_all(line.as_bytes())
 }
 
 /// Writes a Parquet file, a row group per batch of records.
-pub struct ParquetWriter {
-    writer: ArrowWriter<File>,
+pub struct ParquetWriter<W: Write + Send> {
+    writer: ArrowWriter<W>,
     schema: Arc<Schema>,
 }
 
-impl ParquetWriter {
+/// A Parquet or Arrow failure as ours.
+fn parquet_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Internal(format!("{what}: {e}"))
+}
+
+impl<W: Write + Send> ParquetWriter<W> {
     /// A writer into `file`.
-    pub fn new(file: File) -> Result<ParquetWriter> {
+    pub fn new(file: W) -> Result<ParquetWriter<W>> {
         let list = |name: &str| {
             Field::new(name, DataType::List(Arc::new(Field::new_list_field(DataType::UInt32, true))), false)
         };
@@ -162,7 +168,8 @@ impl ParquetWriter {
         let props = parquet::file::properties::WriterProperties::builder()
             .set_compression(parquet::basic::Compression::SNAPPY)
             .build();
-        let writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).context("starting the Parquet file")?;
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(props))
+            .map_err(|e| parquet_error("starting the Parquet file", e))?;
         Ok(ParquetWriter { writer, schema })
     }
 
@@ -213,13 +220,13 @@ impl ParquetWriter {
             Arc::new(worker.finish()),
             Arc::new(state.finish()),
         ];
-        let batch = RecordBatch::try_new(self.schema.clone(), columns).context("building a Parquet batch")?;
-        self.writer.write(&batch).context("writing the Parquet file")
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)
+            .map_err(|e| parquet_error("building a Parquet batch", e))?;
+        self.writer.write(&batch).map_err(|e| parquet_error("writing the Parquet file", e))
     }
 
-    /// Writes the footer; the file is complete only after this.
-    pub fn finish(self) -> Result<()> {
-        self.writer.close().context("closing the Parquet file")?;
-        Ok(())
+    /// Writes the footer; the file is complete only after this. Returns the writer.
+    pub fn finish(self) -> Result<W> {
+        self.writer.into_inner().map_err(|e| parquet_error("closing the Parquet file", e))
     }
 }

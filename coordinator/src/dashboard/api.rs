@@ -1,0 +1,293 @@
+//! The dashboard's data: JSON for the page, a live-update event stream,
+//! downloads (results, report). Errors become the HTTP status they mean.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Response};
+use axum::Json;
+use figures::{Chart, ChartSpec, Figure, FigureError, Quantity};
+use ksweep_proto::convert::state_name;
+use ksweep_proto::v1 as pb;
+use serde_json::{json, Value};
+use sweep::{format_eta, format_rate, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions};
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::{Dashboard, UPDATE_EVERY};
+use crate::error::Error;
+use crate::query;
+use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
+use crate::state::now;
+
+/// Rows per page of a download.
+const PAGE: usize = 8192;
+
+/// An error as an HTTP answer: a missing sweep is 404, a bad request 400.
+pub(super) struct HttpError(Error);
+
+impl From<Error> for HttpError {
+    fn from(e: Error) -> HttpError {
+        HttpError(e)
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let status = match &self.0 {
+            Error::SweepNotFound(_) => StatusCode::NOT_FOUND,
+            Error::AmbiguousSweep(_) | Error::AmbiguousId(..) => StatusCode::BAD_REQUEST,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        (status, self.0.to_string()).into_response()
+    }
+}
+
+type Answer<T> = Result<T, HttpError>;
+
+/// A status as the page reads it.
+fn status_json(s: &pb::SweepStatus) -> Value {
+    let progress = Progress::from(s);
+    json!({
+        "id": s.sweep_id,
+        "name": s.name,
+        "state": state_name(s.state),
+        "done": s.tasks_done,
+        "total": s.tasks_total,
+        "successes": s.successes,
+        "configurations": s.configurations,
+        "shards_failed": s.shards_failed,
+        "created_ms": s.created_unix_ms,
+        "rate": s.rate_per_sec,
+        "rate_text": s.rate_per_sec.map(format_rate),
+        "eta_text": s.eta_secs.map(|e| format_eta(Duration::from_secs_f64(e))),
+        "warning": progress.warning(),
+        "error": s.error,
+    })
+}
+
+pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
+    let statuses = d.shared.with_store(|s| query::sweeps(s)).await?;
+    let list: Vec<Value> = statuses.into_iter().map(|s| status_json(&d.shared.with_rate(s))).collect();
+    Ok(Json(Value::Array(list)))
+}
+
+/// One sweep: status, tasks by method, the accuracy tables (with
+/// denominators and intervals), the plots as SVG, and the spec.
+pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
+    let (status, table) =
+        d.shared.with_store(move |s| Ok((query::status(s, Some(&id))?, query::table(s, Some(&id))?))).await?;
+    let status = d.shared.with_rate(status);
+    let rows = table.rows;
+    let mut methods: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
+    let rank = sweep::first_appearances(rows.iter().map(|r| r.method.as_str()));
+    for r in &rows {
+        let entry = methods.entry(r.method.clone()).or_insert((0, 0, rank[r.method.as_str()]));
+        entry.0 += r.tasks;
+        entry.1 += r.successes;
+    }
+    let mut methods: Vec<(String, (u64, u64, usize))> = methods.into_iter().collect();
+    methods.sort_by_key(|(_, (_, _, rank))| *rank);
+    let methods: Vec<Value> =
+        methods.into_iter().map(|(m, (tasks, ok, _))| json!({"method": m, "done": tasks, "successes": ok})).collect();
+    let tables = sweep::render(
+        &rows,
+        &TableOptions {
+            layout: TableLayout::ByMethods,
+            format: TableFormat::Html,
+            moves: None,
+            metric: Metric::Accuracy,
+            intervals: true,
+            progress: None,
+        },
+    );
+    let name = status.name.clone();
+    let (accuracy, time) = tokio::task::spawn_blocking(move || {
+        (plot(&rows, &name, Quantity::Accuracy), plot(&rows, &name, Quantity::Time))
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("plotting: {e}")))?;
+    let mut value = status_json(&status);
+    let object = value.as_object_mut().expect("a status is an object");
+    object.insert("methods".into(), methods.into());
+    object.insert("tables".into(), tables.into());
+    object.insert("accuracy_svg".into(), accuracy.into());
+    object.insert("time_svg".into(), time.into());
+    object.insert("spec".into(), status.spec_toml.clone().into());
+    Ok(Json(value))
+}
+
+/// A chart as SVG, or null while there is nothing to plot.
+fn plot(rows: &[AggregateRow], name: &str, quantity: Quantity) -> Option<String> {
+    let spec = ChartSpec {
+        quantity,
+        layout: TableLayout::ByMethods,
+        moves: None,
+        title: format!("{} · sweep {name}", quantity.title()),
+        warning: None,
+    };
+    match Chart::new(rows, &spec).map(Figure::Chart).and_then(|f| f.svg()) {
+        Ok(svg) => Some(svg),
+        Err(FigureError::Empty(_)) => None,
+        Err(e) => {
+            tracing::warn!(error = %e, "dashboard plot failed");
+            None
+        }
+    }
+}
+
+/// The workers: those the scheduler knows (alive, or silent past a lease)
+/// and those registered before but gone since.
+pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
+    let names = d.shared.with_store(|s| s.worker_names()).await?;
+    let known = d.shared.scheduler().workers(now());
+    let mut list: Vec<Value> = known
+        .iter()
+        .map(|w| {
+            json!({
+                "id": w.id.0,
+                "name": names.get(&w.id.0).cloned().unwrap_or_default(),
+                "threads": w.threads,
+                "shards": w.shards,
+                "silent_secs": w.silent.as_secs_f64(),
+                "tasks": w.tasks,
+                "tasks_per_sec": w.tasks_per_sec,
+                "rate_text": w.tasks_per_sec.map(format_rate),
+                "state": if w.lost { "silent" } else { "alive" },
+            })
+        })
+        .collect();
+    let mut gone: Vec<(&u64, &String)> = names.iter().filter(|(id, _)| !known.iter().any(|w| w.id.0 == **id)).collect();
+    gone.sort();
+    // The most recent gone workers; the rest are history.
+    for (id, name) in gone.into_iter().rev().take(50) {
+        list.push(json!({"id": id, "name": name, "state": "gone"}));
+    }
+    Ok(Json(json!({ "workers": list })))
+}
+
+/// Live updates: an event whenever results arrive (at most every
+/// UPDATE_EVERY), and every few seconds anyway, for rates and heartbeats.
+pub(super) async fn events(State(d): State<Dashboard>) -> impl IntoResponse {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(4);
+    let shared = d.shared.clone();
+    tokio::spawn(async move {
+        let mut changes = shared.subscribe();
+        let mut count = 0u64;
+        loop {
+            count += 1;
+            if tx.send(Ok(Event::default().event("change").data(count.to_string()))).await.is_err() {
+                return; // the page went away
+            }
+            tokio::select! {
+                _ = tx.closed() => return,
+                _ = shared.stopped() => return,
+                _ = tokio::time::timeout(Duration::from_secs(3), changes.changed()) => {}
+            }
+            tokio::time::sleep(UPDATE_EVERY).await;
+        }
+    });
+    Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default())
+}
+
+/// Streams a sweep's results as CSV or JSON lines, page by page.
+fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(2);
+    tokio::spawn(async move {
+        let first = d.shared.with_store(move |s| query::export(s, Some(&id))).await;
+        let export = match first {
+            Ok(e) => e,
+            Err(e) => {
+                let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
+                return;
+            }
+        };
+        let state = Progress::from(&export.status).state_label().to_string();
+        let mut bytes = Vec::new();
+        if csv {
+            let _ = CsvWriter::header(&mut bytes);
+        }
+        let mut after = None;
+        loop {
+            let (export_page, at) = (export.clone(), after.take());
+            let page = match d.shared.with_store(move |s| query::export_page(s, &export_page, at, PAGE)).await {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
+                    return;
+                }
+            };
+            for row in page.rows {
+                let record = Record::new(row, &state);
+                let _ = if csv { CsvWriter::write(&record, &mut bytes) } else { write_jsonl(&record, &mut bytes) };
+            }
+            if tx.send(Ok(std::mem::take(&mut bytes))).await.is_err() {
+                return;
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return,
+            }
+        }
+    });
+    let kind = if csv { "text/csv; charset=utf-8" } else { "application/x-ndjson" };
+    ([(header::CONTENT_TYPE, kind)], Body::from_stream(ReceiverStream::new(rx))).into_response()
+}
+
+pub(super) async fn results_csv(State(d): State<Dashboard>, Path(id): Path<String>) -> Response {
+    results_text(d, id, true)
+}
+
+pub(super) async fn results_jsonl(State(d): State<Dashboard>, Path(id): Path<String>) -> Response {
+    results_text(d, id, false)
+}
+
+/// The results as one Parquet file, built in memory (it has a footer).
+pub(super) async fn results_parquet(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Response> {
+    let bytes = d
+        .shared
+        .with_store(move |s| {
+            let export = query::export(s, Some(&id))?;
+            let state = Progress::from(&export.status).state_label().to_string();
+            let mut writer = ParquetWriter::new(Vec::new())?;
+            let mut after = None;
+            loop {
+                let page = query::export_page(s, &export, after.take(), PAGE)?;
+                let records: Vec<Record> = page.rows.into_iter().map(|r| Record::new(r, &state)).collect();
+                writer.write(&records)?;
+                match page.next {
+                    Some(next) => after = Some(next),
+                    None => break,
+                }
+            }
+            writer.finish()
+        })
+        .await?;
+    Ok(([(header::CONTENT_TYPE, "application/vnd.apache.parquet")], bytes).into_response())
+}
+
+/// The sweep's report page, as `ksweep report` writes it (without failure maps).
+pub(super) async fn report(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Html<String>> {
+    let (status, table) =
+        d.shared.with_store(move |s| Ok((query::status(s, Some(&id))?, query::table(s, Some(&id))?))).await?;
+    let input = figures::report::ReportInput {
+        name: status.name.clone(),
+        id: status.sweep_id.clone(),
+        progress: Progress::from(&status),
+        successes: status.successes,
+        configurations: status.configurations,
+        spec_toml: status.spec_toml.clone(),
+        rows: table.rows,
+        maps: Vec::new(),
+        generator: format!("ksweep-coordinator {}", env!("CARGO_PKG_VERSION")),
+    };
+    let html = tokio::task::spawn_blocking(move || figures::report::html(&input))
+        .await
+        .map_err(|e| Error::Internal(format!("report: {e}")))?
+        .map_err(|e| Error::Internal(format!("report: {e}")))?;
+    Ok(Html(html))
+}
