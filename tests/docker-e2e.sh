@@ -24,7 +24,8 @@ fi
 spec=specs/docker-e2e.toml
 project="ksweep-e2e-$$"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-export KSWEEP_PORT=$port KSWEEP_IMAGE="knight-sweep:e2e-$$" KSWEEP_TOKEN="e2e-secret-$$"
+http_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export KSWEEP_PORT=$port KSWEEP_HTTP_PORT=$http_port KSWEEP_IMAGE="knight-sweep:e2e-$$" KSWEEP_TOKEN="e2e-secret-$$"
 url="http://127.0.0.1:$port"
 work=$(mktemp -d)
 compose() { docker-compose -p "$project" -f docker-compose.yml "$@"; }
@@ -58,6 +59,23 @@ say "cluster: coordinator + 3 workers"
 compose up -d --scale worker=3 >"$work/up.log" 2>&1 || { cat "$work/up.log"; exit 1; }
 id=$("$k" submit "$spec" --coordinator "$url" | tail -n 1)
 say "submitted sweep $id"
+
+# The dashboard is published on 127.0.0.1 and asks for the token.
+dashboard() { # path [token] -> HTTP status
+    python3 - "http://127.0.0.1:$http_port$1" "${2:-}" <<'PY'
+import sys, urllib.request, urllib.error
+request = urllib.request.Request(sys.argv[1])
+if sys.argv[2]:
+    request.add_header("Authorization", "Bearer " + sys.argv[2])
+try:
+    print(urllib.request.urlopen(request, timeout=10).status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+PY
+}
+[ "$(dashboard /api/sweeps)" = 401 ] || { say "the dashboard answered without the token"; exit 1; }
+[ "$(dashboard "/api/sweeps/$id" "$KSWEEP_TOKEN")" = 200 ] || { say "the dashboard did not show sweep $id"; exit 1; }
+say "dashboard on 127.0.0.1:$http_port: 401 without the token, the sweep with it"
 
 done_tasks() { "$k" status "$id" --coordinator "$url" 2>/dev/null | awk '/^tasks/ { print $2 " " $4 }'; }
 state() { "$k" status "$id" --coordinator "$url" 2>/dev/null | awk '/^state/ { print $2 }'; }

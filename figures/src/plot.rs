@@ -14,6 +14,8 @@ use crate::palette::colour;
 use crate::{Chart, FigureError, Panel, Quantity};
 
 const PANEL: (u32, u32) = (560, 380);
+/// Width of a chart of one panel.
+const SINGLE_WIDTH: u32 = 840;
 const TITLE_BAND: u32 = 44;
 /// The legend row under the title: one entry per series, shared by every panel.
 const LEGEND_BAND: u32 = 28;
@@ -36,11 +38,13 @@ fn header(chart: &Chart) -> u32 {
     TITLE_BAND + LEGEND_BAND + if chart.warning.is_some() { WARNING_BAND } else { 0 }
 }
 
-/// The chart's size in pixels: its title band and a grid of panels.
+/// The chart's size in pixels: its title band and a grid of panels (one
+/// panel alone is drawn wider, so the title fits).
 pub(crate) fn size(chart: &Chart) -> (u32, u32) {
     let cols = columns(chart);
     let rows = (chart.panels.len() as u32).div_ceil(cols);
-    (PANEL.0 * cols, header(chart) + PANEL.1 * rows)
+    let width = if cols == 1 { SINGLE_WIDTH } else { PANEL.0 * cols };
+    (width, header(chart) + PANEL.1 * rows)
 }
 
 pub(crate) fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) -> Result<(), FigureError> {
