@@ -72,6 +72,9 @@ enum Command {
     Watch(cmd::watch::WatchArgs),
     /// Cancel a running sweep.
     Cancel(cmd::cancel::CancelArgs),
+    /// Run a cancelled sweep again from where it stopped (submitting its
+    /// spec again does the same).
+    Resume(cmd::resume::ResumeArgs),
     /// Print a sweep's accuracy or timing tables.
     Table(cmd::table::TableArgs),
     /// Write every task result as CSV, JSON lines or Parquet (columns:
@@ -128,6 +131,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Status(args) => block_on("warn", cmd::status::run(args, &mut out))?,
         Command::Watch(args) => block_on("warn", cmd::watch::run(args, &mut out))?,
         Command::Cancel(args) => block_on("warn", cmd::cancel::run(args, &mut out))?,
+        Command::Resume(args) => block_on("warn", cmd::resume::run(args, &mut out))?,
         Command::Table(args) => block_on("warn", cmd::table::run(args, &mut out))?,
         Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,
         Command::Plot(args) => block_on("warn", cmd::plot::run(args, &mut out))?,

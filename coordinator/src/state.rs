@@ -288,10 +288,20 @@ impl Shared {
     }
 
     /// Stores a sweep (or finds the stored one with its id) and schedules
-    /// it if it is running. Returns its record and whether it is new.
+    /// it if it is running. A cancelled sweep submitted again runs again,
+    /// from where it stopped (its results and open shards are stored).
+    /// Returns its record and whether it is new.
     pub async fn submit(&self, sweep: Arc<Sweep>) -> Result<(SweepRecord, bool)> {
         let for_store = sweep.clone();
-        let (record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
+        let (mut record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
+        if record.state == SweepState::Cancelled {
+            let key = record.key;
+            let written = self.with_store(move |s| s.set_state(key, SweepState::Running, None)).await;
+            self.note_write(&written);
+            written?;
+            record.state = SweepState::Running;
+            tracing::info!(sweep = %record.id, done = record.tasks_done, "cancelled sweep resumed");
+        }
         if record.state == SweepState::Running {
             self.load(record.key, sweep).await?;
         }

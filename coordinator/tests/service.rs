@@ -225,6 +225,25 @@ async fn cancel_revokes_held_shards_and_hands_out_no_more() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_cancelled_sweep_submitted_again_runs_again_from_where_it_stopped() {
+    let c = Coordinator::start(None).await;
+    let mut sweeps = c.sweeps(None).await;
+    let id = submit(&mut sweeps).await;
+    let mut workers = c.workers(None).await;
+    let w = register(&mut workers, "w").await;
+    let held = poll(&mut workers, &w, 1, &[]).await.shards;
+    sweeps.cancel(pb::SweepRef { sweep_id: id.clone() }).await.unwrap();
+    assert!(poll(&mut workers, &w, 4, &[lease_of(&held[0])]).await.shards.is_empty());
+    // `ksweep resume ID` submits the stored spec: the same sweep, running again.
+    let spec = sweeps.status(pb::SweepRef { sweep_id: id.clone() }).await.unwrap().into_inner().spec_toml;
+    let again = sweeps.submit(pb::SubmitRequest { spec_toml: spec }).await.unwrap().into_inner();
+    assert_eq!((again.sweep_id.as_str(), again.created), (id.as_str(), false));
+    assert_eq!(again.status.unwrap().state, pb::SweepState::Running as i32);
+    assert!(!poll(&mut workers, &w, 4, &[]).await.shards.is_empty(), "its shards are handed out again");
+    c.stop().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
 async fn every_rpc_needs_the_token() {
     let c = Coordinator::start(Some("s3cret")).await;
     for token in [None, Some("wrong")] {

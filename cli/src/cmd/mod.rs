@@ -12,6 +12,7 @@ pub mod health;
 pub mod plot;
 pub mod replay;
 pub mod report;
+pub mod resume;
 pub mod run;
 pub mod status;
 pub mod submit;

@@ -1,0 +1,34 @@
+//! `ksweep resume`: run a cancelled sweep again from where it stopped.
+
+use std::io::Write;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use ksweep_proto::convert::state_name;
+use ksweep_proto::v1 as pb;
+
+use crate::cmd::status::print_status;
+use crate::connect::{status_error, ConnectArgs};
+
+/// Resume a cancelled sweep: its stored results stay, the rest runs.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The sweep: its id, a unique prefix of it, or its name.
+    pub id: String,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+pub async fn run(args: ResumeArgs, out: &mut impl Write) -> Result<()> {
+    let mut client = args.connect.connect().await?;
+    let status = client.status(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
+    if status.state == pb::SweepState::Done as i32 || status.state == pb::SweepState::Failed as i32 {
+        bail!("sweep {} is {}; only a cancelled sweep resumes", status.sweep_id, state_name(status.state));
+    }
+    // Submitting the stored spec names the same sweep; a cancelled one runs again.
+    let reply = client.submit(pb::SubmitRequest { spec_toml: status.spec_toml }).await.map_err(status_error)?;
+    match reply.into_inner().status {
+        Some(status) => print_status(&status, out),
+        None => bail!("the coordinator answered without a status"),
+    }
+}
