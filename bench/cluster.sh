@@ -6,6 +6,10 @@
 #   bench/cluster.sh overhead     a CPU-bound spec through coordinator + 2 workers x 1 thread
 #                                 vs `ksweep run --threads 2`, in one run (target <= 5 % slower)
 #   bench/cluster.sh memory       coordinator RSS with a planned 10^8-task sweep (target < 200 MB)
+#   bench/cluster.sh dashboards   the small-task run with 0 and with 5 dashboards open (each
+#                                 following the event stream and fetching the sweep's page
+#                                 data on every event, as the page does): time, coordinator
+#                                 CPU, and the page-data latency
 #   bench/cluster.sh all
 #
 # Everything listens on 127.0.0.1 and is killed on exit.
@@ -26,6 +30,19 @@ cpu_secs() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' 
 hwm_mb() { awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
+
+small_spec() { # file
+    # 2,000 move orders of the knight on 8x8 (a real question: how much does
+    # W's accuracy depend on move order?), every start, methods w and w+.
+    python3 - "$1" <<'PY'
+import itertools, sys
+moves = [(2,1),(2,-1),(-2,1),(-2,-1),(1,2),(1,-2),(-1,2),(-1,-2)]
+with open(sys.argv[1], "w") as f:
+    f.write('name = "bench-small"\nseed = 1\nstarts = 64\nmethods = ["w", "w+"]\n')
+    for order in itertools.islice(itertools.permutations(moves), 2000):
+        f.write("[[grid]]\nmoves = [%s]\nshapes = [[8, 8]]\n" % ", ".join("[%d, %d]" % m for m in order))
+PY
+}
 
 start_coordinator() { # db port [args..] -> sets COORD
     local db=$1 port=$2; shift 2
@@ -56,16 +73,7 @@ wait_done() { # port id
 }
 
 throughput() {
-    # 2,000 move orders of the knight on 8x8 (a real question: how much does
-    # W's accuracy depend on move order?), every start, methods w and w+.
-    python3 - "$WORK/small.toml" <<'PY'
-import itertools, sys
-moves = [(2,1),(2,-1),(-2,1),(-2,-1),(1,2),(1,-2),(-1,2),(-1,-2)]
-with open(sys.argv[1], "w") as f:
-    f.write('name = "bench-small"\nseed = 1\nstarts = 64\nmethods = ["w", "w+"]\n')
-    for order in itertools.islice(itertools.permutations(moves), 2000):
-        f.write("[[grid]]\nmoves = [%s]\nshapes = [[8, 8]]\n" % ", ".join("[%d, %d]" % m for m in order))
-PY
+    small_spec "$WORK/small.toml"
     local port; port=$(free_port)
     start_coordinator "$WORK/small.db" "$port"
     start_worker "$port" 2
@@ -127,10 +135,58 @@ memory() {
     wait 2>/dev/null || true
 }
 
+dashboards() {
+    small_spec "$WORK/small.toml"
+    echo "## the small-task run with dashboards open (coordinator + 1 worker x 2 threads)"
+    local open
+    for open in 0 5; do
+        local port http id t0 t1
+        port=$(free_port)
+        http=$(free_port)
+        start_coordinator "$WORK/dash-$open.db" "$port" --http "127.0.0.1:$http"
+        start_worker "$port" 2
+        id=$("$K" submit "$WORK/small.toml" --coordinator "http://127.0.0.1:$port" | tail -n 1)
+        # Pages: follow /events, fetch the sweep's data on each event.
+        python3 - "$http" "$id" "$open" >"$WORK/pages.log" 2>&1 <<'PY' &
+import sys, threading, time, urllib.request
+http, sweep, pages = sys.argv[1], sys.argv[2], int(sys.argv[3])
+latencies = []
+def page():
+    events = urllib.request.urlopen(f"http://127.0.0.1:{http}/events", timeout=600)
+    for line in events:
+        if line.startswith(b"event: change"):
+            t = time.perf_counter()
+            urllib.request.urlopen(f"http://127.0.0.1:{http}/api/sweeps/{sweep}", timeout=60).read()
+            latencies.append(time.perf_counter() - t)
+for _ in range(pages):
+    threading.Thread(target=page, daemon=True).start()
+try:
+    while True:
+        time.sleep(1)
+        if latencies:
+            l = sorted(latencies)
+            print(f"{len(l)} page loads, mean {1000 * sum(l) / len(l):.1f} ms, p95 {1000 * l[int(0.95 * (len(l) - 1))]:.1f} ms", flush=True)
+except KeyboardInterrupt:
+    pass
+PY
+        local pages=$!
+        PIDS+=("$pages")
+        t0=$(now)
+        wait_done "$port" "$id"
+        t1=$(now)
+        awk -v o="$open" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d dashboards: sweep %.2f s", o, b - a }'
+        echo "; coordinator CPU $(cpu_secs "$COORD") s; pages: $(tail -n 1 "$WORK/pages.log" 2>/dev/null || echo none)"
+        kill "${PIDS[@]}" 2>/dev/null || true
+        PIDS=()
+        wait 2>/dev/null || true
+    done
+}
+
 case "${1:-all}" in
     throughput) throughput ;;
     overhead) overhead ;;
     memory) memory ;;
-    all) throughput; overhead; memory ;;
-    *) echo "usage: $0 [throughput|overhead|memory|all]" >&2; exit 2 ;;
+    dashboards) dashboards ;;
+    all) throughput; overhead; memory; dashboards ;;
+    *) echo "usage: $0 [throughput|overhead|memory|dashboards|all]" >&2; exit 2 ;;
 esac

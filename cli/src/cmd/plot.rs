@@ -169,7 +169,11 @@ pub fn sweep_map(entry: &ConfigEntry, status: &pb::SweepStatus, results: Vec<Sta
 }
 
 fn map_title(entry: &ConfigEntry, starts: &str, sweep: &str) -> String {
-    format!("Failures on ({}) {} from {starts} · sweep {sweep}", entry.moves_label(), entry.shape_label())
+    format!(
+        "Failures on {} {} from {starts} · sweep {sweep}",
+        figures::rule_name(&entry.moves_label()),
+        entry.shape_label()
+    )
 }
 
 /// The task results of the configurations `configs` (by index), one list
@@ -187,12 +191,24 @@ pub async fn start_results(source: &mut Source, sweep_id: &str, configs: &[u32])
     Ok(results)
 }
 
-/// Failed tasks of each configuration, by index.
-pub fn failures(rows: &[AggregateRow], config: u32) -> u64 {
-    rows.iter().filter(|r| r.config == config).map(|r| r.tasks - r.successes.min(r.tasks)).sum()
+/// Some method found a tour on the configuration: a board where methods
+/// fail from some starts only, the kind a failure map tells most about.
+pub fn found_some(rows: &[AggregateRow], config: u32) -> bool {
+    rows.iter().any(|r| r.config == config && r.successes > 0)
 }
 
-/// The 2D or 3D board the flags name; of several, the one with the most failures.
+/// The methods' failures on a configuration, by index: tasks neither a
+/// tour nor proven impossible from their start; none on a board where no
+/// tour exists at all (every start fails there, and says nothing).
+pub fn failures(rows: &[AggregateRow], config: u32) -> u64 {
+    rows.iter()
+        .filter(|r| r.config == config && !r.no_open_tour())
+        .map(|r| r.tasks.saturating_sub(r.successes).saturating_sub(r.no_tour))
+        .sum()
+}
+
+/// The 2D or 3D board the flags name; of several, the one with the most
+/// failures among those where some start found a tour.
 fn pick_board<'s>(sweep: &'s Sweep, rows: &[AggregateRow], args: &PlotArgs) -> Result<&'s ConfigEntry> {
     let candidates: Vec<&ConfigEntry> = sweep
         .configurations()
@@ -202,15 +218,18 @@ fn pick_board<'s>(sweep: &'s Sweep, rows: &[AggregateRow], args: &PlotArgs) -> R
         .filter(|e| args.n.is_none_or(|n| e.n() == Some(n)))
         .filter(|e| args.rule.as_ref().is_none_or(|r| *r == e.moves_label()))
         .collect();
-    let Some(best) = candidates.iter().copied().max_by_key(|e| (failures(rows, e.index), std::cmp::Reverse(e.index)))
+    let Some(best) = candidates
+        .iter()
+        .copied()
+        .max_by_key(|e| (found_some(rows, e.index), failures(rows, e.index), std::cmp::Reverse(e.index)))
     else {
         bail!("--kind failures: no 2D or 3D board of the sweep matches --rule/--dims/--n");
     };
     if candidates.len() > 1 {
         eprintln!(
-            "{} boards match; drawing ({}) {} (most failures); narrow with --rule, --dims, --n",
+            "{} boards match; drawing {} {} (most failures); narrow with --rule, --dims, --n",
             candidates.len(),
-            best.moves_label(),
+            figures::rule_name(&best.moves_label()),
             best.shape_label()
         );
     }

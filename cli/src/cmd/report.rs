@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use figures::report::{self, ReportInput};
 use sweep::{Progress, Sweep};
 
-use crate::cmd::plot::{failures, start_results, sweep_map};
+use crate::cmd::plot::{failures, found_some, start_results, sweep_map};
 use crate::connect::SourceArgs;
 use crate::output_file::write_whole;
 use crate::source::Source;
@@ -50,9 +50,13 @@ pub async fn run(args: ReportArgs, _out: &mut impl Write) -> Result<()> {
     let rows = source.table_rows(Some(&status.sweep_id)).await?;
     let sweep = Sweep::parse(&status.spec_toml).context("the sweep's stored spec")?;
 
-    // The boards with the most failures, at most one per (rule, D).
-    let mut boards: Vec<_> =
-        sweep.configurations().iter().filter(|e| (2..=3).contains(&e.dims()) && failures(&rows, e.index) > 0).collect();
+    // The boards with the most failures where some start found a tour, at
+    // most one per (rule, D).
+    let mut boards: Vec<_> = sweep
+        .configurations()
+        .iter()
+        .filter(|e| (2..=3).contains(&e.dims()) && failures(&rows, e.index) > 0 && found_some(&rows, e.index))
+        .collect();
     boards.sort_by_key(|e| (std::cmp::Reverse(failures(&rows, e.index)), e.index));
     let mut seen = Vec::new();
     boards.retain(|e| {
