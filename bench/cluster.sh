@@ -157,17 +157,15 @@ def page():
         if line.startswith(b"event: change"):
             t = time.perf_counter()
             urllib.request.urlopen(f"http://127.0.0.1:{http}/api/sweeps/{sweep}", timeout=60).read()
-            latencies.append(time.perf_counter() - t)
+            with lock:
+                latencies.append(time.perf_counter() - t)
+                l = sorted(latencies)
+                print(f"{len(l)} page loads, mean {1000 * sum(l) / len(l):.1f} ms, p95 {1000 * l[int(0.95 * (len(l) - 1))]:.1f} ms", flush=True)
+lock = threading.Lock()
 for _ in range(pages):
     threading.Thread(target=page, daemon=True).start()
-try:
-    while True:
-        time.sleep(1)
-        if latencies:
-            l = sorted(latencies)
-            print(f"{len(l)} page loads, mean {1000 * sum(l) / len(l):.1f} ms, p95 {1000 * l[int(0.95 * (len(l) - 1))]:.1f} ms", flush=True)
-except KeyboardInterrupt:
-    pass
+while True:
+    time.sleep(1)
 PY
         local pages=$!
         PIDS+=("$pages")

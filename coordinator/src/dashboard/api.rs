@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -77,12 +78,35 @@ pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
 }
 
 /// One sweep: status, tasks by method, the accuracy tables (with
-/// denominators and intervals), the plots as SVG, and the spec.
+/// denominators and intervals), the plots as SVG, and the spec. The heavy
+/// part is computed once per count of results and shared by every page
+/// open on the sweep; the status (rate, ETA) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
-    let (status, table) =
-        d.shared.with_store(move |s| Ok((query::status(s, Some(&id))?, query::table(s, Some(&id))?))).await?;
+    let status = d.shared.with_store(move |s| query::status(s, Some(&id))).await?;
     let status = d.shared.with_rate(status);
-    let rows = table.rows;
+    let version = (status.tasks_done, status.state);
+    let mut views = d.views.lock().await;
+    let view = match views.get(&status.sweep_id) {
+        Some((v, view)) if *v == version => view.clone(),
+        _ => {
+            let view = Arc::new(sweep_view(&d, &status).await?);
+            views.insert(status.sweep_id.clone(), (version, view.clone()));
+            view
+        }
+    };
+    drop(views);
+    let mut value = status_json(&status);
+    let object = value.as_object_mut().expect("a status is an object");
+    for (key, v) in view.as_object().expect("a view is an object") {
+        object.insert(key.clone(), v.clone());
+    }
+    Ok(Json(value))
+}
+
+/// The parts of a sweep's page that change only with its results.
+async fn sweep_view(d: &Dashboard, status: &pb::SweepStatus) -> Result<Value, Error> {
+    let id = status.sweep_id.clone();
+    let rows = d.shared.with_store(move |s| Ok(query::table(s, Some(&id))?.rows)).await?;
     let mut methods: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
     let rank = sweep::first_appearances(rows.iter().map(|r| r.method.as_str()));
     for r in &rows {
@@ -94,31 +118,27 @@ pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) ->
     methods.sort_by_key(|(_, (_, _, rank))| *rank);
     let methods: Vec<Value> =
         methods.into_iter().map(|(m, (tasks, ok, _))| json!({"method": m, "done": tasks, "successes": ok})).collect();
-    let tables = sweep::render(
-        &rows,
-        &TableOptions {
+    let name = status.name.clone();
+    let (tables, accuracy, time) = tokio::task::spawn_blocking(move || {
+        let options = TableOptions {
             layout: TableLayout::ByMethods,
             format: TableFormat::Html,
             moves: None,
             metric: Metric::Accuracy,
             intervals: true,
             progress: None,
-        },
-    );
-    let name = status.name.clone();
-    let (accuracy, time) = tokio::task::spawn_blocking(move || {
-        (plot(&rows, &name, Quantity::Accuracy), plot(&rows, &name, Quantity::Time))
+        };
+        (sweep::render(&rows, &options), plot(&rows, &name, Quantity::Accuracy), plot(&rows, &name, Quantity::Time))
     })
     .await
     .map_err(|e| Error::Internal(format!("plotting: {e}")))?;
-    let mut value = status_json(&status);
-    let object = value.as_object_mut().expect("a status is an object");
-    object.insert("methods".into(), methods.into());
-    object.insert("tables".into(), tables.into());
-    object.insert("accuracy_svg".into(), accuracy.into());
-    object.insert("time_svg".into(), time.into());
-    object.insert("spec".into(), status.spec_toml.clone().into());
-    Ok(Json(value))
+    Ok(json!({
+        "methods": methods,
+        "tables": tables,
+        "accuracy_svg": accuracy,
+        "time_svg": time,
+        "spec": status.spec_toml,
+    }))
 }
 
 /// A chart as SVG, or null while there is nothing to plot.

@@ -11,6 +11,7 @@
 mod api;
 mod auth;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +34,9 @@ const UPDATE_EVERY: Duration = Duration::from_millis(500);
 pub(crate) struct Dashboard {
     shared: Arc<Shared>,
     token: Option<Arc<str>>,
+    /// Each sweep's page data, by id, with the (results, state) it was
+    /// computed at: one computation serves every open page.
+    views: Arc<tokio::sync::Mutex<HashMap<String, ((u64, i32), Arc<serde_json::Value>)>>>,
 }
 
 /// Serves the dashboard on `listener` until `shutdown` completes.
@@ -42,7 +46,7 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
     let token = shared.options.token.as_deref().map(Arc::from);
-    let state = Dashboard { shared, token };
+    let state = Dashboard { shared, token, views: Default::default() };
     let protected = Router::new()
         .route("/", get(page))
         .route("/api/sweeps", get(api::sweeps))
