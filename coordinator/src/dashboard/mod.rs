@@ -34,10 +34,12 @@ const UPDATE_EVERY: Duration = Duration::from_millis(500);
 pub(crate) struct Dashboard {
     shared: Arc<Shared>,
     token: Option<Arc<str>>,
-    /// Each sweep's page data, by id, with the (results, state) it was
-    /// computed at: one computation serves every open page.
-    views: Arc<tokio::sync::Mutex<HashMap<String, ((u64, i32), Arc<serde_json::Value>)>>>,
+    /// Each sweep's page data, by id: one computation serves every open page.
+    views: Arc<tokio::sync::Mutex<HashMap<String, View>>>,
 }
+
+/// A sweep's page data and the (results, state) it was computed at.
+type View = ((u64, i32), Arc<serde_json::Value>);
 
 /// Serves the dashboard on `listener` until `shutdown` completes.
 pub(crate) async fn serve(
