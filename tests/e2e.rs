@@ -130,6 +130,11 @@ fn coordinator_killed_and_restarted() {
     let id = c.submit(&spec);
 
     let before = wait_mid_sweep(&c, &id);
+    // A user following the sweep: `watch` outlives the restart.
+    let watch_args: Vec<String> =
+        ["watch", id.as_str(), "--coordinator", c.url().as_str()].into_iter().map(String::from).collect();
+    let mut watch = Proc::spawn("watch", c.path(), &watch_args);
+    sleep(Duration::from_millis(300));
     c.kill_coordinator();
     sleep(Duration::from_millis(500));
     c.restart_coordinator();
@@ -142,6 +147,10 @@ fn coordinator_killed_and_restarted() {
 
     let done = c.wait_done(&id, SWEEP_TIMEOUT);
     assert_eq!(done.tasks_done, done.tasks_total);
+    let watched = watch.wait_exit(Duration::from_secs(30)).expect("watch ends with the sweep");
+    let log = watch.log_text();
+    assert!(watched.success(), "watch should follow the sweep to its end over the restart:\n{log}");
+    assert!(log.contains("connecting again"), "watch should have reconnected:\n{log}");
     for w in &mut c.workers {
         assert!(w.try_exit().is_none(), "{} should have survived the coordinator restart", w.name);
         let log = w.log_text();
