@@ -48,12 +48,21 @@ impl Coordinator {
         .await
     }
 
-    async fn start_with(mut options: CoordinatorOptions) -> Coordinator {
+    async fn start_with(options: CoordinatorOptions) -> Coordinator {
+        Coordinator::start_over(Store::in_memory().unwrap(), options).await
+    }
+
+    /// A coordinator over a database file, as after a restart.
+    async fn start_on(path: &std::path::Path) -> Coordinator {
+        Coordinator::start_over(Store::open(path).unwrap(), CoordinatorOptions::default()).await
+    }
+
+    async fn start_over(store: Store, mut options: CoordinatorOptions) -> Coordinator {
         options.scheduler.lease = LEASE;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(serve(listener, Store::in_memory().unwrap(), options, async {
+        let task = tokio::spawn(serve(listener, store, options, async {
             let _ = stopped.await;
         }));
         Coordinator { url, stop: Some(stop), task: Some(task) }
@@ -221,6 +230,78 @@ async fn cancel_revokes_held_shards_and_hands_out_no_more() {
     let reply = poll(&mut workers, &w, 4, &[lease_of(&held[0])]).await;
     assert_eq!(reply.revoked, vec![lease_of(&held[0])], "the held shard is revoked");
     assert!(reply.shards.is_empty(), "nothing more of a cancelled sweep");
+    c.stop().await.unwrap();
+}
+
+/// Reports W failures (a legal result on any board) for `offsets` of a shard.
+async fn report_failures(workers: &mut Workers, w: &Worker, shard: &pb::Shard, offsets: std::ops::Range<u32>) {
+    let tasks = offsets
+        .map(|start_offset| pb::TaskOutcome {
+            start_offset,
+            method_index: 0,
+            success: false,
+            attempts: 1,
+            visited: 3,
+            micros: 10,
+            outcome: pb::Outcome::GaveUp as i32,
+            ..Default::default()
+        })
+        .collect();
+    let results = vec![pb::ShardResults { shard_id: shard.shard_id, epoch: shard.epoch, tasks, ..Default::default() }];
+    let req = pb::PollRequest {
+        worker_id: w.id,
+        coordinator_nonce: w.nonce,
+        free_slots: 0,
+        running: vec![lease_of(shard)],
+        results,
+        session_secret: w.secret.clone(),
+    };
+    workers.poll(req).await.unwrap();
+}
+
+/// The rate after a restart counts what came since, over the coordinator's
+/// minute window on tokio's paused clock: not the tasks done before it
+/// divided by the seconds since it started.
+#[tokio::test(start_paused = true)]
+async fn after_a_restart_the_rate_counts_only_what_came_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let c = Coordinator::start_on(&path).await;
+    let id = submit(&mut c.sweeps(None).await).await;
+    let mut workers = c.workers(None).await;
+    let w = register(&mut workers, "before").await;
+    let shard = poll(&mut workers, &w, 1, &[]).await.shards[0].clone();
+    report_failures(&mut workers, &w, &shard, 0..2).await;
+    c.stop().await.unwrap();
+
+    let c = Coordinator::start_on(&path).await;
+    let mut sweeps = c.sweeps(None).await;
+    let status = |sweeps: &mut Sweeps| {
+        let r = pb::SweepRef { sweep_id: id.clone() };
+        let mut sweeps = sweeps.clone();
+        async move { sweeps.status(r).await.unwrap().into_inner() }
+    };
+    let s = status(&mut sweeps).await;
+    assert_eq!(s.tasks_done, 2, "done before the restart");
+    assert_eq!((s.rate_per_sec, s.eta_secs), (None, None), "no rate from one look, no ETA");
+    tokio::time::advance(Duration::from_secs(10)).await;
+    settle().await;
+    let s = status(&mut sweeps).await;
+    assert_eq!(s.rate_per_sec, Some(0.0), "nothing since the restart");
+    assert_eq!(s.eta_secs, None, "no ETA while nothing moves");
+
+    let mut workers = c.workers(None).await;
+    let w = register(&mut workers, "after").await;
+    let shard = poll(&mut workers, &w, 1, &[]).await.shards[0].clone();
+    report_failures(&mut workers, &w, &shard, 2..4).await;
+    tokio::time::advance(Duration::from_secs(10)).await;
+    settle().await;
+    let s = status(&mut sweeps).await;
+    assert_eq!(s.tasks_done, 4);
+    let rate = s.rate_per_sec.expect("a rate after 20 s");
+    assert!(rate > 0.05 && rate < 0.15, "2 tasks in about 20 s, not 4 over the sweep's life: {rate}");
+    let eta = s.eta_secs.expect("an ETA once tasks move");
+    assert!((eta - (s.tasks_total - s.tasks_done) as f64 / rate).abs() < 1e-6, "{eta}");
     c.stop().await.unwrap();
 }
 
