@@ -201,6 +201,9 @@ fn the_dashboard_shows_a_sweep_live_and_a_killed_worker_gone() {
             .is_some_and(|t| t.lines().any(|l| l.contains("worker-1") && (l.contains("silent") || l.contains("gone"))))
     });
     assert!(text.as_str().unwrap().lines().any(|l| l.contains("worker-2") && l.contains("alive")), "{text}");
+    if let Ok(dir) = std::env::var("KSWEEP_SCREENSHOT_DIR") {
+        std::fs::write(std::path::Path::new(&dir).join("workers.png"), b.screenshot()).unwrap();
+    }
 
     // Back on the sweep, a screenshot: decoded, and not blank.
     b.navigate(&format!("http://{http}/#/sweep/{id}"));
