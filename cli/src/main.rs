@@ -73,7 +73,7 @@ enum Command {
     /// Cancel a running sweep.
     Cancel(cmd::cancel::CancelArgs),
     /// Run a cancelled sweep again from where it stopped (submitting its
-    /// spec again does the same).
+    /// spec again leaves it cancelled).
     Resume(cmd::resume::ResumeArgs),
     /// Print a sweep's accuracy or timing tables.
     Table(cmd::table::TableArgs),

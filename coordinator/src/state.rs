@@ -288,13 +288,13 @@ impl Shared {
     }
 
     /// Stores a sweep (or finds the stored one with its id) and schedules
-    /// it if it is running. A cancelled sweep submitted again runs again,
-    /// from where it stopped (its results and open shards are stored).
-    /// Returns its record and whether it is new.
-    pub async fn submit(&self, sweep: Arc<Sweep>) -> Result<(SweepRecord, bool)> {
+    /// it if it is running. With `resume`, a cancelled sweep runs again from
+    /// where it stopped (its results and open shards are stored); without,
+    /// it stays cancelled. Returns its record and whether it is new.
+    pub async fn submit(&self, sweep: Arc<Sweep>, resume: bool) -> Result<(SweepRecord, bool)> {
         let for_store = sweep.clone();
         let (mut record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
-        if record.state == SweepState::Cancelled {
+        if resume && record.state == SweepState::Cancelled {
             let key = record.key;
             let written = self.with_store(move |s| s.set_state(key, SweepState::Running, None)).await;
             self.note_write(&written);

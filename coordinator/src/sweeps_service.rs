@@ -50,7 +50,7 @@ pub fn table_rows(rows: Vec<sweep::AggregateRow>) -> Vec<pb::AggregateRow> {
 }
 
 impl SweepsService {
-    async fn submit_spec(&self, text: String) -> Result<pb::SubmitReply> {
+    async fn submit_spec(&self, text: String, resume: bool) -> Result<pb::SubmitReply> {
         let limit = self.shared.options.max_spec_bytes;
         if text.len() > limit {
             return Err(Error::Spec(sweep::SpecError::TooLarge { bytes: text.len(), max: limit }));
@@ -58,7 +58,7 @@ impl SweepsService {
         // Parsing expands the whole grid: CPU work, off the runtime threads.
         let caps = self.shared.options.spec_caps;
         let sweep = Arc::new(blocking(move || Ok(Sweep::parse_capped(&text, &caps)?)).await?);
-        let (record, created) = self.shared.submit(sweep).await?;
+        let (record, created) = self.shared.submit(sweep, resume).await?;
         if created {
             tracing::info!(sweep = %record.id, name = %record.name, tasks = record.tasks_total, "sweep submitted");
         }
@@ -73,7 +73,8 @@ type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportBatch, Status>> +
 #[tonic::async_trait]
 impl pb::sweeps_server::Sweeps for SweepsService {
     async fn submit(&self, req: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitReply>, Status> {
-        Ok(Response::new(self.submit_spec(req.into_inner().spec_toml).await?))
+        let req = req.into_inner();
+        Ok(Response::new(self.submit_spec(req.spec_toml, req.resume).await?))
     }
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {

@@ -147,7 +147,8 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
     let token = BearerToken::new(Some(TOKEN)).unwrap();
     let mut sweeps = SweepsClient::with_interceptor(channel.clone(), token.clone());
-    let id = sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner().sweep_id;
+    let id =
+        sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false }).await.unwrap().into_inner().sweep_id;
     let mut workers = WorkersClient::with_interceptor(channel, token);
     let register = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: "host-a".into(), threads: 3 };
     workers.register(register).await.unwrap();

@@ -137,7 +137,7 @@ async fn poll(workers: &mut Workers, w: &Worker, free: u32, running: &[pb::Lease
 }
 
 async fn submit(sweeps: &mut Sweeps) -> String {
-    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner().sweep_id
+    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false }).await.unwrap().into_inner().sweep_id
 }
 
 /// Lets the coordinator's lease ticker run after the clock moved.
@@ -306,7 +306,7 @@ async fn after_a_restart_the_rate_counts_only_what_came_since() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_cancelled_sweep_submitted_again_runs_again_from_where_it_stopped() {
+async fn a_cancelled_sweep_resumed_runs_again_from_where_it_stopped() {
     let c = Coordinator::start(None).await;
     let mut sweeps = c.sweeps(None).await;
     let id = submit(&mut sweeps).await;
@@ -315,9 +315,12 @@ async fn a_cancelled_sweep_submitted_again_runs_again_from_where_it_stopped() {
     let held = poll(&mut workers, &w, 1, &[]).await.shards;
     sweeps.cancel(pb::SweepRef { sweep_id: id.clone() }).await.unwrap();
     assert!(poll(&mut workers, &w, 4, &[lease_of(&held[0])]).await.shards.is_empty());
-    // `ksweep resume ID` submits the stored spec: the same sweep, running again.
+    // Submitted again as is, it stays cancelled.
     let spec = sweeps.status(pb::SweepRef { sweep_id: id.clone() }).await.unwrap().into_inner().spec_toml;
-    let again = sweeps.submit(pb::SubmitRequest { spec_toml: spec }).await.unwrap().into_inner();
+    let same = sweeps.submit(pb::SubmitRequest { spec_toml: spec.clone(), resume: false }).await.unwrap().into_inner();
+    assert_eq!(same.status.unwrap().state, pb::SweepState::Cancelled as i32);
+    // `ksweep resume ID` submits the stored spec with `resume`: the same sweep, running again.
+    let again = sweeps.submit(pb::SubmitRequest { spec_toml: spec, resume: true }).await.unwrap().into_inner();
     assert_eq!((again.sweep_id.as_str(), again.created), (id.as_str(), false));
     assert_eq!(again.status.unwrap().state, pb::SweepState::Running as i32);
     assert!(!poll(&mut workers, &w, 4, &[]).await.shards.is_empty(), "its shards are handed out again");
@@ -332,7 +335,12 @@ async fn every_rpc_needs_the_token() {
         let mut workers = c.workers(token).await;
         let r = pb::SweepRef::default();
         let codes = [
-            sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.map(drop).unwrap_err().code(),
+            sweeps
+                .submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false })
+                .await
+                .map(drop)
+                .unwrap_err()
+                .code(),
             sweeps.list(pb::ListRequest {}).await.map(drop).unwrap_err().code(),
             sweeps.status(r.clone()).await.map(drop).unwrap_err().code(),
             sweeps.watch(r.clone()).await.map(drop).unwrap_err().code(),
@@ -401,7 +409,12 @@ async fn when_serve_returns_the_database_is_free() {
         }));
         let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
         let mut sweeps = SweepsClient::with_interceptor(channel, BearerToken::new(None).unwrap());
-        let id = sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner().sweep_id;
+        let id = sweeps
+            .submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false })
+            .await
+            .unwrap()
+            .into_inner()
+            .sweep_id;
         // A watch stream of a running sweep, held open while the coordinator stops.
         let _stream = sweeps.watch(pb::SweepRef { sweep_id: id }).await.unwrap().into_inner();
         let _ = stop.send(());
@@ -487,12 +500,12 @@ async fn a_spec_cannot_raise_the_coordinators_limits() {
         dims = [2]
         n_range = { from = 5, to = 30 }
     "#;
-    let e = sweeps.submit(pb::SubmitRequest { spec_toml: greedy.into() }).await.unwrap_err();
+    let e = sweeps.submit(pb::SubmitRequest { spec_toml: greedy.into(), resume: false }).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     assert!(e.message().contains("limits.max_configurations") && e.message().contains("over the limit 1e1"), "{e:?}");
     // Within the cap, the same spec form is accepted.
     let modest = greedy.replace("to = 30", "to = 9");
-    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest }).await.is_ok());
+    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest, resume: false }).await.is_ok());
     c.stop().await.unwrap();
 }
 

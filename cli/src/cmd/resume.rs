@@ -25,8 +25,9 @@ pub async fn run(args: ResumeArgs, out: &mut impl Write) -> Result<()> {
     if status.state == pb::SweepState::Done as i32 || status.state == pb::SweepState::Failed as i32 {
         bail!("sweep {} is {}; only a cancelled sweep resumes", status.sweep_id, state_name(status.state));
     }
-    // Submitting the stored spec names the same sweep; a cancelled one runs again.
-    let reply = client.submit(pb::SubmitRequest { spec_toml: status.spec_toml }).await.map_err(status_error)?;
+    // The stored spec names the same sweep; `resume` runs a cancelled one again.
+    let reply =
+        client.submit(pb::SubmitRequest { spec_toml: status.spec_toml, resume: true }).await.map_err(status_error)?;
     match reply.into_inner().status {
         Some(status) => print_status(&status, out),
         None => bail!("the coordinator answered without a status"),

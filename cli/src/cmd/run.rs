@@ -107,7 +107,7 @@ pub async fn embedded(
     let outcome = async {
         let mut client = connect.connect().await?;
         let reply = client
-            .submit(pb::SubmitRequest { spec_toml: text })
+            .submit(pb::SubmitRequest { spec_toml: text, resume: false })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
         let id = reply.into_inner().sweep_id;

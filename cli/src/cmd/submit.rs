@@ -21,7 +21,8 @@ pub struct SubmitArgs {
 pub async fn run(args: SubmitArgs, out: &mut impl Write) -> Result<()> {
     let text = crate::spec_file::load(&args.spec)?;
     let mut client = args.connect.connect().await?;
-    let reply = client.submit(pb::SubmitRequest { spec_toml: text }).await.map_err(status_error)?.into_inner();
+    let reply =
+        client.submit(pb::SubmitRequest { spec_toml: text, resume: false }).await.map_err(status_error)?.into_inner();
     if let Some(status) = &reply.status {
         let verb = if reply.created { "submitted" } else { "already known:" };
         writeln!(

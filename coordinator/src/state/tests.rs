@@ -49,7 +49,7 @@ async fn resumed(store: Store) -> Shared {
 }
 
 async fn submit(shared: &Shared) -> SweepKey {
-    shared.submit(Arc::new(Sweep::parse(SPEC).unwrap())).await.unwrap().0.key
+    shared.submit(Arc::new(Sweep::parse(SPEC).unwrap()), false).await.unwrap().0.key
 }
 
 /// What an honest worker reports for an assignment: the engine's results.
@@ -250,7 +250,7 @@ async fn concurrent_cuts_dropped_calls_and_crashes_lose_nothing() {
     let spec = SPEC.replace("n = [5, 6, 7, 8]", "n = [5, 6, 7, 8, 9, 10, 11, 12]").replace("starts = 8", "starts = 40");
     let key = {
         let shared = open(&path).await;
-        let key = shared.submit(Arc::new(Sweep::parse(&spec).unwrap())).await.unwrap().0.key;
+        let key = shared.submit(Arc::new(Sweep::parse(&spec).unwrap()), false).await.unwrap().0.key;
         key
     };
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
