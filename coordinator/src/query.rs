@@ -145,6 +145,26 @@ pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
     }
 }
 
+/// What a sweep's report shows (`ksweep report`, the dashboard's report
+/// link): its status (with the spec), table rows and failure maps.
+pub fn report_input(
+    status: &pb::SweepStatus,
+    rows: Vec<AggregateRow>,
+    maps: Vec<figures::FailureMap>,
+) -> figures::report::ReportInput {
+    figures::report::ReportInput {
+        name: status.name.clone(),
+        id: status.sweep_id.clone(),
+        progress: sweep::Progress::from(status),
+        successes: status.successes,
+        configurations: status.configurations,
+        spec_toml: status.spec_toml.clone(),
+        rows,
+        maps,
+        generator: format!("knight-sweep {}", env!("CARGO_PKG_VERSION")),
+    }
+}
+
 pub(crate) fn sweeps(store: &Store) -> Result<Vec<pb::SweepStatus>> {
     Ok(store.sweeps()?.iter().map(status_of).collect())
 }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use figures::report::{self, ReportInput};
-use sweep::{Progress, Sweep};
+use figures::report;
+use sweep::Sweep;
 
 use crate::cmd::plot::{failures, found_some, start_results, sweep_map};
 use crate::connect::SourceArgs;
@@ -70,17 +70,7 @@ pub async fn run(args: ReportArgs, _out: &mut impl Write) -> Result<()> {
     let results = start_results(&mut source, &status.sweep_id, &indices).await?;
     let maps = boards.iter().zip(results).map(|(e, r)| sweep_map(e, &status, r)).collect::<Result<Vec<_>>>()?;
 
-    let input = ReportInput {
-        name: status.name.clone(),
-        id: status.sweep_id.clone(),
-        progress: Progress::from(&status),
-        successes: status.successes,
-        configurations: status.configurations,
-        spec_toml: status.spec_toml.clone(),
-        rows,
-        maps,
-        generator: format!("ksweep {}", env!("CARGO_PKG_VERSION")),
-    };
+    let input = ksweep_coordinator::query::report_input(&status, rows, maps);
     match format {
         ReportFormat::Html => write_whole(&args.output, report::html(&input)?.as_bytes())?,
         ReportFormat::Md => {

@@ -294,17 +294,7 @@ pub(super) async fn results_parquet(State(d): State<Dashboard>, Path(id): Path<S
 pub(super) async fn report(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Html<String>> {
     let (status, table) =
         d.shared.with_store(move |s| Ok((query::status(s, Some(&id))?, query::table(s, Some(&id))?))).await?;
-    let input = figures::report::ReportInput {
-        name: status.name.clone(),
-        id: status.sweep_id.clone(),
-        progress: Progress::from(&status),
-        successes: status.successes,
-        configurations: status.configurations,
-        spec_toml: status.spec_toml.clone(),
-        rows: table.rows,
-        maps: Vec::new(),
-        generator: format!("ksweep-coordinator {}", env!("CARGO_PKG_VERSION")),
-    };
+    let input = query::report_input(&status, table.rows, Vec::new());
     let html = tokio::task::spawn_blocking(move || figures::report::html(&input))
         .await
         .map_err(|e| Error::Internal(format!("report: {e}")))?
