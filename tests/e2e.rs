@@ -694,8 +694,7 @@ fn engine_outcomes(shard: &pb::Shard) -> Vec<pb::TaskOutcome> {
     for (o, &start) in work.starts.iter().enumerate() {
         for (m, &method) in work.methods.iter().enumerate() {
             let seed = solver.config().task_seed(work.sweep_seed, start, method);
-            let options =
-                tour::TaskOptions { seed, budget: work.budget, iterations: work.iterations, ..Default::default() };
+            let options = work.options(seed);
             let r = solver.run_task(&mut ws, start, method, &options);
             tasks.push(ksweep_proto::convert::task_done(o as u32, m as u32, &r));
         }

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tour::{Board, Configuration, Moves, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS};
+use tour::{Board, Configuration, Method, Moves, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS};
 
 /// The configuration a command runs on.
 #[derive(Debug, Clone, Args)]
@@ -42,18 +42,32 @@ pub struct BoardArgs {
 /// Limits of the exact and neural methods, shared by `tour` and `eval`.
 #[derive(Debug, Clone, Args)]
 pub struct SolverArgs {
-    /// Node budget of `bt`; past it the task gives up.
+    /// Node budget of `bt`, work budget of `solve`; past it the task gives up.
     #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: u64,
     /// Iteration cap of the `nn` methods (seed 004 uses 100).
     #[arg(long, default_value_t = DEFAULT_ITERATIONS)]
     pub iterations: u32,
+    /// Ask for a closed tour (the last cell one move from the first):
+    /// solve and bt; the nn methods always look for one.
+    #[arg(long)]
+    pub closed: bool,
 }
 
 impl SolverArgs {
     /// Task options with these limits, for one task seed.
     pub fn options(&self, seed: u64, record_path: bool) -> TaskOptions {
-        TaskOptions { seed, record_path, budget: self.budget, iterations: self.iterations }
+        TaskOptions { seed, record_path, budget: self.budget, iterations: self.iterations, closed: self.closed }
+    }
+
+    /// Refuses `--closed` for a method that only finds open tours.
+    pub fn check(&self, method: Method) -> Result<()> {
+        if self.closed && !method.finds_closed() {
+            bail!(
+                "--closed: method {method} only finds open tours; closed tours are asked of solve, bt and the nn methods"
+            );
+        }
+        Ok(())
     }
 }
 

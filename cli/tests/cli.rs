@@ -18,6 +18,10 @@ fn ksweep(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 fn stdout(o: &Output) -> String {
     assert!(o.status.success(), "ksweep failed: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout.clone()).unwrap()
@@ -161,6 +165,11 @@ fn exists_cites_the_theorem() {
     assert!(text.contains("closed  impossible: Schwenk 1991"), "{text}");
     let o = ksweep(&["exists", "--rule", "3,1", "--dims", "2", "--n", "8"], "");
     assert!(stdout(&o).contains("open    impossible: no move changes the colour"));
+    // No theorem covers (4,3) on 16 x 16, but no cycle cover exists there.
+    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "16"], "");
+    assert!(stdout(&o).contains("closed  impossible: no cover of the board by cycles"), "{}", stdout(&o));
+    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "22"], "");
+    assert!(stdout(&o).contains("closed  unknown"), "{}", stdout(&o));
 }
 
 #[test]
@@ -187,6 +196,35 @@ fn bt_proves_no_tour_from_a_minority_colour_start_and_lines_say_so() {
     let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["outcome"], "no-tour");
     assert_eq!(v["success"], false);
+}
+
+#[test]
+fn solve_finds_closed_tours_and_proves_none_where_no_cycle_cover_exists() {
+    let o = ksweep(
+        &["tour", "--rule", "4,3", "--dims", "2", "--n", "22", "--start", "3,5", "--method", "solve", "--closed"],
+        "",
+    );
+    let text = stdout(&o);
+    assert!(text.contains("outcome   tour"), "{text}");
+    assert!(text.contains("closed"), "{text}");
+    let o = ksweep(
+        &[
+            "tour", "--rule", "4,3", "--dims", "2", "--n", "16", "--start", "0,0", "--method", "solve", "--format",
+            "json",
+        ],
+        "",
+    );
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["outcome"], "no-tour", "{v}");
+    // eval: (4,3) on 21 x 21, where W+ and AW+ find nothing, solve finds tours.
+    let o = ksweep(&["eval", "--rule", "4,3", "--dims", "2", "--n", "21", "--method", "aw+,solve"], "0,0\n10,10\n");
+    let rows: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let solved = rows.iter().filter(|r| r["method"] == "solve" && r["success"] == true).count();
+    assert_eq!(solved, 2, "{rows:?}");
+    // A walk cannot be asked for a closed tour.
+    let o = ksweep(&["tour", "--rule", "2,1", "--dims", "2", "--n", "8", "--start", "0,0", "--closed"], "");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--closed: method w only finds open tours"), "{}", stderr(&o));
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use plotters::style::RGBColor;
 use tour::Method;
 
-/// Tableau's 10 colours and three more: distinct, and readable in print.
-const COLOURS: [RGBColor; 13] = [
+/// Tableau's 10 colours and four more: distinct, and readable in print.
+const COLOURS: [RGBColor; 14] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -19,6 +19,7 @@ const COLOURS: [RGBColor; 13] = [
     RGBColor(0, 0, 128),
     RGBColor(128, 0, 0),
     RGBColor(0, 100, 0),
+    RGBColor(30, 30, 30),
 ];
 
 /// The colour of a series: a method's own (by its place in

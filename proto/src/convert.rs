@@ -231,6 +231,7 @@ pub fn shard(
         starts: starts.to_vec(),
         budget: sweep.budget(),
         iterations: sweep.iterations(),
+        closed: sweep.closed(),
     }
 }
 
@@ -246,6 +247,21 @@ pub struct ShardWork {
     pub budget: u64,
     /// Iteration cap of `nn` (the engine's default when the message says 0).
     pub iterations: u32,
+    /// Closed tours asked of solve and bt.
+    pub closed: bool,
+}
+
+impl ShardWork {
+    /// The options of one of the shard's tasks, with its task seed.
+    pub fn options(&self, seed: u64) -> tour::TaskOptions {
+        tour::TaskOptions {
+            seed,
+            record_path: false,
+            budget: self.budget,
+            iterations: self.iterations,
+            closed: self.closed,
+        }
+    }
 }
 
 impl TryFrom<&pb::Shard> for ShardWork {
@@ -274,6 +290,7 @@ impl TryFrom<&pb::Shard> for ShardWork {
             sweep_seed: s.sweep_seed,
             budget: if s.budget == 0 { defaults.budget } else { s.budget },
             iterations: if s.iterations == 0 { defaults.iterations } else { s.iterations },
+            closed: s.closed,
         })
     }
 }

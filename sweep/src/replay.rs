@@ -290,6 +290,7 @@ impl Replay {
                         methods: vec![method],
                         budget: None,
                         iterations: None,
+                        closed: false,
                         grids,
                         limits: Limits { max_cells: u64::MAX >> 1, ..Limits::default() },
                     };

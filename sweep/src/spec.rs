@@ -57,9 +57,13 @@ pub struct SweepSpec {
     /// The methods every start runs, in table order.
     #[serde(deserialize_with = "method_names::deserialize", serialize_with = "method_names::serialize")]
     pub methods: Vec<Method>,
-    /// Node budget of `bt` per task (default tour::DEFAULT_BUDGET).
+    /// Node budget of `bt`, work budget of `solve`, per task (default
+    /// tour::DEFAULT_BUDGET).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<u64>,
+    /// Ask for closed tours (`solve`, `bt`; the `nn` methods always do).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
     /// Iteration cap of the `nn` methods (default 100, as in seed 004).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
@@ -349,6 +353,15 @@ impl SweepSpec {
         }
         if self.methods.is_empty() {
             return Err(SpecError::field("methods", format!("is empty; give at least one of {}", Method::names())));
+        }
+        if let Some(m) = self.methods.iter().find(|m| self.closed && !m.finds_closed()) {
+            return Err(SpecError::field(
+                "closed",
+                format!(
+                    "method {} only finds open tours; closed tours are asked of solve, bt and the nn methods",
+                    m.name()
+                ),
+            ));
         }
         if self.budget == Some(0) {
             return Err(SpecError::field("budget", "0 is below the minimum 1"));

@@ -236,7 +236,12 @@ impl Sweep {
         &self.spec.methods
     }
 
-    /// Node budget of `bt` per task.
+    /// True when the sweep asks for closed tours.
+    pub fn closed(&self) -> bool {
+        self.spec.closed
+    }
+
+    /// Node budget of `bt` (work budget of `solve`) per task.
     pub fn budget(&self) -> u64 {
         self.spec.budget.unwrap_or(tour::DEFAULT_BUDGET)
     }
@@ -255,6 +260,7 @@ impl Sweep {
             record_path: false,
             budget: self.budget(),
             iterations: self.iterations(),
+            closed: self.closed(),
         }
     }
 
@@ -483,8 +489,12 @@ fn board(sides: &[u32], moves: &Moves, limits: &Limits) -> tour::Result<Board> {
 /// Refuses a method that cannot run on one of the configurations (e.g.
 /// `construct` on a 3D board), naming the grid, so no shard fails later.
 fn check_methods(spec: &SweepSpec, configurations: &[ConfigEntry]) -> Result<(), SpecError> {
-    let limited: Vec<Method> =
-        spec.methods.iter().copied().filter(|m| matches!(m, Method::Construct | Method::Nn(_))).collect();
+    let limited: Vec<Method> = spec
+        .methods
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, Method::Construct | Method::Nn(_) | Method::Solve))
+        .collect();
     if limited.is_empty() {
         return Ok(());
     }
@@ -545,6 +555,9 @@ fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> String {
     }
     if let Some(i) = spec.iterations {
         h.bytes(b"iterations").word(i.into());
+    }
+    if spec.closed {
+        h.bytes(b"closed");
     }
     h.word(configurations.len() as u64);
     for c in configurations {
@@ -920,7 +933,7 @@ mod tests {
             name = "all"
             seed = 5
             starts = 12
-            methods = ["w", "w+", "aw", "aw+", "mw", "wr", "wr+", "bt", "nn"]
+            methods = ["w", "w+", "aw", "aw+", "mw", "wr", "wr+", "bt", "nn", "solve"]
             budget = 2000
             iterations = 30
             [[grid]]
@@ -953,6 +966,27 @@ mod tests {
             }
         }
         assert!(checked > 300, "{checked}");
+    }
+
+    #[test]
+    fn closed_is_asked_of_the_methods_that_can_find_closed_tours() {
+        let spec = |methods: &str, closed: &str| {
+            format!(
+                "name = \"c\"\nseed = 1\nmethods = [{methods}]\n{closed}\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [6]"
+            )
+        };
+        let e = Sweep::parse(&spec(r#""solve", "aw+""#, "closed = true")).unwrap_err();
+        assert_eq!(e.path(), "closed");
+        assert!(e.to_string().contains("method aw+ only finds open tours"), "{e}");
+        let open = Sweep::parse(&spec(r#""solve", "bt""#, "")).unwrap();
+        let closed = Sweep::parse(&spec(r#""solve", "bt""#, "closed = true")).unwrap();
+        assert!(closed.closed() && !open.closed());
+        assert_ne!(open.id(), closed.id(), "closed tours are another experiment");
+        assert_eq!(Sweep::parse(&spec(r#""solve", "bt""#, "closed = false")).unwrap().id(), open.id());
+        assert!(closed.canonical_toml().contains("closed = true"));
+        assert!(!open.canonical_toml().contains("closed"), "ids of specs without it are kept");
+        let c = closed.configurations()[0].configuration();
+        assert!(closed.task_options(&c, 0, Method::Solve).closed);
     }
 
     #[test]

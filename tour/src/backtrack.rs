@@ -95,11 +95,23 @@ impl SearchResult {
 /// moves of another dimension, a padded layout over [`crate::MAX_PADDED_CELLS`])
 /// give `GaveUp` with no nodes: nothing was learnt about them.
 pub fn search(board: &Board, moves: &Moves, start: u64, budget: u64) -> SearchResult {
+    search_closed(board, moves, start, false, budget)
+}
+
+/// [`search`], or with `closed` a search for a closed tour through `start`:
+/// the same pruning (a closed tour is an open one whose last cell is next to
+/// the start, so every rule stays sound) except the symmetric "next cell"
+/// rule's choice of one child, which leans on reversing the rest of the path
+/// and so may drop the only closed ones; a full path counts only when it
+/// closes.
+pub fn search_closed(board: &Board, moves: &Moves, start: u64, closed: bool, budget: u64) -> SearchResult {
     let cells = board.cells();
     if moves.dims() != board.dims() || start >= cells {
         return SearchResult::without_path(Outcome::GaveUp, 0);
     }
-    if colour_forbids(board, moves, start) {
+    if colour_forbids(board, moves, start)
+        || closed && cells > 1 && cells % 2 == 1 && moves.colouring() == Colouring::AlwaysChanges
+    {
         return SearchResult::without_path(Outcome::NoTour, 0);
     }
     if budget == 0 {
@@ -114,9 +126,9 @@ pub fn search(board: &Board, moves: &Moves, start: u64, budget: u64) -> SearchRe
         return SearchResult::without_path(Outcome::GaveUp, 0);
     };
     if moves.closed_under_negation() {
-        Search::<true>::new(&grid).run(start, cells, budget)
+        Search::<true>::new(&grid, closed).run(start, cells, budget)
     } else {
-        Search::<false>::new(&grid).run(start, cells, budget)
+        Search::<false>::new(&grid, closed).run(start, cells, budget)
     }
 }
 
@@ -173,11 +185,13 @@ struct Search<'g, const SYM: bool> {
     mark: Vec<u32>,
     stamp: u32,
     queue: Vec<usize>,
+    /// A full path counts only when its last cell is one move from the start.
+    closed: bool,
 }
 
 impl<'g, const SYM: bool> Search<'g, SYM> {
     /// Degrees of the whole board with nothing visited yet.
-    fn new(grid: &'g Layout) -> Self {
+    fn new(grid: &'g Layout, closed: bool) -> Self {
         let cells: u64 = grid.sides().iter().map(|&n| n as u64).product();
         // Board cells get a count, border slots stay BLOCKED. A count is
         // never BLOCKED, so counting in place sees the same board throughout.
@@ -201,7 +215,8 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             let p = grid.padded(i);
             deg[p] = count(&deg, p, grid.offsets());
         }
-        Search { grid, predecessors, deg, indeg, isolated: 0, ends: 0, mark: Vec::new(), stamp: 0, queue: Vec::new() }
+        let (mark, queue) = (Vec::new(), Vec::new());
+        Search { grid, predecessors, deg, indeg, isolated: 0, ends: 0, mark, stamp: 0, queue, closed }
     }
 
     fn dead(&self) -> bool {
@@ -371,7 +386,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             }
             children.push(key);
         }
-        if SYM && twos > 0 {
+        if SYM && twos > 0 && !self.closed {
             forced = Some(first_two);
         }
         if let Some(key) = forced {
@@ -501,6 +516,10 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             let saved = self.advance(c, v);
             let len = frames.len() + 1;
             let remaining = cells - len as u64;
+            if remaining == 0 && self.closed && !grid.offsets().iter().any(|&o| v.wrapping_add_signed(o) == s) {
+                self.retreat(c, v, saved);
+                continue;
+            }
             if remaining == 0 {
                 let path = frames.iter().map(|f| f.cell).chain([v]).map(|p| grid.unpadded(p)).collect();
                 return SearchResult { outcome: Outcome::Tour, path: Some(path), nodes };

@@ -110,12 +110,29 @@ impl Configuration {
     /// its own degree array, plus the path when `record_path` is asked.
     /// `bt` and the `nn` methods add their own bounded state on top.
     pub fn memory_need(&self, record_path: bool) -> MemoryNeed {
-        let pad = 2 * u128::from(self.moves.reach());
-        let padded = self.board.sides().iter().fold(1u128, |acc, &n| acc.saturating_mul(u128::from(n) + pad));
+        let padded = self.padded_cells();
         let width = if self.moves.len() < u8::MAX as usize { 1 } else { 2 };
         let degrees = u64::try_from(padded.saturating_mul(width)).unwrap_or(u64::MAX);
         let path = if record_path { self.board.cells().saturating_mul(8) } else { 0 };
         MemoryNeed { shared: degrees, per_thread: degrees.saturating_add(path) }
+    }
+
+    /// [`Configuration::memory_need`] for tasks of `methods`: `solve` keeps
+    /// its own graph, walk and cover state per thread, about 40 bytes a
+    /// padded cell and 32 a board cell (see [`crate::solve`]).
+    pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
+        let mut need = self.memory_need(record_path);
+        if methods.contains(&Method::Solve) {
+            let solve = self.padded_cells().saturating_mul(40).saturating_add(u128::from(self.board.cells()) * 32);
+            need.per_thread = need.per_thread.saturating_add(u64::try_from(solve).unwrap_or(u64::MAX));
+        }
+        need
+    }
+
+    /// Cells of the padded layout, border included.
+    fn padded_cells(&self) -> u128 {
+        let pad = 2 * u128::from(self.moves.reach());
+        self.board.sides().iter().fold(1u128, |acc, &n| acc.saturating_mul(u128::from(n) + pad))
     }
 
     /// Which cells may start a tour.
@@ -242,6 +259,12 @@ mod tests {
         assert_eq!(big.per_thread, 1004u64.pow(3));
         assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
         assert_eq!(format_bytes(12), "12 B");
+        // solve adds its own state, a thread's worth, where it runs.
+        let c = cfg(&[2, 1], &[100, 100]);
+        let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
+        assert_eq!(c.memory_need_for(&[Method::W], false), plain);
+        assert_eq!(solving.shared, plain.shared);
+        assert_eq!(solving.per_thread, plain.per_thread + 104 * 104 * 40 + 100 * 100 * 32);
     }
 
     #[test]

@@ -187,6 +187,18 @@ impl Layout {
         deg
     }
 
+    /// Strides of the padded array, axis 0 first.
+    #[inline]
+    pub(crate) fn strides(&self) -> &[usize] {
+        &self.strides
+    }
+
+    /// Border width on every side.
+    #[inline]
+    pub(crate) fn pad(&self) -> usize {
+        self.pad
+    }
+
     /// Side lengths of the board (unpadded).
     #[inline]
     pub(crate) fn sides(&self) -> &[usize] {

@@ -4,7 +4,8 @@
 //! research report behind knight-sweep (W, W+, AW, AW+, MW), the random
 //! variants WR and WR+, exact backtracking (bt), a construction for 2D
 //! knight's tours and the Takefuji-Lee neural network with its remedies (nn,
-//! nn-cut, nn-connect, nn-both): [`Method::ALL`], exactly as the project's
+//! nn-cut, nn-connect, nn-both) and `solve`, which finds a tour wherever one
+//! exists ([`solve`]): [`Method::ALL`], exactly as the project's
 //! docs/methods.md defines them, on
 //! boards n_1 x .. x n_D with leaper rules such as (2,1), (1,2,2) or (4,3),
 //! or an explicit move list. Pure Rust: no async, no I/O.
@@ -46,6 +47,7 @@ mod moves;
 pub mod neural;
 mod outcome;
 pub mod seed;
+pub mod solve;
 mod solver;
 mod verify;
 mod walk;

@@ -36,6 +36,9 @@ pub enum Method {
     /// The Takefuji-Lee neural network for closed tours, with one of the
     /// Aoba-Takefuji remedies (seed 004).
     Nn(Remedy),
+    /// A tour wherever one exists: proofs, rotation-extension, then
+    /// exhaustive search within a budget ([`crate::solve`]).
+    Solve,
 }
 
 /// Largest board the `nn` methods take: the network holds about 60 bytes
@@ -44,7 +47,7 @@ pub const NN_MAX_CELLS: u64 = 1_000_000;
 
 impl Method {
     /// Every method, in the order tables list them.
-    pub const ALL: [Method; 13] = [
+    pub const ALL: [Method; 14] = [
         Method::W,
         Method::WPlus,
         Method::Aw,
@@ -58,6 +61,7 @@ impl Method {
         Method::Nn(Remedy::Cut),
         Method::Nn(Remedy::Connect),
         Method::Nn(Remedy::Both),
+        Method::Solve,
     ];
 
     /// The Warnsdorff-rule methods of docs/methods.md: walks, rotations, attempts.
@@ -86,6 +90,7 @@ impl Method {
             Method::Nn(Remedy::Cut) => "nn-cut",
             Method::Nn(Remedy::Connect) => "nn-connect",
             Method::Nn(Remedy::Both) => "nn-both",
+            Method::Solve => "solve",
         }
     }
 
@@ -116,8 +121,27 @@ impl Method {
                 "the board has {} cells, over the limit of {NN_MAX_CELLS} for the network",
                 board.cells()
             )),
+            Method::Solve => match crate::layout::Layout::new(board, moves) {
+                Ok(l) if (l.len() as u64) < crate::solve::SOLVE_MAX_PADDED => Ok(()),
+                _ => unsupported(format!(
+                    "the board {board} with its border is over {} cells, the limit of solve's 32-bit cell numbers",
+                    crate::solve::SOLVE_MAX_PADDED
+                )),
+            },
             _ => Ok(()),
         }
+    }
+
+    /// True for the methods that can look for a closed tour (`--closed`):
+    /// `solve` and `bt` on request, the `nn` methods always.
+    pub fn finds_closed(self) -> bool {
+        matches!(self, Method::Solve | Method::Bt | Method::Nn(_))
+    }
+
+    /// True when a task of this method looks for a closed tour, given
+    /// whether one was asked for (`--closed`).
+    pub fn seeks_closed(self, asked: bool) -> bool {
+        matches!(self, Method::Nn(_)) || asked && self.finds_closed()
     }
 
     /// True for the Warnsdorff-rule methods (walks with rotations).

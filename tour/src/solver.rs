@@ -15,13 +15,15 @@ use crate::walk::{walk, WalkMoves};
 /// The outcome of one task (one start, one method).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskResult {
-    /// A tour was found (open; closed for the nn methods).
+    /// A tour was found (open; closed for the nn methods, and for solve
+    /// and bt when asked).
     pub success: bool,
     /// Tour, proven no-tour (colour rule, exhaustive search, construction),
     /// or gave up.
     pub outcome: Outcome,
     /// Effort: walks made (Warnsdorff methods), search nodes (bt,
-    /// saturating), network iterations (nn), 1 (construct).
+    /// saturating), network iterations (nn), 1 (construct), rotations
+    /// plus search nodes (solve, saturating).
     pub attempts: u32,
     /// Cells visited by the last walk (the tour's length for the others,
     /// 0 when they found none).
@@ -61,19 +63,29 @@ pub struct TaskOptions {
     pub seed: u64,
     /// Keep the tour (or the last walk) as a path.
     pub record_path: bool,
-    /// Node budget of `bt`.
+    /// Node budget of `bt`, work budget of `solve`.
     pub budget: u64,
     /// Iteration cap of the `nn` methods (seed 004 uses 100).
     pub iterations: u32,
+    /// Ask `solve` and `bt` for a closed tour (the `nn` methods always
+    /// look for one; the walks never do).
+    pub closed: bool,
 }
 
 impl Default for TaskOptions {
     fn default() -> Self {
-        TaskOptions { seed: 0, record_path: false, budget: DEFAULT_BUDGET, iterations: DEFAULT_ITERATIONS }
+        TaskOptions {
+            seed: 0,
+            record_path: false,
+            budget: DEFAULT_BUDGET,
+            iterations: DEFAULT_ITERATIONS,
+            closed: false,
+        }
     }
 }
 
-/// Default node budget of `bt`: seconds of search, not hours.
+/// Default budget of `bt` (nodes) and `solve` (units of work): seconds of
+/// search, not hours.
 pub const DEFAULT_BUDGET: u64 = 100_000_000;
 /// Default iteration cap of the `nn` methods, as in seed 004.
 pub const DEFAULT_ITERATIONS: u32 = 100;
@@ -154,7 +166,7 @@ impl Solver {
         // A failure is a proof of absence when the colour rule excludes the
         // start or a theorem rules the tour out (closed tours for nn).
         if result.outcome == Outcome::GaveUp {
-            let claim = if matches!(method, Method::Nn(_)) { self.existence.closed } else { self.existence.open };
+            let claim = if method.seeks_closed(options.closed) { self.existence.closed } else { self.existence.open };
             if !self.config.is_eligible(start) || matches!(claim, Claim::Impossible(_)) {
                 result.outcome = Outcome::NoTour;
             }
@@ -220,8 +232,12 @@ impl Solver {
         let (board, moves) = (self.config.board(), self.config.moves());
         let (outcome, path, attempts) = match method {
             Method::Bt => {
-                let r = crate::backtrack::search(board, moves, start, options.budget);
+                let r = crate::backtrack::search_closed(board, moves, start, options.closed, options.budget);
                 (r.outcome, r.path, r.nodes.min(u32::MAX as u64) as u32)
+            }
+            Method::Solve => {
+                let r = crate::solve::solve(board, moves, start, options.closed, options.seed, options.budget);
+                (r.outcome, r.path, r.repairs.min(u32::MAX as u64) as u32)
             }
             Method::Construct => match crate::construct::construct(board, moves, start) {
                 Ok(c) => (c.outcome, c.path, 1),

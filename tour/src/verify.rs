@@ -93,10 +93,13 @@ pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), T
     Ok(())
 }
 
-fn is_move(board: &Board, legal: &HashSet<&[i32]>, from: u64, to: u64, buf: &mut [i32]) -> bool {
-    let (a, b) = (board.coords(from), board.coords(to));
-    for ((slot, &x), &y) in buf.iter_mut().zip(&a).zip(&b) {
-        *slot = y as i64 as i32 - x as i64 as i32;
+/// True when `to - from` (as coordinates) is one of `legal`; `buf` holds
+/// the difference, so checking a long path allocates nothing.
+fn is_move(board: &Board, legal: &HashSet<&[i32]>, mut from: u64, mut to: u64, buf: &mut [i32]) -> bool {
+    for (slot, &side) in buf.iter_mut().zip(board.sides()).rev() {
+        let side = u64::from(side);
+        *slot = (to % side) as i32 - (from % side) as i32;
+        (from, to) = (from / side, to / side);
     }
     legal.contains(&*buf)
 }

@@ -9,7 +9,7 @@ use ksweep_proto::convert::{self, ShardWork};
 use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{format_bytes, Solver, TaskOptions};
+use tour::{format_bytes, Solver};
 
 use crate::memory::MemoryBudget;
 
@@ -59,7 +59,7 @@ fn run_tasks(
     resources: &Resources,
 ) -> Result<(), String> {
     let work = ShardWork::try_from(shard).map_err(|e| e.to_string())?;
-    let need = work.configuration.memory_need(false);
+    let need = work.configuration.memory_need_for(&work.methods, false);
     let budget = &resources.memory;
     // Before anything is allocated: a board that cannot fit fails here.
     let (_held, lanes) = budget.reserve(need, resources.threads).map_err(|_| {
@@ -69,9 +69,12 @@ fn run_tasks(
             format_bytes(budget.total())
         )
     })?;
-    let solver = Solver::new(work.configuration).map_err(|e| e.to_string())?;
+    let solver = Solver::new(work.configuration.clone()).map_err(|e| e.to_string())?;
     for &m in &work.methods {
         solver.supports(m).map_err(|e| e.to_string())?;
+        if work.closed && !m.finds_closed() {
+            return Err(format!("method {m} cannot look for the closed tours this shard asks for"));
+        }
     }
     let methods = &work.methods;
     let tasks = work.starts.len() * methods.len();
@@ -93,7 +96,7 @@ fn run_tasks(
             let (offset, m) = (task / methods.len(), task % methods.len());
             let (start, method) = (work.starts[offset], methods[m]);
             let seed = solver.config().task_seed(work.sweep_seed, start, method);
-            let options = TaskOptions { seed, record_path: false, budget: work.budget, iterations: work.iterations };
+            let options = work.options(seed);
             let (offset, m) = (offset as u32, m as u32);
             let outcome = match catch_unwind(AssertUnwindSafe(|| solver.run_task(&mut ws, start, method, &options))) {
                 Ok(r) => convert::task_done(offset, m, &r),
@@ -132,6 +135,7 @@ mod tests {
             starts,
             budget: 0,
             iterations: 0,
+            closed: false,
         }
     }
 

@@ -53,6 +53,7 @@ fn shard() -> pb::Shard {
         starts: vec![0, 2, 4],
         budget: 0,
         iterations: 0,
+        closed: false,
     }
 }
 

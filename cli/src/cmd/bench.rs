@@ -168,6 +168,8 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         }
     }
 
+    solve_beside_aw_plus(args.quick, out)?;
+
     writeln!(out, "\n## ksweep eval: 10,000 starts of 2D (2,1) N=8, method w, output to a sink")?;
     let config = configuration(&[2, 1], 2, 8)?;
     let input: String = (0..10_000).map(|i| format!("{},{}\n", i % 8, (i / 8) % 8)).collect();
@@ -178,7 +180,8 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         let began = Instant::now();
         while began.elapsed() < budget || runs == 0 {
             let input = BufReader::new(input.as_bytes());
-            let limits = SolverArgs { budget: tour::DEFAULT_BUDGET, iterations: tour::DEFAULT_ITERATIONS };
+            let limits =
+                SolverArgs { budget: tour::DEFAULT_BUDGET, iterations: tour::DEFAULT_ITERATIONS, closed: false };
             let counts = evaluate(&solver, &[Method::W], 0, &limits, &pool, input, &mut std::io::sink())?;
             starts += counts.starts;
             runs += 1;
@@ -262,6 +265,54 @@ fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
             method: Method::W,
         },
     ])
+}
+
+/// `solve` beside `aw+` on the same seeded starts: tours found and mean
+/// time per task, on the boards where the report's heuristics give up
+/// ((4,3) in 2D) and on the ones where they do not.
+fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
+    writeln!(out, "\n## solve beside aw+, same starts (targets: mean time within 20x of aw+; (4,3) N=199 < 1 s)")?;
+    writeln!(
+        out,
+        "{:<22} {:>6} {:>13} {:>11} {:>13} {:>11} {:>7}",
+        "configuration", "starts", "aw+ tours", "aw+ ms", "solve tours", "solve ms", "ratio"
+    )?;
+    let starts = if quick { 3 } else { 20 };
+    for (label, rule, dims, n) in [
+        ("(4,3) 2D N=199", &[4, 3][..], 2, 199),
+        ("(4,3) 2D N=50", &[4, 3], 2, 50),
+        ("(3,2) 2D N=100", &[3, 2], 2, 100),
+        ("(2,1) 2D N=199", &[2, 1], 2, 199),
+        ("(2,1) 3D N=40", &[2, 1], 3, 40),
+        ("(3,2) 4D N=10", &[3, 2], 4, 10),
+    ] {
+        let config = configuration(rule, dims, n)?;
+        let cells = config.starts(starts, 1)?.cells;
+        let solver = Solver::new(config)?;
+        let mut ws = solver.workspace();
+        let mut row = Vec::new();
+        for method in [Method::AwPlus, Method::Solve] {
+            let (mut tours, mut micros) = (0u64, 0u64);
+            for &start in &cells {
+                let options =
+                    tour::TaskOptions { seed: solver.config().task_seed(1, start, method), ..Default::default() };
+                let r = solver.run_task(&mut ws, start, method, &options);
+                tours += r.success as u64;
+                micros += r.micros;
+            }
+            row.push((tours, micros as f64 / cells.len() as f64 / 1e3));
+        }
+        let ((aw_tours, aw_ms), (solve_tours, solve_ms)) = (row[0], row[1]);
+        writeln!(
+            out,
+            "{label:<22} {:>6} {:>13} {aw_ms:>11.3} {:>13} {solve_ms:>11.3} {:>6.1}x",
+            cells.len(),
+            aw_tours,
+            solve_tours,
+            solve_ms / aw_ms.max(1e-9)
+        )?;
+    }
+    Ok(())
 }
 
 fn humantime(d: Duration) -> String {

@@ -32,7 +32,7 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     let largest = configs
         .iter()
         .filter(|c| c.eligibility() != Eligibility::Impossible)
-        .map(|c| (c.configuration().memory_need(false), c))
+        .map(|c| (c.configuration().memory_need_for(sweep.methods(), false), c))
         .max_by_key(|(need, _)| need.with_threads(1));
     if let Some((need, c)) = largest {
         writeln!(out, "memory          {need}, board {}", c.shape_label())?;

@@ -62,6 +62,7 @@ pub fn run(args: EvalArgs, input: impl BufRead, out: &mut impl Write) -> Result<
     let solver = Solver::new(args.board.configuration()?)?;
     for &m in &args.method {
         solver.supports(m)?;
+        args.solver.check(m)?;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))

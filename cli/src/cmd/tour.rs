@@ -64,6 +64,8 @@ struct TourJson<'a> {
     method: &'a str,
     start: &'a [u64],
     seed: u64,
+    /// A closed tour was looked for (nn always; solve and bt with --closed).
+    closed: bool,
     success: bool,
     outcome: &'static str,
     attempts: u32,
@@ -101,12 +103,13 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
     let seed = config.task_seed(args.board.seed, start, args.method);
     let solver = Solver::new(config)?;
     solver.supports(args.method)?;
+    args.solver.check(args.method)?;
     let mut ws = solver.workspace();
     let result = solver.run_task(&mut ws, start, args.method, &args.solver.options(seed, true));
     let (board, moves) = (solver.config().board(), solver.config().moves());
     let path = result.path.as_deref().unwrap_or_default();
-    // The nn methods find closed tours; the others open ones.
-    let closed = matches!(args.method, Method::Nn(_));
+    // The nn methods find closed tours, solve and bt when asked; the others open ones.
+    let closed = args.method.seeks_closed(args.solver.closed);
     if result.success {
         // Cheap next to the search, and a printed tour should never be wrong.
         let checked = if closed { verify_closed(board, moves, path) } else { verify(board, moves, path) };
@@ -120,6 +123,7 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
                 method: args.method.name(),
                 start: &args.start.0,
                 seed,
+                closed,
                 success: result.success,
                 outcome: result.outcome.name(),
                 attempts: result.attempts,
@@ -172,6 +176,7 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
             writeln!(out, "board     {board} ({} cells)", board.cells())?;
             writeln!(out, "moves     {} ({} moves)", moves.describe(), moves.len())?;
             writeln!(out, "method    {}", args.method)?;
+            writeln!(out, "kind      {}", if closed { "closed" } else { "open" })?;
             writeln!(out, "start     {:?}", args.start.0)?;
             writeln!(out, "success   {}", result.success)?;
             writeln!(out, "outcome   {}", result.outcome)?;

@@ -1,0 +1,327 @@
+//! `solve`: a tour from a given start wherever one exists, for any leaper,
+//! any D, open or closed, with proof where there is none.
+//!
+//! It combines three routes, cheapest proof or tour first:
+//!
+//! 1. **Proofs without search**: the colouring (every move changes colour
+//!    on a board of odd cells: the start must be on the majority colour, and
+//!    no cycle exists; no move changes colour: nothing exists), reachability
+//!    and degrees (a cell out of reach, two dead ends, a cell a cycle cannot
+//!    pass through). See `graph`.
+//! 2. **Cycle covers** (`cover`, bipartite graphs: every rule whose sum is
+//!    odd): a random 2-factor by augmenting paths, its cycles merged by
+//!    two-edge exchanges, or taken whole by the walker when they will not
+//!    merge. When no 2-factor exists (with virtual cells for an open tour
+//!    from the start), that is proof that no tour does. Tried first on
+//!    small boards, where the forced cells of degree 2 defeat walks.
+//! 3. **Rotation-extension** (`posa`): Warnsdorff's walk, repaired by
+//!    steered Posa rotations whenever it is stuck, and by cutting its tail
+//!    when rotations cannot help, restarted when a repair runs long. Tried
+//!    first on large boards, where it is the fastest.
+//! 4. **Exhaustive search**: [`crate::backtrack`] (in its closed mode for a
+//!    closed tour) on boards of up to a few hundred cells, with up to half
+//!    of what is left. It settles them both ways.
+//!
+//! Then covers and walks take turns until the budget is spent.
+//!
+//! Every tour is checked by [`crate::verify`] (or [`crate::verify_closed`])
+//! before it is returned: a bug can make `solve` give up, never lie.
+
+mod cover;
+mod graph;
+mod posa;
+
+use crate::backtrack;
+use crate::board::Board;
+use crate::layout::Layout;
+use crate::moves::{Colouring, Moves};
+use crate::outcome::Outcome;
+use crate::verify::{verify, verify_closed};
+
+use cover::{Attempt, Cover};
+use graph::Graph;
+use posa::Walker;
+
+/// Which phase settled a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The colouring, reachability, degrees or the lack of a cycle cover
+    /// proved no tour exists.
+    Proof,
+    /// Rotation-extension found the tour.
+    Rotation,
+    /// A merged cycle cover gave the tour.
+    Cover,
+    /// The exhaustive search found the tour or proved there is none.
+    Search,
+    /// Nothing settled it within the budget.
+    Budget,
+}
+
+/// What `solve` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolveResult {
+    /// Tour (verified, with `path`), NoTour (proven) or GaveUp (budget).
+    pub outcome: Outcome,
+    /// The tour as cell indices from the start.
+    pub path: Option<Vec<u64>>,
+    /// Which phase settled it.
+    pub phase: Phase,
+    /// Rotations made plus search nodes expanded: the repair effort.
+    pub repairs: u64,
+    /// Work spent, in the budget's units: walk steps, cells reversed and
+    /// searched, search nodes.
+    pub work: u64,
+    /// Why no tour exists, when a proof without search says so.
+    pub proof: Option<&'static str>,
+}
+
+impl SolveResult {
+    fn settled(outcome: Outcome, phase: Phase, proof: Option<&'static str>) -> SolveResult {
+        SolveResult { outcome, path: None, phase, repairs: 0, work: 0, proof }
+    }
+}
+
+const COLOUR_OPEN: &str = "every move changes colour and the board has odd cells, so a tour starts on the majority \
+                           colour";
+const COLOUR_CLOSED: &str = "every move changes colour and the board has odd cells, so no cycle covers it";
+const COLOUR_NEVER: &str = "no move changes colour, so a walk never leaves its start's colour";
+
+/// Largest padded layout `solve` takes: it numbers cells with 32 bits.
+pub const SOLVE_MAX_PADDED: u64 = u32::MAX as u64 - 1;
+
+/// Searches for a tour of `board` from cell `start` with `moves` (a closed
+/// one when `closed`), deterministically for a given `seed`, spending at
+/// most about `budget` units of work (see [`SolveResult::work`]).
+pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, budget: u64) -> SolveResult {
+    let cells = board.cells();
+    if moves.dims() != board.dims() || start >= cells {
+        return SolveResult::settled(Outcome::GaveUp, Phase::Budget, None);
+    }
+    if cells == 1 {
+        let mut r = SolveResult::settled(Outcome::Tour, Phase::Proof, None);
+        r.path = Some(vec![start]);
+        return r;
+    }
+    if cells == 2 {
+        // A closed tour of two cells goes there and back, which no cycle
+        // cover (two distinct partners a cell) describes: the search decides.
+        let r = backtrack::search_closed(board, moves, start, closed, budget);
+        let phase = if r.outcome == Outcome::GaveUp { Phase::Budget } else { Phase::Search };
+        return SolveResult { outcome: r.outcome, path: r.path, phase, repairs: r.nodes, work: r.nodes, proof: None };
+    }
+    if let Some(proof) = colour_proof(board, moves, start, closed) {
+        return SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(proof));
+    }
+    let layout = match Layout::new(board, moves) {
+        Ok(l) if (l.len() as u64) < SOLVE_MAX_PADDED => l,
+        _ => return SolveResult::settled(Outcome::GaveUp, Phase::Budget, None),
+    };
+    let g = Graph::new(&layout, moves.closed_under_negation());
+    let padded_start = layout.padded(start);
+    if let Some(proof) = g.impossible(padded_start, closed) {
+        return SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(proof));
+    }
+
+    let check = |path: &[u64]| if closed { verify_closed(board, moves, path) } else { verify(board, moves, path) };
+    let unpad = |cells: &[u32]| cells.iter().map(|&c| layout.unpadded(c as usize)).collect::<Vec<u64>>();
+    // The cycle-cover route needs a bipartite graph: every move changes colour.
+    let bipartite = g.symmetric && moves.colouring() == Colouring::AlwaysChanges;
+    let mut run = Run {
+        walker: Walker::new(&g, seed),
+        cover: None,
+        bipartite,
+        graph: &g,
+        open_start: (!closed).then_some(padded_start),
+        nodes: 0,
+    };
+    let share = ROTATION_WORK_PER_CELL.saturating_mul(cells).max(MIN_ROTATION_WORK).min(budget / 4 + 1);
+    // Small boards try covers first: their proofs are cheap there, and
+    // their forced cells are what walks get wrong. Large boards walk first.
+    let covers_first = cells <= COVERS_FIRST_CELLS;
+    let mut found = None;
+    for round in 0.. {
+        let used = run.spent();
+        if used >= budget {
+            break;
+        }
+        let share = share.min(budget - used);
+        if round == 0 && covers_first || round > 0 {
+            match run.covers(padded_start, closed, if round == 0 { COVER_ATTEMPTS } else { u32::MAX }, share) {
+                Some(Attempt::Tour(path)) => {
+                    found = Some((Phase::Cover, unpad(&path)));
+                    break;
+                }
+                Some(Attempt::NoCover) => {
+                    let mut r = SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(NO_COVER));
+                    (r.repairs, r.work) = (run.repairs(), run.spent());
+                    return r;
+                }
+                _ => {}
+            }
+        }
+        let until = run.walker.work + share;
+        if rotate_extend(&mut run.walker, padded_start, closed, until) {
+            found = Some((Phase::Rotation, unpad(&run.walker.path)));
+            break;
+        }
+        if round == 0 && !covers_first {
+            if let Some(Attempt::Tour(path)) = run.covers(padded_start, closed, COVER_ATTEMPTS, share) {
+                found = Some((Phase::Cover, unpad(&path)));
+                break;
+            }
+        }
+        if round == 0 && cells <= SEARCH_CELLS {
+            // The exhaustive search, on boards where it may settle things,
+            // with up to half of what is left.
+            let nodes = budget.saturating_sub(run.spent()) / 2 / NODE_WORK;
+            let search = backtrack::search_closed(board, moves, start, closed, nodes);
+            run.nodes += search.nodes;
+            match search.outcome {
+                Outcome::Tour => {
+                    found = search.path.map(|p| (Phase::Search, p));
+                    break;
+                }
+                Outcome::NoTour => {
+                    let mut r = SolveResult::settled(Outcome::NoTour, Phase::Search, None);
+                    (r.repairs, r.work) = (run.repairs(), run.spent());
+                    return r;
+                }
+                Outcome::GaveUp => {}
+            }
+        }
+    }
+    // Every tour is verified here, whichever route built it.
+    let path = found.filter(|(_, p)| {
+        let ok = check(p);
+        debug_assert!(ok.is_ok(), "solve built a path that is not a tour: {ok:?}");
+        ok.is_ok()
+    });
+    let (outcome, phase, path) = match path {
+        Some((phase, p)) => (Outcome::Tour, phase, Some(p)),
+        None => (Outcome::GaveUp, Phase::Budget, None),
+    };
+    SolveResult { outcome, path, phase, repairs: run.repairs(), work: run.spent(), proof: None }
+}
+
+/// The routes' state and the effort spent, across rounds.
+struct Run<'g, 'l> {
+    walker: Walker<'g, 'l>,
+    /// Built on first use: large boards seldom need it.
+    cover: Option<Cover<'g, 'l>>,
+    bipartite: bool,
+    graph: &'g Graph<'l>,
+    open_start: Option<usize>,
+    /// Exhaustive search nodes.
+    nodes: u64,
+}
+
+impl Run<'_, '_> {
+    fn spent(&self) -> u64 {
+        self.walker.work + self.cover.as_ref().map_or(0, |c| c.work) + self.nodes * NODE_WORK
+    }
+
+    fn repairs(&self) -> u64 {
+        self.walker.rotations + self.walker.truncations + self.nodes
+    }
+
+    /// Up to `most` cover attempts within `share` work (see [`cover_attempts`]).
+    fn covers(&mut self, start: usize, closed: bool, most: u32, share: u64) -> Option<Attempt> {
+        if !self.bipartite {
+            return None;
+        }
+        let (graph, open_start) = (self.graph, self.open_start);
+        let cover = self.cover.get_or_insert_with(|| Cover::new(graph, open_start));
+        let until = cover.work + share;
+        cover_attempts(cover, &mut self.walker, start, closed, most, until)
+    }
+}
+
+/// Cover attempts until one gives a tour or proves there is none, `most`
+/// of them or until the cover's work passes `until`. A cover whose cycles
+/// do not merge is handed to the walker, which takes its cycles whole.
+fn cover_attempts(
+    cover: &mut Cover,
+    walker: &mut Walker,
+    start: usize,
+    closed: bool,
+    most: u32,
+    until: u64,
+) -> Option<Attempt> {
+    let mut last = None;
+    for _ in 0..most {
+        if cover.work >= until {
+            break;
+        }
+        match cover.attempt(start, &mut walker.rng) {
+            Attempt::Stuck(first) => {
+                let budget = walker.work + ROTATION_WORK_PER_CELL * cover.mates().len() as u64;
+                if walker.attempt_from_cycles(&first, cover.mates(), closed, budget) {
+                    return Some(Attempt::Tour(walker.path.clone()));
+                }
+                last = Some(Attempt::Stuck(first));
+            }
+            settled => return Some(settled),
+        }
+    }
+    last
+}
+
+/// Cover attempts in the first round.
+const COVER_ATTEMPTS: u32 = 8;
+const NO_COVER: &str = "no cover of the board by cycles exists (a maximum degree-2 matching of the bipartite move \
+                        graph leaves a cell short), so no tour does";
+
+/// Rotation-extension work per board cell in a round.
+const ROTATION_WORK_PER_CELL: u64 = 2_000;
+/// ... and at least this much, whatever the board.
+const MIN_ROTATION_WORK: u64 = 200_000;
+/// Boards up to this size try covers before walks.
+const COVERS_FIRST_CELLS: u64 = 5_000;
+/// Boards up to this size get the exhaustive search.
+const SEARCH_CELLS: u64 = 400;
+/// Work units a search node counts for: a node costs about as much as
+/// that many walk steps (its pruning looks at every neighbour's neighbours).
+const NODE_WORK: u64 = 8;
+
+/// Attempts until one succeeds or the walker's work passes `until`.
+fn rotate_extend(walker: &mut Walker, start: usize, closed: bool, until: u64) -> bool {
+    while walker.work < until {
+        if walker.attempt(start, closed, until) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the board has a cover by cycles (a 2-factor), which a closed
+/// tour is one of: `Some(false)` proves no closed tour exists. None where
+/// the check does not apply (a move set that is not bipartite and
+/// undirected, or a layout too large for solve).
+pub fn cycle_cover_exists(board: &Board, moves: &Moves) -> Option<bool> {
+    if moves.dims() != board.dims() || moves.colouring() != Colouring::AlwaysChanges || !moves.closed_under_negation() {
+        return None;
+    }
+    let layout = Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)?;
+    let g = Graph::new(&layout, true);
+    Some(Cover::new(&g, None).exists())
+}
+
+/// Why [`cycle_cover_exists`] answering false proves no closed tour.
+pub const NO_CYCLE_COVER: &str = NO_COVER;
+
+/// A proof from the colouring that no tour exists from `start`.
+fn colour_proof(board: &Board, moves: &Moves, start: u64, closed: bool) -> Option<&'static str> {
+    match moves.colouring() {
+        Colouring::NeverChanges => Some(COLOUR_NEVER),
+        Colouring::AlwaysChanges if board.cells() % 2 == 1 => {
+            if closed {
+                Some(COLOUR_CLOSED)
+            } else {
+                let odd_start = board.coords(start).iter().map(|&x| x as u64).sum::<u64>() % 2 == 1;
+                odd_start.then_some(COLOUR_OPEN)
+            }
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,427 @@
+//! A 2-factor, merged: the cycle-cover route to a tour on bipartite leaper
+//! graphs (every move changes colour).
+//!
+//! 1. **Cover.** Every cell gets exactly two partners, neighbours of the
+//!    other colour: a degree-2 b-matching, grown greedily in a random order
+//!    and completed by augmenting paths (a breadth-first search from a cell
+//!    short of partners, through unused and used edges alternately, to a
+//!    cell of the other colour short of partners). The partners form
+//!    disjoint cycles covering the board. A cell of degree 2 gets both its
+//!    edges, which is what Warnsdorff walks on small leaper boards get
+//!    wrong.
+//! 2. **Merge.** Two edges `a-b` and `c-d` on different cycles with `a-c`
+//!    and `b-d` moves are exchanged for those two: the cycles become one.
+//!    Repeated until one cycle is left, or no exchange joins two cycles
+//!    (then the attempt fails and another random cover is tried).
+//!
+//! An open tour from `s` is a cycle through virtual cells: on a board of
+//! odd cells (`s` on the majority colour) one cell `v` next to `s` and to
+//! every majority cell, with the edge `s-v` kept; on a board of even cells
+//! two, `y` next to `s` and `x` only, and `x` next to every cell of the
+//! colour `s` is not, with `s-y-x` kept. The cycle read from `s` away from
+//! the virtual cells is a path from `s` through every cell. So no cover
+//! proves no open tour from `s`, as it proves no closed one without them.
+
+use super::graph::Graph;
+use crate::seed::Rng;
+
+const NONE: u32 = u32::MAX;
+
+/// How an attempt ended.
+pub(super) enum Attempt {
+    /// The cells in tour order, from the start.
+    Tour(Vec<u32>),
+    /// The cover's cycles could not all be joined: the start's cycle
+    /// opened at the start (as [`Cover::read`] gives it) is `Stuck(first)`,
+    /// and [`Cover::mates`] holds the rest.
+    Stuck(Vec<u32>),
+    /// No cover exists: proof that no cycle (and, with the virtual cell,
+    /// no path from the start) covers the board. A maximum b-matching
+    /// leaves a cell short only when no augmenting path reaches it, and then
+    /// none ever will.
+    NoCover,
+}
+
+/// One attempt's state: partners of every cell (and of the virtual ones).
+pub(super) struct Cover<'g, 'l> {
+    g: &'g Graph<'l>,
+    /// Two partners per padded cell, NONE where missing, then the virtual
+    /// cells' (`x` at `mate.len() - 2`, `y` at `mate.len() - 1`).
+    mate: Vec<[u32; 2]>,
+    /// The virtual cell next to every cell of one colour (`v` or `x`), and
+    /// whether that colour is even.
+    joiner: Option<(u32, bool)>,
+    /// Edges every cover keeps (`s-v`, or `s-y` and `y-x`).
+    pins: Vec<(u32, u32)>,
+    /// Board cells of even and odd coordinate sum, as padded cells, sorted.
+    even: Vec<u32>,
+    odd: Vec<u32>,
+    /// Cells of the side augmenting paths start from: the even cells and a
+    /// virtual cell of that side.
+    roots: Vec<u32>,
+    /// Search scratch.
+    from: Vec<u32>,
+    seen: Vec<u32>,
+    stamp: u32,
+    queue: Vec<u32>,
+    pub(super) work: u64,
+}
+
+impl<'g, 'l> Cover<'g, 'l> {
+    /// A cover builder for `g`: for a closed tour with `open_start` None,
+    /// for an open one from that (padded) start with the virtual cells.
+    pub(super) fn new(g: &'g Graph<'l>, open_start: Option<usize>) -> Cover<'g, 'l> {
+        let len = g.out_degree.len() + 2;
+        let (mut even, mut odd) = (Vec::new(), Vec::new());
+        let mut coords = vec![0i64; g.layout.sides().len()];
+        for c in g.board_cells() {
+            g.layout.coords(c, &mut coords);
+            if coords.iter().sum::<i64>() % 2 == 0 {
+                even.push(c as u32);
+            } else {
+                odd.push(c as u32);
+            }
+        }
+        let (x, y) = ((len - 2) as u32, (len - 1) as u32);
+        let mut roots = even.clone();
+        let (mut joiner, mut pins) = (None, Vec::new());
+        if let Some(s) = open_start {
+            let s = s as u32;
+            let s_even = even.binary_search(&s).is_ok();
+            if even.len() != odd.len() {
+                // v (= x here) is of the minority (odd) colour.
+                joiner = Some((x, true));
+                pins.push((s, x));
+            } else {
+                // x has s's colour, y the other.
+                joiner = Some((x, !s_even));
+                pins.extend([(s, y), (y, x)]);
+                roots.push(if s_even { x } else { y });
+            }
+        }
+        Cover {
+            g,
+            mate: vec![[NONE; 2]; len],
+            joiner,
+            pins,
+            even,
+            odd,
+            roots,
+            from: vec![NONE; len],
+            seen: vec![0; len],
+            stamp: 0,
+            queue: Vec::new(),
+            work: 0,
+        }
+    }
+
+    /// One attempt: a random cover, merged into one cycle, read from
+    /// `start`.
+    pub(super) fn attempt(&mut self, start: usize, rng: &mut Rng) -> Attempt {
+        if !self.cover(rng) {
+            return Attempt::NoCover;
+        }
+        if !self.merge(rng) {
+            return Attempt::Stuck(self.read(start));
+        }
+        Attempt::Tour(self.read(start))
+    }
+
+    fn is_virtual(&self, c: u32) -> bool {
+        c as usize >= self.mate.len() - 2
+    }
+
+    fn is_even(&self, c: u32) -> bool {
+        self.even.binary_search(&c).is_ok()
+    }
+
+    /// The cells of the colour the joiner is next to.
+    fn joined(&self, even: bool) -> &[u32] {
+        if even {
+            &self.even
+        } else {
+            &self.odd
+        }
+    }
+
+    fn neighbours(&self, c: u32) -> Vec<u32> {
+        let mut out: Vec<u32> =
+            self.pins.iter().filter_map(|&(p, q)| (p == c).then_some(q).or((q == c).then_some(p))).collect();
+        match self.joiner {
+            Some((j, even)) if j == c => out.extend_from_slice(self.joined(even)),
+            _ if self.is_virtual(c) => {}
+            joiner => {
+                out.extend(
+                    self.g
+                        .succ
+                        .iter()
+                        .map(|&o| (c as usize).wrapping_add_signed(o))
+                        .filter(|&u| self.g.on_board(u))
+                        .map(|u| u as u32),
+                );
+                if let Some((j, even)) = joiner {
+                    if self.is_even(c) == even && !out.contains(&j) {
+                        out.push(j);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn adjacent(&self, x: u32, y: u32) -> bool {
+        if self.is_pinned(x, y) {
+            return true;
+        }
+        match self.joiner {
+            Some((j, even)) if x == j || y == j => {
+                let other = if x == j { y } else { x };
+                !self.is_virtual(other) && self.is_even(other) == even
+            }
+            _ if self.is_virtual(x) || self.is_virtual(y) => false,
+            _ => self.g.succ.iter().any(|&o| (x as usize).wrapping_add_signed(o) == y as usize),
+        }
+    }
+
+    fn partners(&self, c: u32) -> usize {
+        self.mate[c as usize].iter().filter(|&&m| m != NONE).count()
+    }
+
+    fn link(&mut self, a: u32, b: u32) {
+        for (x, y) in [(a, b), (b, a)] {
+            let slot = self.mate[x as usize].iter().position(|&m| m == NONE).expect("a free slot");
+            self.mate[x as usize][slot] = y;
+        }
+    }
+
+    fn unlink(&mut self, a: u32, b: u32) {
+        for (x, y) in [(a, b), (b, a)] {
+            let slot = self.mate[x as usize].iter().position(|&m| m == y).expect("linked");
+            self.mate[x as usize][slot] = NONE;
+        }
+    }
+
+    /// True when a cover exists (the search is the same whatever the seed).
+    pub(super) fn exists(&mut self) -> bool {
+        self.cover(&mut Rng::new(0))
+    }
+
+    /// Gives every cell two partners; false when no 2-factor exists.
+    fn cover(&mut self, rng: &mut Rng) -> bool {
+        for m in &mut self.mate {
+            *m = [NONE; 2];
+        }
+        let mut order = self.roots.clone();
+        for (p, q) in self.pins.clone() {
+            self.link(p, q);
+        }
+        shuffle(&mut order, rng);
+        // Greedy: each even cell takes its free odd neighbours, fewest
+        // partners first being what later augmentations fix anyway.
+        let mut nbrs = Vec::new();
+        for &a in &order {
+            nbrs.clear();
+            nbrs.extend(self.neighbours(a));
+            shuffle(&mut nbrs, rng);
+            for &b in &nbrs {
+                if self.partners(a) == 2 {
+                    break;
+                }
+                if self.partners(b) < 2 && !self.mate[a as usize].contains(&b) {
+                    self.link(a, b);
+                }
+            }
+        }
+        // Both sides hold the same number of partner slots, so the roots'
+        // side full means the other side is full too.
+        for i in 0..self.roots.len() {
+            let a = self.roots[i];
+            while self.partners(a) < 2 {
+                if !self.augment(a) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// One augmenting path from `root` (a cell short of partners, on the
+    /// side the greedy fills) to a cell of the other side short of them.
+    fn augment(&mut self, root: u32) -> bool {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        self.queue.clear();
+        self.queue.push(root);
+        self.seen[root as usize] = stamp;
+        let mut head = 0;
+        while let Some(&a) = self.queue.get(head) {
+            head += 1;
+            self.work += 1;
+            // From a root-side cell along an unused edge to the other side.
+            for b in self.neighbours(a) {
+                if self.seen[b as usize] == stamp || self.mate[a as usize].contains(&b) {
+                    continue;
+                }
+                self.seen[b as usize] = stamp;
+                self.from[b as usize] = a;
+                if self.partners(b) < 2 {
+                    self.flip(root, b);
+                    return true;
+                }
+                // Along a used edge back to the root side.
+                for a2 in self.mate[b as usize] {
+                    if self.seen[a2 as usize] != stamp && !self.is_pinned(a2, b) {
+                        self.seen[a2 as usize] = stamp;
+                        self.from[a2 as usize] = b;
+                        self.queue.push(a2);
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// The kept edges may not be given up.
+    fn is_pinned(&self, x: u32, y: u32) -> bool {
+        self.pins.iter().any(|&(p, q)| (p, q) == (x, y) || (q, p) == (x, y))
+    }
+
+    /// Applies the path found by `augment`, ending at `b`.
+    fn flip(&mut self, root: u32, mut b: u32) {
+        loop {
+            let a = self.from[b as usize];
+            if a == root {
+                self.link(a, b);
+                return;
+            }
+            // `a` swaps the partner it was reached through for `b`.
+            let b_prev = self.from[a as usize];
+            self.unlink(a, b_prev);
+            self.link(a, b);
+            b = b_prev;
+        }
+    }
+
+    /// Joins the cover's cycles by two-edge exchanges; true when one is left.
+    fn merge(&mut self, rng: &mut Rng) -> bool {
+        let len = self.mate.len();
+        // Label the cycles.
+        let mut cycle = vec![NONE; len];
+        let mut count = 0u32;
+        let mut cells: Vec<u32> = self.even.iter().chain(&self.odd).copied().collect();
+        cells.extend(self.pins.iter().flat_map(|&(p, q)| [p, q]).filter(|&c| self.is_virtual(c)));
+        cells.sort_unstable();
+        cells.dedup();
+        for &c in &cells {
+            if cycle[c as usize] != NONE {
+                continue;
+            }
+            let (mut prev, mut cur) = (NONE, c);
+            loop {
+                cycle[cur as usize] = count;
+                let [x, y] = self.mate[cur as usize];
+                let next = if x != prev { x } else { y };
+                (prev, cur) = (cur, next);
+                if cur == c {
+                    break;
+                }
+            }
+            count += 1;
+        }
+        self.work += cells.len() as u64;
+        let mut parent: Vec<u32> = (0..count).collect();
+        fn find(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                parent[x as usize] = parent[parent[x as usize] as usize];
+                x = parent[x as usize];
+            }
+            x
+        }
+        let mut left = count;
+        shuffle(&mut cells, rng);
+        while left > 1 {
+            let mut merged = false;
+            for &a in &cells {
+                // Exchanges at a virtual cell are found from its real
+                // partner's side, without listing its many neighbours.
+                if self.is_virtual(a) {
+                    continue;
+                }
+                let mut joined = false;
+                let nbrs = self.neighbours(a);
+                self.work += nbrs.len() as u64;
+                for slot in 0..2 {
+                    let b = self.mate[a as usize][slot];
+                    if self.is_pinned(a, b) {
+                        continue;
+                    }
+                    let ca = find(&mut parent, cycle[a as usize]);
+                    for &c in &nbrs {
+                        if c == b || find(&mut parent, cycle[c as usize]) == ca {
+                            continue;
+                        }
+                        let exchange =
+                            self.mate[c as usize].into_iter().find(|&d| !self.is_pinned(c, d) && self.adjacent(b, d));
+                        if let Some(d) = exchange {
+                            self.unlink(a, b);
+                            self.unlink(c, d);
+                            self.link(a, c);
+                            self.link(b, d);
+                            let cc = find(&mut parent, cycle[c as usize]);
+                            parent[cc as usize] = ca;
+                            left -= 1;
+                            (merged, joined) = (true, true);
+                            break;
+                        }
+                    }
+                    if left == 1 {
+                        return true;
+                    }
+                    // `a`'s partners changed; the other slot is looked at
+                    // in the next pass.
+                    if joined {
+                        break;
+                    }
+                }
+            }
+            if !merged {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The single cycle read from `start`, away from the virtual cells if
+    /// there are any (which are then left out).
+    /// Every cell's two partners in the last cover.
+    pub(super) fn mates(&self) -> &[[u32; 2]] {
+        &self.mate
+    }
+
+    fn read(&self, start: usize) -> Vec<u32> {
+        let start = start as u32;
+        let [x, y] = self.mate[start as usize];
+        let first = if self.is_virtual(x) { y } else { x };
+        let mut out = vec![start];
+        let (mut prev, mut cur) = (start, first);
+        while cur != start && !self.is_virtual(cur) {
+            out.push(cur);
+            let [p, q] = self.mate[cur as usize];
+            let next = if p != prev { p } else { q };
+            (prev, cur) = (cur, next);
+        }
+        out
+    }
+}
+
+/// Fisher-Yates on the seeded stream.
+fn shuffle(v: &mut [u32], rng: &mut Rng) {
+    for i in (1..v.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        v.swap(i, j);
+    }
+}

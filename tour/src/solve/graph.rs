@@ -1,0 +1,136 @@
+//! The move graph on the padded layout, and the facts about it that prove a
+//! tour impossible before any search: a cell that cannot be reached, a cell
+//! that cannot be entered or left often enough.
+
+use crate::layout::Layout;
+
+/// A border slot's degree: never a count (K <= MAX_MOVES < u16::MAX).
+pub(super) const BORDER: u16 = u16::MAX;
+
+/// The leaper graph of one (board, moves) pair: a neighbour of padded cell
+/// `c` is `c + offset` whenever its degree slot is not [`BORDER`].
+pub(super) struct Graph<'l> {
+    pub(super) layout: &'l Layout,
+    /// Offsets of the cells a cell can move onto.
+    pub(super) succ: Vec<isize>,
+    /// Offsets of the cells that can move onto a cell (= `succ` when the
+    /// move set is closed under negation).
+    pub(super) pred: Vec<isize>,
+    /// Undirected: every move's negation is a move too.
+    pub(super) symmetric: bool,
+    /// Out-degree of every board cell on the empty board, BORDER elsewhere.
+    pub(super) out_degree: Vec<u16>,
+    /// In-degree likewise.
+    pub(super) in_degree: Vec<u16>,
+    /// Board cells.
+    pub(super) cells: usize,
+}
+
+/// Why the graph alone rules a tour out.
+pub(super) type Proof = &'static str;
+
+pub(super) const UNREACHABLE: Proof = "some cell cannot be reached from the start";
+pub(super) const DEAD_ENDS: Proof =
+    "two or more cells other than the start have one neighbour (or can never be left), \
+                                      and only a tour's last cell may";
+pub(super) const NO_WAY_IN: Proof = "a cell other than the start cannot be entered";
+pub(super) const CLOSED_DEGREE: Proof = "a cell has fewer than two neighbours, so no cycle passes through it";
+
+impl<'l> Graph<'l> {
+    pub(super) fn new(layout: &'l Layout, symmetric: bool) -> Graph<'l> {
+        let succ = layout.offsets().to_vec();
+        let pred: Vec<isize> = succ.iter().map(|&o| -o).collect();
+        let out_degree = layout.initial_degrees::<u16>();
+        let in_degree = if symmetric { out_degree.clone() } else { count_in(layout, &out_degree, &pred) };
+        let cells = layout.sides().iter().product();
+        Graph { layout, succ, pred, symmetric, out_degree, in_degree, cells }
+    }
+
+    /// Squared distance of `c` from the board's centre, in doubled
+    /// coordinates (so it stays an integer): W+'s tiebreak.
+    pub(super) fn centre_distance(&self, c: usize) -> u64 {
+        let (sides, strides) = (self.layout.sides(), self.layout.strides());
+        let pad = self.layout.pad();
+        let mut rest = c;
+        let mut sum = 0u64;
+        for (axis, &stride) in strides.iter().enumerate() {
+            let x = (rest / stride - pad) as i64;
+            rest %= stride;
+            let d = 2 * x - (sides[axis] as i64 - 1);
+            sum += (d * d) as u64;
+        }
+        sum
+    }
+
+    /// True when `c` is a board cell (not border).
+    #[inline]
+    pub(super) fn on_board(&self, c: usize) -> bool {
+        self.out_degree[c] != BORDER
+    }
+
+    /// Board cells, as padded indices, in index order.
+    pub(super) fn board_cells(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.cells as u64).map(|i| self.layout.padded(i))
+    }
+
+    /// A proof that no tour (open from `start`, or closed) exists, from the
+    /// degrees and reachability alone; None when these do not settle it.
+    pub(super) fn impossible(&self, start: usize, closed: bool) -> Option<Proof> {
+        let mut dead_ends = 0;
+        for c in self.board_cells() {
+            let (out, inn) = (self.out_degree[c], self.in_degree[c]);
+            // A cycle enters and leaves every cell once; with symmetric
+            // moves those are two distinct neighbours.
+            let least = if self.symmetric { 2 } else { 1 };
+            if closed && out.min(inn) < least {
+                return Some(CLOSED_DEGREE);
+            }
+            if c != start && inn == 0 {
+                return Some(NO_WAY_IN);
+            }
+            // Every cell but the last leaves once and, but the start, is
+            // entered once: with symmetric moves a cell of one neighbour is
+            // an end (start or last), otherwise a cell with no way out is last.
+            let end = if self.symmetric { out == 1 && c != start } else { out == 0 };
+            dead_ends += end as u32;
+        }
+        if dead_ends > 1 {
+            return Some(DEAD_ENDS);
+        }
+        if self.reached(start, &self.succ) < self.cells || closed && self.reached(start, &self.pred) < self.cells {
+            return Some(UNREACHABLE);
+        }
+        None
+    }
+
+    /// Cells reachable from `from` along `offsets` (itself included).
+    fn reached(&self, from: usize, offsets: &[isize]) -> usize {
+        let mut seen = vec![false; self.out_degree.len()];
+        let mut queue = vec![from];
+        seen[from] = true;
+        let mut head = 0;
+        while let Some(&x) = queue.get(head) {
+            head += 1;
+            for &o in offsets {
+                let u = x.wrapping_add_signed(o);
+                if self.on_board(u) && !seen[u] {
+                    seen[u] = true;
+                    queue.push(u);
+                }
+            }
+        }
+        queue.len()
+    }
+}
+
+/// In-degrees of a directed move graph: for each board cell, the board
+/// cells that move onto it (found along the negated offsets).
+fn count_in(layout: &Layout, out_degree: &[u16], pred: &[isize]) -> Vec<u16> {
+    let mut in_degree = vec![BORDER; out_degree.len()];
+    let cells: u64 = layout.sides().iter().map(|&n| n as u64).product();
+    for i in 0..cells {
+        let c = layout.padded(i);
+        in_degree[c] = pred.iter().filter(|&&o| out_degree[c.wrapping_add_signed(o)] != BORDER).count() as u16;
+    }
+    in_degree
+}
