@@ -133,16 +133,19 @@ pub async fn serve(
     // The server stops accepting when `stop` flips; the shutdown future
     // flips it, then allows GRACE for in-flight calls.
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-    let server = builder
-        .layer(InterceptorLayer::new(move |req: Request<()>| check_token(token.as_deref(), req)))
-        .add_service(health_service)
-        .add_service(reflection)
-        .add_service(sweeps)
-        .add_service(workers)
-        .serve_with_incoming_shutdown(ReceiverStream::new(incoming), async move {
-            let _ = stop_rx.wait_for(|stop| *stop).await;
-        });
-    tokio::pin!(server);
+    // Boxed so it can be dropped (with the services and their hold on
+    // `shared`) before waiting for the last handler below.
+    let mut server = Box::pin(
+        builder
+            .layer(InterceptorLayer::new(move |req: Request<()>| check_token(token.as_deref(), req)))
+            .add_service(health_service)
+            .add_service(reflection)
+            .add_service(sweeps)
+            .add_service(workers)
+            .serve_with_incoming_shutdown(ReceiverStream::new(incoming), async move {
+                let _ = stop_rx.wait_for(|stop| *stop).await;
+            }),
+    );
     tokio::pin!(shutdown);
     let result = tokio::select! {
         r = &mut server => r,
@@ -159,6 +162,7 @@ pub async fn serve(
             }
         }
     };
+    drop(server);
     ticker.abort();
     let _ = ticker.await;
     if let Some(mut dashboard) = dashboard {

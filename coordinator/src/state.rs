@@ -82,6 +82,16 @@ where
 }
 
 /// State shared by every handler.
+/// What became of a message for a client's stream ([`Shared::send`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    Yes,
+    /// The client went away.
+    ClientGone,
+    /// Shutdown began before the client took it.
+    Stopping,
+}
+
 pub struct Shared {
     store: Arc<Mutex<Store>>,
     pub(crate) scheduler: Mutex<Scheduler>,
@@ -223,6 +233,18 @@ impl Shared {
     pub async fn stopped(&self) {
         let mut rx = self.stopping.subscribe();
         let _ = rx.wait_for(|stopping| *stopping).await;
+    }
+
+    /// Sends `item` on a stream to a client (watch, export, the dashboard's
+    /// events and downloads) unless shutdown begins first: a client that
+    /// stops reading fills the channel, and a task waiting on it would hold
+    /// this state, and the database with it, past shutdown.
+    pub async fn send<T>(&self, tx: &tokio::sync::mpsc::Sender<T>, item: T) -> Sent {
+        tokio::select! {
+            biased;
+            r = tx.send(item) => if r.is_ok() { Sent::Yes } else { Sent::ClientGone },
+            _ = self.stopped() => Sent::Stopping,
+        }
     }
 
     /// Takes every running sweep of the database into the scheduler (see

@@ -14,7 +14,7 @@ use tonic::{Request, Response, Status};
 
 use crate::error::{Error, Result};
 use crate::query::{self, status_of};
-use crate::state::{blocking, Shared};
+use crate::state::{blocking, Sent, Shared};
 use crate::store::SweepState;
 
 /// Rows per export message: large enough to amortise framing, small enough
@@ -67,6 +67,28 @@ impl SweepsService {
     }
 }
 
+/// [`Shared::send`] on a gRPC stream, which then tells a client that the
+/// coordinator is stopping.
+async fn send<T>(tx: &mpsc::Sender<Result<T, Status>>, item: Result<T, Status>, shared: &Shared) -> Sent {
+    let sent = shared.send(tx, item).await;
+    if sent == Sent::Stopping {
+        leave_stop_notice(tx).await;
+    }
+    sent
+}
+
+/// How long a stream's "shutting down" notice waits for room in a client's
+/// channel; a client that is not reading then sees its stream end without
+/// it (and `ksweep watch` counts that as a lost connection too).
+const STOP_NOTICE_WAIT: Duration = Duration::from_millis(200);
+
+/// Tells the client the stream ends because the coordinator stops, so it
+/// connects again rather than taking the end for an answer.
+async fn leave_stop_notice<T>(tx: &mpsc::Sender<Result<T, Status>>) {
+    let notice = Err(Status::unavailable("the coordinator is shutting down"));
+    let _ = tokio::time::timeout(STOP_NOTICE_WAIT, tx.send(notice)).await;
+}
+
 type StatusStream = Pin<Box<dyn Stream<Item = Result<pb::SweepStatus, Status>> + Send>>;
 type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportBatch, Status>> + Send>>;
 
@@ -103,14 +125,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                 let record = match shared.record(Some(id.clone())).await {
                     Ok(r) => r,
                     Err(e) => {
-                        let _ = tx.send(Err(e.into())).await;
+                        send(&tx, Err(e.into()), &shared).await;
                         return;
                     }
                 };
                 let status = shared.with_rate(status_of(&record));
                 if last.as_ref() != Some(&status) {
-                    if tx.send(Ok(status.clone())).await.is_err() {
-                        return; // the client went away
+                    if send(&tx, Ok(status.clone()), &shared).await != Sent::Yes {
+                        return;
                     }
                     last = Some(status);
                 }
@@ -122,7 +144,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                 tokio::select! {
                     _ = tx.closed() => return, // the client went away: stop polling for it
                     _ = shared.stopped() => {
-                        let _ = tx.send(Err(Status::unavailable("the coordinator is shutting down"))).await;
+                        leave_stop_notice(&tx).await;
                         return;
                     }
                     _ = tokio::time::timeout(Duration::from_secs(1), changes.changed()) => {}
@@ -163,12 +185,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                 let page = match shared.with_store(move |s| query::export_page(s, &export, after, EXPORT_PAGE)).await {
                     Ok(page) => page,
                     Err(e) => {
-                        let _ = tx.send(Err(e.into())).await;
+                        send(&tx, Err(e.into()), &shared).await;
                         return;
                     }
                 };
-                if !page.rows.is_empty() && tx.send(Ok(pb::ExportBatch { rows: page.rows })).await.is_err() {
-                    return; // the client went away
+                if !page.rows.is_empty()
+                    && send(&tx, Ok(pb::ExportBatch { rows: page.rows }), &shared).await != Sent::Yes
+                {
+                    return;
                 }
                 match page.next {
                     Some(next) => after = Some(next),

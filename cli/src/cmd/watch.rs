@@ -85,7 +85,14 @@ async fn follow_with(client: &mut Client, id: &str, progress: &mut Progress) -> 
         progress.show(&status);
         last = Some(status);
     }
-    last.context("the coordinator closed the watch without a status")
+    let last = last.context("the coordinator closed the watch without a status")?;
+    // The coordinator ends a stream only once the sweep has ended, or when
+    // it stops (whose notice a slow reader may miss): a running sweep's
+    // stream that ends is a lost connection, not an answer.
+    if last.state == pb::SweepState::Running as i32 {
+        bail!("unavailable: the watch stream ended while sweep {} was running", last.sweep_id);
+    }
+    Ok(last)
 }
 
 /// A stream error; "unavailable" kept in the text so a restart is told

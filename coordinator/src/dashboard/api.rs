@@ -23,7 +23,7 @@ use super::{Dashboard, UPDATE_EVERY};
 use crate::error::Error;
 use crate::query;
 use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
-use crate::state::now;
+use crate::state::{now, Sent};
 
 /// Rows per page of a download.
 const PAGE: usize = 8192;
@@ -200,8 +200,8 @@ pub(super) async fn events(State(d): State<Dashboard>) -> impl IntoResponse {
         let mut count = 0u64;
         loop {
             count += 1;
-            if tx.send(Ok(Event::default().event("change").data(count.to_string()))).await.is_err() {
-                return; // the page went away
+            if shared.send(&tx, Ok(Event::default().event("change").data(count.to_string()))).await != Sent::Yes {
+                return; // the page went away, or the coordinator stops
             }
             tokio::select! {
                 _ = tx.closed() => return,
@@ -222,7 +222,7 @@ fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
         let export = match first {
             Ok(e) => e,
             Err(e) => {
-                let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
+                let _ = d.shared.send(&tx, Err(std::io::Error::other(e.to_string()))).await;
                 return;
             }
         };
@@ -237,7 +237,7 @@ fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
             let page = match d.shared.with_store(move |s| query::export_page(s, &export_page, at, PAGE)).await {
                 Ok(p) => p,
                 Err(e) => {
-                    let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
+                    let _ = d.shared.send(&tx, Err(std::io::Error::other(e.to_string()))).await;
                     return;
                 }
             };
@@ -245,7 +245,7 @@ fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
                 let record = Record::new(row, &state);
                 let _ = if csv { CsvWriter::write(&record, &mut bytes) } else { write_jsonl(&record, &mut bytes) };
             }
-            if tx.send(Ok(std::mem::take(&mut bytes))).await.is_err() {
+            if d.shared.send(&tx, Ok(std::mem::take(&mut bytes))).await != Sent::Yes {
                 return;
             }
             match page.next {

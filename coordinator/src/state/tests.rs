@@ -308,3 +308,27 @@ async fn a_restart_answers_before_its_sweeps_are_loaded() {
     assert!(shared.scheduler().is_running(key));
     assert_complete(&run_to_end(&shared, key).await);
 }
+
+/// A client that stops reading fills its stream's channel; a send to it
+/// must give way to shutdown, or it holds the state (and the database).
+#[tokio::test]
+async fn a_send_to_a_client_that_stopped_reading_gives_way_to_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = Arc::new(open(&dir.path().join("k.db")).await);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<u32>(1);
+    assert_eq!(shared.send(&tx, 1).await, Sent::Yes);
+    let blocked = tokio::spawn({
+        let shared = shared.clone();
+        async move { shared.send(&tx, 2).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!blocked.is_finished(), "the channel is full: the send waits");
+    shared.stop();
+    let sent = tokio::time::timeout(Duration::from_secs(5), blocked).await.expect("the send ends at shutdown");
+    assert_eq!(sent.unwrap(), Sent::Stopping);
+    assert_eq!(rx.recv().await, Some(1));
+    // A client that went away is told apart from shutdown.
+    let (tx, rx) = tokio::sync::mpsc::channel::<u32>(1);
+    drop(rx);
+    assert_eq!(shared.send(&tx, 3).await, Sent::ClientGone);
+}
