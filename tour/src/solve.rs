@@ -28,6 +28,8 @@
 //! before it is returned: a bug can make `solve` give up, never lie.
 
 mod cover;
+mod exact;
+mod failures;
 mod graph;
 mod posa;
 
@@ -134,6 +136,7 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
         graph: &g,
         open_start: (!closed).then_some(padded_start),
         nodes: 0,
+        search_work: 0,
     };
     let share = ROTATION_WORK_PER_CELL.saturating_mul(cells).max(MIN_ROTATION_WORK).min(budget / 4 + 1);
     // Small boards try covers first: their proofs are cheap there, and
@@ -171,12 +174,23 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
                 break;
             }
         }
-        if round == 0 && cells <= SEARCH_CELLS {
-            // The exhaustive search, on boards where it may settle things,
-            // with up to half of what is left.
-            let nodes = budget.saturating_sub(run.spent()) / 2 / NODE_WORK;
-            let search = backtrack::search_closed(board, moves, start, closed, nodes);
-            run.nodes += search.nodes;
+        if round == 0 && cells <= if bipartite { EXACT_CELLS } else { SEARCH_CELLS } {
+            // The exhaustive search, on boards where it may settle things:
+            // pruned by covers where the graph is bipartite, with all that
+            // is left (it settles these boards either way); bt's degree
+            // rules elsewhere, with half.
+            let left = budget.saturating_sub(run.spent());
+            let search = if bipartite {
+                let node_work = exact_node_work(cells);
+                let found = exact::search(&g, padded_start, closed, left / node_work);
+                run.search(found.nodes, node_work);
+                let path = found.path.map(|p| unpad(&p));
+                backtrack::SearchResult { outcome: found.outcome, path, nodes: found.nodes }
+            } else {
+                let search = backtrack::search_closed(board, moves, start, closed, left / 2 / NODE_WORK);
+                run.search(search.nodes, NODE_WORK);
+                search
+            };
             match search.outcome {
                 Outcome::Tour => {
                     found = search.path.map(|p| (Phase::Search, p));
@@ -212,13 +226,20 @@ struct Run<'g, 'l> {
     bipartite: bool,
     graph: &'g Graph<'l>,
     open_start: Option<usize>,
-    /// Exhaustive search nodes.
+    /// Exhaustive search nodes, and the work they count for.
     nodes: u64,
+    search_work: u64,
 }
 
 impl Run<'_, '_> {
     fn spent(&self) -> u64 {
-        self.walker.work + self.cover.as_ref().map_or(0, |c| c.work) + self.nodes * NODE_WORK
+        self.walker.work + self.cover.as_ref().map_or(0, |c| c.work) + self.search_work
+    }
+
+    /// Counts a search's `nodes`, each worth `node_work`.
+    fn search(&mut self, nodes: u64, node_work: u64) {
+        self.nodes += nodes;
+        self.search_work = self.search_work.saturating_add(nodes.saturating_mul(node_work));
     }
 
     fn repairs(&self) -> u64 {
@@ -280,6 +301,15 @@ const MIN_ROTATION_WORK: u64 = 200_000;
 const COVERS_FIRST_CELLS: u64 = 5_000;
 /// Boards up to this size get the exhaustive search.
 const SEARCH_CELLS: u64 = 400;
+/// Bipartite boards up to this size get the cover-pruned search.
+const EXACT_CELLS: u64 = 1_000;
+
+/// Work units a node of the cover-pruned search counts for: it repairs
+/// the cover, then searches the whole residual graph twice (components,
+/// then cut cells), a few steps of a walk per cell.
+fn exact_node_work(cells: u64) -> u64 {
+    NODE_WORK + 2 * cells
+}
 /// Work units a search node counts for: a node costs about as much as
 /// that many walk steps (its pruning looks at every neighbour's neighbours).
 const NODE_WORK: u64 = 8;
