@@ -1,7 +1,7 @@
 //! `solve`: a tour from a given start wherever one exists, for any leaper,
 //! any D, open or closed, with proof where there is none.
 //!
-//! It combines three routes, cheapest proof or tour first:
+//! It combines four routes, cheapest proof or tour first:
 //!
 //! 1. **Proofs without search**: the colouring (every move changes colour
 //!    on a board of odd cells: the start must be on the majority colour, and
@@ -18,9 +18,13 @@
 //!    steered Posa rotations whenever it is stuck, and by cutting its tail
 //!    when rotations cannot help, restarted when a repair runs long. Tried
 //!    first on large boards, where it is the fastest.
-//! 4. **Exhaustive search**: [`crate::backtrack`] (in its closed mode for a
-//!    closed tour) on boards of up to a few hundred cells, with up to half
-//!    of what is left. It settles them both ways.
+//! 4. **Exhaustive search** on small boards, settling them both ways: on
+//!    bipartite boards of up to 1,000 cells the cover-pruned search of
+//!    `exact` (a node without a completion of its cover, or whose
+//!    unvisited cells the completions cannot join into one walk, holds no
+//!    tour; exhausted states are remembered), with all that is left of the
+//!    budget; elsewhere [`crate::backtrack`] (in its closed mode for a
+//!    closed tour) on up to 400 cells, with half.
 //!
 //! Then covers and walks take turns until the budget is spent.
 //!
@@ -88,6 +92,17 @@ const COLOUR_OPEN: &str = "every move changes colour and the board has odd cells
                            colour";
 const COLOUR_CLOSED: &str = "every move changes colour and the board has odd cells, so no cycle covers it";
 const COLOUR_NEVER: &str = "no move changes colour, so a walk never leaves its start's colour";
+
+/// Bytes a thread's `solve` may hold beyond its walks and covers: the
+/// exhaustive search's state on boards small enough for it (a cell's
+/// worth of arrays per padded cell, and its table of exhausted states).
+pub fn search_memory(cells: u64, padded: u64) -> u64 {
+    if cells <= EXACT_CELLS {
+        padded.saturating_mul(96).saturating_add(failures::MAX_BYTES as u64)
+    } else {
+        0
+    }
+}
 
 /// Largest padded layout `solve` takes: it numbers cells with 32 bits.
 pub const SOLVE_MAX_PADDED: u64 = u32::MAX as u64 - 1;
