@@ -109,7 +109,8 @@ pub const SOLVE_MAX_PADDED: u64 = u32::MAX as u64 - 1;
 
 /// Searches for a tour of `board` from cell `start` with `moves` (a closed
 /// one when `closed`), deterministically for a given `seed`, spending at
-/// most about `budget` units of work (see [`SolveResult::work`]).
+/// most about `budget` nodes of [`crate::backtrack`]'s worth of work (a node
+/// counts as NODE_WORK = 8 steps of a walk, the unit of [`SolveResult::work`]).
 pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, budget: u64) -> SolveResult {
     let cells = board.cells();
     if moves.dims() != board.dims() || start >= cells {
@@ -153,6 +154,9 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
         nodes: 0,
         search_work: 0,
     };
+    // The budget counts `bt` nodes' worth of work, so that one budget means
+    // about the same time for both; `work` counts steps of a walk.
+    let budget = budget.saturating_mul(NODE_WORK);
     let share = ROTATION_WORK_PER_CELL.saturating_mul(cells).max(MIN_ROTATION_WORK).min(budget / 4 + 1);
     // Small boards try covers first: their proofs are cheap there, and
     // their forced cells are what walks get wrong. Large boards walk first.
@@ -321,9 +325,10 @@ const EXACT_CELLS: u64 = 1_000;
 
 /// Work units a node of the cover-pruned search counts for: it repairs
 /// the cover, then searches the whole residual graph twice (components,
-/// then cut cells), a few steps of a walk per cell.
+/// then cut cells). Measured: about 32 us a node on (4,3) 24x24 (576
+/// cells), where a walk step takes about 3 ns, so some 16 steps a cell.
 fn exact_node_work(cells: u64) -> u64 {
-    NODE_WORK + 2 * cells
+    NODE_WORK + 16 * cells
 }
 /// Work units a search node counts for: a node costs about as much as
 /// that many walk steps (its pruning looks at every neighbour's neighbours).

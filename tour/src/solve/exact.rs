@@ -97,7 +97,7 @@ struct Search<'g, 'l> {
     below: Vec<u32>,
     below_like_start: Vec<u32>,
     cut_off: Vec<u8>,
-    stack: Vec<(u32, u8)>,
+    stack: Vec<(u32, u32)>,
     /// The residual digraph of the matching (arcs of `x` in
     /// `arcs[arc_start[x]..arc_start[x + 1]]`) and its strongly connected
     /// components, Tarjan's state beside them.
