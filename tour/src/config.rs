@@ -118,14 +118,14 @@ impl Configuration {
     }
 
     /// [`Configuration::memory_need`] for tasks of `methods`: `solve` keeps
-    /// its own graph, walk and cover state per thread, about 40 bytes a
+    /// its own graph, walk and cover state per thread, about 44 bytes a
     /// padded cell and 32 a board cell, and on small boards its search's
     /// ([`crate::solve::search_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();
-            let solve = padded.saturating_mul(40).saturating_add(u128::from(self.board.cells()) * 32);
+            let solve = padded.saturating_mul(44).saturating_add(u128::from(self.board.cells()) * 32);
             let search = crate::solve::search_memory(self.board.cells(), u64::try_from(padded).unwrap_or(u64::MAX));
             let solve = u64::try_from(solve).unwrap_or(u64::MAX).saturating_add(search);
             need.per_thread = need.per_thread.saturating_add(solve);
@@ -268,13 +268,13 @@ mod tests {
         let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
         assert_eq!(c.memory_need_for(&[Method::W], false), plain);
         assert_eq!(solving.shared, plain.shared);
-        assert_eq!(solving.per_thread, plain.per_thread + 104 * 104 * 40 + 100 * 100 * 32);
+        assert_eq!(solving.per_thread, plain.per_thread + 104 * 104 * 44 + 100 * 100 * 32);
         // A board small enough for the exhaustive search holds its table too.
         let small = cfg(&[2, 1], &[10, 10]);
         let (plain, solving) = (small.memory_need(false), small.memory_need_for(&[Method::Solve], false));
         let search = crate::solve::search_memory(100, 14 * 14);
         assert!(search > 32 << 20);
-        assert_eq!(solving.per_thread, plain.per_thread + 14 * 14 * 40 + 100 * 32 + search);
+        assert_eq!(solving.per_thread, plain.per_thread + 14 * 14 * 44 + 100 * 32 + search);
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub(super) struct Graph<'l> {
     pub(super) in_degree: Vec<u16>,
     /// Board cells.
     pub(super) cells: usize,
+    /// [`Graph::centre_distance`] of every padded cell.
+    centre: Vec<u32>,
 }
 
 /// Why the graph alone rules a tour out.
@@ -43,25 +45,18 @@ impl<'l> Graph<'l> {
         let out_degree = layout.initial_degrees::<u16>();
         let in_degree = if symmetric { out_degree.clone() } else { count_in(layout, &out_degree, &pred) };
         let cells = layout.sides().iter().product();
-        Graph { layout, succ, pred, symmetric, out_degree, in_degree, cells }
+        let centre = centre_distances(layout);
+        Graph { layout, succ, pred, symmetric, out_degree, in_degree, cells, centre }
     }
 
     /// Squared distance of `c` from the board's centre, in doubled
-    /// coordinates (so it stays an integer): W+'s tiebreak.
-    pub(super) fn centre_distance(&self, c: usize) -> u64 {
-        let (sides, strides) = (self.layout.sides(), self.layout.strides());
-        let pad = self.layout.pad();
-        let mut rest = c;
-        let mut sum = 0u64;
-        for (axis, &stride) in strides.iter().enumerate() {
-            let x = (rest / stride - pad) as i64;
-            rest %= stride;
-            let d = 2 * x - (sides[axis] as i64 - 1);
-            sum += (d * d) as u64;
-        }
-        sum
+    /// coordinates (so it stays an integer; saturated past u32): W+'s
+    /// tiebreak, looked up rather than computed with a division per axis
+    /// at every candidate of every step.
+    #[inline]
+    pub(super) fn centre_distance(&self, c: usize) -> u32 {
+        self.centre[c]
     }
-
     /// True when `c` is a board cell (not border).
     #[inline]
     pub(super) fn on_board(&self, c: usize) -> bool {
@@ -121,6 +116,25 @@ impl<'l> Graph<'l> {
         }
         queue.len()
     }
+}
+
+/// Squared doubled distance from the board's centre of every padded cell
+/// (border cells too: they are never asked).
+fn centre_distances(layout: &Layout) -> Vec<u32> {
+    let (sides, strides, pad) = (layout.sides(), layout.strides(), layout.pad() as i64);
+    let mut out = vec![0u32; layout.len()];
+    for (c, slot) in out.iter_mut().enumerate() {
+        let mut rest = c;
+        let mut sum = 0u64;
+        for (axis, &stride) in strides.iter().enumerate() {
+            let x = (rest / stride) as i64 - pad;
+            rest %= stride;
+            let d = 2 * x - (sides[axis] as i64 - 1);
+            sum = sum.saturating_add(d.unsigned_abs().saturating_mul(d.unsigned_abs()));
+        }
+        *slot = u32::try_from(sum).unwrap_or(u32::MAX);
+    }
+    out
 }
 
 /// In-degrees of a directed move graph: for each board cell, the board

@@ -225,13 +225,17 @@ impl<'g, 'l> Walker<'g, 'l> {
     /// centre (W+'s rule, which gets stuck far less often than W's), then
     /// uniformly at random.
     fn extension(&mut self, end: usize) -> Option<usize> {
-        let (mut best, mut least, mut ties) = (None, (u16::MAX, 0), 0);
+        let (mut best, mut least, mut ties) = (None, (u16::MAX, 0u32), 0);
         for &o in &self.g.succ {
             let u = end.wrapping_add_signed(o);
             if !self.g.on_board(u) || self.pos[u] != NONE {
                 continue;
             }
-            let f = (self.free[u], u64::MAX - self.g.centre_distance(u));
+            // The distance (divisions per axis) only where the degree ties.
+            if self.free[u] > least.0 {
+                continue;
+            }
+            let f = (self.free[u], u32::MAX - self.g.centre_distance(u));
             if f < least {
                 (best, least, ties) = (Some(u), f, 1);
             } else if f == least {
