@@ -222,3 +222,34 @@ fn cycle_covers_of_4_3_boards() {
     let directed = Moves::explicit(&[vec![2, 1], vec![1, -2]], 2).unwrap();
     assert_eq!(tour::solve::cycle_cover_exists(&board, &directed), None);
 }
+
+/// Boards whose covers exist but fall apart: the moves that lie in some
+/// cover of (3,2) on 12x12 form 8 separate pieces, and of (4,3) on 24x24
+/// 16, so no single cycle covers them (Table 1's sufficient condition
+/// notwithstanding), and no open tour exists from any start either. An
+/// independent check (a throwaway Python script, not in the repository,
+/// that forces each move into a max-flow b-matching in turn) found the
+/// same pieces, and for open tours on 24x24 two pieces from (2,9) and
+/// thirteen from (11,12); from a corner the moves stay in one piece and
+/// the search settles it deeper.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+fn boards_whose_covers_fall_apart_have_no_tour() {
+    let budget = 200_000_000;
+    let settled = |rule: &[u32], n: u32, start: u64, closed: bool| {
+        let (board, moves) = board_moves(rule, &[n, n]);
+        let r = solve(&board, &moves, start, closed, start, budget);
+        assert_eq!(r.outcome, Outcome::NoTour, "{rule:?} {n}x{n} from {start}, closed {closed}: {r:?}");
+        assert_eq!(r.phase, Phase::Search);
+    };
+    for (rule, n) in [(&[3u32, 2][..], 12u32), (&[4, 3], 24)] {
+        settled(rule, n, 0, true);
+        settled(rule, n, u64::from(n) + 3, true);
+    }
+    for start in 0..144 {
+        settled(&[3, 2], 12, start, false);
+    }
+    for (x, y) in [(2u64, 9u64), (11, 12), (0, 0)] {
+        settled(&[4, 3], 24, x * 24 + y, false);
+    }
+}
