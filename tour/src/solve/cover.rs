@@ -22,7 +22,7 @@
 //! the virtual cells is a path from `s` through every cell. So no cover
 //! proves no open tour from `s`, as it proves no closed one without them.
 
-use super::graph::Graph;
+use super::graph::{next_stamp, Graph};
 use crate::seed::Rng;
 
 const NONE: u32 = u32::MAX;
@@ -248,12 +248,7 @@ impl<'g, 'l> Cover<'g, 'l> {
     /// One augmenting path from `root` (a cell short of partners, on the
     /// side the greedy fills) to a cell of the other side short of them.
     fn augment(&mut self, root: u32) -> bool {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen.fill(0);
-            self.stamp = 1;
-        }
-        let stamp = self.stamp;
+        let stamp = next_stamp(&mut self.stamp, &mut self.seen);
         self.queue.clear();
         self.queue.push(root);
         self.seen[root as usize] = stamp;

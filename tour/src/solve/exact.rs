@@ -23,7 +23,7 @@
 //! (the cover's suggestion), then by fewest unvisited neighbours.
 
 use super::failures::Failures;
-use super::graph::Graph;
+use super::graph::{next_stamp, Graph};
 use crate::outcome::Outcome;
 
 const NONE: u32 = u32::MAX;
@@ -394,12 +394,7 @@ impl Search<'_, '_> {
     /// other colour short of partners, through unused and used edges
     /// alternately; applied when found.
     fn augment(&mut self, root: u32) -> bool {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen.fill(0);
-            self.stamp = 1;
-        }
-        let stamp = self.stamp;
+        let stamp = next_stamp(&mut self.stamp, &mut self.seen);
         self.queue.clear();
         self.queue.push(root);
         self.seen[root as usize] = stamp;
@@ -458,12 +453,7 @@ impl Search<'_, '_> {
     /// (low points, as for articulation points).
     fn blocks(&mut self, c: u32) -> bool {
         self.components();
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen.fill(0);
-            self.stamp = 1;
-        }
-        let stamp = self.stamp;
+        let stamp = next_stamp(&mut self.stamp, &mut self.seen);
         let mut order = 0u32;
         let mut reached = 0usize;
         let succ = &self.g.succ;

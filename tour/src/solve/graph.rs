@@ -118,6 +118,18 @@ impl<'l> Graph<'l> {
     }
 }
 
+/// Starts a new search over cells marked by stamps (a cell is seen when
+/// its entry holds the current stamp, so a search clears nothing): the
+/// next stamp, with every entry reset once in 2^32 searches.
+pub(super) fn next_stamp(stamp: &mut u32, seen: &mut [u32]) -> u32 {
+    *stamp = stamp.wrapping_add(1);
+    if *stamp == 0 {
+        seen.fill(0);
+        *stamp = 1;
+    }
+    *stamp
+}
+
 /// Squared doubled distance from the board's centre of every padded cell
 /// (border cells too: they are never asked).
 fn centre_distances(layout: &Layout) -> Vec<u32> {

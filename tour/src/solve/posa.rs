@@ -16,7 +16,7 @@
 //! Rotations reverse path segments along moves, which needs the move graph
 //! to be undirected; on a directed one only the extension runs, restarted.
 
-use super::graph::Graph;
+use super::graph::{next_stamp, Graph};
 use crate::seed::Rng;
 
 const NONE: u32 = u32::MAX;
@@ -346,12 +346,7 @@ impl<'g, 'l> Walker<'g, 'l> {
     /// Breadth-first distances from the goal's cells, far enough to cover
     /// every cell within two moves of the current end.
     fn measure(&mut self, goal: Goal) {
-        if self.stamp == u32::MAX {
-            self.seen.fill(0);
-            self.stamp = 0;
-        }
-        self.stamp += 1;
-        let stamp = self.stamp;
+        let stamp = next_stamp(&mut self.stamp, &mut self.seen);
         self.queue.clear();
         match goal {
             Goal::Unvisited => {
