@@ -274,8 +274,8 @@ fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
     writeln!(out, "\n## solve beside aw+, same starts (targets: mean time within 20x of aw+; (4,3) N=199 < 1 s)")?;
     writeln!(
         out,
-        "{:<22} {:>6} {:>13} {:>11} {:>13} {:>11} {:>7}",
-        "configuration", "starts", "aw+ tours", "aw+ ms", "solve tours", "solve ms", "ratio"
+        "{:<22} {:>6} {:>13} {:>11} {:>13} {:>13} {:>11} {:>7}",
+        "configuration", "starts", "aw+ tours", "aw+ ms", "solve tours", "solve proven", "solve ms", "ratio"
     )?;
     let starts = if quick { 3 } else { 20 };
     for (label, rule, dims, n) in [
@@ -285,6 +285,10 @@ fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
         ("(2,1) 2D N=199", &[2, 1], 2, 199),
         ("(2,1) 3D N=40", &[2, 1], 3, 40),
         ("(3,2) 4D N=10", &[3, 2], 4, 10),
+        // Boards with no tour, which solve proves by search.
+        ("(3,2) 2D N=12", &[3, 2], 2, 12),
+        ("(4,3) 2D N=24", &[4, 3], 2, 24),
+        ("(1,2,2) 3D N=4", &[1, 2, 2], 3, 4),
     ] {
         let config = configuration(rule, dims, n)?;
         let cells = config.starts(starts, 1)?.cells;
@@ -292,23 +296,25 @@ fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
         let mut ws = solver.workspace();
         let mut row = Vec::new();
         for method in [Method::AwPlus, Method::Solve] {
-            let (mut tours, mut micros) = (0u64, 0u64);
+            let (mut tours, mut proven, mut micros) = (0u64, 0u64, 0u64);
             for &start in &cells {
                 let options =
                     tour::TaskOptions { seed: solver.config().task_seed(1, start, method), ..Default::default() };
                 let r = solver.run_task(&mut ws, start, method, &options);
                 tours += r.success as u64;
+                proven += (r.outcome == Outcome::NoTour) as u64;
                 micros += r.micros;
             }
-            row.push((tours, micros as f64 / cells.len() as f64 / 1e3));
+            row.push((tours, proven, micros as f64 / cells.len() as f64 / 1e3));
         }
-        let ((aw_tours, aw_ms), (solve_tours, solve_ms)) = (row[0], row[1]);
+        let ((aw_tours, _, aw_ms), (solve_tours, solve_proven, solve_ms)) = (row[0], row[1]);
         writeln!(
             out,
-            "{label:<22} {:>6} {:>13} {aw_ms:>11.3} {:>13} {solve_ms:>11.3} {:>6.1}x",
+            "{label:<22} {:>6} {:>13} {aw_ms:>11.3} {:>13} {:>13} {solve_ms:>11.3} {:>6.1}x",
             cells.len(),
             aw_tours,
             solve_tours,
+            solve_proven,
             solve_ms / aw_ms.max(1e-9)
         )?;
     }
