@@ -231,7 +231,7 @@ impl<'g, 'l> Walker<'g, 'l> {
             if !self.g.on_board(u) || self.pos[u] != NONE {
                 continue;
             }
-            // The distance (divisions per axis) only where the degree ties.
+            // A candidate of more unvisited neighbours cannot win or tie.
             if self.free[u] > least.0 {
                 continue;
             }
