@@ -8,16 +8,18 @@
 //!    no cycle exists; no move changes colour: nothing exists), reachability
 //!    and degrees (a cell out of reach, two dead ends, a cell a cycle cannot
 //!    pass through). See `graph`.
-//! 2. **Cycle covers** (`cover`, bipartite graphs: every rule whose sum is
-//!    odd): a random 2-factor by augmenting paths, its cycles merged by
-//!    two-edge exchanges, or taken whole by the walker when they will not
-//!    merge. When no 2-factor exists (with virtual cells for an open tour
-//!    from the start), that is proof that no tour does. Tried first on
-//!    small boards, where the forced cells of degree 2 defeat walks.
-//! 3. **Rotation-extension** (`posa`): Warnsdorff's walk, repaired by
+//! 2. **Rotation-extension** (`posa`): Warnsdorff's walk, repaired by
 //!    steered Posa rotations whenever it is stuck, and by cutting its tail
-//!    when rotations cannot help, restarted when a repair runs long. Tried
-//!    first on large boards, where it is the fastest.
+//!    when rotations cannot help, restarted when a repair runs long. One
+//!    walk is tried first: on most boards it is the whole answer.
+//! 3. **Cycle covers** (`cover`, bipartite graphs: every rule whose sum is
+//!    odd): a random 2-factor (a most-constrained-first greedy completed by
+//!    augmenting paths), its cycles merged by two-edge exchanges, or taken
+//!    whole by the walker when they will not merge. When no 2-factor exists
+//!    (with virtual cells for an open tour from the start), that is proof
+//!    that no tour does. Tried right after the first walk: it is the fast
+//!    route where walks keep getting stuck ((4,3) on any board) and on
+//!    small boards, whose forced cells of degree 2 defeat walks.
 //! 4. **Exhaustive search** on small boards, settling them both ways: on
 //!    bipartite boards of up to 1,000 cells the cover-pruned search of
 //!    `exact` (a node without a completion of its cover, or whose
@@ -158,14 +160,13 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
     // about the same time for both; `work` counts steps of a walk.
     let budget = budget.saturating_mul(NODE_WORK);
     let share = ROTATION_WORK_PER_CELL.saturating_mul(cells).max(MIN_ROTATION_WORK).min(budget / 4 + 1);
-    // Small boards try covers first: their proofs are cheap there, and
-    // their forced cells are what walks get wrong. Large boards walk first.
-    let covers_first = cells <= COVERS_FIRST_CELLS;
     let mut found = None;
-    // First one walk with a few repairs, small boards included: on most
-    // boards it is the whole answer, for the price of a walk.
+    // First one walk with a few repairs: on most boards it is the whole
+    // answer, for the price of a walk. Then covers, whose proofs are cheap
+    // and whose forced cells of degree 2 are what walks get wrong (they
+    // are the fast route where walks keep getting stuck, as with (4,3)).
     let first_walk = FIRST_WALK_WORK_PER_CELL.saturating_mul(cells).min(budget);
-    if covers_first && rotate_extend(&mut run.walker, padded_start, closed, first_walk) {
+    if rotate_extend(&mut run.walker, padded_start, closed, first_walk) {
         found = Some((Phase::Rotation, unpad(&run.walker.path)));
     }
     for round in 0.. {
@@ -177,30 +178,22 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
             break;
         }
         let share = share.min(budget - used);
-        if round == 0 && covers_first || round > 0 {
-            match run.covers(padded_start, closed, if round == 0 { COVER_ATTEMPTS } else { u32::MAX }, share) {
-                Some(Attempt::Tour(path)) => {
-                    found = Some((Phase::Cover, unpad(&path)));
-                    break;
-                }
-                Some(Attempt::NoCover) => {
-                    let mut r = SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(NO_COVER));
-                    (r.repairs, r.work) = (run.repairs(), run.spent());
-                    return r;
-                }
-                _ => {}
+        match run.covers(padded_start, closed, if round == 0 { COVER_ATTEMPTS } else { u32::MAX }, share) {
+            Some(Attempt::Tour(path)) => {
+                found = Some((Phase::Cover, unpad(&path)));
+                break;
             }
+            Some(Attempt::NoCover) => {
+                let mut r = SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(NO_COVER));
+                (r.repairs, r.work) = (run.repairs(), run.spent());
+                return r;
+            }
+            _ => {}
         }
         let until = run.walker.work + share;
         if rotate_extend(&mut run.walker, padded_start, closed, until) {
             found = Some((Phase::Rotation, unpad(&run.walker.path)));
             break;
-        }
-        if round == 0 && !covers_first {
-            if let Some(Attempt::Tour(path)) = run.covers(padded_start, closed, COVER_ATTEMPTS, share) {
-                found = Some((Phase::Cover, unpad(&path)));
-                break;
-            }
         }
         if round == 0 && cells <= if bipartite { EXACT_CELLS } else { SEARCH_CELLS } {
             // The exhaustive search, on boards where it may settle things:
@@ -328,8 +321,6 @@ const NO_COVER: &str = "no cover of the board by cycles exists (a maximum degree
 const ROTATION_WORK_PER_CELL: u64 = 2_000;
 /// ... and at least this much, whatever the board.
 const MIN_ROTATION_WORK: u64 = 200_000;
-/// Boards up to this size try covers before walks.
-const COVERS_FIRST_CELLS: u64 = 5_000;
 /// Boards up to this size get the exhaustive search.
 const SEARCH_CELLS: u64 = 400;
 /// Bipartite boards up to this size get the cover-pruned search.
