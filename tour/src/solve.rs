@@ -24,9 +24,13 @@
 //!    bipartite boards of up to 1,000 cells the cover-pruned search of
 //!    `exact` (a node without a completion of its cover, or whose
 //!    unvisited cells the completions cannot join into one walk, holds no
-//!    tour; exhausted states are remembered), with all that is left of the
-//!    budget; elsewhere [`crate::backtrack`] (in its closed mode for a
-//!    closed tour) on up to 400 cells, with half.
+//!    tour; exhausted states are remembered); elsewhere
+//!    [`crate::backtrack`] (in its closed mode for a closed tour) on up to
+//!    400 cells; either with an eighth of what is left of the budget. Then,
+//!    with all the rest, `sat` on symmetric boards of up to 1,000 cells: a
+//!    cycle through every cell as satisfiability (two moves a cell) with a
+//!    cut for every subtour a solution shows, which refutes in seconds
+//!    starts that the searches over paths cannot exhaust.
 //!
 //! Then covers and walks take turns until the budget is spent.
 //!
@@ -38,6 +42,7 @@ mod exact;
 mod failures;
 mod graph;
 mod posa;
+mod sat;
 
 use crate::backtrack;
 use crate::board::Board;
@@ -99,8 +104,8 @@ const COLOUR_NEVER: &str = "no move changes colour, so a walk never leaves its s
 /// exhaustive search's state on boards small enough for it (a cell's
 /// worth of arrays per padded cell, and its table of exhausted states).
 pub fn search_memory(cells: u64, padded: u64) -> u64 {
-    if cells <= EXACT_CELLS {
-        padded.saturating_mul(96).saturating_add(failures::MAX_BYTES as u64)
+    if cells <= EXACT_CELLS.max(SAT_CELLS) {
+        padded.saturating_mul(96).saturating_add(failures::MAX_BYTES as u64).saturating_add(sat::MEMORY)
     } else {
         0
     }
@@ -195,34 +200,50 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
             found = Some((Phase::Rotation, unpad(&run.walker.path)));
             break;
         }
-        if round == 0 && cells <= if bipartite { EXACT_CELLS } else { SEARCH_CELLS } {
-            // The exhaustive search, on boards where it may settle things:
-            // pruned by covers where the graph is bipartite, with all that
-            // is left (it settles these boards either way); bt's degree
-            // rules elsewhere, with half.
-            let left = budget.saturating_sub(run.spent());
-            let search = if bipartite {
+        if round == 0 {
+            // The exhaustive searches, on boards small enough for them to
+            // settle things: first the search over paths (pruned by covers
+            // where the graph is bipartite, bt's degree rules elsewhere)
+            // with an eighth of what is left, which is the quick answer on
+            // most; then the SAT route with all the rest, whose cuts refute
+            // what a search over paths can only exhaust.
+            let searched = if bipartite && cells <= EXACT_CELLS {
                 let node_work = exact_node_work(cells);
-                let found = exact::search(&g, padded_start, closed, left / node_work);
+                let left = budget.saturating_sub(run.spent());
+                let found = exact::search(&g, padded_start, closed, left / 8 / node_work);
                 run.search(found.nodes, node_work);
-                let path = found.path.map(|p| unpad(&p));
-                backtrack::SearchResult { outcome: found.outcome, path, nodes: found.nodes }
-            } else {
-                let search = backtrack::search_closed(board, moves, start, closed, left / 2 / NODE_WORK);
+                Some((found.outcome, found.path.map(|p| unpad(&p))))
+            } else if !bipartite && cells <= SEARCH_CELLS {
+                let left = budget.saturating_sub(run.spent());
+                let search = backtrack::search_closed(board, moves, start, closed, left / 8 / NODE_WORK);
                 run.search(search.nodes, NODE_WORK);
-                search
+                Some((search.outcome, search.path))
+            } else {
+                None
             };
-            match search.outcome {
-                Outcome::Tour => {
-                    found = search.path.map(|p| (Phase::Search, p));
+            let searched = match searched {
+                Some((Outcome::GaveUp, _)) | None if g.symmetric && cells <= SAT_CELLS => {
+                    let conflict_work = sat_conflict_work(cells);
+                    let left = budget.saturating_sub(run.spent());
+                    let colour = |c: usize| parity(&layout, c);
+                    let colour: Option<&dyn Fn(usize) -> bool> = if bipartite { Some(&colour) } else { None };
+                    let found = sat::search(&g, padded_start, closed, colour, left / conflict_work);
+                    run.search(found.conflicts, conflict_work);
+                    Some((found.outcome, found.path.map(|p| unpad(&p))))
+                }
+                searched => searched,
+            };
+            match searched {
+                Some((Outcome::Tour, path)) => {
+                    found = path.map(|p| (Phase::Search, p));
                     break;
                 }
-                Outcome::NoTour => {
+                Some((Outcome::NoTour, _)) => {
                     let mut r = SolveResult::settled(Outcome::NoTour, Phase::Search, None);
                     (r.repairs, r.work) = (run.repairs(), run.spent());
                     return r;
                 }
-                Outcome::GaveUp => {}
+                _ => {}
             }
         }
     }
@@ -333,6 +354,23 @@ const EXACT_CELLS: u64 = 1_000;
 fn exact_node_work(cells: u64) -> u64 {
     NODE_WORK + 16 * cells
 }
+/// Boards up to this size get the SAT route (symmetric move sets).
+const SAT_CELLS: u64 = 1_000;
+
+/// Work units a conflict of the SAT route counts for: measured, 27 to
+/// 106 us a conflict on (4,3) 24x24 (576 cells), where a unit of work
+/// takes about 1.5 ns, so some 48 units a cell.
+fn sat_conflict_work(cells: u64) -> u64 {
+    NODE_WORK + 48 * cells
+}
+
+/// A cell's colour: the parity of its coordinates' sum.
+fn parity(layout: &Layout, c: usize) -> bool {
+    let mut coords = vec![0i64; layout.sides().len()];
+    layout.coords(c, &mut coords);
+    coords.iter().sum::<i64>() % 2 == 0
+}
+
 /// Work units a search node counts for: a node costs about as much as
 /// that many walk steps (its pruning looks at every neighbour's neighbours).
 const NODE_WORK: u64 = 8;
