@@ -60,6 +60,10 @@ pub(super) struct Cover<'g, 'l> {
     /// True for the even cells, by padded index: the colour is asked of
     /// every neighbour of every cell a search visits.
     is_even: Vec<bool>,
+    /// [`Cover::neighbours`] of every cell (off-board cells have none):
+    /// those of `c` are `adj[adj_start[c]..adj_start[c + 1]]`.
+    adj_start: Vec<u32>,
+    adj: Vec<u32>,
     /// Cells of the side augmenting paths start from: the even cells and a
     /// virtual cell of that side.
     roots: Vec<u32>,
@@ -108,7 +112,7 @@ impl<'g, 'l> Cover<'g, 'l> {
                 roots.push(if s_even { x } else { y });
             }
         }
-        Cover {
+        let mut cover = Cover {
             g,
             mate: vec![[NONE; 2]; len],
             joiner,
@@ -117,13 +121,25 @@ impl<'g, 'l> Cover<'g, 'l> {
             odd,
             is_even,
             roots,
+            adj_start: Vec::with_capacity(len + 1),
+            adj: Vec::new(),
             from: vec![NONE; len],
             seen: vec![0; len],
             stamp: 0,
             queue: Vec::new(),
             nbrs: Vec::new(),
             work: 0,
+        };
+        let mut out = Vec::new();
+        for c in 0..len as u32 {
+            cover.adj_start.push(cover.adj.len() as u32);
+            if cover.is_virtual(c) || g.on_board(c as usize) {
+                cover.list_neighbours(c, &mut out);
+                cover.adj.extend_from_slice(&out);
+            }
         }
+        cover.adj_start.push(cover.adj.len() as u32);
+        cover
     }
 
     /// One attempt: a random cover, merged into one cycle, read from
@@ -155,8 +171,16 @@ impl<'g, 'l> Cover<'g, 'l> {
         }
     }
 
-    /// The cells `c` may be matched with, into `out`.
+    /// The cells `c` may be matched with, into `out` (listed once, in
+    /// [`Cover::new`]: every search of every attempt asks for them).
     fn neighbours(&self, c: u32, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(&self.adj[self.adj_start[c as usize] as usize..self.adj_start[c as usize + 1] as usize]);
+    }
+
+    /// The cells `c` may be matched with: board neighbours, kept edges and
+    /// the joiner's.
+    fn list_neighbours(&self, c: u32, out: &mut Vec<u32>) {
         out.clear();
         out.extend(self.pins.iter().filter_map(|&(p, q)| (p == c).then_some(q).or((q == c).then_some(p))));
         match self.joiner {
