@@ -358,8 +358,10 @@ fn exact_node_work(cells: u64) -> u64 {
 const SAT_CELLS: u64 = 1_000;
 
 /// Work units a conflict of the SAT route counts for: measured, 27 to
-/// 106 us a conflict on (4,3) 24x24 (576 cells), where a unit of work
-/// takes about 1.5 ns, so some 48 units a cell.
+/// 135 us a conflict on (4,3) 24x24 (576 cells), where a unit of work
+/// takes about 1.5 ns. 48 units a cell is the common case (about 40 us);
+/// the hardest refutations (30,000 to 40,000 conflicts, 4 to 5 s) run up to
+/// three times longer than their share of the budget says.
 fn sat_conflict_work(cells: u64) -> u64 {
     NODE_WORK + 48 * cells
 }
