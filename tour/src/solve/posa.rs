@@ -368,6 +368,8 @@ impl<'g, 'l> Walker<'g, 'l> {
             self.seen[c as usize] = stamp;
             self.dist[c as usize] = 0;
         }
+        // Seeding costs a step a cell, even where the search stops early.
+        self.work += self.queue.len() as u64;
         let end = *self.path.last().expect("the start is on the path") as usize;
         let mut horizon = FAR;
         let mut head = 0;
