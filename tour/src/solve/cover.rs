@@ -219,7 +219,8 @@ impl<'g, 'l> Cover<'g, 'l> {
     }
 
     fn partners(&self, c: u32) -> usize {
-        self.mate[c as usize].iter().filter(|&&m| m != NONE).count()
+        let [p, q] = self.mate[c as usize];
+        usize::from(p != NONE) + usize::from(q != NONE)
     }
 
     fn link(&mut self, a: u32, b: u32) {
@@ -422,10 +423,13 @@ impl<'g, 'l> Cover<'g, 'l> {
         // Label the cycles.
         let mut cycle = vec![NONE; len];
         let mut count = 0u32;
-        let mut cells: Vec<u32> = self.even.iter().chain(&self.odd).copied().collect();
-        cells.extend(self.pins.iter().flat_map(|&(p, q)| [p, q]).filter(|&c| self.is_virtual(c)));
-        cells.sort_unstable();
-        cells.dedup();
+        // The board's cells and the virtual ones (no sort of the board's:
+        // the order is shuffled below anyway).
+        let mut virtuals: Vec<u32> =
+            self.pins.iter().flat_map(|&(p, q)| [p, q]).filter(|&c| self.is_virtual(c)).collect();
+        virtuals.sort_unstable();
+        virtuals.dedup();
+        let mut cells: Vec<u32> = self.even.iter().chain(&self.odd).chain(&virtuals).copied().collect();
         for &c in &cells {
             if cycle[c as usize] != NONE {
                 continue;

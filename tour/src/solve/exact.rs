@@ -338,7 +338,8 @@ impl Search<'_, '_> {
     }
 
     fn partners(&self, x: u32) -> usize {
-        self.mate[x as usize].iter().filter(|&&m| m != NONE).count()
+        let [p, q] = self.mate[x as usize];
+        usize::from(p != NONE) + usize::from(q != NONE)
     }
 
     fn set(&mut self, x: u32, slot: usize, value: u32) {
