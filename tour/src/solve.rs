@@ -225,9 +225,7 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
                 Some((Outcome::GaveUp, _)) | None if g.symmetric && cells <= SAT_CELLS => {
                     let conflict_work = sat_conflict_work(cells);
                     let left = budget.saturating_sub(run.spent());
-                    let colour = |c: usize| parity(&layout, c);
-                    let colour: Option<&dyn Fn(usize) -> bool> = if bipartite { Some(&colour) } else { None };
-                    let found = sat::search(&g, padded_start, closed, colour, left / conflict_work);
+                    let found = sat::search(&g, padded_start, closed, bipartite, left / conflict_work);
                     run.search(found.conflicts, conflict_work);
                     Some((found.outcome, found.path.map(|p| unpad(&p))))
                 }
@@ -364,13 +362,6 @@ const SAT_CELLS: u64 = 1_000;
 /// three times longer than their share of the budget says.
 fn sat_conflict_work(cells: u64) -> u64 {
     NODE_WORK + 48 * cells
-}
-
-/// A cell's colour: the parity of its coordinates' sum.
-fn parity(layout: &Layout, c: usize) -> bool {
-    let mut coords = vec![0i64; layout.sides().len()];
-    layout.coords(c, &mut coords);
-    coords.iter().sum::<i64>() % 2 == 0
 }
 
 /// Work units a search node counts for: a node costs about as much as

@@ -82,10 +82,8 @@ impl<'g, 'l> Cover<'g, 'l> {
     pub(super) fn new(g: &'g Graph<'l>, open_start: Option<usize>) -> Cover<'g, 'l> {
         let len = g.out_degree.len() + 2;
         let (mut even, mut odd) = (Vec::new(), Vec::new());
-        let mut coords = vec![0i64; g.layout.sides().len()];
         for c in g.board_cells() {
-            g.layout.coords(c, &mut coords);
-            if coords.iter().sum::<i64>() % 2 == 0 {
+            if g.is_even(c) {
                 even.push(c as u32);
             } else {
                 odd.push(c as u32);

@@ -129,17 +129,12 @@ struct Frame {
 /// bipartite; the caller checks.
 pub(super) fn search(g: &Graph, start: usize, closed: bool, budget: u64) -> Found {
     let len = g.out_degree.len();
-    let mut coords = vec![0i64; g.layout.sides().len()];
-    let parity = |c: usize, coords: &mut Vec<i64>| {
-        g.layout.coords(c, coords);
-        coords.iter().sum::<i64>().rem_euclid(2)
-    };
-    let s_parity = parity(start, &mut coords);
+    let s_even = g.is_even(start);
     let mut start_colour = vec![false; len + 1];
     let mut role = vec![Role::Out; len + 1];
     let mut index = vec![NONE; len + 1];
     for (i, c) in g.board_cells().enumerate() {
-        start_colour[c] = parity(c, &mut coords) == s_parity;
+        start_colour[c] = g.is_even(c) == s_even;
         role[c] = Role::Free;
         index[c] = i as u32;
     }

@@ -2,6 +2,7 @@
 //! tour impossible before any search: a cell that cannot be reached, a cell
 //! that cannot be entered or left often enough.
 
+use crate::board::MAX_DIMS;
 use crate::layout::Layout;
 
 /// A border slot's degree: never a count (K <= MAX_MOVES < u16::MAX).
@@ -61,6 +62,15 @@ impl<'l> Graph<'l> {
     #[inline]
     pub(super) fn on_board(&self, c: usize) -> bool {
         self.out_degree[c] != BORDER
+    }
+
+    /// True when board cell `c` (padded) has an even coordinate sum: its
+    /// colour, on boards where every move changes colour.
+    pub(super) fn is_even(&self, c: usize) -> bool {
+        let mut coords = [0i64; MAX_DIMS];
+        let coords = &mut coords[..self.layout.sides().len()];
+        self.layout.coords(c, coords);
+        coords.iter().sum::<i64>() % 2 == 0
     }
 
     /// Board cells, as padded indices, in index order.

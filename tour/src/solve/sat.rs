@@ -76,18 +76,11 @@ struct Problem {
 }
 
 /// Searches for a tour of `g` from padded cell `start` (closed when
-/// `closed`) within `budget` conflicts. `colour` gives each padded cell's
-/// colour on a bipartite board (None otherwise), which keeps the virtual
-/// cell's edges to the cells that can end the path. The graph must be
-/// symmetric; the caller checks.
-pub(super) fn search(
-    g: &Graph,
-    start: usize,
-    closed: bool,
-    colour: Option<&dyn Fn(usize) -> bool>,
-    budget: u64,
-) -> Found {
-    let p = problem(g, start, closed, colour);
+/// `closed`) within `budget` conflicts. On a `bipartite` board (every move
+/// changes colour) the virtual cell is joined only to the cells of the
+/// last cell's colour. The graph must be symmetric; the caller checks.
+pub(super) fn search(g: &Graph, start: usize, closed: bool, bipartite: bool, budget: u64) -> Found {
+    let p = problem(g, start, closed, bipartite);
     // Geometric restarts, not Luby's: on the hardest (4,3) 24x24 starts
     // they refuted in 0.4 to 0.9 s what took 0.7 to 5.6 s.
     let opts = SolverOpts { luby_restart: false, ..SolverOpts::default() };
@@ -139,7 +132,7 @@ pub(super) fn search(
 }
 
 /// The cells and edges: dense index 0 is the start.
-fn problem(g: &Graph, start: usize, closed: bool, colour: Option<&dyn Fn(usize) -> bool>) -> Problem {
+fn problem(g: &Graph, start: usize, closed: bool, bipartite: bool) -> Problem {
     let mut dense = vec![NONE; g.out_degree.len()];
     let mut padded = vec![start as u32];
     dense[start] = 0;
@@ -168,13 +161,9 @@ fn problem(g: &Graph, start: usize, closed: bool, colour: Option<&dyn Fn(usize) 
         // odd number of cells.
         let z = padded.len() as u32;
         let last_like_start = g.cells % 2 == 1;
-        let start_colour = colour.map(|f| f(start));
+        let start_even = g.is_even(start);
         for (i, &c) in padded.iter().enumerate() {
-            let can_end = match (colour, start_colour) {
-                _ if i == 0 => true,
-                (Some(f), Some(s)) => (f(c as usize) == s) == last_like_start,
-                _ => true,
-            };
+            let can_end = i == 0 || !bipartite || (g.is_even(c as usize) == start_even) == last_like_start;
             if can_end {
                 let e = ends.len() as u32;
                 if i == 0 {
@@ -309,17 +298,11 @@ mod tests {
             let board = Board::new(sides).unwrap();
             let layout = Layout::new(&board, moves).unwrap();
             let g = Graph::new(&layout, true);
-            let parity = |c: usize| {
-                let mut coords = vec![0i64; sides.len()];
-                layout.coords(c, &mut coords);
-                coords.iter().sum::<i64>() % 2 == 0
-            };
             let bipartite = moves.colouring() == Colouring::AlwaysChanges;
-            let colour: Option<&dyn Fn(usize) -> bool> = if bipartite { Some(&parity) } else { None };
             for closed in [false, true] {
                 for start in 0..board.cells() {
                     let bt = search_closed(&board, moves, start, closed, u64::MAX);
-                    let found = search(&g, layout.padded(start), closed, colour, u64::MAX);
+                    let found = search(&g, layout.padded(start), closed, bipartite, u64::MAX);
                     let at = format!("{moves:?} on {board} from {start}, closed {closed}");
                     assert_eq!(found.outcome, bt.outcome, "{at}");
                     if let Some(p) = found.path {
@@ -346,13 +329,8 @@ mod tests {
         let moves = Moves::from_rule(&[4, 3], 2).unwrap();
         let layout = Layout::new(&board, &moves).unwrap();
         let g = Graph::new(&layout, true);
-        let parity = |c: usize| {
-            let mut coords = vec![0i64; 2];
-            layout.coords(c, &mut coords);
-            coords.iter().sum::<i64>() % 2 == 0
-        };
         let start = board.index_of(&[1, 0]).unwrap();
-        let found = search(&g, layout.padded(start), false, Some(&parity), 200_000);
+        let found = search(&g, layout.padded(start), false, true, 200_000);
         assert_eq!(found.outcome, Outcome::NoTour);
     }
 }
