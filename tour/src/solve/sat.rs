@@ -86,15 +86,15 @@ pub(super) fn search(g: &Graph, start: usize, closed: bool, bipartite: bool, bud
     let opts = SolverOpts { luby_restart: false, ..SolverOpts::default() };
     let mut solver = Solver::new(opts, Budget { conflicts: 0, limit: budget });
     let vars: Vec<Var> = p.ends.iter().map(|_| solver.new_var_default()).collect();
-    let lit = |e: u32, positive: bool| Lit::new(vars[e as usize], positive);
+    let lit = |e: u32| Lit::new(vars[e as usize], true);
     let mut clause = Vec::new();
     for edges in &p.at {
-        let lits: Vec<Lit> = edges.iter().map(|&e| lit(e, true)).collect();
+        let lits: Vec<Lit> = edges.iter().map(|&e| lit(e)).collect();
         exactly_two(&mut solver, &lits, &mut clause);
     }
     if let Some(e) = p.pinned {
         clause.clear();
-        clause.push(lit(e, true));
+        clause.push(lit(e));
         solver.add_clause_reuse(&mut clause);
     }
     let mut component = vec![NONE; p.padded.len()];
@@ -119,8 +119,8 @@ pub(super) fn search(g: &Graph, start: usize, closed: bool, bipartite: bool, bud
         for (e, &(a, b)) in p.ends.iter().enumerate() {
             let (ca, cb) = (component[a as usize], component[b as usize]);
             if ca != cb {
-                cuts[ca as usize].push(lit(e as u32, true));
-                cuts[cb as usize].push(lit(e as u32, true));
+                cuts[ca as usize].push(lit(e as u32));
+                cuts[cb as usize].push(lit(e as u32));
             }
         }
         for mut cut in cuts {
