@@ -1,9 +1,6 @@
 //! Independent checks of a claimed tour: every figure a sweep reports for a
 //! success can be re-checked with these, without trusting the walk.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use thiserror::Error;
 
 use crate::board::Board;
@@ -62,9 +59,12 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
     if path.len() as u64 != board.cells() {
         return Err(TourError::Length { len: path.len(), cells: board.cells() });
     }
-    let legal: Legal = moves.iter().collect();
+    let legal = Legal::new(moves);
     let mut seen = vec![false; board.cells() as usize];
-    let mut step_vec = vec![0i32; board.dims()];
+    // Each cell's coordinates are found once, and are the next step's
+    // `from`: the divisions are most of a check.
+    let (mut from, mut to, mut step_vec) =
+        (vec![0u32; board.dims()], vec![0u32; board.dims()], vec![0i32; board.dims()]);
     for (step, &cell) in path.iter().enumerate() {
         if cell >= board.cells() {
             return Err(TourError::OffBoard { step, cell });
@@ -72,10 +72,11 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
         if std::mem::replace(&mut seen[cell as usize], true) {
             return Err(TourError::Repeated { step, cell });
         }
-        if step > 0 && !is_move(board, &legal, path[step - 1], cell, &mut step_vec) {
-            let (from, to) = (board.coords(path[step - 1]), board.coords(cell));
+        coords_into(board, cell, &mut to);
+        if step > 0 && !is_step(&legal, &from, &to, &mut step_vec) {
             return Err(TourError::IllegalStep { step, from, to });
         }
+        std::mem::swap(&mut from, &mut to);
     }
     Ok(())
 }
@@ -84,56 +85,95 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
 /// move from its first.
 pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
     verify(board, moves, path)?;
-    let legal: Legal = moves.iter().collect();
-    let (first, last) = (path[0], path[path.len() - 1]);
+    let legal = Legal::new(moves);
+    let (from, to) = (board.coords(path[path.len() - 1]), board.coords(path[0]));
     let mut step_vec = vec![0i32; board.dims()];
     // A one-cell board has no closing move to make.
-    if path.len() > 1 && !is_move(board, &legal, last, first, &mut step_vec) {
-        return Err(TourError::NotClosed { from: board.coords(last), to: board.coords(first) });
+    if path.len() > 1 && !is_step(&legal, &from, &to, &mut step_vec) {
+        return Err(TourError::NotClosed { from, to });
     }
     Ok(())
 }
 
-/// The moves, looked up once a step of a path: a multiply-rotate hash of
-/// their few words, where SipHash took a sixth of `solve`'s time on a
-/// board it walks in one go. Nothing here comes from an adversary that
-/// could pick colliding keys: the move set is the caller's.
-type Legal<'m> = HashSet<&'m [i32], BuildHasherDefault<MoveHasher>>;
+/// The moves, looked up once a step of a path. Where every step of at
+/// most `reach` a component fits a table of up to [`DENSE_MAX`] entries, a
+/// step is its index there (a few adds and one load); elsewhere a binary
+/// search of the sorted moves.
+enum Legal<'m> {
+    Dense { reach: i32, table: Vec<bool> },
+    Sorted(Vec<&'m [i32]>),
+}
 
-#[derive(Default)]
-struct MoveHasher(u64);
+/// Largest table of [`Legal::Dense`]: (2 reach + 1)^D entries.
+const DENSE_MAX: u64 = 1 << 16;
 
-impl Hasher for MoveHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
+impl<'m> Legal<'m> {
+    fn new(moves: &'m Moves) -> Legal<'m> {
+        let reach = moves.iter().flatten().map(|c| c.unsigned_abs()).max().unwrap_or(0);
+        let side = 2 * u64::from(reach) + 1;
+        let entries = (0..moves.dims()).try_fold(1u64, |n, _| n.checked_mul(side).filter(|&n| n <= DENSE_MAX));
+        match entries {
+            Some(entries) => {
+                let reach = reach as i32;
+                let mut table = vec![false; entries as usize];
+                for m in moves.iter() {
+                    table[Self::dense_index(reach, m).expect("within reach")] = true;
+                }
+                Legal::Dense { reach, table }
+            }
+            None => {
+                let mut sorted: Vec<&[i32]> = moves.iter().collect();
+                sorted.sort_unstable();
+                Legal::Sorted(sorted)
+            }
         }
     }
 
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    /// The step's slot in the dense table, None when a component is out of reach.
+    fn dense_index(reach: i32, step: &[i32]) -> Option<usize> {
+        let side = 2 * reach as usize + 1;
+        let mut index = 0usize;
+        for &c in step.iter().rev() {
+            if c.abs() > reach {
+                return None;
+            }
+            index = index * side + (c + reach) as usize;
+        }
+        Some(index)
     }
 
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
+    fn contains(&self, step: &[i32]) -> bool {
+        match self {
+            Legal::Dense { reach, table } => Self::dense_index(*reach, step).is_some_and(|i| table[i]),
+            Legal::Sorted(sorted) => sorted.binary_search_by(|m| (*m).cmp(step)).is_ok(),
+        }
     }
 }
 
-/// True when `to - from` (as coordinates) is one of `legal`; `buf` holds
-/// the difference, so checking a long path allocates nothing.
-fn is_move(board: &Board, legal: &Legal, mut from: u64, mut to: u64, buf: &mut [i32]) -> bool {
-    for (slot, &side) in buf.iter_mut().zip(board.sides()).rev() {
-        let side = u64::from(side);
-        *slot = (to % side) as i32 - (from % side) as i32;
-        (from, to) = (from / side, to / side);
+/// True when `to - from` is one of `legal`; `buf` holds the difference,
+/// so checking a long path allocates nothing.
+fn is_step(legal: &Legal, from: &[u32], to: &[u32], buf: &mut [i32]) -> bool {
+    for ((slot, &a), &b) in buf.iter_mut().zip(from).zip(to) {
+        *slot = b as i32 - a as i32;
     }
     legal.contains(&*buf)
+}
+
+/// [`Board::coords`] into `out`, in 32-bit arithmetic where the index
+/// fits (a 64-bit division takes several times as long).
+fn coords_into(board: &Board, index: u64, out: &mut [u32]) {
+    if let Ok(mut index) = u32::try_from(index) {
+        for (slot, &side) in out.iter_mut().zip(board.sides()).rev() {
+            *slot = index % side;
+            index /= side;
+        }
+    } else {
+        let mut index = index;
+        for (slot, &side) in out.iter_mut().zip(board.sides()).rev() {
+            *slot = (index % u64::from(side)) as u32;
+            index /= u64::from(side);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -166,6 +206,33 @@ mod tests {
         let mut off = tour;
         off[0] = 99;
         assert!(matches!(verify(&b, &m, &off), Err(TourError::OffBoard { step: 0, .. })));
+    }
+
+    #[test]
+    fn the_move_table_and_the_sorted_moves_agree() {
+        for (rule, dims) in [(&[2, 1][..], 2), (&[4, 3], 2), (&[1, 2, 2], 3), (&[3, 2], 5), (&[40, 1], 3)] {
+            let m = Moves::from_rule(rule, dims).unwrap();
+            let legal = Legal::new(&m);
+            let mut sorted: Vec<&[i32]> = m.iter().collect();
+            sorted.sort_unstable();
+            let dense = matches!(legal, Legal::Dense { .. });
+            assert_eq!(dense, rule[0] < 40, "{rule:?} in {dims}D");
+            let reference = Legal::Sorted(sorted);
+            let mut rng = crate::seed::Rng::new(7);
+            let reach = rule[0] as i32 + 2;
+            let mut hits = 0;
+            for _ in 0..20_000 {
+                let step: Vec<i32> = (0..dims).map(|_| rng.below(2 * reach as u64 + 1) as i32 - reach).collect();
+                assert_eq!(legal.contains(&step), reference.contains(&step), "{step:?}");
+                hits += usize::from(reference.contains(&step));
+            }
+            assert!(hits > 0 || !dense, "{rule:?}: the random steps hit no move");
+            for s in m.iter() {
+                assert!(legal.contains(s));
+                let near: Vec<i32> = s.iter().enumerate().map(|(a, &c)| if a == 0 { c + 1 } else { c }).collect();
+                assert_eq!(legal.contains(&near), reference.contains(&near), "{near:?}");
+            }
+        }
     }
 
     #[test]
