@@ -23,6 +23,8 @@
 //! the virtual cells is a path from `s` through every cell. So no cover
 //! proves no open tour from `s`, as it proves no closed one without them.
 
+use std::sync::Arc;
+
 use super::graph::{next_stamp, Graph};
 use crate::seed::Rng;
 
@@ -60,10 +62,10 @@ pub(super) struct Cover<'g, 'l> {
     /// True for the even cells, by padded index: the colour is asked of
     /// every neighbour of every cell a search visits.
     is_even: Vec<bool>,
-    /// [`Cover::neighbours`] of every cell (off-board cells have none):
-    /// those of `c` are `adj[adj_start[c]..adj_start[c + 1]]`.
-    adj_start: Vec<u32>,
-    adj: Vec<u32>,
+    /// The cells every cell may be matched with, listed once: every search
+    /// of every attempt asks for them. Shared, so that a loop over one
+    /// cell's list may change the partners.
+    adj: Arc<Adjacency>,
     /// Cells of the side augmenting paths start from: the even cells and a
     /// virtual cell of that side.
     roots: Vec<u32>,
@@ -72,8 +74,21 @@ pub(super) struct Cover<'g, 'l> {
     seen: Vec<u32>,
     stamp: u32,
     queue: Vec<u32>,
-    nbrs: Vec<u32>,
     pub(super) work: u64,
+}
+
+/// Neighbour lists in one array: those of `c` are
+/// `list[start[c]..start[c + 1]]` (off-board cells have none).
+#[derive(Default)]
+struct Adjacency {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Adjacency {
+    fn of(&self, c: u32) -> &[u32] {
+        &self.list[self.start[c as usize] as usize..self.start[c as usize + 1] as usize]
+    }
 }
 
 impl<'g, 'l> Cover<'g, 'l> {
@@ -119,24 +134,24 @@ impl<'g, 'l> Cover<'g, 'l> {
             odd,
             is_even,
             roots,
-            adj_start: Vec::with_capacity(len + 1),
-            adj: Vec::new(),
+            adj: Arc::default(),
             from: vec![NONE; len],
             seen: vec![0; len],
             stamp: 0,
             queue: Vec::new(),
-            nbrs: Vec::new(),
             work: 0,
         };
+        let mut adj = Adjacency { start: Vec::with_capacity(len + 1), list: Vec::new() };
         let mut out = Vec::new();
         for c in 0..len as u32 {
-            cover.adj_start.push(cover.adj.len() as u32);
+            adj.start.push(adj.list.len() as u32);
             if cover.is_virtual(c) || g.on_board(c as usize) {
                 cover.list_neighbours(c, &mut out);
-                cover.adj.extend_from_slice(&out);
+                adj.list.extend_from_slice(&out);
             }
         }
-        cover.adj_start.push(cover.adj.len() as u32);
+        adj.start.push(adj.list.len() as u32);
+        cover.adj = Arc::new(adj);
         cover
     }
 
@@ -167,13 +182,6 @@ impl<'g, 'l> Cover<'g, 'l> {
         } else {
             &self.odd
         }
-    }
-
-    /// The cells `c` may be matched with, into `out` (listed once, in
-    /// [`Cover::new`]: every search of every attempt asks for them).
-    fn neighbours(&self, c: u32, out: &mut Vec<u32>) {
-        out.clear();
-        out.extend_from_slice(&self.adj[self.adj_start[c as usize] as usize..self.adj_start[c as usize + 1] as usize]);
     }
 
     /// The cells `c` may be matched with: board neighbours, kept edges and
@@ -277,7 +285,7 @@ impl<'g, 'l> Cover<'g, 'l> {
             members.push(j);
         }
         shuffle(&mut members, rng);
-        let mut nbrs = std::mem::take(&mut self.nbrs);
+        let adj = Arc::clone(&self.adj);
         // Neighbours still short of partners and not yet partners.
         let mut open = vec![0u32; len];
         let need = |s: &Self, c: u32| 2 - s.partners(c);
@@ -285,9 +293,8 @@ impl<'g, 'l> Cover<'g, 'l> {
             if need(self, c) == 0 {
                 continue;
             }
-            self.neighbours(c, &mut nbrs);
             open[c as usize] =
-                nbrs.iter().filter(|&&u| need(self, u) > 0 && !self.mate[c as usize].contains(&u)).count() as u32;
+                adj.of(c).iter().filter(|&&u| need(self, u) > 0 && !self.mate[c as usize].contains(&u)).count() as u32;
         }
         let slack = |open: &[u32], s: &Self, c: u32| (open[c as usize] as usize).saturating_sub(need(s, c)).min(CAP);
         let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); CAP + 1];
@@ -307,10 +314,11 @@ impl<'g, 'l> Cover<'g, 'l> {
             if need(self, c) == 0 || slack(&open, self, c) != level {
                 continue;
             }
-            self.neighbours(c, &mut nbrs);
+            // The work counted: the last list read.
+            let mut read = adj.of(c).len();
             choice.clear();
             let mut least = usize::MAX;
-            for &u in &nbrs {
+            for &u in adj.of(c) {
                 if need(self, u) == 0 || self.mate[c as usize].contains(&u) {
                     continue;
                 }
@@ -335,8 +343,8 @@ impl<'g, 'l> Cover<'g, 'l> {
             for x in [c, u] {
                 if need(self, x) == 0 {
                     // Full: no longer open to its neighbours.
-                    self.neighbours(x, &mut nbrs);
-                    for &w in &nbrs {
+                    read = adj.of(x).len();
+                    for &w in adj.of(x) {
                         if need(self, w) > 0 && !self.mate[x as usize].contains(&w) {
                             open[w as usize] -= 1;
                             let sw = slack(&open, self, w);
@@ -350,9 +358,8 @@ impl<'g, 'l> Cover<'g, 'l> {
                     level = level.min(sx);
                 }
             }
-            self.work += nbrs.len() as u64;
+            self.work += read as u64;
         }
-        self.nbrs = nbrs;
     }
 
     /// One augmenting path from `root` (a cell short of partners, on the
@@ -363,14 +370,13 @@ impl<'g, 'l> Cover<'g, 'l> {
         self.queue.push(root);
         self.seen[root as usize] = stamp;
         let mut head = 0;
-        let mut nbrs = std::mem::take(&mut self.nbrs);
+        let adj = Arc::clone(&self.adj);
         let mut found = None;
         'bfs: while let Some(&a) = self.queue.get(head) {
             head += 1;
             self.work += 1;
             // From a root-side cell along an unused edge to the other side.
-            self.neighbours(a, &mut nbrs);
-            for &b in &nbrs {
+            for &b in adj.of(a) {
                 if self.seen[b as usize] == stamp || self.mate[a as usize].contains(&b) {
                     continue;
                 }
@@ -390,7 +396,6 @@ impl<'g, 'l> Cover<'g, 'l> {
                 }
             }
         }
-        self.nbrs = nbrs;
         found.map(|b| self.flip(root, b)).is_some()
     }
 
@@ -448,21 +453,11 @@ impl<'g, 'l> Cover<'g, 'l> {
         let mut parent: Vec<u32> = (0..count).collect();
         let mut left = count;
         shuffle(&mut cells, rng);
-        let mut nbrs = std::mem::take(&mut self.nbrs);
-        let joined = self.join_cycles(&cells, &cycle, &mut parent, &mut left, &mut nbrs);
-        self.nbrs = nbrs;
-        joined
+        self.join_cycles(&cells, &cycle, &mut parent, &mut left)
     }
 
     /// The merging passes of [`Cover::merge`] over the labelled cycles.
-    fn join_cycles(
-        &mut self,
-        cells: &[u32],
-        cycle: &[u32],
-        parent: &mut [u32],
-        left: &mut u32,
-        nbrs: &mut Vec<u32>,
-    ) -> bool {
+    fn join_cycles(&mut self, cells: &[u32], cycle: &[u32], parent: &mut [u32], left: &mut u32) -> bool {
         fn find(parent: &mut [u32], mut x: u32) -> u32 {
             while parent[x as usize] != x {
                 parent[x as usize] = parent[parent[x as usize] as usize];
@@ -470,6 +465,7 @@ impl<'g, 'l> Cover<'g, 'l> {
             }
             x
         }
+        let adj = Arc::clone(&self.adj);
         while *left > 1 {
             let mut merged = false;
             for &a in cells {
@@ -479,7 +475,7 @@ impl<'g, 'l> Cover<'g, 'l> {
                     continue;
                 }
                 let mut joined = false;
-                self.neighbours(a, nbrs);
+                let nbrs = adj.of(a);
                 self.work += nbrs.len() as u64;
                 for slot in 0..2 {
                     let b = self.mate[a as usize][slot];
@@ -487,7 +483,7 @@ impl<'g, 'l> Cover<'g, 'l> {
                         continue;
                     }
                     let ca = find(parent, cycle[a as usize]);
-                    for &c in nbrs.iter() {
+                    for &c in nbrs {
                         if c == b || find(parent, cycle[c as usize]) == ca {
                             continue;
                         }
