@@ -119,8 +119,9 @@ impl Configuration {
 
     /// [`Configuration::memory_need`] for tasks of `methods`: `solve` keeps
     /// its own graph, walk and cover state per thread, about 44 bytes a
-    /// padded cell and 32 a board cell, and on small boards its search's
-    /// ([`crate::solve::search_memory`]).
+    /// padded cell and 32 a board cell, on small boards its search's
+    /// ([`crate::solve::search_memory`]), and on large ones the closed tour
+    /// its tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
         if methods.contains(&Method::Solve) {
@@ -129,6 +130,7 @@ impl Configuration {
             let search = crate::solve::search_memory(self.board.cells(), u64::try_from(padded).unwrap_or(u64::MAX));
             let solve = u64::try_from(solve).unwrap_or(u64::MAX).saturating_add(search);
             need.per_thread = need.per_thread.saturating_add(solve);
+            need.shared = need.shared.saturating_add(crate::solve::shared_memory(&self.board, &self.moves));
         }
         need
     }
@@ -263,11 +265,14 @@ mod tests {
         assert_eq!(big.per_thread, 1004u64.pow(3));
         assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
         assert_eq!(format_bytes(12), "12 B");
-        // solve adds its own state, a thread's worth, where it runs.
+        // solve adds its own state, a thread's worth, where it runs, and
+        // the closed tour its tasks share, 12 bytes a cell.
         let c = cfg(&[2, 1], &[100, 100]);
         let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
         assert_eq!(c.memory_need_for(&[Method::W], false), plain);
-        assert_eq!(solving.shared, plain.shared);
+        assert_eq!(solving.shared, plain.shared + 100 * 100 * 12);
+        let odd = cfg(&[2, 1], &[101, 101]);
+        assert_eq!(odd.memory_need_for(&[Method::Solve], false).shared, odd.memory_need(false).shared, "no cycle");
         assert_eq!(solving.per_thread, plain.per_thread + 104 * 104 * 44 + 100 * 100 * 32);
         // A board small enough for the exhaustive search holds its table too.
         let small = cfg(&[2, 1], &[10, 10]);

@@ -34,6 +34,11 @@
 //!
 //! Then covers and walks take turns until the budget is spent.
 //!
+//! A sweep asks for tours from many starts of one board: [`Shared`] finds
+//! one closed tour per board (of 1,000 cells or more, even, every move
+//! changing colour) and cuts it at each start, at the cost of copying and
+//! verifying a path.
+//!
 //! Every tour is checked by [`crate::verify`] (or [`crate::verify_closed`])
 //! before it is returned: a bug can make `solve` give up, never lie.
 
@@ -43,6 +48,9 @@ mod failures;
 mod graph;
 mod posa;
 mod sat;
+mod shared;
+
+pub use shared::{shared_memory, Shared, SHARED_MIN_CELLS};
 
 use crate::backtrack;
 use crate::board::Board;
@@ -65,6 +73,9 @@ pub enum Phase {
     Rotation,
     /// A merged cycle cover gave the tour.
     Cover,
+    /// The board's closed tour, found once for all its starts, cut at the
+    /// start (see [`Shared`]).
+    Shared,
     /// The exhaustive search found the tour or proved there is none.
     Search,
     /// Nothing settled it within the budget.

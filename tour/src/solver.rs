@@ -47,6 +47,8 @@ pub struct Solver {
     predecessors: Option<Vec<isize>>,
     /// What theorems prove about tours here, to tell "gave up" from "none".
     existence: Existence,
+    /// What `solve` keeps across this board's tasks.
+    solve_shared: crate::solve::Shared,
 }
 
 impl Workspace {
@@ -116,7 +118,7 @@ impl Solver {
         let predecessors =
             (!config.moves().closed_under_negation()).then(|| layout.offsets().iter().map(|&o| -o).collect());
         let existence = known(config.board(), config.moves());
-        Ok(Solver { config, layout, pristine, predecessors, existence })
+        Ok(Solver { config, layout, pristine, predecessors, existence, solve_shared: Default::default() })
     }
 
     /// The configuration this solver runs.
@@ -236,7 +238,7 @@ impl Solver {
                 (r.outcome, r.path, r.nodes.min(u32::MAX as u64) as u32)
             }
             Method::Solve => {
-                let r = crate::solve::solve(board, moves, start, options.closed, options.seed, options.budget);
+                let r = self.solve_shared.solve(board, moves, start, options.closed, options.seed, options.budget);
                 (r.outcome, r.path, r.repairs.min(u32::MAX as u64) as u32)
             }
             Method::Construct => match crate::construct::construct(board, moves, start) {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use tour::backtrack::search_closed;
-use tour::solve::{solve, Phase, SolveResult};
+use tour::solve::{solve, Phase, Shared, SolveResult, SHARED_MIN_CELLS};
 use tour::{verify, verify_closed, Board, Configuration, Method, Moves, Outcome, Solver, TaskOptions};
 
 const BUDGET: u64 = 50_000_000;
@@ -93,6 +93,47 @@ fn deterministic_for_a_seed() {
     let b = solve(&board, &moves, 7, false, 42, BUDGET);
     assert_eq!(a, b);
     assert_eq!(a.outcome, Outcome::Tour);
+}
+
+/// On a large board with a closed tour, every start's tour (open or
+/// closed) is the board's shared cycle cut at the start: verified, and the
+/// same figures whichever task asked first. Elsewhere each start is solved
+/// on its own.
+#[test]
+fn starts_share_one_closed_tour_in_any_order() {
+    let (board, moves) = board_moves(&[2, 1], &[32, 32]);
+    assert!(board.cells() >= SHARED_MIN_CELLS);
+    let starts: Vec<u64> = (0..board.cells()).step_by(41).collect();
+    for closed in [false, true] {
+        let (forward, backward) = (Shared::default(), Shared::default());
+        let a: Vec<SolveResult> = starts.iter().map(|&s| forward.solve(&board, &moves, s, closed, s, BUDGET)).collect();
+        let mut b: Vec<SolveResult> =
+            starts.iter().rev().map(|&s| backward.solve(&board, &moves, s, closed, s, BUDGET)).collect();
+        b.reverse();
+        assert_eq!(a, b, "closed {closed}");
+        for (r, &s) in a.iter().zip(&starts) {
+            assert_eq!((r.outcome, r.phase), (Outcome::Tour, Phase::Shared), "from {s}");
+            check_tour(&board, &moves, s, closed, r);
+        }
+        // One cycle: every tour is a rotation of the first.
+        let first = a[0].path.as_ref().unwrap();
+        let at = |c: u64| first.iter().position(|&x| x == c).unwrap();
+        for r in &a {
+            let p = r.path.as_ref().unwrap();
+            assert_eq!(at(p[1]), (at(p[0]) + 1) % first.len());
+        }
+    }
+    // Odd cells (no cycle), a board without closed tours (Schwenk: 4 x n),
+    // and a small board: each start is solved on its own.
+    for (rule, sides) in [(&[2, 1][..], &[33, 33][..]), (&[2, 1], &[4, 260]), (&[2, 1], &[20, 20])] {
+        let (board, moves) = board_moves(rule, sides);
+        let shared = Shared::default();
+        for s in [0, board.cells() - 1] {
+            let r = shared.solve(&board, &moves, s, false, s, BUDGET);
+            assert_ne!(r.phase, Phase::Shared, "{board} from {s}");
+            assert_eq!(r, solve(&board, &moves, s, false, s, BUDGET), "{board} from {s}");
+        }
+    }
 }
 
 /// Proofs name their reason; a start of the minority colour is refused at once.
