@@ -179,14 +179,15 @@ pub async fn serve(
     acceptor.abort();
     let _ = acceptor.await;
     // Handlers and watch streams still finishing hold `shared`, and with it
-    // the database and its writer lock: wait (up to GRACE) for the last one,
-    // so the file is closed when serve returns and can be opened again at
-    // once, in this process or another.
+    // the database and its writer lock, as do blocking database tasks whose
+    // callers were aborted (the ticker's): wait (up to GRACE) for the last
+    // one, so the file is closed when serve returns and can be opened again
+    // at once, in this process or another.
     let deadline = tokio::time::Instant::now() + GRACE;
-    while Arc::strong_count(&shared) > 1 && tokio::time::Instant::now() < deadline {
+    while (Arc::strong_count(&shared) > 1 || shared.store_in_use()) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
-    if Arc::strong_count(&shared) > 1 {
+    if Arc::strong_count(&shared) > 1 || shared.store_in_use() {
         tracing::warn!(grace = ?GRACE, "a handler outlived the grace period; the database closes when it ends");
     }
     drop(shared);

@@ -194,6 +194,12 @@ impl Shared {
         Ok(())
     }
 
+    /// True while a blocking task still holds the store: one whose caller
+    /// was dropped (an aborted tick) runs to its end regardless.
+    pub fn store_in_use(&self) -> bool {
+        Arc::strong_count(&self.store) > 1
+    }
+
     /// Runs a store operation on the blocking pool.
     pub async fn with_store<T, F>(&self, f: F) -> Result<T>
     where
