@@ -141,9 +141,17 @@ async fn submit(sweeps: &mut Sweeps) -> String {
 }
 
 /// Lets the coordinator's lease ticker run after the clock moved.
+/// Lets the coordinator's background tasks catch up. The clock is paused,
+/// but the ticker's database writes run on the blocking pool in real time:
+/// a tick still waiting for one is not back at its timer, so turns alone
+/// (ten yields) were not enough on a loaded machine. Real time is given
+/// too, between the turns.
 async fn settle() {
-    for _ in 0..10 {
-        tokio::task::yield_now().await;
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(2));
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
     }
 }
 
