@@ -35,9 +35,10 @@
 //! Then covers and walks take turns until the budget is spent.
 //!
 //! A sweep asks for tours from many starts of one board: [`Shared`] finds
-//! one closed tour per board (of 1,000 cells or more, even, every move
-//! changing colour) and cuts it at each start, at the cost of copying and
-//! verifying a path.
+//! one tour per board (of 1,000 cells or more, every move changing
+//! colour) and gives each start its own from it: a closed tour cut at the
+//! start on boards of even cells, a shared cover path repaired locally on
+//! boards of odd cells.
 //!
 //! Every tour is checked by [`crate::verify`] (or [`crate::verify_closed`])
 //! before it is returned: a bug can make `solve` give up, never lie.
@@ -153,7 +154,8 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
         Ok(l) if (l.len() as u64) < SOLVE_MAX_PADDED => l,
         _ => return SolveResult::settled(Outcome::GaveUp, Phase::Budget, None),
     };
-    let g = Graph::new(&layout, moves.closed_under_negation());
+    let g = Graph::new(layout, moves.closed_under_negation());
+    let layout = &g.layout;
     let padded_start = layout.padded(start);
     if let Some(proof) = g.impossible(padded_start, closed) {
         return SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(proof));
@@ -270,19 +272,19 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
 }
 
 /// The routes' state and the effort spent, across rounds.
-struct Run<'g, 'l> {
-    walker: Walker<'g, 'l>,
+struct Run<'g> {
+    walker: Walker<'g>,
     /// Built on first use: large boards seldom need it.
-    cover: Option<Cover<'g, 'l>>,
+    cover: Option<Cover<'g>>,
     bipartite: bool,
-    graph: &'g Graph<'l>,
+    graph: &'g Graph,
     open_start: Option<usize>,
     /// Exhaustive search nodes, and the work they count for.
     nodes: u64,
     search_work: u64,
 }
 
-impl Run<'_, '_> {
+impl Run<'_> {
     fn spent(&self) -> u64 {
         self.walker.work + self.cover.as_ref().map_or(0, |c| c.work) + self.search_work
     }
@@ -398,7 +400,7 @@ pub fn cycle_cover_exists(board: &Board, moves: &Moves) -> Option<bool> {
         return None;
     }
     let layout = Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)?;
-    let g = Graph::new(&layout, true);
+    let g = Graph::new(layout, true);
     Some(Cover::new(&g, None).exists())
 }
 

@@ -96,42 +96,63 @@ fn deterministic_for_a_seed() {
 }
 
 /// On a large board with a closed tour, every start's tour (open or
-/// closed) is the board's shared cycle cut at the start: verified, and the
-/// same figures whichever task asked first. Elsewhere each start is solved
-/// on its own.
+/// closed) is the board's shared cycle cut at the start; on a large board
+/// of odd cells, every majority start's tour is repaired from one shared
+/// path. Verified, and the same figures whichever task asked first.
+/// Elsewhere each start is solved on its own.
 #[test]
-fn starts_share_one_closed_tour_in_any_order() {
-    let (board, moves) = board_moves(&[2, 1], &[32, 32]);
-    assert!(board.cells() >= SHARED_MIN_CELLS);
-    let starts: Vec<u64> = (0..board.cells()).step_by(41).collect();
-    for closed in [false, true] {
+fn starts_share_one_tour_of_the_board_in_any_order() {
+    let cases: &[(&[u32], &[u32], bool)] = &[
+        (&[2, 1], &[32, 32], false),
+        (&[2, 1], &[32, 32], true),
+        (&[2, 1], &[33, 33], false),
+        (&[4, 3], &[35, 35], false),
+    ];
+    for &(rule, sides, closed) in cases {
+        let (board, moves) = board_moves(rule, sides);
+        assert!(board.cells() >= SHARED_MIN_CELLS);
+        let starts: Vec<u64> = (0..board.cells()).step_by(23).collect();
         let (forward, backward) = (Shared::default(), Shared::default());
         let a: Vec<SolveResult> = starts.iter().map(|&s| forward.solve(&board, &moves, s, closed, s, BUDGET)).collect();
         let mut b: Vec<SolveResult> =
             starts.iter().rev().map(|&s| backward.solve(&board, &moves, s, closed, s, BUDGET)).collect();
         b.reverse();
-        assert_eq!(a, b, "closed {closed}");
+        assert_eq!(a, b, "{rule:?} on {board}, closed {closed}");
+        let mut shared = 0;
         for (r, &s) in a.iter().zip(&starts) {
-            assert_eq!((r.outcome, r.phase), (Outcome::Tour, Phase::Shared), "from {s}");
             check_tour(&board, &moves, s, closed, r);
+            let majority = board.cells() % 2 == 0 || board.coords(s).iter().sum::<u32>() % 2 == 0;
+            if majority {
+                assert_eq!(r.outcome, Outcome::Tour, "{rule:?} on {board} from {s}");
+                shared += usize::from(r.phase == Phase::Shared);
+            } else {
+                assert_eq!((r.outcome, r.phase), (Outcome::NoTour, Phase::Proof), "{rule:?} on {board} from {s}");
+            }
         }
-        // One cycle: every tour is a rotation of the first.
-        let first = a[0].path.as_ref().unwrap();
-        let at = |c: u64| first.iter().position(|&x| x == c).unwrap();
-        for r in &a {
-            let p = r.path.as_ref().unwrap();
-            assert_eq!(at(p[1]), (at(p[0]) + 1) % first.len());
+        // The local repair of an odd board's path may fail now and then (the
+        // start then searches on its own); the cycle never does.
+        let majority = a.iter().filter(|r| r.outcome == Outcome::Tour).count();
+        assert!(shared * 10 >= majority * 9, "{rule:?} on {board}: {shared} of {majority} from the shared tour");
+        if board.cells() % 2 == 0 {
+            assert_eq!(shared, majority);
+            // One cycle: every tour is a rotation of the first.
+            let first = a[0].path.as_ref().unwrap();
+            let at = |c: u64| first.iter().position(|&x| x == c).unwrap();
+            for r in &a {
+                let p = r.path.as_ref().unwrap();
+                assert_eq!(at(p[1]), (at(p[0]) + 1) % first.len());
+            }
         }
     }
-    // Odd cells (no cycle), a board without closed tours (Schwenk: 4 x n),
-    // and a small board: each start is solved on its own.
-    for (rule, sides) in [(&[2, 1][..], &[33, 33][..]), (&[2, 1], &[4, 260]), (&[2, 1], &[20, 20])] {
+    // A board without closed tours (Schwenk: 4 x n), and a small board:
+    // each start is solved on its own.
+    for (rule, sides, closed) in [(&[2, 1][..], &[4, 260][..], false), (&[2, 1], &[20, 20], false)] {
         let (board, moves) = board_moves(rule, sides);
         let shared = Shared::default();
         for s in [0, board.cells() - 1] {
-            let r = shared.solve(&board, &moves, s, false, s, BUDGET);
+            let r = shared.solve(&board, &moves, s, closed, s, BUDGET);
             assert_ne!(r.phase, Phase::Shared, "{board} from {s}");
-            assert_eq!(r, solve(&board, &moves, s, false, s, BUDGET), "{board} from {s}");
+            assert_eq!(r, solve(&board, &moves, s, closed, s, BUDGET), "{board} from {s}");
         }
     }
 }

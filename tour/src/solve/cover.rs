@@ -46,8 +46,8 @@ pub(super) enum Attempt {
 }
 
 /// One attempt's state: partners of every cell (and of the virtual ones).
-pub(super) struct Cover<'g, 'l> {
-    g: &'g Graph<'l>,
+pub(super) struct Cover<'g> {
+    g: &'g Graph,
     /// Two partners per padded cell, NONE where missing, then the virtual
     /// cells' (`x` at `mate.len() - 2`, `y` at `mate.len() - 1`).
     mate: Vec<[u32; 2]>,
@@ -56,25 +56,32 @@ pub(super) struct Cover<'g, 'l> {
     joiner: Option<(u32, bool)>,
     /// Edges every cover keeps (`s-v`, or `s-y` and `y-x`).
     pins: Vec<(u32, u32)>,
-    /// Board cells of even and odd coordinate sum, as padded cells, sorted.
-    even: Vec<u32>,
-    odd: Vec<u32>,
-    /// True for the even cells, by padded index: the colour is asked of
-    /// every neighbour of every cell a search visits.
-    is_even: Vec<bool>,
-    /// The cells every cell may be matched with, listed once: every search
-    /// of every attempt asks for them. Shared, so that a loop over one
-    /// cell's list may change the partners.
-    adj: Arc<Adjacency>,
-    /// Cells of the side augmenting paths start from: the even cells and a
-    /// virtual cell of that side.
-    roots: Vec<u32>,
+    /// What covers of the board share whatever the start: colours, roots
+    /// and neighbour lists.
+    parts: Arc<Parts>,
     /// Search scratch.
     from: Vec<u32>,
     seen: Vec<u32>,
     stamp: u32,
     queue: Vec<u32>,
     pub(super) work: u64,
+}
+
+/// The board's side of a cover builder, the same for every attempt (and,
+/// through [`Cover::with_cycle`], for every start).
+pub(super) struct Parts {
+    /// Board cells of even and odd coordinate sum, as padded cells, sorted.
+    even: Vec<u32>,
+    odd: Vec<u32>,
+    /// True for the even cells, by padded index: the colour is asked of
+    /// every neighbour of every cell a search visits.
+    is_even: Vec<bool>,
+    /// Cells of the side augmenting paths start from: the even cells and a
+    /// virtual cell of that side.
+    roots: Vec<u32>,
+    /// The cells every cell may be matched with, listed once: every search
+    /// of every attempt asks for them.
+    adj: Adjacency,
 }
 
 /// Neighbour lists in one array: those of `c` are
@@ -91,26 +98,13 @@ impl Adjacency {
     }
 }
 
-impl<'g, 'l> Cover<'g, 'l> {
+impl<'g> Cover<'g> {
     /// A cover builder for `g`: for a closed tour with `open_start` None,
     /// for an open one from that (padded) start with the virtual cells.
-    pub(super) fn new(g: &'g Graph<'l>, open_start: Option<usize>) -> Cover<'g, 'l> {
-        let len = g.out_degree.len() + 2;
-        let (mut even, mut odd) = (Vec::new(), Vec::new());
-        for c in g.board_cells() {
-            if g.is_even(c) {
-                even.push(c as u32);
-            } else {
-                odd.push(c as u32);
-            }
-        }
-        let mut is_even = vec![false; len];
-        for &c in &even {
-            is_even[c as usize] = true;
-        }
-        let (x, y) = ((len - 2) as u32, (len - 1) as u32);
-        let mut roots = even.clone();
-        let (mut joiner, mut pins) = (None, Vec::new());
+    pub(super) fn new(g: &'g Graph, open_start: Option<usize>) -> Cover<'g> {
+        let (even, odd) = colours(g);
+        let (x, y) = virtuals(g);
+        let (mut joiner, mut pins, mut extra_root) = (None, Vec::new(), None);
         if let Some(s) = open_start {
             let s = s as u32;
             let s_even = even.binary_search(&s).is_ok();
@@ -122,19 +116,45 @@ impl<'g, 'l> Cover<'g, 'l> {
                 // x has s's colour, y the other.
                 joiner = Some((x, !s_even));
                 pins.extend([(s, y), (y, x)]);
-                roots.push(if s_even { x } else { y });
+                extra_root = Some(if s_even { x } else { y });
             }
         }
+        Cover::build(g, even, odd, joiner, pins, extra_root)
+    }
+
+    /// A cover builder for open tours from any start on a board of odd
+    /// cells: `v` next to every cell of the majority (even) colour, no edge
+    /// kept. Its single cycle is a path between two majority cells, which
+    /// [`Cover::with_cycle`] turns into a cover for a given start.
+    pub(super) fn anywhere(g: &'g Graph) -> Cover<'g> {
+        let (even, odd) = colours(g);
+        debug_assert_eq!(even.len(), odd.len() + 1, "a board of odd cells, even the majority");
+        let (x, _) = virtuals(g);
+        Cover::build(g, even, odd, Some((x, true)), Vec::new(), None)
+    }
+
+    fn build(
+        g: &'g Graph,
+        even: Vec<u32>,
+        odd: Vec<u32>,
+        joiner: Option<(u32, bool)>,
+        pins: Vec<(u32, u32)>,
+        extra_root: Option<u32>,
+    ) -> Cover<'g> {
+        let len = g.out_degree.len() + 2;
+        let mut is_even = vec![false; len];
+        for &c in &even {
+            is_even[c as usize] = true;
+        }
+        let mut roots = even.clone();
+        roots.extend(extra_root);
+        let parts = Parts { even, odd, is_even, roots, adj: Adjacency::default() };
         let mut cover = Cover {
             g,
             mate: vec![[NONE; 2]; len],
             joiner,
             pins,
-            even,
-            odd,
-            is_even,
-            roots,
-            adj: Arc::default(),
+            parts: Arc::new(parts),
             from: vec![NONE; len],
             seen: vec![0; len],
             stamp: 0,
@@ -151,8 +171,63 @@ impl<'g, 'l> Cover<'g, 'l> {
             }
         }
         adj.start.push(adj.list.len() as u32);
-        cover.adj = Arc::new(adj);
+        Arc::get_mut(&mut cover.parts).expect("not shared yet").adj = adj;
         cover
+    }
+
+    /// The board's side of this builder, to share with [`Cover::with_cycle`].
+    pub(super) fn parts(&self) -> Arc<Parts> {
+        Arc::clone(&self.parts)
+    }
+
+    /// One attempt of an [`Cover::anywhere`] builder: true when its cover
+    /// merged into a single cycle (then in [`Cover::mates`]).
+    pub(super) fn single_cycle(&mut self, rng: &mut Rng) -> bool {
+        self.cover(rng) && self.merge(rng)
+    }
+
+    /// A cover for an open tour from the (majority) `start`, made from
+    /// `cycle`, the single cycle of an [`Cover::anywhere`] builder with
+    /// these `parts`: `v`'s edge to one end is moved to `start`, which gives
+    /// up one of its partners, an augmenting path pairs the two cells left
+    /// short, and the cycles that leaves are merged. A few hundred cells'
+    /// work where a cover from scratch takes the whole board's, many times.
+    pub(super) fn with_cycle(
+        g: &'g Graph,
+        parts: Arc<Parts>,
+        cycle: &[[u32; 2]],
+        start: usize,
+        rng: &mut Rng,
+    ) -> Attempt {
+        let len = cycle.len();
+        let (x, _) = virtuals(g);
+        let s = start as u32;
+        let mut cover = Cover {
+            g,
+            mate: cycle.to_vec(),
+            joiner: Some((x, true)),
+            pins: vec![(s, x)],
+            parts,
+            from: vec![NONE; len],
+            seen: vec![0; len],
+            stamp: 0,
+            queue: Vec::new(),
+            work: 0,
+        };
+        if !cover.mate[start].contains(&x) {
+            let end = cover.mate[x as usize][rng.below(2) as usize];
+            let partner = cover.mate[start][rng.below(2) as usize];
+            cover.unlink(x, end);
+            cover.unlink(s, partner);
+            cover.link(s, x);
+            if !cover.augment(end) {
+                return Attempt::NoCover;
+            }
+            if !cover.merge(rng) {
+                return Attempt::Stuck(cover.read(start));
+            }
+        }
+        Attempt::Tour(cover.read(start))
     }
 
     /// One attempt: a random cover, merged into one cycle, read from
@@ -172,15 +247,15 @@ impl<'g, 'l> Cover<'g, 'l> {
     }
 
     fn is_even(&self, c: u32) -> bool {
-        self.is_even[c as usize]
+        self.parts.is_even[c as usize]
     }
 
     /// The cells of the colour the joiner is next to.
     fn joined(&self, even: bool) -> &[u32] {
         if even {
-            &self.even
+            &self.parts.even
         } else {
-            &self.odd
+            &self.parts.odd
         }
     }
 
@@ -259,8 +334,8 @@ impl<'g, 'l> Cover<'g, 'l> {
         self.greedy(rng);
         // Both sides hold the same number of partner slots, so the roots'
         // side full means the other side is full too.
-        for i in 0..self.roots.len() {
-            let a = self.roots[i];
+        let parts = Arc::clone(&self.parts);
+        for &a in &parts.roots {
             while self.partners(a) < 2 {
                 if !self.augment(a) {
                     return false;
@@ -280,12 +355,13 @@ impl<'g, 'l> Cover<'g, 'l> {
     fn greedy(&mut self, rng: &mut Rng) {
         const CAP: usize = 64;
         let len = self.mate.len();
-        let mut members: Vec<u32> = self.even.iter().chain(&self.odd).copied().collect();
+        let mut members: Vec<u32> = self.parts.even.iter().chain(&self.parts.odd).copied().collect();
         if let Some((j, _)) = self.joiner {
             members.push(j);
         }
         shuffle(&mut members, rng);
-        let adj = Arc::clone(&self.adj);
+        let parts = Arc::clone(&self.parts);
+        let adj = &parts.adj;
         // Neighbours still short of partners and not yet partners.
         let mut open = vec![0u32; len];
         let need = |s: &Self, c: u32| 2 - s.partners(c);
@@ -370,7 +446,8 @@ impl<'g, 'l> Cover<'g, 'l> {
         self.queue.push(root);
         self.seen[root as usize] = stamp;
         let mut head = 0;
-        let adj = Arc::clone(&self.adj);
+        let parts = Arc::clone(&self.parts);
+        let adj = &parts.adj;
         let mut found = None;
         'bfs: while let Some(&a) = self.queue.get(head) {
             head += 1;
@@ -432,7 +509,7 @@ impl<'g, 'l> Cover<'g, 'l> {
             self.pins.iter().flat_map(|&(p, q)| [p, q]).filter(|&c| self.is_virtual(c)).collect();
         virtuals.sort_unstable();
         virtuals.dedup();
-        let mut cells: Vec<u32> = self.even.iter().chain(&self.odd).chain(&virtuals).copied().collect();
+        let mut cells: Vec<u32> = self.parts.even.iter().chain(&self.parts.odd).chain(&virtuals).copied().collect();
         for &c in &cells {
             if cycle[c as usize] != NONE {
                 continue;
@@ -465,7 +542,8 @@ impl<'g, 'l> Cover<'g, 'l> {
             }
             x
         }
-        let adj = Arc::clone(&self.adj);
+        let parts = Arc::clone(&self.parts);
+        let adj = &parts.adj;
         while *left > 1 {
             let mut merged = false;
             for &a in cells {
@@ -539,6 +617,25 @@ impl<'g, 'l> Cover<'g, 'l> {
         }
         out
     }
+}
+
+/// The board's cells of even and odd coordinate sum, as padded cells, sorted.
+fn colours(g: &Graph) -> (Vec<u32>, Vec<u32>) {
+    let (mut even, mut odd) = (Vec::new(), Vec::new());
+    for c in g.board_cells() {
+        if g.is_even(c) {
+            even.push(c as u32);
+        } else {
+            odd.push(c as u32);
+        }
+    }
+    (even, odd)
+}
+
+/// The virtual cells `x` and `y`, after the padded cells.
+fn virtuals(g: &Graph) -> (u32, u32) {
+    let len = g.out_degree.len();
+    (len as u32, len as u32 + 1)
 }
 
 /// Fisher-Yates on the seeded stream.

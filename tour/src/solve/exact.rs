@@ -67,8 +67,8 @@ pub(super) struct Found {
 }
 
 /// A search over one graph: roles, the matching and its undo log.
-struct Search<'g, 'l> {
-    g: &'g Graph<'l>,
+struct Search<'g> {
+    g: &'g Graph,
     role: Vec<Role>,
     /// True for cells of the start's colour (the virtual cell: the colour
     /// its neighbours are not).
@@ -184,7 +184,7 @@ pub(super) fn search(g: &Graph, start: usize, closed: bool, budget: u64) -> Foun
     s.run(start as u32, closed, budget)
 }
 
-impl Search<'_, '_> {
+impl Search<'_> {
     fn run(&mut self, start: u32, closed: bool, budget: u64) -> Found {
         let mut nodes = 1;
         // The root: a cover from scratch, every cell short of its partners.
@@ -629,7 +629,7 @@ mod tests {
             let board = Board::new(sides).unwrap();
             let moves = Moves::from_rule(rule, sides.len()).unwrap();
             let layout = Layout::new(&board, &moves).unwrap();
-            let g = Graph::new(&layout, true);
+            let g = Graph::new(layout.clone(), true);
             for closed in [false, true] {
                 for start in 0..board.cells() {
                     let bt = search_closed(&board, &moves, start, closed, u64::MAX);

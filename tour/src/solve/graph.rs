@@ -10,8 +10,8 @@ pub(super) const BORDER: u16 = u16::MAX;
 
 /// The leaper graph of one (board, moves) pair: a neighbour of padded cell
 /// `c` is `c + offset` whenever its degree slot is not [`BORDER`].
-pub(super) struct Graph<'l> {
-    pub(super) layout: &'l Layout,
+pub(super) struct Graph {
+    pub(super) layout: Layout,
     /// Offsets of the cells a cell can move onto.
     pub(super) succ: Vec<isize>,
     /// Offsets of the cells that can move onto a cell (= `succ` when the
@@ -39,14 +39,14 @@ pub(super) const DEAD_ENDS: Proof =
 pub(super) const NO_WAY_IN: Proof = "a cell other than the start cannot be entered";
 pub(super) const CLOSED_DEGREE: Proof = "a cell has fewer than two neighbours, so no cycle passes through it";
 
-impl<'l> Graph<'l> {
-    pub(super) fn new(layout: &'l Layout, symmetric: bool) -> Graph<'l> {
+impl Graph {
+    pub(super) fn new(layout: Layout, symmetric: bool) -> Graph {
         let succ = layout.offsets().to_vec();
         let pred: Vec<isize> = succ.iter().map(|&o| -o).collect();
         let out_degree = layout.initial_degrees::<u16>();
-        let in_degree = if symmetric { out_degree.clone() } else { count_in(layout, &out_degree, &pred) };
+        let in_degree = if symmetric { out_degree.clone() } else { count_in(&layout, &out_degree, &pred) };
         let cells = layout.sides().iter().product();
-        let centre = centre_distances(layout);
+        let centre = centre_distances(&layout);
         Graph { layout, succ, pred, symmetric, out_degree, in_degree, cells, centre }
     }
 

@@ -37,8 +37,8 @@ enum Goal {
 }
 
 /// One thread's rotation-extension state over a graph.
-pub(super) struct Walker<'g, 'l> {
-    g: &'g Graph<'l>,
+pub(super) struct Walker<'g> {
+    g: &'g Graph,
     /// Unvisited neighbours of every cell (out-neighbours when directed;
     /// the graph's BORDER on border slots).
     free: Vec<u16>,
@@ -63,8 +63,8 @@ pub(super) struct Walker<'g, 'l> {
     pub(super) truncations: u64,
 }
 
-impl<'g, 'l> Walker<'g, 'l> {
-    pub(super) fn new(g: &'g Graph<'l>, seed: u64) -> Walker<'g, 'l> {
+impl<'g> Walker<'g> {
+    pub(super) fn new(g: &'g Graph, seed: u64) -> Walker<'g> {
         let len = g.out_degree.len();
         Walker {
             g,

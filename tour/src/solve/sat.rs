@@ -297,7 +297,7 @@ mod tests {
         for (moves, sides) in &boards {
             let board = Board::new(sides).unwrap();
             let layout = Layout::new(&board, moves).unwrap();
-            let g = Graph::new(&layout, true);
+            let g = Graph::new(layout.clone(), true);
             let bipartite = moves.colouring() == Colouring::AlwaysChanges;
             for closed in [false, true] {
                 for start in 0..board.cells() {
@@ -328,7 +328,7 @@ mod tests {
         let board = Board::new(&[24, 24]).unwrap();
         let moves = Moves::from_rule(&[4, 3], 2).unwrap();
         let layout = Layout::new(&board, &moves).unwrap();
-        let g = Graph::new(&layout, true);
+        let g = Graph::new(layout.clone(), true);
         let start = board.index_of(&[1, 0]).unwrap();
         let found = search(&g, layout.padded(start), false, true, 200_000);
         assert_eq!(found.outcome, Outcome::NoTour);

@@ -1,26 +1,36 @@
-//! What `solve` keeps of a board across its tasks: one closed tour, found
-//! once and cut at each task's start.
+//! What `solve` keeps of a board across its tasks, found once: a closed
+//! tour where the board has an even number of cells, a path between two
+//! majority cells where it has an odd number.
 //!
-//! A closed tour is a path from every one of its cells, so on a board that
-//! has one, every start's open tour (and closed tour) is that cycle read
-//! from the start. A sweep asks for tours from many starts of one board;
-//! finding the cycle once instead of a tour per start takes (4,3) 198x198
-//! from some 10 ms a task to the cost of copying and verifying a path.
+//! A sweep asks for tours from many starts of one board. A closed tour is
+//! a path from every one of its cells, so on an even board every start's
+//! tour (open or closed) is that cycle read from the start. On an odd
+//! board of a bipartite leaper no cycle exists, and an open tour runs
+//! between two cells of the majority colour: the shared path is the single
+//! cycle of a cover through a virtual cell `v` next to every majority
+//! cell, and a start's tour moves `v`'s edge from one end to the start and
+//! repairs the cover locally ([`Cover::with_cycle`]). Either way a task
+//! costs a copy, a local repair and a verification instead of a search of
+//! the whole board: (4,3) 198x198 goes from some 10 ms a task to 0.2 ms.
 //!
-//! The cycle depends on the board, the moves and the budget only (a fixed
-//! seed and start), never on which task asked first: every task gets the
-//! same figures whatever the order or the number of threads. Where the
-//! cycle is not found within its share of the budget (or cannot exist),
-//! each task runs [`super::solve`] as before.
+//! What is shared depends on the board, the moves and the budget only (a
+//! fixed seed and start), never on which task asked first: every task gets
+//! the same figures whatever the order or the number of threads. Where
+//! nothing is found within its share of the budget, or a repair fails,
+//! the task runs [`super::solve`] as before.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::{solve, Phase, SolveResult};
+use super::cover::{Attempt, Cover, Parts};
+use super::graph::Graph;
+use super::{solve, Phase, SolveResult, NODE_WORK, SOLVE_MAX_PADDED};
 use crate::board::Board;
 use crate::exists::{known, Claim};
+use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
+use crate::seed::Rng;
 use crate::verify::{verify, verify_closed};
 
 /// Boards below this many cells solve each start on its own: it takes
@@ -28,110 +38,188 @@ use crate::verify::{verify, verify_closed};
 /// are often missing.
 pub const SHARED_MIN_CELLS: u64 = 1_000;
 
-/// Budget of the search for the shared cycle, in search nodes a cell
-/// (about 256 walk steps): a closed tour of (4,3) 198x198 takes some 16
-/// steps a cell, so this is room for many cover attempts, and a board
-/// without a cycle wastes a bounded, one-off share.
+/// Budget of the search for what is shared, in search nodes a cell (about
+/// 256 walk steps): a closed tour of (4,3) 198x198 takes some 16 steps a
+/// cell, so this is room for many cover attempts, and a board without a
+/// tour wastes a bounded, one-off share.
 const NODES_PER_CELL: u64 = 32;
 
-/// The seed of the shared cycle's search: fixed, so the cycle is a
-/// function of the board alone.
+/// Cover attempts for the shared path of an odd board.
+const PATH_ATTEMPTS: u32 = 16;
+
+/// The seed of the shared search: fixed, so what is found is a function
+/// of the board alone.
 const SEED: u64 = 0x5eed_c1c1e;
 
-/// One board's closed tours across tasks, keyed by the budget that bounds
-/// their search (a sweep has one). Cheap to share across threads.
+/// One board's shared tours, keyed by the budget that bounds their search
+/// (a sweep has one). Cheap to share across threads.
 #[derive(Debug, Default)]
 pub struct Shared {
-    cycles: Mutex<HashMap<u64, Arc<Slot>>>,
+    found: Mutex<HashMap<u64, Arc<Slot>>>,
 }
 
-/// A board's cycle for one budget: searched for once, None if not found.
-type Slot = OnceLock<Option<Arc<Cycle>>>;
+/// A board's shared tour for one budget: searched for once, None if not found.
+type Slot = OnceLock<Option<Arc<Found>>>;
 
-/// A closed tour and what finding it cost.
-#[derive(Debug)]
-struct Cycle {
-    /// The tour from cell 0, as cell indices.
-    cells: Vec<u64>,
-    /// Where each cell is in `cells`.
-    at: Vec<u32>,
+/// What was found, and what finding it cost (every task reports it,
+/// whichever task found it).
+struct Found {
+    tour: Tour,
     repairs: u64,
     work: u64,
 }
 
+impl std::fmt::Debug for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.tour {
+            Tour::Cycle { .. } => "cycle",
+            Tour::Path { .. } => "path",
+        };
+        f.debug_struct("Found").field("tour", &kind).field("repairs", &self.repairs).finish()
+    }
+}
+
+enum Tour {
+    /// A closed tour from cell 0 (cell indices), and where each cell is in it.
+    Cycle { cells: Vec<u64>, at: Vec<u32> },
+    /// An odd board's graph, its cover builder's shared side, and the
+    /// partners of every cell in the single cycle through `v`.
+    Path { graph: Box<Graph>, parts: Arc<Parts>, cycle: Vec<[u32; 2]> },
+}
+
+/// Which tour a board can share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Cycle,
+    Path,
+}
+
 impl Shared {
-    /// [`super::solve`], cutting the board's shared closed tour at `start`
-    /// where the board has one (see the module docs). Same arguments.
+    /// [`super::solve`], reading the board's shared tour from `start` where
+    /// the board has one (see the module docs). Same arguments.
     pub fn solve(&self, board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, budget: u64) -> SolveResult {
         if start < board.cells() {
-            if let Some(r) = self.cycle(board, moves, budget).and_then(|c| c.cut(board, moves, start, closed)) {
+            if let Some(r) = self.found(board, moves, budget).and_then(|f| f.from(board, moves, start, closed, seed)) {
                 return r;
             }
         }
         solve(board, moves, start, closed, seed, budget)
     }
 
-    /// The board's closed tour within `budget`, searched for by the first
+    /// The board's shared tour within `budget`, searched for by the first
     /// task that asks (the others wait for it).
-    fn cycle(&self, board: &Board, moves: &Moves, budget: u64) -> Option<Arc<Cycle>> {
-        if !worth_sharing(board, moves) {
-            return None;
-        }
+    fn found(&self, board: &Board, moves: &Moves, budget: u64) -> Option<Arc<Found>> {
+        let kind = shareable(board, moves)?;
         let budget = budget.min(NODES_PER_CELL.saturating_mul(board.cells()));
         let slot = {
             // A panic while holding this lock leaves the map whole.
-            let mut cycles = self.cycles.lock().unwrap_or_else(|e| e.into_inner());
-            Arc::clone(cycles.entry(budget).or_default())
+            let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(found.entry(budget).or_default())
         };
-        slot.get_or_init(|| Cycle::find(board, moves, budget)).clone()
+        slot.get_or_init(|| Found::search(board, moves, kind, budget).map(Arc::new)).clone()
     }
 }
 
 /// Bytes [`Shared`] holds for a board, at most: the cycle (8 bytes a cell)
-/// and its index (4).
+/// and its index (4); or the odd board's graph, cover lists and cycle
+/// (about 24 bytes a padded cell and 8 plus 4 a move a board cell).
 pub fn shared_memory(board: &Board, moves: &Moves) -> u64 {
-    if worth_sharing(board, moves) {
-        board.cells().saturating_mul(12)
-    } else {
-        0
+    match shareable(board, moves) {
+        Some(Kind::Cycle) => board.cells().saturating_mul(12),
+        Some(Kind::Path) => {
+            let padded = Layout::new(board, moves).map_or(u64::MAX, |l| l.len() as u64);
+            let per_cell = 8 + 4 * moves.len() as u64;
+            padded.saturating_mul(24).saturating_add(board.cells().saturating_mul(per_cell))
+        }
+        None => 0,
     }
 }
 
-/// Boards large enough to gain, where the cycle route (covers) applies and
-/// nothing rules a closed tour out: bipartite leapers with an even number
-/// of cells (with odd cells no cycle alternates colours).
-fn worth_sharing(board: &Board, moves: &Moves) -> bool {
-    board.cells() >= SHARED_MIN_CELLS
-        && board.cells().is_multiple_of(2)
+/// Boards large enough to gain, where the cover route applies (bipartite
+/// leapers) and nothing rules the tour out: a closed tour on boards of
+/// even cells, a path between majority cells on boards of odd cells.
+fn shareable(board: &Board, moves: &Moves) -> Option<Kind> {
+    let fits = board.cells() >= SHARED_MIN_CELLS
         && board.cells() <= u32::MAX as u64
         && moves.dims() == board.dims()
         && moves.closed_under_negation()
-        && moves.colouring() == Colouring::AlwaysChanges
-        && !matches!(known(board, moves).closed, Claim::Impossible(_))
+        && moves.colouring() == Colouring::AlwaysChanges;
+    if !fits {
+        return None;
+    }
+    let proven = known(board, moves);
+    if board.cells().is_multiple_of(2) {
+        (!matches!(proven.closed, Claim::Impossible(_))).then_some(Kind::Cycle)
+    } else {
+        (!matches!(proven.open, Claim::Impossible(_))).then_some(Kind::Path)
+    }
 }
 
-impl Cycle {
-    fn find(board: &Board, moves: &Moves, budget: u64) -> Option<Arc<Cycle>> {
-        let r = solve(board, moves, 0, true, SEED, budget);
-        let cells = r.path.filter(|_| r.outcome == Outcome::Tour)?;
-        let mut at = vec![0u32; cells.len()];
-        for (i, &c) in cells.iter().enumerate() {
-            at[c as usize] = i as u32;
+impl Found {
+    fn search(board: &Board, moves: &Moves, kind: Kind, budget: u64) -> Option<Found> {
+        match kind {
+            Kind::Cycle => {
+                let r = solve(board, moves, 0, true, SEED, budget);
+                let cells = r.path.filter(|_| r.outcome == Outcome::Tour)?;
+                let mut at = vec![0u32; cells.len()];
+                for (i, &c) in cells.iter().enumerate() {
+                    at[c as usize] = i as u32;
+                }
+                Some(Found { tour: Tour::Cycle { cells, at }, repairs: r.repairs, work: r.work })
+            }
+            Kind::Path => {
+                let layout = Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)?;
+                let graph = Graph::new(layout, true);
+                let limit = budget.saturating_mul(NODE_WORK);
+                let (parts, cycle, attempts, work) = {
+                    let mut cover = Cover::anywhere(&graph);
+                    let mut rng = Rng::new(SEED);
+                    let mut attempts = 0;
+                    loop {
+                        if attempts == PATH_ATTEMPTS || cover.work >= limit {
+                            return None;
+                        }
+                        attempts += 1;
+                        if cover.single_cycle(&mut rng) {
+                            break;
+                        }
+                    }
+                    (cover.parts(), cover.mates().to_vec(), attempts, cover.work)
+                };
+                let graph = Box::new(graph);
+                Some(Found { tour: Tour::Path { graph, parts, cycle }, repairs: u64::from(attempts), work })
+            }
         }
-        Some(Arc::new(Cycle { cells, at, repairs: r.repairs, work: r.work }))
     }
 
-    /// The tour read from `start`, verified; None if it does not verify
-    /// (a bug: the task then searches on its own).
-    fn cut(&self, board: &Board, moves: &Moves, start: u64, closed: bool) -> Option<SolveResult> {
-        let at = self.at[start as usize] as usize;
-        let mut path = Vec::with_capacity(self.cells.len());
-        path.extend_from_slice(&self.cells[at..]);
-        path.extend_from_slice(&self.cells[..at]);
+    /// The tour from `start`, verified; None where this board's shared tour
+    /// does not give one (the task then searches on its own).
+    fn from(&self, board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64) -> Option<SolveResult> {
+        let path = match &self.tour {
+            Tour::Cycle { cells, at } => {
+                let at = at[start as usize] as usize;
+                let mut path = Vec::with_capacity(cells.len());
+                path.extend_from_slice(&cells[at..]);
+                path.extend_from_slice(&cells[..at]);
+                path
+            }
+            Tour::Path { graph, parts, cycle } => {
+                let padded = graph.layout.padded(start);
+                // No closed tour on an odd board, and no tour from the
+                // minority colour: `solve` proves both.
+                if closed || !graph.is_even(padded) {
+                    return None;
+                }
+                let mut rng = Rng::new(seed);
+                match Cover::with_cycle(graph, Arc::clone(parts), cycle, padded, &mut rng) {
+                    Attempt::Tour(p) => p.iter().map(|&c| graph.layout.unpadded(c as usize)).collect(),
+                    _ => return None,
+                }
+            }
+        };
         let checked = if closed { verify_closed(board, moves, &path) } else { verify(board, moves, &path) };
-        debug_assert!(checked.is_ok(), "the shared cycle is not a tour: {checked:?}");
+        debug_assert!(checked.is_ok(), "a shared tour is not a tour: {checked:?}");
         checked.ok()?;
-        // Every task reports what the cycle cost, whichever task found it.
         let (repairs, work) = (self.repairs, self.work);
         Some(SolveResult { outcome: Outcome::Tour, path: Some(path), phase: Phase::Shared, repairs, work, proof: None })
     }
