@@ -279,7 +279,9 @@ fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
     )?;
     let starts = if quick { 3 } else { 20 };
     for (label, rule, dims, n) in [
+        // Odd and even cells: a shared path, a shared closed tour.
         ("(4,3) 2D N=199", &[4, 3][..], 2, 199),
+        ("(4,3) 2D N=198", &[4, 3], 2, 198),
         ("(4,3) 2D N=50", &[4, 3], 2, 50),
         ("(3,2) 2D N=100", &[3, 2], 2, 100),
         ("(2,1) 2D N=199", &[2, 1], 2, 199),
