@@ -248,16 +248,28 @@ fn settles_every_start_of_4_3_boards() {
         let starts: Vec<u64> = (0..board.cells()).filter(|&s| config.is_eligible(s)).collect();
         // The biggest boards: a spread of starts, not all of them.
         let step = if board.cells() > 2_000 { 97 } else { 1 };
+        // The board's starts sharing one tour settle exactly as each on its own.
+        let (shared, mut shared_tours) = (Shared::default(), 0);
         for &start in starts.iter().step_by(step) {
             let r = solve(&board, &moves, start, false, start, budget);
             check_tour(&board, &moves, start, false, &r);
+            let from_shared = shared.solve(&board, &moves, start, false, start, budget);
+            check_tour(&board, &moves, start, false, &from_shared);
+            assert_eq!(from_shared.outcome, r.outcome, "(4,3) {n}x{n} start {start}, shared");
+            if from_shared.phase == Phase::Shared {
+                assert!(board.cells() >= SHARED_MIN_CELLS, "{n}x{n} is too small to share");
+                shared_tours += 1;
+            }
             match r.outcome {
                 Outcome::Tour => tours += 1,
                 Outcome::NoTour => none += 1,
                 Outcome::GaveUp => panic!("(4,3) {n}x{n} start {start}: gave up"),
             }
         }
-        eprintln!("(4,3) {n}x{n}: {tours} tours, {none} proven impossible");
+        eprintln!("(4,3) {n}x{n}: {tours} tours ({shared_tours} from the shared tour), {none} proven impossible");
+        if board.cells() >= SHARED_MIN_CELLS {
+            assert!(shared_tours * 10 >= tours * 9, "{n}x{n}: {shared_tours} of {tours} tours shared");
+        }
         if n >= 22 {
             assert!(tours > 0, "{n}x{n}");
         }
