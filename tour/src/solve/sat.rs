@@ -179,17 +179,9 @@ fn problem(g: &Graph, start: usize, closed: bool, bipartite: bool) -> Problem {
     Problem { padded, ends, at, pinned }
 }
 
-/// Largest cell degree whose "at most two" is a clause for every three of
-/// its moves (56 for 8 moves), without the counter's extra variables:
-/// CDCL propagates it directly. On six of the hardest (4,3) 24x24 starts
-/// the refutations' repairs went from 321,583 to 275,120 in all (fewer on
-/// four), and 14 random starts took 4.9 s instead of 8.5.
-const DIRECT_MAX: usize = 8;
-
 /// Exactly two of `lits`: at least two (every set of all but one holds a
-/// true literal) and at most two (a clause for every three of them up to
-/// [`DIRECT_MAX`]; above, a sequential counter: `s1[i]`, `s2[i]` say that
-/// at least one, two of the first i+1 are true).
+/// true literal) and at most two (a sequential counter: `s1[i]`, `s2[i]`
+/// say that at least one, two of the first i+1 are true).
 fn exactly_two(solver: &mut Solver<Budget>, lits: &[Lit], clause: &mut Vec<Lit>) {
     let n = lits.len();
     if n < 2 {
@@ -203,18 +195,6 @@ fn exactly_two(solver: &mut Solver<Budget>, lits: &[Lit], clause: &mut Vec<Lit>)
         solver.add_clause_reuse(clause);
     }
     if n == 2 {
-        return;
-    }
-    if n <= DIRECT_MAX {
-        for i in 0..n {
-            for j in i + 1..n {
-                for k in j + 1..n {
-                    clause.clear();
-                    clause.extend([!lits[i], !lits[j], !lits[k]]);
-                    solver.add_clause_reuse(clause);
-                }
-            }
-        }
         return;
     }
     let mut add = |solver: &mut Solver<Budget>, c: &[Lit]| {
