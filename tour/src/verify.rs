@@ -59,12 +59,11 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
     if path.len() as u64 != board.cells() {
         return Err(TourError::Length { len: path.len(), cells: board.cells() });
     }
-    let legal = Legal::new(moves);
+    let steps = Steps::new(board, moves);
     let mut seen = vec![false; board.cells() as usize];
-    // Each cell's coordinates are found once, and are the next step's
-    // `from`: the divisions are most of a check.
-    let (mut from, mut to, mut step_vec) =
-        (vec![0u32; board.dims()], vec![0u32; board.dims()], vec![0i32; board.dims()]);
+    // The coordinates of the cell the path stands on, found once and then
+    // moved along with it: no division per step.
+    let mut at = Vec::new();
     for (step, &cell) in path.iter().enumerate() {
         if cell >= board.cells() {
             return Err(TourError::OffBoard { step, cell });
@@ -72,11 +71,11 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
         if std::mem::replace(&mut seen[cell as usize], true) {
             return Err(TourError::Repeated { step, cell });
         }
-        coords_into(board, cell, &mut to);
-        if step > 0 && !is_step(&legal, &from, &to, &mut step_vec) {
-            return Err(TourError::IllegalStep { step, from, to });
+        if step == 0 {
+            at = board.coords(cell);
+        } else if !steps.advance(&mut at, path[step - 1], cell) {
+            return Err(TourError::IllegalStep { step, from: board.coords(path[step - 1]), to: board.coords(cell) });
         }
-        std::mem::swap(&mut from, &mut to);
     }
     Ok(())
 }
@@ -85,94 +84,92 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
 /// move from its first.
 pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
     verify(board, moves, path)?;
-    let legal = Legal::new(moves);
-    let (from, to) = (board.coords(path[path.len() - 1]), board.coords(path[0]));
-    let mut step_vec = vec![0i32; board.dims()];
+    let (last, first) = (path[path.len() - 1], path[0]);
     // A one-cell board has no closing move to make.
-    if path.len() > 1 && !is_step(&legal, &from, &to, &mut step_vec) {
-        return Err(TourError::NotClosed { from, to });
+    if path.len() > 1 && !Steps::new(board, moves).advance(&mut board.coords(last), last, first) {
+        return Err(TourError::NotClosed { from: board.coords(last), to: board.coords(first) });
     }
     Ok(())
 }
 
-/// The moves, looked up once a step of a path. Where every step of at
-/// most `reach` a component fits a table of up to [`DENSE_MAX`] entries, a
-/// step is its index there (a few adds and one load); elsewhere a binary
-/// search of the sorted moves.
-enum Legal<'m> {
-    Dense { reach: i32, table: Vec<bool> },
-    Sorted(Vec<&'m [i32]>),
+/// The moves by the difference of cell indices they make: a step from
+/// `from` to `to` is move `m` exactly when `to - from` is m's offset and
+/// `from`'s coordinates plus m stay on the board (then they are `to`'s, as
+/// a cell's index is linear in its coordinates). Checking a step is a
+/// search of K sorted offsets and D bounds checks, not D divisions.
+struct Steps<'a> {
+    /// (index offset, move), sorted by offset; moves whose offset does not
+    /// fit an i64 cannot be a step on this board and are left out.
+    by_offset: Vec<(i64, &'a [i32])>,
+    /// Where the moves of each offset start in `by_offset`, plus one (0:
+    /// none), indexed by offset + `reach`, when that table is small: a
+    /// load instead of a binary search.
+    first: Vec<u32>,
+    reach: i64,
+    sides: &'a [u32],
 }
 
-/// Largest table of [`Legal::Dense`]: (2 reach + 1)^D entries.
-const DENSE_MAX: u64 = 1 << 16;
+/// Largest [`Steps::first`] table: 2 reach + 1 entries.
+const TABLE_MAX: i64 = 1 << 20;
 
-impl<'m> Legal<'m> {
-    fn new(moves: &'m Moves) -> Legal<'m> {
-        let reach = moves.iter().flatten().map(|c| c.unsigned_abs()).max().unwrap_or(0);
-        let side = 2 * u64::from(reach) + 1;
-        let entries = (0..moves.dims()).try_fold(1u64, |n, _| n.checked_mul(side).filter(|&n| n <= DENSE_MAX));
-        match entries {
-            Some(entries) => {
-                let reach = reach as i32;
-                let mut table = vec![false; entries as usize];
-                for m in moves.iter() {
-                    table[Self::dense_index(reach, m).expect("within reach")] = true;
+impl<'a> Steps<'a> {
+    fn new(board: &'a Board, moves: &'a Moves) -> Steps<'a> {
+        let sides = board.sides();
+        let mut by_offset: Vec<(i64, &[i32])> = moves
+            .iter()
+            .filter_map(|m| {
+                // Row-major: the last axis is the least significant.
+                let (mut offset, mut stride) = (0i64, 1i64);
+                for (&c, &side) in m.iter().zip(sides).rev() {
+                    offset = offset.checked_add(i64::from(c).checked_mul(stride)?)?;
+                    stride = stride.checked_mul(i64::from(side))?;
                 }
-                Legal::Dense { reach, table }
+                Some((offset, m))
+            })
+            .collect();
+        by_offset.sort_unstable();
+        let reach = by_offset.iter().map(|&(o, _)| o.unsigned_abs()).max().unwrap_or(0);
+        let (first, reach) = match i64::try_from(reach) {
+            Ok(reach) if reach < TABLE_MAX => {
+                let mut first = vec![0u32; 2 * reach as usize + 1];
+                for (i, &(o, _)) in by_offset.iter().enumerate().rev() {
+                    first[(o + reach) as usize] = i as u32 + 1;
+                }
+                (first, reach)
             }
-            None => {
-                let mut sorted: Vec<&[i32]> = moves.iter().collect();
-                sorted.sort_unstable();
-                Legal::Sorted(sorted)
+            _ => (Vec::new(), -1),
+        };
+        Steps { by_offset, first, reach, sides }
+    }
+
+    /// True when some move takes the cell at coordinates `at` (index
+    /// `from`) to `to`; `at` then holds `to`'s coordinates.
+    #[inline]
+    fn advance(&self, at: &mut [u32], from: u64, to: u64) -> bool {
+        let Some(offset) = (to as i64).checked_sub(from as i64) else { return false };
+        let start = if self.reach >= 0 {
+            match self.first.get((offset + self.reach) as usize) {
+                Some(&i) if offset >= -self.reach && i > 0 => i as usize - 1,
+                _ => return false,
+            }
+        } else {
+            self.by_offset.partition_point(|&(o, _)| o < offset)
+        };
+        for &(o, m) in &self.by_offset[start..] {
+            if o != offset {
+                break;
+            }
+            // Off the board below zero wraps to a huge unsigned value.
+            let on_board =
+                at.iter().zip(m).zip(self.sides).all(|((&x, &c), &side)| ((x as i64 + c as i64) as u64) < side as u64);
+            if on_board {
+                for (x, &c) in at.iter_mut().zip(m) {
+                    *x = x.wrapping_add_signed(c);
+                }
+                return true;
             }
         }
-    }
-
-    /// The step's slot in the dense table, None when a component is out of reach.
-    fn dense_index(reach: i32, step: &[i32]) -> Option<usize> {
-        let side = 2 * reach as usize + 1;
-        let mut index = 0usize;
-        for &c in step.iter().rev() {
-            if c.abs() > reach {
-                return None;
-            }
-            index = index * side + (c + reach) as usize;
-        }
-        Some(index)
-    }
-
-    fn contains(&self, step: &[i32]) -> bool {
-        match self {
-            Legal::Dense { reach, table } => Self::dense_index(*reach, step).is_some_and(|i| table[i]),
-            Legal::Sorted(sorted) => sorted.binary_search_by(|m| (*m).cmp(step)).is_ok(),
-        }
-    }
-}
-
-/// True when `to - from` is one of `legal`; `buf` holds the difference,
-/// so checking a long path allocates nothing.
-fn is_step(legal: &Legal, from: &[u32], to: &[u32], buf: &mut [i32]) -> bool {
-    for ((slot, &a), &b) in buf.iter_mut().zip(from).zip(to) {
-        *slot = b as i32 - a as i32;
-    }
-    legal.contains(&*buf)
-}
-
-/// [`Board::coords`] into `out`, in 32-bit arithmetic where the index
-/// fits (a 64-bit division takes several times as long).
-fn coords_into(board: &Board, index: u64, out: &mut [u32]) {
-    if let Ok(mut index) = u32::try_from(index) {
-        for (slot, &side) in out.iter_mut().zip(board.sides()).rev() {
-            *slot = index % side;
-            index /= side;
-        }
-    } else {
-        let mut index = index;
-        for (slot, &side) in out.iter_mut().zip(board.sides()).rev() {
-            *slot = (index % u64::from(side)) as u32;
-            index /= u64::from(side);
-        }
+        false
     }
 }
 
@@ -208,30 +205,53 @@ mod tests {
         assert!(matches!(verify(&b, &m, &off), Err(TourError::OffBoard { step: 0, .. })));
     }
 
+    /// A step is legal exactly when the coordinate difference is a move:
+    /// the index-offset check agrees with the plain one on random pairs of
+    /// cells (neighbours and not), across rules, dimensions and shapes.
     #[test]
-    fn the_move_table_and_the_sorted_moves_agree() {
-        for (rule, dims) in [(&[2, 1][..], 2), (&[4, 3], 2), (&[1, 2, 2], 3), (&[3, 2], 5), (&[40, 1], 3)] {
-            let m = Moves::from_rule(rule, dims).unwrap();
-            let legal = Legal::new(&m);
-            let mut sorted: Vec<&[i32]> = m.iter().collect();
-            sorted.sort_unstable();
-            let dense = matches!(legal, Legal::Dense { .. });
-            assert_eq!(dense, rule[0] < 40, "{rule:?} in {dims}D");
-            let reference = Legal::Sorted(sorted);
-            let mut rng = crate::seed::Rng::new(7);
-            let reach = rule[0] as i32 + 2;
-            let mut hits = 0;
+    fn steps_by_offset_agree_with_coordinate_differences() {
+        let cases: &[(&[u32], &[u32])] = &[
+            (&[2, 1], &[8, 8]),
+            (&[2, 1], &[3, 11]),
+            (&[4, 3], &[9, 6]),
+            (&[1, 2, 2], &[5, 4, 6]),
+            (&[3, 2], &[4, 5, 3, 4, 3]),
+            (&[1], &[1, 7]),
+        ];
+        let mut rng = crate::seed::Rng::new(3);
+        for &(rule, sides) in cases {
+            let b = Board::new(sides).unwrap();
+            let m = Moves::from_rule(rule, sides.len()).unwrap();
+            let steps = Steps::new(&b, &m);
+            let (mut legal, mut illegal) = (0, 0);
             for _ in 0..20_000 {
-                let step: Vec<i32> = (0..dims).map(|_| rng.below(2 * reach as u64 + 1) as i32 - reach).collect();
-                assert_eq!(legal.contains(&step), reference.contains(&step), "{step:?}");
-                hits += usize::from(reference.contains(&step));
+                let from = rng.below(b.cells());
+                // Half the time a move's neighbour, so that legal steps occur.
+                let to = if rng.below(2) == 0 {
+                    let mv = m.get(rng.below(m.len() as u64) as usize);
+                    let c: Vec<i64> =
+                        b.coords(from).iter().zip(mv).map(|(&x, &d)| i64::from(x) + i64::from(d)).collect();
+                    match c.iter().zip(sides).all(|(&x, &n)| (0..i64::from(n)).contains(&x)) {
+                        true => b.index_of(&c.iter().map(|&x| x as u64).collect::<Vec<_>>()).unwrap(),
+                        false => rng.below(b.cells()),
+                    }
+                } else {
+                    rng.below(b.cells())
+                };
+                let (cf, ct) = (b.coords(from), b.coords(to));
+                let diff: Vec<i32> = cf.iter().zip(&ct).map(|(&x, &y)| y as i32 - x as i32).collect();
+                let expected = m.iter().any(|mv| mv == diff.as_slice());
+                let mut at = cf.clone();
+                assert_eq!(steps.advance(&mut at, from, to), expected, "{b} {rule:?}: {cf:?} -> {ct:?}");
+                if expected {
+                    assert_eq!(at, ct, "the coordinates move with the step");
+                    legal += 1;
+                } else {
+                    assert_eq!(at, cf, "a refused step leaves the coordinates");
+                    illegal += 1;
+                }
             }
-            assert!(hits > 0 || !dense, "{rule:?}: the random steps hit no move");
-            for s in m.iter() {
-                assert!(legal.contains(s));
-                let near: Vec<i32> = s.iter().enumerate().map(|(a, &c)| if a == 0 { c + 1 } else { c }).collect();
-                assert_eq!(legal.contains(&near), reference.contains(&near), "{near:?}");
-            }
+            assert!(legal > 500 && illegal > 1000, "{rule:?} on {b}: {legal} legal, {illegal} illegal");
         }
     }
 
