@@ -273,7 +273,7 @@ mod tests {
         assert_eq!(solving.shared, plain.shared + 100 * 100 * 12);
         // On a board of odd cells, the shared path with its graph and lists.
         let odd = cfg(&[2, 1], &[101, 101]);
-        let path = 105 * 105 * 24 + 101 * 101 * (8 + 4 * 8);
+        let path = 105 * 105 * 28 + 101 * 101 * (8 + 4 * 8);
         assert_eq!(odd.memory_need_for(&[Method::Solve], false).shared, odd.memory_need(false).shared + path);
         assert_eq!(solving.per_thread, plain.per_thread + 104 * 104 * 44 + 100 * 100 * 32);
         // A board small enough for the exhaustive search holds its table too.

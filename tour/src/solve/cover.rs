@@ -223,7 +223,10 @@ impl<'g> Cover<'g> {
             if !cover.augment(end) {
                 return Attempt::NoCover;
             }
-            if !cover.merge(rng) {
+            // Often the repair leaves one cycle (the board's cells and v):
+            // then there is nothing to merge.
+            let nodes = cover.parts.even.len() + cover.parts.odd.len() + 1;
+            if cover.cycle_len(s) != nodes && !cover.merge(rng) {
                 return Attempt::Stuck(cover.read(start));
             }
         }
@@ -594,6 +597,17 @@ impl<'g> Cover<'g> {
             }
         }
         true
+    }
+
+    /// Cells on the cycle through `from`.
+    fn cycle_len(&self, from: u32) -> usize {
+        let (mut prev, mut cur, mut len) = (from, self.mate[from as usize][0], 1);
+        while cur != from {
+            let [p, q] = self.mate[cur as usize];
+            (prev, cur) = (cur, if p != prev { p } else { q });
+            len += 1;
+        }
+        len
     }
 
     /// The single cycle read from `start`, away from the virtual cells if

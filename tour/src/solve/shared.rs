@@ -84,7 +84,7 @@ enum Tour {
     Cycle { cells: Vec<u64>, at: Vec<u32> },
     /// An odd board's graph, its cover builder's shared side, and the
     /// partners of every cell in the single cycle through `v`.
-    Path { graph: Box<Graph>, parts: Arc<Parts>, cycle: Vec<[u32; 2]> },
+    Path { graph: Box<Graph>, parts: Arc<Parts>, cycle: Vec<[u32; 2]>, index: Vec<u32> },
 }
 
 /// Which tour a board can share.
@@ -121,15 +121,16 @@ impl Shared {
 }
 
 /// Bytes [`Shared`] holds for a board, at most: the cycle (8 bytes a cell)
-/// and its index (4); or the odd board's graph, cover lists and cycle
-/// (about 24 bytes a padded cell and 8 plus 4 a move a board cell).
+/// and its index (4); or the odd board's graph, cover lists, cycle and
+/// cell index (about 28 bytes a padded cell and 8 plus 4 a move a board
+/// cell).
 pub fn shared_memory(board: &Board, moves: &Moves) -> u64 {
     match shareable(board, moves) {
         Some(Kind::Cycle) => board.cells().saturating_mul(12),
         Some(Kind::Path) => {
             let padded = Layout::new(board, moves).map_or(u64::MAX, |l| l.len() as u64);
             let per_cell = 8 + 4 * moves.len() as u64;
-            padded.saturating_mul(24).saturating_add(board.cells().saturating_mul(per_cell))
+            padded.saturating_mul(28).saturating_add(board.cells().saturating_mul(per_cell))
         }
         None => 0,
     }
@@ -186,8 +187,15 @@ impl Found {
                     }
                     (cover.parts(), cover.mates().to_vec(), attempts, cover.work)
                 };
+                // Each padded cell's index on the board, looked up rather
+                // than divided out for every cell of every start's tour.
+                let mut index = vec![u32::MAX; graph.layout.len()];
+                for i in 0..board.cells() {
+                    index[graph.layout.padded(i)] = i as u32;
+                }
                 let graph = Box::new(graph);
-                Some(Found { tour: Tour::Path { graph, parts, cycle }, repairs: u64::from(attempts), work })
+                let tour = Tour::Path { graph, parts, cycle, index };
+                Some(Found { tour, repairs: u64::from(attempts), work })
             }
         }
     }
@@ -203,7 +211,7 @@ impl Found {
                 path.extend_from_slice(&cells[..at]);
                 path
             }
-            Tour::Path { graph, parts, cycle } => {
+            Tour::Path { graph, parts, cycle, index } => {
                 let padded = graph.layout.padded(start);
                 // No closed tour on an odd board, and no tour from the
                 // minority colour: `solve` proves both.
@@ -212,7 +220,7 @@ impl Found {
                 }
                 let mut rng = Rng::new(seed);
                 match Cover::with_cycle(graph, Arc::clone(parts), cycle, padded, &mut rng) {
-                    Attempt::Tour(p) => p.iter().map(|&c| graph.layout.unpadded(c as usize)).collect(),
+                    Attempt::Tour(p) => p.iter().map(|&c| u64::from(index[c as usize])).collect(),
                     _ => return None,
                 }
             }
