@@ -149,18 +149,7 @@ impl<'g> Cover<'g> {
         let mut roots = even.clone();
         roots.extend(extra_root);
         let parts = Parts { even, odd, is_even, roots, adj: Adjacency::default() };
-        let mut cover = Cover {
-            g,
-            mate: vec![[NONE; 2]; len],
-            joiner,
-            pins,
-            parts: Arc::new(parts),
-            from: vec![NONE; len],
-            seen: vec![0; len],
-            stamp: 0,
-            queue: Vec::new(),
-            work: 0,
-        };
+        let mut cover = Cover::with_parts(g, Arc::new(parts), vec![[NONE; 2]; len], joiner, pins);
         let mut adj = Adjacency { start: Vec::with_capacity(len + 1), list: Vec::new() };
         let mut out = Vec::new();
         for c in 0..len as u32 {
@@ -173,6 +162,30 @@ impl<'g> Cover<'g> {
         adj.start.push(adj.list.len() as u32);
         Arc::get_mut(&mut cover.parts).expect("not shared yet").adj = adj;
         cover
+    }
+
+    /// A builder over `parts` with these partners, virtual cells and kept
+    /// edges, and fresh search scratch.
+    fn with_parts(
+        g: &'g Graph,
+        parts: Arc<Parts>,
+        mate: Vec<[u32; 2]>,
+        joiner: Option<(u32, bool)>,
+        pins: Vec<(u32, u32)>,
+    ) -> Cover<'g> {
+        let len = mate.len();
+        Cover {
+            g,
+            mate,
+            joiner,
+            pins,
+            parts,
+            from: vec![NONE; len],
+            seen: vec![0; len],
+            stamp: 0,
+            queue: Vec::new(),
+            work: 0,
+        }
     }
 
     /// The board's side of this builder, to share with [`Cover::with_cycle`].
@@ -199,21 +212,9 @@ impl<'g> Cover<'g> {
         start: usize,
         rng: &mut Rng,
     ) -> Attempt {
-        let len = cycle.len();
         let (x, _) = virtuals(g);
         let s = start as u32;
-        let mut cover = Cover {
-            g,
-            mate: cycle.to_vec(),
-            joiner: Some((x, true)),
-            pins: vec![(s, x)],
-            parts,
-            from: vec![NONE; len],
-            seen: vec![0; len],
-            stamp: 0,
-            queue: Vec::new(),
-            work: 0,
-        };
+        let mut cover = Cover::with_parts(g, parts, cycle.to_vec(), Some((x, true)), vec![(s, x)]);
         if !cover.mate[start].contains(&x) {
             let end = cover.mate[x as usize][rng.below(2) as usize];
             let partner = cover.mate[start][rng.below(2) as usize];
@@ -520,9 +521,7 @@ impl<'g> Cover<'g> {
             let (mut prev, mut cur) = (NONE, c);
             loop {
                 cycle[cur as usize] = count;
-                let [x, y] = self.mate[cur as usize];
-                let next = if x != prev { x } else { y };
-                (prev, cur) = (cur, next);
+                (prev, cur) = (cur, self.beyond(prev, cur));
                 if cur == c {
                     break;
                 }
@@ -599,24 +598,33 @@ impl<'g> Cover<'g> {
         true
     }
 
+    /// The partner of `cur` that is not `prev`: one step along a cycle.
+    fn beyond(&self, prev: u32, cur: u32) -> u32 {
+        let [p, q] = self.mate[cur as usize];
+        if p != prev {
+            p
+        } else {
+            q
+        }
+    }
+
     /// Cells on the cycle through `from`.
     fn cycle_len(&self, from: u32) -> usize {
         let (mut prev, mut cur, mut len) = (from, self.mate[from as usize][0], 1);
         while cur != from {
-            let [p, q] = self.mate[cur as usize];
-            (prev, cur) = (cur, if p != prev { p } else { q });
+            (prev, cur) = (cur, self.beyond(prev, cur));
             len += 1;
         }
         len
     }
 
-    /// The single cycle read from `start`, away from the virtual cells if
-    /// there are any (which are then left out).
     /// Every cell's two partners in the last cover.
     pub(super) fn mates(&self) -> &[[u32; 2]] {
         &self.mate
     }
 
+    /// The single cycle read from `start`, away from the virtual cells if
+    /// there are any (which are then left out).
     fn read(&self, start: usize) -> Vec<u32> {
         let start = start as u32;
         let [x, y] = self.mate[start as usize];
@@ -625,9 +633,7 @@ impl<'g> Cover<'g> {
         let (mut prev, mut cur) = (start, first);
         while cur != start && !self.is_virtual(cur) {
             out.push(cur);
-            let [p, q] = self.mate[cur as usize];
-            let next = if p != prev { p } else { q };
-            (prev, cur) = (cur, next);
+            (prev, cur) = (cur, self.beyond(prev, cur));
         }
         out
     }
