@@ -74,8 +74,9 @@ pub enum Phase {
     Rotation,
     /// A merged cycle cover gave the tour.
     Cover,
-    /// The board's closed tour, found once for all its starts, cut at the
-    /// start (see [`Shared`]).
+    /// The board's shared tour, found once for all its starts: a closed
+    /// tour cut at the start, or a path repaired to begin there (see
+    /// [`Shared`]).
     Shared,
     /// The exhaustive search found the tour or proved there is none.
     Search,
@@ -126,6 +127,11 @@ pub fn search_memory(cells: u64, padded: u64) -> u64 {
 /// Largest padded layout `solve` takes: it numbers cells with 32 bits.
 pub const SOLVE_MAX_PADDED: u64 = u32::MAX as u64 - 1;
 
+/// The padded layout `solve` works on, None where it is too large for it.
+fn layout(board: &Board, moves: &Moves) -> Option<Layout> {
+    Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)
+}
+
 /// Searches for a tour of `board` from cell `start` with `moves` (a closed
 /// one when `closed`), deterministically for a given `seed`, spending at
 /// most about `budget` nodes of [`crate::backtrack`]'s worth of work (a node
@@ -150,9 +156,8 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
     if let Some(proof) = colour_proof(board, moves, start, closed) {
         return SolveResult::settled(Outcome::NoTour, Phase::Proof, Some(proof));
     }
-    let layout = match Layout::new(board, moves) {
-        Ok(l) if (l.len() as u64) < SOLVE_MAX_PADDED => l,
-        _ => return SolveResult::settled(Outcome::GaveUp, Phase::Budget, None),
+    let Some(layout) = layout(board, moves) else {
+        return SolveResult::settled(Outcome::GaveUp, Phase::Budget, None);
     };
     let g = Graph::new(layout, moves.closed_under_negation());
     let layout = &g.layout;
@@ -399,8 +404,7 @@ pub fn cycle_cover_exists(board: &Board, moves: &Moves) -> Option<bool> {
     if moves.dims() != board.dims() || moves.colouring() != Colouring::AlwaysChanges || !moves.closed_under_negation() {
         return None;
     }
-    let layout = Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)?;
-    let g = Graph::new(layout, true);
+    let g = Graph::new(layout(board, moves)?, true);
     Some(Cover::new(&g, None).exists())
 }
 

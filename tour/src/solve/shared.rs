@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::cover::{Attempt, Cover, Parts};
 use super::graph::Graph;
-use super::{solve, Phase, SolveResult, NODE_WORK, SOLVE_MAX_PADDED};
+use super::{layout, solve, Phase, SolveResult, NODE_WORK};
 use crate::board::Board;
 use crate::exists::{known, Claim};
 use crate::layout::Layout;
@@ -169,8 +169,7 @@ impl Found {
                 Some(Found { tour: Tour::Cycle { cells, at }, repairs: r.repairs, work: r.work })
             }
             Kind::Path => {
-                let layout = Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)?;
-                let graph = Graph::new(layout, true);
+                let graph = Graph::new(layout(board, moves)?, true);
                 let limit = budget.saturating_mul(NODE_WORK);
                 let (parts, cycle, attempts, work) = {
                     let mut cover = Cover::anywhere(&graph);
