@@ -56,10 +56,27 @@ pub enum TourError {
 /// Checks that `path` (cell indices) is an open tour: every cell exactly
 /// once, every step one of `moves`.
 pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
+    check(board, path, &Steps::new(board, moves))
+}
+
+/// Checks that `path` is a closed tour: an open tour whose last cell is one
+/// move from its first.
+pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
+    let steps = Steps::new(board, moves);
+    check(board, path, &steps)?;
+    let (last, first) = (path[path.len() - 1], path[0]);
+    // A one-cell board has no closing move to make.
+    if path.len() > 1 && !steps.advance(&mut board.coords(last), last, first) {
+        return Err(TourError::NotClosed { from: board.coords(last), to: board.coords(first) });
+    }
+    Ok(())
+}
+
+/// [`verify`] with the moves already arranged by offset.
+fn check(board: &Board, path: &[u64], steps: &Steps) -> Result<(), TourError> {
     if path.len() as u64 != board.cells() {
         return Err(TourError::Length { len: path.len(), cells: board.cells() });
     }
-    let steps = Steps::new(board, moves);
     let mut seen = vec![false; board.cells() as usize];
     // The coordinates of the cell the path stands on, found once and then
     // moved along with it: no division per step.
@@ -80,18 +97,6 @@ pub fn verify(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourErro
     Ok(())
 }
 
-/// Checks that `path` is a closed tour: an open tour whose last cell is one
-/// move from its first.
-pub fn verify_closed(board: &Board, moves: &Moves, path: &[u64]) -> Result<(), TourError> {
-    verify(board, moves, path)?;
-    let (last, first) = (path[path.len() - 1], path[0]);
-    // A one-cell board has no closing move to make.
-    if path.len() > 1 && !Steps::new(board, moves).advance(&mut board.coords(last), last, first) {
-        return Err(TourError::NotClosed { from: board.coords(last), to: board.coords(first) });
-    }
-    Ok(())
-}
-
 /// The moves by the difference of cell indices they make: a step from
 /// `from` to `to` is move `m` exactly when `to - from` is m's offset and
 /// `from`'s coordinates plus m stay on the board (then they are `to`'s, as
@@ -102,15 +107,16 @@ struct Steps<'a> {
     /// fit an i64 cannot be a step on this board and are left out.
     by_offset: Vec<(i64, &'a [i32])>,
     /// Where the moves of each offset start in `by_offset`, plus one (0:
-    /// none), indexed by offset + `reach`, when that table is small: a
-    /// load instead of a binary search.
+    /// none), indexed by offset + `reach`: a load instead of a binary
+    /// search. Empty when it would pass [`TABLE_MAX`] entries.
     first: Vec<u32>,
-    reach: i64,
+    /// The largest |offset|.
+    reach: u64,
     sides: &'a [u32],
 }
 
 /// Largest [`Steps::first`] table: 2 reach + 1 entries.
-const TABLE_MAX: i64 = 1 << 20;
+const TABLE_MAX: u64 = 1 << 20;
 
 impl<'a> Steps<'a> {
     fn new(board: &'a Board, moves: &'a Moves) -> Steps<'a> {
@@ -129,16 +135,14 @@ impl<'a> Steps<'a> {
             .collect();
         by_offset.sort_unstable();
         let reach = by_offset.iter().map(|&(o, _)| o.unsigned_abs()).max().unwrap_or(0);
-        let (first, reach) = match i64::try_from(reach) {
-            Ok(reach) if reach < TABLE_MAX => {
-                let mut first = vec![0u32; 2 * reach as usize + 1];
-                for (i, &(o, _)) in by_offset.iter().enumerate().rev() {
-                    first[(o + reach) as usize] = i as u32 + 1;
-                }
-                (first, reach)
+        let mut first = Vec::new();
+        if reach < TABLE_MAX {
+            let reach = reach as i64;
+            first = vec![0u32; 2 * reach as usize + 1];
+            for (i, &(o, _)) in by_offset.iter().enumerate().rev() {
+                first[(o + reach) as usize] = i as u32 + 1;
             }
-            _ => (Vec::new(), -1),
-        };
+        }
         Steps { by_offset, first, reach, sides }
     }
 
@@ -147,13 +151,16 @@ impl<'a> Steps<'a> {
     #[inline]
     fn advance(&self, at: &mut [u32], from: u64, to: u64) -> bool {
         let Some(offset) = (to as i64).checked_sub(from as i64) else { return false };
-        let start = if self.reach >= 0 {
-            match self.first.get((offset + self.reach) as usize) {
-                Some(&i) if offset >= -self.reach && i > 0 => i as usize - 1,
-                _ => return false,
-            }
-        } else {
+        let start = if self.first.is_empty() {
             self.by_offset.partition_point(|&(o, _)| o < offset)
+        } else {
+            if offset.unsigned_abs() > self.reach {
+                return false;
+            }
+            match self.first[(offset + self.reach as i64) as usize] {
+                0 => return false,
+                i => i as usize - 1,
+            }
         };
         for &(o, m) in &self.by_offset[start..] {
             if o != offset {
@@ -207,7 +214,8 @@ mod tests {
 
     /// A step is legal exactly when the coordinate difference is a move:
     /// the index-offset check agrees with the plain one on random pairs of
-    /// cells (neighbours and not), across rules, dimensions and shapes.
+    /// cells (neighbours and not), across rules, dimensions and shapes, by
+    /// table and by binary search.
     #[test]
     fn steps_by_offset_agree_with_coordinate_differences() {
         let cases: &[(&[u32], &[u32])] = &[
@@ -217,12 +225,15 @@ mod tests {
             (&[1, 2, 2], &[5, 4, 6]),
             (&[3, 2], &[4, 5, 3, 4, 3]),
             (&[1], &[1, 7]),
+            // Offsets past the table: the binary search.
+            (&[2, 1], &[3, 1100, 1000]),
         ];
         let mut rng = crate::seed::Rng::new(3);
         for &(rule, sides) in cases {
             let b = Board::new(sides).unwrap();
             let m = Moves::from_rule(rule, sides.len()).unwrap();
             let steps = Steps::new(&b, &m);
+            assert_eq!(steps.first.is_empty(), b.cells() > 1_000_000, "{rule:?} on {b}");
             let (mut legal, mut illegal) = (0, 0);
             for _ in 0..20_000 {
                 let from = rng.below(b.cells());
