@@ -184,10 +184,11 @@ pub async fn serve(
     // one, so the file is closed when serve returns and can be opened again
     // at once, in this process or another.
     let deadline = tokio::time::Instant::now() + GRACE;
-    while (Arc::strong_count(&shared) > 1 || shared.store_in_use()) && tokio::time::Instant::now() < deadline {
+    let held = |shared: &Arc<Shared>| Arc::strong_count(shared) > 1 || shared.store_in_use();
+    while held(&shared) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
-    if Arc::strong_count(&shared) > 1 || shared.store_in_use() {
+    if held(&shared) {
         tracing::warn!(grace = ?GRACE, "a handler outlived the grace period; the database closes when it ends");
     }
     drop(shared);

@@ -140,7 +140,6 @@ async fn submit(sweeps: &mut Sweeps) -> String {
     sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false }).await.unwrap().into_inner().sweep_id
 }
 
-/// Lets the coordinator's lease ticker run after the clock moved.
 /// Lets the coordinator's background tasks catch up. The clock is paused,
 /// but the ticker's database writes run on the blocking pool in real time:
 /// a tick still waiting for one is not back at its timer, so turns alone

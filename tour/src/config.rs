@@ -120,8 +120,8 @@ impl Configuration {
     /// [`Configuration::memory_need`] for tasks of `methods`: `solve` keeps
     /// its own graph, walk and cover state per thread, about 44 bytes a
     /// padded cell and 32 a board cell, on small boards its search's
-    /// ([`crate::solve::search_memory`]), and on large ones the closed tour
-    /// its tasks share ([`crate::solve::shared_memory`]).
+    /// ([`crate::solve::search_memory`]), and on large ones the tour its
+    /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
         if methods.contains(&Method::Solve) {
@@ -266,7 +266,7 @@ mod tests {
         assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
         assert_eq!(format_bytes(12), "12 B");
         // solve adds its own state, a thread's worth, where it runs, and
-        // the closed tour its tasks share, 12 bytes a cell.
+        // the tour its tasks share: a closed one, 12 bytes a cell.
         let c = cfg(&[2, 1], &[100, 100]);
         let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
         assert_eq!(c.memory_need_for(&[Method::W], false), plain);
