@@ -40,7 +40,10 @@
 //! one tour per board (of 1,000 cells or more, every move changing
 //! colour) and gives each start its own from it: a closed tour cut at the
 //! start on boards of even cells, a shared cover path repaired locally on
-//! boards of odd cells.
+//! boards of odd cells. On small boards it does the opposite: where a
+//! start would go to the SAT route, it first asks once for the whole
+//! board whether any start has a tour, and a board without one is
+//! refuted for all its starts at once.
 //!
 //! Every tour is checked by [`crate::verify`] (or [`crate::verify_closed`])
 //! before it is returned: a bug can make `solve` give up, never lie.
@@ -139,6 +142,20 @@ fn layout(board: &Board, moves: &Moves) -> Option<Layout> {
 /// most about `budget` nodes of [`crate::backtrack`]'s worth of work (a node
 /// counts as NODE_WORK = 8 steps of a walk, the unit of [`SolveResult::work`]).
 pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, budget: u64) -> SolveResult {
+    solve_in(board, moves, start, closed, seed, budget, None)
+}
+
+/// [`solve`], asking `shared` (where given) whether the board has no tour
+/// from any start before proving it for this one.
+fn solve_in(
+    board: &Board,
+    moves: &Moves,
+    start: u64,
+    closed: bool,
+    seed: u64,
+    budget: u64,
+    shared: Option<&Shared>,
+) -> SolveResult {
     let cells = board.cells();
     if moves.dims() != board.dims() || start >= cells {
         return SolveResult::settled(Outcome::GaveUp, Phase::Budget, None);
@@ -253,11 +270,18 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, 
             };
             let searched = match searched {
                 Some((Outcome::GaveUp, _)) | None if g.symmetric && cells <= SAT_CELLS => {
-                    let conflict_work = sat_conflict_work(cells);
-                    let left = budget.saturating_sub(run.spent());
-                    let found = sat::search(&g, padded_start, closed, bipartite, left / conflict_work);
-                    run.search(found.conflicts, conflict_work);
-                    Some((found.outcome, found.path.map(|p| unpad(&p))))
+                    // A board without a tour from any start is refuted once
+                    // for all of them; each start reports what that cost.
+                    if let Some((repairs, work)) = shared.and_then(|s| s.refuted(&g, closed, bipartite, budget)) {
+                        run.charge(repairs, work);
+                        Some((Outcome::NoTour, None))
+                    } else {
+                        let conflict_work = sat_conflict_work(cells);
+                        let left = budget.saturating_sub(run.spent());
+                        let found = sat::search(&g, padded_start, closed, bipartite, left / conflict_work);
+                        run.search(found.conflicts, conflict_work);
+                        Some((found.outcome, found.path.map(|p| unpad(&p))))
+                    }
                 }
                 searched => searched,
             };
@@ -306,8 +330,13 @@ impl Run<'_> {
 
     /// Counts a search's `nodes`, each worth `node_work`.
     fn search(&mut self, nodes: u64, node_work: u64) {
+        self.charge(nodes, nodes.saturating_mul(node_work));
+    }
+
+    /// Counts search effort: `nodes` repairs costing `work`.
+    fn charge(&mut self, nodes: u64, work: u64) {
         self.nodes += nodes;
-        self.search_work = self.search_work.saturating_add(nodes.saturating_mul(node_work));
+        self.search_work = self.search_work.saturating_add(work);
     }
 
     fn repairs(&self) -> u64 {

@@ -157,6 +157,34 @@ fn starts_share_one_tour_of_the_board_in_any_order() {
     }
 }
 
+/// A small board without an open tour from any start, (4,3) 24x24: where
+/// a start's searches over paths give up, the board is refuted once for
+/// all its starts, with the same figures whichever start asked first and
+/// the same answer as each start's own proof.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+fn a_board_without_tours_is_refuted_once() {
+    let (board, moves) = board_moves(&[4, 3], &[24, 24]);
+    let budget = 100_000_000;
+    // Starts the exact search's root does not refute, which each start's
+    // own SAT route refutes in a few hundred conflicts.
+    let starts = [535, 543, 560];
+    let (forward, backward) = (Shared::default(), Shared::default());
+    let a: Vec<SolveResult> = starts.iter().map(|&s| forward.solve(&board, &moves, s, false, s, budget)).collect();
+    let mut b: Vec<SolveResult> =
+        starts.iter().rev().map(|&s| backward.solve(&board, &moves, s, false, s, budget)).collect();
+    b.reverse();
+    assert_eq!(a, b);
+    for (r, &s) in a.iter().zip(&starts) {
+        let own = solve(&board, &moves, s, false, s, budget);
+        assert_eq!((own.outcome, own.phase), (Outcome::NoTour, Phase::Search), "{:?}", board.coords(s));
+        assert_eq!((r.outcome, r.phase), (own.outcome, own.phase), "{:?}", board.coords(s));
+        // Each reports the board's refutation (tens of thousands of
+        // conflicts), not its own few hundred.
+        assert!(r.repairs > own.repairs, "{:?}: {} vs {}", board.coords(s), r.repairs, own.repairs);
+    }
+}
+
 /// Proofs name their reason; a start of the minority colour is refused at once.
 #[test]
 fn proofs_say_why() {

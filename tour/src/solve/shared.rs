@@ -13,6 +13,14 @@
 //! costs a copy, a local repair and a verification instead of a search of
 //! the whole board: (4,3) 198x198 goes from some 10 ms a task to 0.2 ms.
 //!
+//! Small boards share the opposite answer: where a start's searches over
+//! paths give up, the board is first asked whether it has a tour from
+//! any start at all, as one satisfiability problem (an open tour from any
+//! cell that the exact search's root does not refute, to any other). A
+//! board without one, such as (4,3) 24x24, is then refuted once instead
+//! of start by start: 1 to 2 s for the whole board, where each of its
+//! hardest starts took 0.1 to 2 s on its own.
+//!
 //! What is shared depends on the board, the moves and the budget only (a
 //! fixed seed and start), never on which task asked first: every task gets
 //! the same figures whatever the order or the number of threads. Where
@@ -24,7 +32,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::cover::{Attempt, Cover, Parts};
 use super::graph::Graph;
-use super::{layout, solve, Phase, SolveResult, NODE_WORK};
+use super::{
+    exact, exact_node_work, layout, sat, sat_conflict_work, solve, solve_in, Phase, SolveResult, EXACT_CELLS, NODE_WORK,
+};
 use crate::board::Board;
 use crate::exists::{known, Claim};
 use crate::layout::Layout;
@@ -56,10 +66,30 @@ const SEED: u64 = 0x5eed_c1c1e;
 #[derive(Debug, Default)]
 pub struct Shared {
     found: Mutex<HashMap<u64, Arc<Slot>>>,
+    /// Whether the board has no tour from any start, keyed by (closed,
+    /// budget).
+    refuted: Mutex<HashMap<(bool, u64), Arc<RefutationSlot>>>,
 }
 
 /// A board's shared tour for one budget: searched for once, None if not found.
 type Slot = OnceLock<Option<Arc<Found>>>;
+
+/// A board's refutation for one budget, searched for once.
+type RefutationSlot = OnceLock<Refutation>;
+
+/// Budget of the refutation of a whole board, in tasks' budgets: it
+/// serves every start of the board, and is spent once.
+const REFUTATION_TASKS: u64 = 4;
+
+/// The answer for the whole board, and what it cost.
+#[derive(Debug)]
+struct Refutation {
+    /// Proven: no start has a tour.
+    none: bool,
+    /// Search nodes and conflicts spent, and their work.
+    repairs: u64,
+    work: u64,
+}
 
 /// What was found, and what finding it cost (every task reports it,
 /// whichever task found it).
@@ -103,7 +133,21 @@ impl Shared {
                 return r;
             }
         }
-        solve(board, moves, start, closed, seed, budget)
+        solve_in(board, moves, start, closed, seed, budget, Some(self))
+    }
+
+    /// Where no start of the board has a tour (closed when `closed`), what
+    /// proving it cost (repairs, work), proven once by the first task
+    /// that asks (the others wait for it); None where one does or nothing
+    /// was proven within `budget` (in work units, a task's). `g` is the
+    /// board's graph, symmetric and of at most SAT_CELLS cells.
+    pub(super) fn refuted(&self, g: &Graph, closed: bool, bipartite: bool, budget: u64) -> Option<(u64, u64)> {
+        let slot = {
+            let mut refuted = self.refuted.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(refuted.entry((closed, budget)).or_default())
+        };
+        let r = slot.get_or_init(|| Refutation::search(g, closed, bipartite, budget.saturating_mul(REFUTATION_TASKS)));
+        r.none.then_some((r.repairs, r.work))
     }
 
     /// The board's shared tour within `budget`, searched for by the first
@@ -153,6 +197,44 @@ fn shareable(board: &Board, moves: &Moves) -> Option<Kind> {
         (!matches!(proven.closed, Claim::Impossible(_))).then_some(Kind::Cycle)
     } else {
         (!matches!(proven.open, Claim::Impossible(_))).then_some(Kind::Path)
+    }
+}
+
+impl Refutation {
+    /// Whether `g` has a tour from any start, within `budget` work: a
+    /// closed tour is a cycle whatever its start; an open one runs between
+    /// two cells the exact search's root does not refute (reversed, a path
+    /// from `s` to `t` is one from `t`), which on (4,3) 24x24 leaves 80 of
+    /// 576.
+    fn search(g: &Graph, closed: bool, bipartite: bool, budget: u64) -> Refutation {
+        let cells = g.cells as u64;
+        let (mut repairs, mut work) = (0u64, 0u64);
+        let first = g.board_cells().next().unwrap_or(0);
+        let conflicts = |work: u64| budget.saturating_sub(work) / sat_conflict_work(cells);
+        let found = if closed {
+            sat::search(g, first, true, bipartite, conflicts(0))
+        } else {
+            let mut ends = Vec::new();
+            for c in g.board_cells() {
+                // On a board of odd cells an open tour runs between
+                // majority cells, the even ones.
+                let colour_fits = !bipartite || cells.is_multiple_of(2) || g.is_even(c);
+                if colour_fits && bipartite && cells <= EXACT_CELLS {
+                    let root = exact::search(g, c, false, 1);
+                    repairs += root.nodes;
+                    work = work.saturating_add(root.nodes.saturating_mul(exact_node_work(cells)));
+                    if root.outcome != Outcome::NoTour {
+                        ends.push(c);
+                    }
+                } else if colour_fits {
+                    ends.push(c);
+                }
+            }
+            sat::search_anywhere(g, &ends, bipartite, conflicts(work))
+        };
+        repairs += found.conflicts;
+        work = work.saturating_add(found.conflicts.saturating_mul(sat_conflict_work(cells)));
+        Refutation { none: found.outcome == Outcome::NoTour, repairs, work }
     }
 }
 
