@@ -38,6 +38,8 @@ struct State {
     delivered: usize,
     /// Session polls carrying results, all refused.
     refused_deliveries: usize,
+    /// The most tasks one refused poll carried.
+    refused_tasks: usize,
     final_deliveries: usize,
 }
 
@@ -90,6 +92,7 @@ impl Workers for Fake {
                     }
                 } else if tasks > 0 {
                     st.refused_deliveries += 1;
+                    st.refused_tasks = st.refused_tasks.max(tasks);
                     Err(Status::unavailable("fake: down for now"))
                 } else if !st.handed_out && req.free_slots > 0 {
                     st.handed_out = true;
@@ -168,8 +171,9 @@ async fn a_poll_the_coordinator_never_answers_times_out_and_is_made_again() {
     assert!(result.is_ok(), "{result:?}");
 }
 
-/// Runs a worker until the fake has refused a delivery of results, then
-/// stops it; returns what `run` returned and the fake.
+/// Runs a worker until the fake has refused a delivery of all the shard's
+/// results (a busy machine may deliver the first before the others are
+/// done), then stops it; returns what `run` returned and the fake.
 async fn stop_with_undelivered_results(last: &'static [Code]) -> (ksweep_worker::Result<()>, Arc<Fake>) {
     let fake = fake(Script::FailDelivery { last }, 10_000);
     let url = serve(fake.clone()).await;
@@ -177,7 +181,8 @@ async fn stop_with_undelivered_results(last: &'static [Code]) -> (ksweep_worker:
     let worker = tokio::spawn(ksweep_worker::run(options(url), async {
         let _ = stopped.await;
     }));
-    until(&fake, Duration::from_secs(10), "a delivery of results", |s| s.refused_deliveries >= 1).await;
+    until(&fake, Duration::from_secs(10), "a delivery of all results", |s| s.refused_tasks >= shard().starts.len())
+        .await;
     let _ = stop.send(());
     let result = tokio::time::timeout(Duration::from_secs(15), worker).await.expect("the worker stops").expect("join");
     (result, fake)
