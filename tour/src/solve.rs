@@ -55,6 +55,7 @@ mod graph;
 mod posa;
 mod sat;
 mod shared;
+mod symmetry;
 
 pub use shared::{shared_memory, Shared, SHARED_MIN_CELLS};
 
@@ -272,7 +273,8 @@ fn solve_in(
                 Some((Outcome::GaveUp, _)) | None if g.symmetric && cells <= SAT_CELLS => {
                     // A board without a tour from any start is refuted once
                     // for all of them; each start reports what that cost.
-                    if let Some((repairs, work)) = shared.and_then(|s| s.refuted(&g, closed, bipartite, budget)) {
+                    if let Some((repairs, work)) = shared.and_then(|s| s.refuted(&g, moves, closed, bipartite, budget))
+                    {
                         run.charge(repairs, work);
                         Some((Outcome::NoTour, None))
                     } else {
