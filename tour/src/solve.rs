@@ -27,7 +27,7 @@
 //!    tour; exhausted states are remembered), whose root alone is tried
 //!    after the first covers, where it refutes most starts of a board
 //!    without a tour; elsewhere [`crate::backtrack`] (in its closed mode
-//!    for a closed tour) on up to 400 cells; with a thirty-second and an
+//!    for a closed tour) on up to 400 cells; with a sixty-fourth and an
 //!    eighth of what is left of the budget respectively. Then, with all
 //!    the rest, `sat` on symmetric boards of up to 1,000 cells: a
 //!    cycle through every cell as satisfiability (two moves a cell) with a
@@ -411,12 +411,13 @@ const SEARCH_CELLS: u64 = 400;
 /// Bipartite boards up to this size get the cover-pruned search.
 const EXACT_CELLS: u64 = 1_000;
 /// ... with this fraction (1/EXACT_SHARE) of what is left of the budget.
-/// It settles quickly or not at all: on the small boards (every
-/// configuration up to 1,000 cells, 100 starts each) it settled every start
-/// it settled within 4,400 nodes, and gave up on the rest, (4,3) 24x24's
-/// hardest starts, after 21,665 (an eighth at twice the default budget,
-/// 0.26 s each) that the SAT route then refuted.
-const EXACT_SHARE: u64 = 32;
+/// It settles quickly or not at all: on the boards of up to 1,000
+/// cells (100 starts each) every start it settled took at most 4,400
+/// nodes, on boards of 64 cells where a 64th of the budget is 24,000; on
+/// (4,3) 24x24 it settles none of the starts that reach it, whatever its
+/// share, and a 64th (2,700 nodes, some 33 ms) is what each of them
+/// spends before the board's refutation answers (an eighth was 0.26 s).
+const EXACT_SHARE: u64 = 64;
 
 /// Work units a node of the cover-pruned search counts for: it repairs
 /// the cover, then searches the whole residual graph twice (components,
