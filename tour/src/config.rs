@@ -137,8 +137,8 @@ impl Configuration {
 
     /// Cells of the padded layout, border included.
     fn padded_cells(&self) -> u128 {
-        let pad = 2 * u128::from(self.moves.reach());
-        self.board.sides().iter().fold(1u128, |acc, &n| acc.saturating_mul(u128::from(n) + pad))
+        let tile_bits = crate::layout::walk_tile_bits(self.board.dims());
+        crate::layout::padded_len(self.board.sides().iter().map(|&n| u64::from(n)), self.moves.reach(), tile_bits)
     }
 
     /// Which cells may start a tour.

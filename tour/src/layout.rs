@@ -1,8 +1,14 @@
 //! The padded board layout a walk runs on: every axis gets a border as wide
 //! as the longest move component, so a neighbour is `cell + offset` with no
 //! bounds check; border cells are permanently "blocked".
+//!
+//! Cells are stored in row-major order, or (walks on 3D boards) in tiles of
+//! 4x4x4 cells, one cache line each: a cell's 24 neighbours then lie in at
+//! most 8 lines instead of up to 24, and a walk's recent cells stay in few.
+//! A tile-ordered layout's move offsets depend on the cell's place in its
+//! tile (its phase), so offsets come as a table, one row per phase.
 
-use crate::board::Board;
+use crate::board::{Board, MAX_DIMS};
 use crate::error::{Error, Result};
 use crate::moves::Moves;
 
@@ -80,36 +86,63 @@ impl Degrees {
     }
 }
 
+/// Bits of each coordinate a tile holds, for walks on a board of `dims`
+/// axes: 3D boards take 4x4x4 tiles (one 64-byte line of byte degrees);
+/// other boards row-major order, where tiles measured no faster.
+pub(crate) fn walk_tile_bits(dims: usize) -> u32 {
+    if dims == 3 {
+        2
+    } else {
+        0
+    }
+}
+
+/// Slots of a padded array: each side plus a border of `reach` on both
+/// ends, rounded up to whole tiles of `tile_bits` bits per axis.
+pub(crate) fn padded_len(sides: impl IntoIterator<Item = u64>, reach: u32, tile_bits: u32) -> u128 {
+    let tile = 1u128 << tile_bits;
+    sides.into_iter().fold(1u128, |acc, n| {
+        let padded = (u128::from(n) + 2 * u128::from(reach)).div_ceil(tile) * tile;
+        acc.saturating_mul(padded)
+    })
+}
+
 /// Geometry of the padded array for one (board, moves) pair.
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
     pad: usize,
     sides: Vec<usize>,
-    strides: Vec<usize>,
+    /// Bits of each coordinate inside a tile; 0 for row-major order.
+    tile_bits: u32,
+    /// Tiles along each axis (the padded sides, in row-major order).
+    tiles: Vec<usize>,
     len: usize,
-    /// Linear offset of each move, in move order.
+    /// Offset of each move from a cell of each phase: one row of K per phase.
     offsets: Vec<isize>,
 }
 
 impl Layout {
+    /// A row-major layout, whose offsets are the same from every cell.
     pub(crate) fn new(board: &Board, moves: &Moves) -> Result<Layout> {
+        Layout::with_tiles(board, moves, 0)
+    }
+
+    /// The layout walks run on: tiled where [`walk_tile_bits`] says so.
+    pub(crate) fn for_walks(board: &Board, moves: &Moves) -> Result<Layout> {
+        Layout::with_tiles(board, moves, walk_tile_bits(board.dims()))
+    }
+
+    fn with_tiles(board: &Board, moves: &Moves, tile_bits: u32) -> Result<Layout> {
         let pad = moves.reach() as usize;
         let sides: Vec<usize> = board.sides().iter().map(|&n| n as usize).collect();
-        let padded_sides: Vec<usize> = sides.iter().map(|&n| n + 2 * pad).collect();
-        let mut len: u128 = 1;
-        for &p in &padded_sides {
-            len = len.saturating_mul(p as u128);
-        }
+        let len = padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
         if len > MAX_PADDED_CELLS as u128 {
             return Err(Error::PaddedTooLarge { cells: len, max: MAX_PADDED_CELLS });
         }
-        let mut strides = vec![1usize; sides.len()];
-        for axis in (0..sides.len().saturating_sub(1)).rev() {
-            strides[axis] = strides[axis + 1] * padded_sides[axis + 1];
-        }
-        let offsets =
-            moves.iter().map(|mv| mv.iter().zip(&strides).map(|(&c, &s)| c as isize * s as isize).sum()).collect();
-        Ok(Layout { pad, sides, strides, len: len as usize, offsets })
+        let tiles = sides.iter().map(|&n| (n + 2 * pad).div_ceil(1 << tile_bits)).collect();
+        let mut layout = Layout { pad, sides, tile_bits, tiles, len: len as usize, offsets: Vec::new() };
+        layout.offsets = layout.offset_table(&moves.iter().collect::<Vec<_>>());
+        Ok(layout)
     }
 
     /// Slots of the padded array, border included.
@@ -118,55 +151,128 @@ impl Layout {
         self.len
     }
 
-    /// Linear offset of each move, in move order.
+    /// Linear offset of each move, in move order. Row-major layouts only,
+    /// where one row serves every cell.
     #[inline]
     pub(crate) fn offsets(&self) -> &[isize] {
+        debug_assert_eq!(self.tile_bits, 0, "a tiled layout's offsets depend on the cell");
         &self.offsets
+    }
+
+    /// Every phase's row of move offsets (see [`Layout::phase_mask`]).
+    pub(crate) fn offset_rows(&self) -> &[isize] {
+        &self.offsets
+    }
+
+    /// `cell & phase_mask` is the cell's phase, the row of offsets that
+    /// holds from it; 0 in a row-major layout.
+    pub(crate) fn phase_mask(&self) -> usize {
+        (1 << (self.tile_bits as usize * self.sides.len())) - 1
+    }
+
+    /// The offsets of `vectors` from a cell of each phase, phase by phase.
+    pub(crate) fn offset_table(&self, vectors: &[&[i32]]) -> Vec<isize> {
+        let tile = 1usize << self.tile_bits;
+        let mut out = Vec::new();
+        let mut from = vec![0usize; self.sides.len()];
+        let mut to = vec![0usize; self.sides.len()];
+        for phase in 0..=self.phase_mask() {
+            // A cell of this phase whose neighbours' coordinates stay positive.
+            for (axis, x) in from.iter_mut().enumerate() {
+                *x = tile * (self.pad + 1) + self.phase_part(phase, axis);
+            }
+            for &v in vectors {
+                for ((t, &f), &c) in to.iter_mut().zip(&from).zip(v) {
+                    *t = f.wrapping_add_signed(c as isize);
+                }
+                out.push(self.index(&to) as isize - self.index(&from) as isize);
+            }
+        }
+        out
+    }
+
+    /// The coordinate bits of `axis` in a phase.
+    fn phase_part(&self, phase: usize, axis: usize) -> usize {
+        let shift = self.tile_bits as usize * (self.sides.len() - 1 - axis);
+        (phase >> shift) & ((1 << self.tile_bits) - 1)
+    }
+
+    /// Array index of padded coordinates: the tile's row-major number,
+    /// then the cell's place in the tile (axis 0's bits first).
+    fn index(&self, padded: &[usize]) -> usize {
+        let b = self.tile_bits;
+        let (mut tile, mut phase) = (0, 0);
+        for (&x, &tiles) in padded.iter().zip(&self.tiles) {
+            tile = tile * tiles + (x >> b);
+            phase = phase << b | (x & ((1 << b) - 1));
+        }
+        tile << (b as usize * padded.len()) | phase
+    }
+
+    /// Padded coordinates of an array index; the inverse of [`Layout::index`].
+    fn padded_coords(&self, index: usize, out: &mut [usize]) {
+        let b = self.tile_bits;
+        let phase = index & self.phase_mask();
+        let mut tile = index >> (b as usize * out.len());
+        for axis in (0..out.len()).rev() {
+            out[axis] = (tile % self.tiles[axis]) << b | self.phase_part(phase, axis);
+            tile /= self.tiles[axis];
+        }
     }
 
     /// Padded index of a board cell index.
     pub(crate) fn padded(&self, mut index: u64) -> usize {
-        let mut out = 0;
+        let mut x = [0usize; MAX_DIMS];
+        let x = &mut x[..self.sides.len()];
         for axis in (0..self.sides.len()).rev() {
             let side = self.sides[axis] as u64;
-            out += ((index % side) as usize + self.pad) * self.strides[axis];
+            x[axis] = (index % side) as usize + self.pad;
             index /= side;
         }
-        out
+        self.index(x)
     }
 
     /// Board cell index of a padded index inside the board.
-    pub(crate) fn unpadded(&self, mut padded: usize) -> u64 {
-        let mut out = 0u64;
-        for axis in 0..self.sides.len() {
-            let x = padded / self.strides[axis];
-            padded %= self.strides[axis];
-            out = out * self.sides[axis] as u64 + (x - self.pad) as u64;
-        }
-        out
+    pub(crate) fn unpadded(&self, padded: usize) -> u64 {
+        let mut x = [0usize; MAX_DIMS];
+        let x = &mut x[..self.sides.len()];
+        self.padded_coords(padded, x);
+        x.iter().zip(&self.sides).fold(0u64, |out, (&x, &side)| out * side as u64 + (x - self.pad) as u64)
     }
 
-    /// Board coordinates of a padded index inside the board.
-    pub(crate) fn coords(&self, mut padded: usize, out: &mut [i64]) {
-        for (axis, slot) in out.iter_mut().enumerate() {
-            *slot = (padded / self.strides[axis]) as i64 - self.pad as i64;
-            padded %= self.strides[axis];
+    /// Board coordinates of a padded index (negative or past the side for
+    /// border cells).
+    pub(crate) fn coords(&self, padded: usize, out: &mut [i64]) {
+        let mut x = [0usize; MAX_DIMS];
+        let x = &mut x[..self.sides.len()];
+        self.padded_coords(padded, x);
+        for (slot, &x) in out.iter_mut().zip(x.iter()) {
+            *slot = x as i64 - self.pad as i64;
         }
     }
 
-    /// Padded index of the first cell of every row along the last axis
-    /// (rows are contiguous in the padded array).
-    fn row_bases(&self) -> impl Iterator<Item = usize> + '_ {
+    /// Padded indices of the board's cells, in cell index order (no
+    /// division per cell: boards can have billions).
+    pub(crate) fn board_cells(&self) -> impl Iterator<Item = usize> + '_ {
         let dims = self.sides.len();
-        let rows: usize = self.sides[..dims - 1].iter().product();
-        (0..rows).map(move |r| {
-            let mut rem = r;
-            let mut base = self.pad;
-            for axis in (0..dims - 1).rev() {
-                base += (rem % self.sides[axis] + self.pad) * self.strides[axis];
-                rem /= self.sides[axis];
+        let mut x = [self.pad; MAX_DIMS];
+        let mut done = self.sides.contains(&0);
+        std::iter::from_fn(move || {
+            if done {
+                return None;
             }
-            base
+            let here = self.index(&x[..dims]);
+            // The next cell in row-major order.
+            done = true;
+            for axis in (0..dims).rev() {
+                x[axis] += 1;
+                if x[axis] < self.sides[axis] + self.pad {
+                    done = false;
+                    break;
+                }
+                x[axis] = self.pad;
+            }
+            Some(here)
         })
     }
 
@@ -174,34 +280,89 @@ impl Layout {
     /// stay on the board; border cells are BLOCKED.
     pub(crate) fn initial_degrees<T: Degree>(&self) -> Vec<T> {
         let mut deg = vec![T::BLOCKED; self.len];
-        let row = self.sides[self.sides.len() - 1];
-        for base in self.row_bases() {
-            deg[base..base + row].fill(T::from_count(0));
+        for c in self.board_cells() {
+            deg[c] = T::from_count(0);
         }
-        for base in self.row_bases() {
-            for c in base..base + row {
-                let count = self.offsets.iter().filter(|&&o| deg[(c as isize + o) as usize] != T::BLOCKED).count();
-                deg[c] = T::from_count(count);
-            }
+        let (mask, k) = (self.phase_mask(), self.offsets.len() / (self.phase_mask() + 1));
+        for c in self.board_cells() {
+            let row = &self.offsets[(c & mask) * k..][..k];
+            let count = row.iter().filter(|&&o| deg[c.wrapping_add_signed(o)] != T::BLOCKED).count();
+            deg[c] = T::from_count(count);
         }
         deg
-    }
-
-    /// Strides of the padded array, axis 0 first.
-    #[inline]
-    pub(crate) fn strides(&self) -> &[usize] {
-        &self.strides
-    }
-
-    /// Border width on every side.
-    #[inline]
-    pub(crate) fn pad(&self) -> usize {
-        self.pad
     }
 
     /// Side lengths of the board (unpadded).
     #[inline]
     pub(crate) fn sides(&self) -> &[usize] {
         &self.sides
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Boards of every tiling the walks use, with sides that do and do not
+    /// fill whole tiles, and move sets with long and asymmetric moves.
+    fn cases() -> Vec<(Board, Moves)> {
+        let rule = |r: &[u32], sides: &[u32]| (Board::new(sides).unwrap(), Moves::from_rule(r, sides.len()).unwrap());
+        vec![
+            rule(&[2, 1], &[5, 7]),
+            rule(&[3, 2], &[9, 4]),
+            rule(&[2, 1], &[5, 6, 7]),
+            rule(&[1, 2, 2], &[8, 3, 9]),
+            rule(&[3, 1], &[4, 5, 6]),
+            rule(&[2, 1], &[3, 4, 3, 5]),
+            (Board::new(&[6, 5, 4]).unwrap(), Moves::explicit(&[vec![2, 1, 0], vec![-1, 0, 3]], 3).unwrap()),
+        ]
+    }
+
+    #[test]
+    fn tiled_and_row_major_layouts_agree_on_cells_moves_and_degrees() {
+        for (board, moves) in cases() {
+            for layout in [Layout::new(&board, &moves).unwrap(), Layout::for_walks(&board, &moves).unwrap()] {
+                let k = moves.len();
+                let walk_bits = if layout.phase_mask() > 0 { walk_tile_bits(board.dims()) } else { 0 };
+                let sides = board.sides().iter().map(|&n| u64::from(n));
+                assert_eq!(layout.len() as u128, padded_len(sides, moves.reach(), walk_bits), "{board}");
+                let degrees = layout.initial_degrees::<u8>();
+                let cells: Vec<usize> = layout.board_cells().collect();
+                assert_eq!(cells.len() as u64, board.cells());
+                let mut xy = vec![0i64; board.dims()];
+                for (i, &c) in cells.iter().enumerate() {
+                    let i = i as u64;
+                    assert_eq!(layout.padded(i), c, "{board}: cell {i}");
+                    assert_eq!(layout.unpadded(c), i);
+                    layout.coords(c, &mut xy);
+                    let coords: Vec<i64> = board.coords(i).iter().map(|&x| i64::from(x)).collect();
+                    assert_eq!(xy, coords, "{board}: cell {i}");
+                    let row = &layout.offset_rows()[(c & layout.phase_mask()) * k..][..k];
+                    let mut on_board = 0;
+                    for (v, &o) in moves.iter().zip(row) {
+                        let to: Vec<i64> = coords.iter().zip(v).map(|(&x, &d)| x + i64::from(d)).collect();
+                        let target = c.wrapping_add_signed(o);
+                        if to.iter().zip(board.sides()).all(|(&x, &n)| (0..i64::from(n)).contains(&x)) {
+                            on_board += 1;
+                            let j = board.index_of(&to.iter().map(|&x| x as u64).collect::<Vec<_>>()).unwrap();
+                            assert_eq!(target, layout.padded(j), "{board}: move {v:?} from cell {i}");
+                        } else {
+                            assert_eq!(degrees[target], u8::BLOCKED, "{board}: move {v:?} from {i} leaves the board");
+                        }
+                    }
+                    assert_eq!(degrees[c], on_board, "{board}: degree of cell {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn walks_tile_3d_boards_only() {
+        let three = Layout::for_walks(&Board::regular(3, 10).unwrap(), &Moves::from_rule(&[2, 1], 3).unwrap()).unwrap();
+        assert_eq!(three.phase_mask(), 63, "4x4x4 tiles");
+        assert_eq!(three.len(), 16 * 16 * 16, "10 + 2 x 2 rounds up to 16");
+        let two = Layout::for_walks(&Board::regular(2, 10).unwrap(), &Moves::from_rule(&[2, 1], 2).unwrap()).unwrap();
+        assert_eq!(two.phase_mask(), 0);
+        assert_eq!(two.len(), 14 * 14);
     }
 }

@@ -109,14 +109,16 @@ impl Solver {
     /// Builds the padded layout and starting degrees. Costs one pass over
     /// the board per move; do it once per configuration.
     pub fn new(config: Configuration) -> Result<Solver> {
-        let layout = Layout::new(config.board(), config.moves())?;
+        let layout = Layout::for_walks(config.board(), config.moves())?;
         let pristine = if config.moves().len() < u8::MAX as usize {
             Degrees::Narrow(layout.initial_degrees::<u8>())
         } else {
             Degrees::Wide(layout.initial_degrees::<u16>())
         };
-        let predecessors =
-            (!config.moves().closed_under_negation()).then(|| layout.offsets().iter().map(|&o| -o).collect());
+        let predecessors = (!config.moves().closed_under_negation()).then(|| {
+            let negated: Vec<Vec<i32>> = config.moves().iter().map(|v| v.iter().map(|&c| -c).collect()).collect();
+            layout.offset_table(&negated.iter().map(Vec::as_slice).collect::<Vec<_>>())
+        });
         let existence = known(config.board(), config.moves());
         Ok(Solver { config, layout, pristine, predecessors, existence, solve_shared: Default::default() })
     }
@@ -199,6 +201,7 @@ impl Solver {
             self.layout.coords(padded_start, &mut ws.xy);
             let walk_moves = WalkMoves {
                 offsets: &ws.offsets,
+                phase_mask: self.layout.phase_mask(),
                 vectors: &ws.vectors,
                 predecessors: self.predecessors.as_deref(),
                 sides: self.layout.sides(),
@@ -263,10 +266,11 @@ impl Solver {
         let k = moves.len();
         ws.offsets.clear();
         ws.vectors.clear();
+        for row in self.layout.offset_rows().chunks_exact(k) {
+            ws.offsets.extend((0..k).map(|i| row[(i + rotation) % k]));
+        }
         for i in 0..k {
-            let j = (i + rotation) % k;
-            ws.offsets.push(self.layout.offsets()[j]);
-            ws.vectors.extend_from_slice(moves.get(j));
+            ws.vectors.extend_from_slice(moves.get((i + rotation) % k));
         }
     }
 }

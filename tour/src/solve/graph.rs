@@ -75,7 +75,7 @@ impl Graph {
 
     /// Board cells, as padded indices, in index order.
     pub(super) fn board_cells(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.cells as u64).map(|i| self.layout.padded(i))
+        self.layout.board_cells()
     }
 
     /// A proof that no tour (open from `start`, or closed) exists, from the
@@ -143,17 +143,16 @@ pub(super) fn next_stamp(stamp: &mut u32, seen: &mut [u32]) -> u32 {
 /// Squared doubled distance from the board's centre of every padded cell
 /// (border cells too: they are never asked).
 fn centre_distances(layout: &Layout) -> Vec<u32> {
-    let (sides, strides, pad) = (layout.sides(), layout.strides(), layout.pad() as i64);
+    let sides = layout.sides();
+    let mut coords = [0i64; MAX_DIMS];
+    let coords = &mut coords[..sides.len()];
     let mut out = vec![0u32; layout.len()];
     for (c, slot) in out.iter_mut().enumerate() {
-        let mut rest = c;
-        let mut sum = 0u64;
-        for (axis, &stride) in strides.iter().enumerate() {
-            let x = (rest / stride) as i64 - pad;
-            rest %= stride;
-            let d = 2 * x - (sides[axis] as i64 - 1);
-            sum = sum.saturating_add(d.unsigned_abs().saturating_mul(d.unsigned_abs()));
-        }
+        layout.coords(c, coords);
+        let sum = coords.iter().zip(sides).fold(0u64, |sum, (&x, &n)| {
+            let d = (2 * x - (n as i64 - 1)).unsigned_abs();
+            sum.saturating_add(d.saturating_mul(d))
+        });
         *slot = u32::try_from(sum).unwrap_or(u32::MAX);
     }
     out
@@ -163,9 +162,7 @@ fn centre_distances(layout: &Layout) -> Vec<u32> {
 /// cells that move onto it (found along the negated offsets).
 fn count_in(layout: &Layout, out_degree: &[u16], pred: &[isize]) -> Vec<u16> {
     let mut in_degree = vec![BORDER; out_degree.len()];
-    let cells: u64 = layout.sides().iter().map(|&n| n as u64).product();
-    for i in 0..cells {
-        let c = layout.padded(i);
+    for c in layout.board_cells() {
         in_degree[c] = pred.iter().filter(|&&o| out_degree[c.wrapping_add_signed(o)] != BORDER).count() as u16;
     }
     in_degree

@@ -9,6 +9,7 @@ use crate::moves::Moves;
 /// One walk's inputs, rotated by `rotation` like an aw attempt.
 struct Case {
     layout: Layout,
+    /// Rows of offsets, one per phase of the walks' layout.
     offsets: Vec<isize>,
     vectors: Vec<i32>,
     pristine: Vec<u8>,
@@ -19,17 +20,23 @@ impl Case {
     fn new(rule: &[u32], sides: &[u32], rotation: usize) -> Case {
         let board = Board::new(sides).unwrap();
         let moves = Moves::from_rule(rule, sides.len()).unwrap();
-        let layout = Layout::new(&board, &moves).unwrap();
+        let layout = Layout::for_walks(&board, &moves).unwrap();
         let k = moves.len();
         let order: Vec<usize> = (0..k).map(|i| (i + rotation) % k).collect();
-        let offsets = order.iter().map(|&j| layout.offsets()[j]).collect();
+        let offsets = layout.offset_rows().chunks_exact(k).flat_map(|row| order.iter().map(|&j| row[j])).collect();
         let vectors = order.iter().flat_map(|&j| moves.get(j).iter().copied()).collect();
         let pristine = layout.initial_degrees::<u8>();
         Case { layout, offsets, vectors, pristine, cells: board.cells() }
     }
 
     fn moves(&self) -> WalkMoves<'_> {
-        WalkMoves { offsets: &self.offsets, vectors: &self.vectors, predecessors: None, sides: self.layout.sides() }
+        WalkMoves {
+            offsets: &self.offsets,
+            phase_mask: self.layout.phase_mask(),
+            vectors: &self.vectors,
+            predecessors: None,
+            sides: self.layout.sides(),
+        }
     }
 
     /// (visited, path) of the dispatching walk (the keyed kernel here).
