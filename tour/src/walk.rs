@@ -76,7 +76,8 @@ pub(crate) fn walk<T: Degree>(
     let keyed = moves.predecessors.is_none() && moves.count() <= KEYED_MAX_MOVES;
     if let (Some(deg), true) = (T::narrow(deg), keyed) {
         let key = match tiebreak {
-            First => Some(KEY_W),
+            First if deg.len() <= 1 << W_CELL_BITS => Some(KEY_W),
+            First => Some(KEY_W_SMALL),
             Distance => {
                 let bound = distance_bound(moves);
                 if bound < PACKED_BIAS as u128 && deg.len() <= 1 << PACKED_CELL_BITS {
@@ -283,10 +284,15 @@ fn centre_distance(moves: &WalkMoves<'_>, xy: &[i64], k: usize) -> u128 {
 // its rule ranks candidates, the move index breaking the last ties. They
 // are `u8`s so they can be const parameters of the kernel.
 
-/// Rule W: degree 8 bits, move index 8 (small keys need fewer
-/// instructions than ones that carry the cell: with 3D tiles, 3D (2,1)
-/// N=140 went from 67.9 to 59.8 ms a walk).
+/// Rule W on boards of at most 2^32 padded cells: degree 8 bits, move
+/// index 8, padded cell 32. Carrying the cell takes the move table's load
+/// off the step's critical path: 2D (2,1) N=1000, 131 -> 158 M steps/s.
 const KEY_W: u8 = 0;
+/// Rule W elsewhere, and for move counts the kernel is not unrolled for:
+/// degree 8, move index 8.
+const KEY_W_SMALL: u8 = 3;
+/// Bits of the padded cell in a W key.
+const W_CELL_BITS: u32 = 32;
 /// Rule W+ on boards of at most 2^28 padded cells and |rel| < 2^19:
 /// degree 8, BIAS - rel 20, move index 8, padded cell 28.
 const KEY_PACKED: u8 = 1;
@@ -337,7 +343,9 @@ fn walk_keyed(
         (8, 2, KEY_PACKED) => walk_keyed_with::<8, 2, KEY_PACKED>(a),
         (24, 3, KEY_W) => walk_keyed_with::<24, 3, KEY_W>(a),
         (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
-        (_, _, KEY_W) => walk_keyed_with::<0, 0, KEY_W>(a),
+        // Past the unrolled shapes a step is bound by its K keys, not by
+        // its latency, so the key with fewer instructions.
+        (_, _, KEY_W | KEY_W_SMALL) => walk_keyed_with::<0, 0, KEY_W_SMALL>(a),
         (_, _, KEY_PACKED) => walk_keyed_with::<0, 0, KEY_PACKED>(a),
         _ => walk_keyed_with::<0, 0, KEY_PLUS>(a),
     }
@@ -361,7 +369,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     // A packed W+ key carries the neighbour's padded index, so the next
     // cell needs no lookup.
     const PACKED_CELLS: u64 = (1 << PACKED_CELL_BITS) - 1;
-    let plus = KEY != KEY_W;
+    let plus = KEY != KEY_W && KEY != KEY_W_SMALL;
     let k_count = if K == 0 { moves.count() } else { K };
     let dims = if D == 0 { centred.len() } else { D };
     let (table, mask) = (moves.offsets, moves.phase_mask);
@@ -412,7 +420,10 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             // cell (255 when blocked) never falls below 255 - K >= OPEN.
             let d = (cell(deg, n) as u32).wrapping_sub(1);
             set_cell(deg, n, d as u8);
-            if !plus {
+            if KEY == KEY_W {
+                return (d as u64) << (W_CELL_BITS + 8) | ((k as u64) << W_CELL_BITS) + n as u64;
+            }
+            if KEY == KEY_W_SMALL {
                 return (d << 8 | k as u32) as u64;
             }
             let d = d as u8;
@@ -435,17 +446,22 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             *lane = (*lane).min(key_of(k));
         }
         let best = tree_min(lanes);
-        let least = if plus { (best >> 56) as u8 } else { (best >> 8) as u8 };
+        let least = match KEY {
+            KEY_W => (best >> (W_CELL_BITS + 8)) as u8,
+            KEY_W_SMALL => (best >> 8) as u8,
+            _ => (best >> 56) as u8,
+        };
         if least >= OPEN {
             return visited;
         }
         let chosen = match KEY {
-            KEY_W => best & 0xff,
+            KEY_W => (best >> W_CELL_BITS) & 0xff,
             KEY_PACKED => (best >> PACKED_CELL_BITS) & 0xff,
             _ => best & 0xff,
         } as usize;
         let next = match KEY {
             KEY_PACKED => (best & PACKED_CELLS) as usize,
+            KEY_W => best as u32 as usize,
             _ => cur.wrapping_add_signed(offsets[chosen]),
         };
         // A cell left behind can doom the walk only if it has at most one
