@@ -421,7 +421,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             let d = (cell(deg, n) as u32).wrapping_sub(1);
             set_cell(deg, n, d as u8);
             if KEY == KEY_W {
-                return (d as u64) << (W_CELL_BITS + 8) | ((k as u64) << W_CELL_BITS) + n as u64;
+                return ((d as u64) << (W_CELL_BITS + 8)) | (((k as u64) << W_CELL_BITS) + n as u64);
             }
             if KEY == KEY_W_SMALL {
                 return (d << 8 | k as u32) as u64;
