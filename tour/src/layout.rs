@@ -253,41 +253,30 @@ impl Layout {
 
     /// Padded indices of the board's cells, in cell index order (no
     /// division per cell: boards can have billions).
-    pub(crate) fn board_cells(&self) -> impl Iterator<Item = usize> + '_ {
-        let dims = self.sides.len();
-        let mut x = [self.pad; MAX_DIMS];
-        let mut done = self.sides.contains(&0);
-        std::iter::from_fn(move || {
-            if done {
-                return None;
-            }
-            let here = self.index(&x[..dims]);
-            // The next cell in row-major order.
-            done = true;
-            for axis in (0..dims).rev() {
-                x[axis] += 1;
-                if x[axis] < self.sides[axis] + self.pad {
-                    done = false;
-                    break;
-                }
-                x[axis] = self.pad;
-            }
-            Some(here)
-        })
+    pub(crate) fn board_cells(&self) -> BoardCells<'_> {
+        BoardCells { layout: self, x: [self.pad; MAX_DIMS], started: false, done: self.sides.contains(&0) }
     }
 
     /// The starting degree of every cell: the number of moves from it that
-    /// stay on the board; border cells are BLOCKED.
+    /// stay on the board; border cells are BLOCKED. A cell at least `reach`
+    /// from every edge keeps all K moves; only the shell within `reach` of
+    /// an edge counts its neighbours, which on (1,2,2) 3D N=300 took the
+    /// board's set-up from as long as its walk to a small part of it.
     pub(crate) fn initial_degrees<T: Degree>(&self) -> Vec<T> {
-        let mut deg = vec![T::BLOCKED; self.len];
-        for c in self.board_cells() {
-            deg[c] = T::from_count(0);
-        }
         let (mask, k) = (self.phase_mask(), self.offsets.len() / (self.phase_mask() + 1));
-        for c in self.board_cells() {
-            let row = &self.offsets[(c & mask) * k..][..k];
-            let count = row.iter().filter(|&&o| deg[c.wrapping_add_signed(o)] != T::BLOCKED).count();
-            deg[c] = T::from_count(count);
+        let mut deg = vec![T::BLOCKED; self.len];
+        // First every board cell unblocked, the inner ones final.
+        let mut cells = self.board_cells();
+        while let Some(c) = cells.next() {
+            deg[c] = T::from_count(if cells.inner() { k } else { 0 });
+        }
+        let mut cells = self.board_cells();
+        while let Some(c) = cells.next() {
+            if !cells.inner() {
+                let row = &self.offsets[(c & mask) * k..][..k];
+                let count = row.iter().filter(|&&o| deg[c.wrapping_add_signed(o)] != T::BLOCKED).count();
+                deg[c] = T::from_count(count);
+            }
         }
         deg
     }
@@ -296,6 +285,49 @@ impl Layout {
     #[inline]
     pub(crate) fn sides(&self) -> &[usize] {
         &self.sides
+    }
+}
+
+/// The iterator of [`Layout::board_cells`]: an odometer over the padded
+/// coordinates that also tells whether the last cell is an inner one.
+pub(crate) struct BoardCells<'l> {
+    layout: &'l Layout,
+    /// Padded coordinates of the cell last returned.
+    x: [usize; MAX_DIMS],
+    started: bool,
+    done: bool,
+}
+
+impl BoardCells<'_> {
+    /// Whether the cell last returned is at least `reach` from every edge,
+    /// so that every move from it stays on the board.
+    #[inline]
+    fn inner(&self) -> bool {
+        let pad = self.layout.pad;
+        self.x.iter().zip(&self.layout.sides).all(|(&x, &side)| x >= 2 * pad && x < side)
+    }
+}
+
+impl Iterator for BoardCells<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let (layout, dims) = (self.layout, self.layout.sides.len());
+        if self.started && !self.done {
+            // The next cell in row-major order.
+            self.done = true;
+            for axis in (0..dims).rev() {
+                self.x[axis] += 1;
+                if self.x[axis] < layout.sides[axis] + layout.pad {
+                    self.done = false;
+                    break;
+                }
+                self.x[axis] = layout.pad;
+            }
+        }
+        self.started = true;
+        (!self.done).then(|| layout.index(&self.x[..dims]))
     }
 }
 
@@ -315,6 +347,9 @@ mod tests {
             rule(&[3, 1], &[4, 5, 6]),
             rule(&[2, 1], &[3, 4, 3, 5]),
             (Board::new(&[6, 5, 4]).unwrap(), Moves::explicit(&[vec![2, 1, 0], vec![-1, 0, 3]], 3).unwrap()),
+            // Inner cells (every move stays on the board) on every tiling.
+            (Board::new(&[9, 8, 10]).unwrap(), Moves::explicit(&[vec![2, 1, 0], vec![-1, 0, 3]], 3).unwrap()),
+            rule(&[2, 1], &[12, 9]),
         ]
     }
 
