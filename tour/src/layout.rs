@@ -97,6 +97,13 @@ pub(crate) fn walk_tile_bits(dims: usize) -> u32 {
     }
 }
 
+/// The row of `table` (K offsets per phase, see [`Layout::phase_mask`])
+/// that holds from `cell`.
+#[inline(always)]
+pub(crate) fn phase_row(table: &[isize], phase_mask: usize, k: usize, cell: usize) -> &[isize] {
+    &table[(cell & phase_mask) * k..][..k]
+}
+
 /// Slots of a padded array: each side plus a border of `reach` on both
 /// ends, rounded up to whole tiles of `tile_bits` bits per axis.
 pub(crate) fn padded_len(sides: impl IntoIterator<Item = u64>, reach: u32, tile_bits: u32) -> u128 {
@@ -168,6 +175,12 @@ impl Layout {
     /// holds from it; 0 in a row-major layout.
     pub(crate) fn phase_mask(&self) -> usize {
         (1 << (self.tile_bits as usize * self.sides.len())) - 1
+    }
+
+    /// The moves' offsets from `cell`: its phase's row.
+    pub(crate) fn offsets_from(&self, cell: usize) -> &[isize] {
+        let k = self.offsets.len() / (self.phase_mask() + 1);
+        phase_row(&self.offsets, self.phase_mask(), k, cell)
     }
 
     /// The offsets of `vectors` from a cell of each phase, phase by phase.
@@ -263,7 +276,7 @@ impl Layout {
     /// an edge counts its neighbours, which on (1,2,2) 3D N=300 took the
     /// board's set-up from as long as its walk to a small part of it.
     pub(crate) fn initial_degrees<T: Degree>(&self) -> Vec<T> {
-        let (mask, k) = (self.phase_mask(), self.offsets.len() / (self.phase_mask() + 1));
+        let k = self.offsets.len() / (self.phase_mask() + 1);
         let mut deg = vec![T::BLOCKED; self.len];
         // First every board cell unblocked, the inner ones final.
         let mut cells = self.board_cells();
@@ -273,8 +286,8 @@ impl Layout {
         let mut cells = self.board_cells();
         while let Some(c) = cells.next() {
             if !cells.inner() {
-                let row = &self.offsets[(c & mask) * k..][..k];
-                let count = row.iter().filter(|&&o| deg[c.wrapping_add_signed(o)] != T::BLOCKED).count();
+                let count =
+                    self.offsets_from(c).iter().filter(|&&o| deg[c.wrapping_add_signed(o)] != T::BLOCKED).count();
                 deg[c] = T::from_count(count);
             }
         }
@@ -372,9 +385,9 @@ mod tests {
                     layout.coords(c, &mut xy);
                     let coords: Vec<i64> = board.coords(i).iter().map(|&x| i64::from(x)).collect();
                     assert_eq!(xy, coords, "{board}: cell {i}");
-                    let row = &layout.offset_rows()[(c & layout.phase_mask()) * k..][..k];
+                    assert_eq!(layout.offsets_from(c).len(), k);
                     let mut on_board = 0;
-                    for (v, &o) in moves.iter().zip(row) {
+                    for (v, &o) in moves.iter().zip(layout.offsets_from(c)) {
                         let to: Vec<i64> = coords.iter().zip(v).map(|(&x, &d)| x + i64::from(d)).collect();
                         let target = c.wrapping_add_signed(o);
                         if to.iter().zip(board.sides()).all(|(&x, &n)| (0..i64::from(n)).contains(&x)) {

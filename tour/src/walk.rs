@@ -2,7 +2,7 @@
 //! the inner loop every figure of a sweep is made of, so it is monomorphised
 //! per tiebreak and move-set symmetry and touches each neighbour once.
 
-use crate::layout::Degree;
+use crate::layout::{phase_row, Degree};
 use crate::seed::Rng;
 
 /// How a walk breaks ties among candidates of least degree.
@@ -46,12 +46,6 @@ impl WalkMoves<'_> {
     fn count(&self) -> usize {
         self.offsets.len() / (self.phase_mask + 1)
     }
-}
-
-/// The row of `table` (K offsets per phase) that holds from `cell`.
-#[inline(always)]
-fn row(table: &[isize], phase_mask: usize, k: usize, cell: usize) -> &[isize] {
-    &table[(cell & phase_mask) * k..][..k]
 }
 
 /// Runs one walk from padded cell `start`; returns cells visited. `xy` holds
@@ -150,7 +144,7 @@ fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: b
     }
     loop {
         if !SYMMETRIC {
-            for &o in moves.predecessors.map_or(&[][..], |p| row(p, mask, k, cur)) {
+            for &o in moves.predecessors.map_or(&[][..], |p| phase_row(p, mask, k, cur)) {
                 let n = cur.wrapping_add_signed(o);
                 let d = cell(deg, n);
                 if d != T::BLOCKED {
@@ -158,7 +152,7 @@ fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: b
                 }
             }
         }
-        let offsets = row(moves.offsets, mask, k, cur);
+        let offsets = phase_row(moves.offsets, mask, k, cur);
         let chosen = if BRANCH_FREE {
             choose_first_branch_free::<T, SYMMETRIC>(deg, offsets, cur)
         } else {
@@ -411,7 +405,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     let fixed = &table[..k_count];
     loop {
         // Row-major layouts have one row (a branch the loop hoists).
-        let offsets = if mask == 0 { fixed } else { row(table, mask, k_count, cur) };
+        let offsets = if mask == 0 { fixed } else { phase_row(table, mask, k_count, cur) };
         let mut key_of = |k: usize| {
             let n = cur.wrapping_add_signed(offsets[k]);
             // `cur` was just visited: each unvisited neighbour loses one.
@@ -509,13 +503,13 @@ fn tree_min(l: [u64; LANES]) -> u64 {
 #[cold]
 #[inline(never)]
 fn doomed(deg: &[u8], (table, mask, k): (&[isize], usize, usize), cur: usize, next: usize, forced: &mut u32) -> bool {
-    for &o in row(table, mask, k, cur) {
+    for &o in phase_row(table, mask, k, cur) {
         let n = cur.wrapping_add_signed(o);
         let d = cell(deg, n);
         if n == next || d >= 2 {
             continue;
         }
-        if row(table, mask, k, next).iter().any(|&p| next.wrapping_add_signed(p) == n) {
+        if phase_row(table, mask, k, next).iter().any(|&p| next.wrapping_add_signed(p) == n) {
             continue;
         }
         if d == 0 {
