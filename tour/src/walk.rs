@@ -480,7 +480,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
 /// Rule W+ with a packed key for 8 moves on a row-major layout (the 2D
 /// leapers of the report's W+, AW+ and MW sweeps): [`walk_keyed_with`]'s
 /// walk with every per-move quantity a local the compiler keeps in
-/// registers: 133 instructions a step on (3,2) N=400, against 213. The
+/// registers: about 120 instructions a step on (3,2) N=400, against 213. The
 /// neighbour's address comes from the offset, not the key part: the part
 /// waits on the chosen move's row of `dot2`, the address only on the cell.
 fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>) -> u64 {
