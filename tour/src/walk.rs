@@ -384,15 +384,11 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
         let v = |k: usize| &vectors[k * dims..(k + 1) * dims];
         let base: &mut [u64] = if K > 0 { &mut base_fixed } else { &mut base_any };
         for (k, b) in base.iter_mut().enumerate() {
-            let rel: i64 = v(k).iter().zip(&centred[..dims]).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
+            let rel = rel(v(k), &centred[..dims]);
             *b = ((bias - rel) as u64) << rel_shift | (k as u64) << k_shift;
         }
-        dot2 = (0..k_count * k_count)
-            .map(|jk| {
-                let dot: i64 = v(jk / k_count).iter().zip(v(jk % k_count)).map(|(&a, &b)| a as i64 * b as i64).sum();
-                ((2 * dot) as u64) << rel_shift
-            })
-            .collect();
+        dot2 =
+            (0..k_count * k_count).map(|jk| (dot2_of(v(jk / k_count), v(jk % k_count)) as u64) << rel_shift).collect();
     }
     let base: &mut [u64] = if K > 0 { &mut base_fixed } else { &mut base_any };
     let mut cur = start;
@@ -487,9 +483,8 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
     const K: usize = 8;
     const OPEN: u64 = KEYED_MAX_MOVES as u64 + 1;
     // Key bits, high first: degree 8, PACKED_BIAS - rel 20, move index 4,
-    // padded cell 32; the cell is the low half (no mask on the way to the
-    // next step) and the move index sits where one shift and mask give the
-    // chosen move's row of `dot2`.
+    // padded cell 32: the cell is the low half, so the next step needs no
+    // mask.
     const REL_SHIFT: u32 = 36;
     const MOVE_SHIFT: u32 = 32;
     let v = |k: usize| &moves.vectors[2 * k..2 * k + 2];
@@ -498,11 +493,9 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
     let mut offsets = [0isize; K];
     offsets.copy_from_slice(&moves.offsets[..K]);
     for (k, part) in parts.iter_mut().enumerate() {
-        let rel: i64 = v(k).iter().zip(centred.iter()).map(|(&v, &c)| v as i64 * (c + v as i64)).sum();
-        *part = ((PACKED_BIAS - rel) as u64) << REL_SHIFT | (k as u64) << MOVE_SHIFT;
+        *part = ((PACKED_BIAS - rel(v(k), centred)) as u64) << REL_SHIFT | (k as u64) << MOVE_SHIFT;
         for (j, row) in dot2.iter_mut().enumerate() {
-            let dot: i64 = v(j).iter().zip(v(k)).map(|(&a, &b)| a as i64 * b as i64).sum();
-            row[k] = ((2 * dot) as u64) << REL_SHIFT;
+            row[k] = (dot2_of(v(j), v(k)) as u64) << REL_SHIFT;
         }
     }
     let mut cur = start;
@@ -547,6 +540,17 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
 /// Most moves the keyed kernel takes: open cells' degrees stay at most K and
 /// blocked cells' values at least 255 - K, apart while K < 128.
 const KEYED_MAX_MOVES: usize = 127;
+
+/// W+'s rel for move `v` from a cell whose doubled centre offset is
+/// `centred` (see [`walk_keyed`]): sum_a v_a (c_a + v_a).
+fn rel(v: &[i32], centred: &[i64]) -> i64 {
+    v.iter().zip(centred).map(|(&v, &c)| v as i64 * (c + v as i64)).sum()
+}
+
+/// 2 a . b: what moving by `a` adds to rel of move `b` (c grows by 2a).
+fn dot2_of(a: &[i32], b: &[i32]) -> i64 {
+    2 * a.iter().zip(b).map(|(&a, &b)| a as i64 * b as i64).sum::<i64>()
+}
 
 /// The least of the lanes, as a tree of pairwise minima (3 deep, not 7).
 #[inline(always)]
