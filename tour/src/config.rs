@@ -117,13 +117,21 @@ impl Configuration {
         MemoryNeed { shared: degrees, per_thread: degrees.saturating_add(path) }
     }
 
-    /// [`Configuration::memory_need`] for tasks of `methods`: `solve` keeps
+    /// [`Configuration::memory_need`] for tasks of `methods`: W+ walks on
+    /// 2D boards run on 4-byte keyed cells (see `walk::plus_cells`); `solve` keeps
     /// its own graph, walk and cover state per thread, about 44 bytes a
     /// padded cell and 32 a board cell, on small boards its search's
     /// ([`crate::solve::search_memory`]), and on large ones the tour its
     /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
+        if methods.iter().any(|m| m.walks_w_plus()) && crate::walk::plus_cells::fits(&self.board, &self.moves) {
+            // W+ walks' keyed cells, 4 bytes a padded cell: the starting
+            // ones shared, a working copy a thread.
+            let cells = u64::try_from(self.padded_cells().saturating_mul(4)).unwrap_or(u64::MAX);
+            need.shared = need.shared.saturating_add(cells);
+            need.per_thread = need.per_thread.saturating_add(cells);
+        }
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();
             let solve = padded.saturating_mul(44).saturating_add(u128::from(self.board.cells()) * 32);
@@ -265,6 +273,21 @@ mod tests {
         assert_eq!(big.per_thread, 1004u64.pow(3));
         assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
         assert_eq!(format_bytes(12), "12 B");
+        // W+ walks on a 2D board of 8 moves run on 4-byte keyed cells,
+        // built by the first one: shared starting cells and a thread's copy.
+        let c = cfg(&[3, 2], &[40, 30]);
+        let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::AwPlus], false));
+        assert_eq!(plus.shared, plain.shared + 46 * 36 * 4);
+        assert_eq!(plus.per_thread, plain.per_thread + 46 * 36 * 4);
+        let solver = crate::Solver::new(c.clone()).unwrap();
+        let mut ws = solver.workspace();
+        solver.run(&mut ws, 0, Method::AwPlus, 0, false);
+        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (plus.shared, plus.per_thread));
+        // 3D boards and boards too far across for the cell's distance bits
+        // walk on bytes.
+        for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
+            assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
+        }
         // solve adds its own state, a thread's worth, where it runs, and
         // the tour its tasks share: a closed one, 12 bytes a cell.
         let c = cfg(&[2, 1], &[100, 100]);

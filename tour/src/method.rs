@@ -149,6 +149,11 @@ impl Method {
         Method::WARNSDORFF.contains(&self)
     }
 
+    /// True for the methods with a walk by rule W+ (deterministic ties).
+    pub fn walks_w_plus(self) -> bool {
+        (0..self.max_attempts(2)).any(|a| self.attempt(a).1 == Tiebreak::Distance)
+    }
+
     /// True for the methods that draw from the task's random stream.
     pub fn is_random(self) -> bool {
         matches!(self, Method::Wr | Method::WrPlus | Method::Nn(_))
@@ -225,5 +230,12 @@ mod tests {
         let seq: Vec<_> = (0..4).map(|a| Method::Mw.attempt(a)).collect();
         assert_eq!(seq, [(0, Tiebreak::First), (0, Tiebreak::Distance), (1, Tiebreak::First), (1, Tiebreak::Distance)]);
         assert_eq!(Method::Mw.max_attempts(8), 16);
+    }
+
+    #[test]
+    fn the_methods_with_rule_w_plus_walks() {
+        let plus: Vec<_> = Method::WARNSDORFF.iter().filter(|m| m.walks_w_plus()).map(|m| m.name()).collect();
+        assert_eq!(plus, ["w+", "aw+", "mw"]);
+        assert!(!Method::Solve.walks_w_plus() && !Method::WrPlus.walks_w_plus());
     }
 }

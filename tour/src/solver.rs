@@ -1,6 +1,7 @@
 //! A configuration prepared for many tasks: the padded layout and starting
 //! degrees are built once and shared; each thread owns a [`Workspace`].
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use crate::config::Configuration;
@@ -10,7 +11,7 @@ use crate::layout::{Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::{walk, WalkMoves};
+use crate::walk::{plus_cells, walk, Tiebreak, WalkMoves};
 
 /// The outcome of one task (one start, one method).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +44,11 @@ pub struct Solver {
     layout: Layout,
     /// Starting degrees, copied into a workspace before each walk.
     pristine: Degrees,
+    /// Whether W+ walks run on keyed cells here ([`plus_cells::fits`]).
+    plus_fits: bool,
+    /// Starting keyed cells, built by the first W+ walk (W-only sweeps
+    /// never pay their 4 bytes a cell).
+    plus_pristine: OnceLock<Vec<u32>>,
     /// Negated offsets, when the move set is not closed under negation.
     predecessors: Option<Vec<isize>>,
     /// What theorems prove about tours here, to tell "gave up" from "none".
@@ -54,7 +60,7 @@ pub struct Solver {
 impl Workspace {
     /// Bytes of board state this workspace holds (the path buffer aside).
     pub fn board_bytes(&self) -> usize {
-        self.degrees.bytes()
+        self.degrees.bytes() + self.plus.capacity() * 4
     }
 }
 
@@ -99,6 +105,8 @@ pub struct Workspace {
     degrees: Degrees,
     /// False until the first walk, so a fresh buffer skips its reset.
     dirty: bool,
+    /// Keyed cells of W+ walks, empty until the first one.
+    plus: Vec<u32>,
     offsets: Vec<isize>,
     vectors: Vec<i32>,
     xy: Vec<i64>,
@@ -120,7 +128,17 @@ impl Solver {
             layout.offset_table(&negated.iter().map(Vec::as_slice).collect::<Vec<_>>())
         });
         let existence = known(config.board(), config.moves());
-        Ok(Solver { config, layout, pristine, predecessors, existence, solve_shared: Default::default() })
+        let plus_fits = plus_cells::fits(config.board(), config.moves());
+        Ok(Solver {
+            config,
+            layout,
+            pristine,
+            plus_fits,
+            plus_pristine: OnceLock::new(),
+            predecessors,
+            existence,
+            solve_shared: Default::default(),
+        })
     }
 
     /// The configuration this solver runs.
@@ -133,6 +151,7 @@ impl Solver {
         Workspace {
             degrees: self.pristine.clone(),
             dirty: false,
+            plus: Vec::new(),
             offsets: Vec::with_capacity(self.config.moves().len()),
             vectors: Vec::with_capacity(self.config.moves().len() * self.config.board().dims()),
             xy: vec![0; self.config.board().dims()],
@@ -142,7 +161,7 @@ impl Solver {
 
     /// Bytes of board state the solver holds (shared by all workspaces).
     pub fn board_bytes(&self) -> usize {
-        self.pristine.bytes()
+        self.pristine.bytes() + self.plus_pristine.get().map_or(0, |p| p.capacity() * 4)
     }
 
     /// Runs `method` from the start at cell index `start` with default
@@ -193,27 +212,11 @@ impl Solver {
             // stop once it cannot succeed.
             let stop_when_doomed = attempt + 1 < max_attempts;
             self.rotate(ws, rotation);
-            if ws.dirty {
-                ws.degrees.reset_from(&self.pristine);
-            }
-            ws.dirty = true;
             ws.path.clear();
-            self.layout.coords(padded_start, &mut ws.xy);
-            let walk_moves = WalkMoves {
-                offsets: &ws.offsets,
-                phase_mask: self.layout.phase_mask(),
-                vectors: &ws.vectors,
-                predecessors: self.predecessors.as_deref(),
-                sides: self.layout.sides(),
-            };
-            let path = options.record_path.then_some(&mut ws.path);
-            visited = match &mut ws.degrees {
-                Degrees::Narrow(deg) => {
-                    walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path, stop_when_doomed)
-                }
-                Degrees::Wide(deg) => {
-                    walk(deg, &walk_moves, padded_start, tiebreak, &mut rng, &mut ws.xy, path, stop_when_doomed)
-                }
+            visited = if tiebreak == Tiebreak::Distance && self.plus_fits {
+                self.walk_plus_cells(ws, padded_start, options.record_path, stop_when_doomed)
+            } else {
+                self.walk_degrees(ws, padded_start, tiebreak, &mut rng, options.record_path, stop_when_doomed)
             };
             attempts += 1;
             if visited == cells {
@@ -261,6 +264,51 @@ impl Solver {
 
     /// Sets the workspace's move order to the canonical one rotated left by
     /// `rotation` (the first move becomes the last, `rotation` times).
+    /// One walk on the workspace's degrees, in its current move order.
+    fn walk_degrees(
+        &self,
+        ws: &mut Workspace,
+        start: usize,
+        tiebreak: Tiebreak,
+        rng: &mut Rng,
+        record_path: bool,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        if ws.dirty {
+            ws.degrees.reset_from(&self.pristine);
+        }
+        ws.dirty = true;
+        self.layout.coords(start, &mut ws.xy);
+        let walk_moves = WalkMoves {
+            offsets: &ws.offsets,
+            phase_mask: self.layout.phase_mask(),
+            vectors: &ws.vectors,
+            predecessors: self.predecessors.as_deref(),
+            sides: self.layout.sides(),
+        };
+        let path = record_path.then_some(&mut ws.path);
+        match &mut ws.degrees {
+            Degrees::Narrow(deg) => walk(deg, &walk_moves, start, tiebreak, rng, &mut ws.xy, path, stop_when_doomed),
+            Degrees::Wide(deg) => walk(deg, &walk_moves, start, tiebreak, rng, &mut ws.xy, path, stop_when_doomed),
+        }
+    }
+
+    /// A W+ walk on keyed cells (see [`plus_cells`]), in the workspace's
+    /// current move order.
+    fn walk_plus_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
+        let pristine = self.plus_pristine.get_or_init(|| match &self.pristine {
+            Degrees::Narrow(d) => plus_cells::starting_cells(&self.layout, d),
+            Degrees::Wide(_) => unreachable!("keyed cells are for 8 moves, whose degrees are bytes"),
+        });
+        if ws.plus.len() == pristine.len() {
+            ws.plus.copy_from_slice(pristine);
+        } else {
+            ws.plus.clone_from(pristine);
+        }
+        let path = record_path.then_some(&mut ws.path);
+        plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
+    }
+
     fn rotate(&self, ws: &mut Workspace, rotation: usize) {
         let moves = self.config.moves();
         let k = moves.len();

@@ -116,7 +116,7 @@ type WalkArgs<'d, 'm, 'a, T> =
 
 #[allow(unsafe_code)]
 #[inline(always)]
-fn cell<T: Degree>(deg: &[T], n: usize) -> T {
+fn cell<T: Copy>(deg: &[T], n: usize) -> T {
     debug_assert!(n < deg.len());
     // SAFETY: see the layout invariant above.
     unsafe { *deg.get_unchecked(n) }
@@ -124,7 +124,7 @@ fn cell<T: Degree>(deg: &[T], n: usize) -> T {
 
 #[allow(unsafe_code)]
 #[inline(always)]
-fn set_cell<T: Degree>(deg: &mut [T], n: usize, value: T) {
+fn set_cell<T: Copy>(deg: &mut [T], n: usize, value: T) {
     debug_assert!(n < deg.len());
     // SAFETY: see the layout invariant above.
     unsafe { *deg.get_unchecked_mut(n) = value }
@@ -456,7 +456,7 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
         };
         // A cell left behind can doom the walk only if it has at most one
         // unvisited neighbour, and then so has the least-degree candidate.
-        if stop_when_doomed && least < 2 && doomed(deg, (table, mask, k_count), cur, next, &mut forced) {
+        if stop_when_doomed && least < 2 && doomed(deg, |d| d, (table, mask, k_count), cur, next, &mut forced) {
             return visited;
         }
         if plus {
@@ -473,8 +473,9 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     }
 }
 
-/// Rule W+ with a packed key for 8 moves on a row-major layout (the 2D
-/// leapers of the report's W+, AW+ and MW sweeps): [`walk_keyed_with`]'s
+/// Rule W+ with a packed key for 8 moves on a row-major layout (2D leapers
+/// on boards too wide for [`plus_cells`], which the solver uses where the
+/// distance fits a cell): [`walk_keyed_with`]'s
 /// walk with every per-move quantity a local the compiler keeps in
 /// registers: about 120 instructions a step on (3,2) N=400, against 213. The
 /// neighbour's address comes from the offset, not the key part: the part
@@ -522,7 +523,7 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
         }
         let next = best as u32 as usize;
         let chosen = ((best >> MOVE_SHIFT) as usize) & (K - 1);
-        if stop_when_doomed && least < 2 && doomed(deg, (moves.offsets, 0, K), cur, next, &mut forced) {
+        if stop_when_doomed && least < 2 && doomed(deg, |d| d, (moves.offsets, 0, K), cur, next, &mut forced) {
             return visited;
         }
         for (part, &d) in parts.iter_mut().zip(&dot2[chosen]) {
@@ -560,7 +561,8 @@ fn tree_min(l: [u64; LANES]) -> u64 {
 }
 
 /// Whether the walk, about to move from `cur` to `next`, can no longer
-/// become a tour. Called with `cur`'s neighbours' degrees up to date.
+/// become a tour. Called with `cur`'s neighbours' degrees up to date;
+/// `degree` reads a cell's degree from its stored value.
 ///
 /// An unvisited cell n can only be entered from the cell the walk stands on
 /// or from an unvisited neighbour. So once the walk is not next to n: with
@@ -573,10 +575,17 @@ fn tree_min(l: [u64; LANES]) -> u64 {
 /// walk stands on its u, and then the walk ends at the next step anyway.
 #[cold]
 #[inline(never)]
-fn doomed(deg: &[u8], (table, mask, k): (&[isize], usize, usize), cur: usize, next: usize, forced: &mut u32) -> bool {
+fn doomed<C: Copy>(
+    deg: &[C],
+    degree: impl Fn(C) -> u8,
+    (table, mask, k): (&[isize], usize, usize),
+    cur: usize,
+    next: usize,
+    forced: &mut u32,
+) -> bool {
     for &o in phase_row(table, mask, k, cur) {
         let n = cur.wrapping_add_signed(o);
-        let d = cell(deg, n);
+        let d = degree(cell(deg, n));
         if n == next || d >= 2 {
             continue;
         }
@@ -594,5 +603,6 @@ fn doomed(deg: &[u8], (table, mask, k): (&[isize], usize, usize), cur: usize, ne
     false
 }
 
+pub(crate) mod plus_cells;
 #[cfg(test)]
 mod tests;

@@ -67,6 +67,15 @@ impl Case {
     }
 }
 
+/// (visited, path) of a W+ walk on keyed cells (2D, 8 moves).
+fn plus_cells_walk(case: &Case, start: u64, stop_when_doomed: bool) -> (u64, Vec<usize>) {
+    let mut cells = plus_cells::starting_cells(&case.layout, &case.pristine);
+    let mut path = Vec::new();
+    let visited =
+        plus_cells::walk(&mut cells, &case.offsets, case.layout.padded(start), Some(&mut path), stop_when_doomed);
+    (visited, path)
+}
+
 /// 1D to 4D boards (8, 24 and 48 moves: both unrolled shapes and the
 /// general one), square and not, for several leapers.
 fn cases() -> Vec<(Vec<u32>, Vec<u32>)> {
@@ -128,4 +137,44 @@ fn a_doomed_walk_stops_at_the_second_stranded_cell() {
         }
     }
     assert!(shorter > 0, "no failed W walk on 7x7 was recognised as doomed");
+}
+
+#[test]
+fn w_plus_on_keyed_cells_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
+    let (mut walks, mut tours, mut stopped_early) = (0, 0, 0);
+    for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, 2).unwrap());
+        if moves.len() != 8 {
+            continue;
+        }
+        assert!(plus_cells::fits(&board, &moves), "rule {rule:?} board {sides:?}");
+        for rotation in [0, 1, 3, 6] {
+            let case = Case::new(&rule, &sides, rotation);
+            let step = (case.cells / 60).max(1) as usize;
+            for start in (0..case.cells).step_by(step) {
+                let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start}");
+                let full = plus_cells_walk(&case, start, false);
+                assert_eq!(full, case.generic(start, true), "{label}");
+                let (visited, path) = plus_cells_walk(&case, start, true);
+                assert!(visited <= full.0 && path[..] == full.1[..path.len()], "{label}");
+                assert_eq!(visited == case.cells, full.0 == case.cells, "{label}: a tour was cut short");
+                walks += 1;
+                tours += (full.0 == case.cells) as u32;
+                stopped_early += (visited < full.0) as u32;
+            }
+        }
+    }
+    assert!(tours > 100 && stopped_early > 50, "{walks} walks, {tours} tours, {stopped_early} stopped early");
+}
+
+#[test]
+fn keyed_cells_need_2d_eight_moves_and_room_for_the_distance() {
+    let fits = |rule: &[u32], sides: &[u32]| {
+        plus_cells::fits(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
+    };
+    assert!(fits(&[3, 2], &[400, 400]) && fits(&[2, 1], &[2897, 2897]));
+    // (n - 1)^2 summed over both axes must stay below 2^24.
+    assert!(!fits(&[2, 1], &[2898, 2898]) && !fits(&[2, 1], &[5000, 3]));
+    // 3D, a rule of more than 8 moves in 2D, a 1D board.
+    assert!(!fits(&[2, 1], &[6, 6, 6]) && !fits(&[2], &[9]));
 }
