@@ -185,8 +185,11 @@ mod tests {
             error.contains("board 8x8 needs 288 B for one task (144 B shared") && error.contains("budget is 200 B"),
             "{error}"
         );
-        // Room for one walk at a time: every task still runs, one by one.
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 288);
+        // aw+ walks on 4-byte keyed cells too: 144 x 5 bytes shared and a
+        // thread. Room for one walk at a time: every task still runs, one by one.
+        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 1439);
+        assert!(error.expect("a budget a byte short").contains("needs 1.4 KiB for one task (720 B shared"));
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 1440);
         assert_eq!((tasks.len(), error), (6, None));
     }
 
