@@ -127,10 +127,11 @@ impl Configuration {
         let mut need = self.memory_need(record_path);
         if methods.iter().any(|m| m.walks_w_plus()) && crate::walk::plus_cells::fits(&self.board, &self.moves) {
             // W+ walks' keyed cells, 4 bytes a padded cell: the starting
-            // ones shared, a working copy a thread.
+            // ones shared, and a thread's two working copies (two tasks'
+            // walks advance together, see `Solver::run_tasks`).
             let cells = u64::try_from(self.padded_cells().saturating_mul(4)).unwrap_or(u64::MAX);
             need.shared = need.shared.saturating_add(cells);
-            need.per_thread = need.per_thread.saturating_add(cells);
+            need.per_thread = need.per_thread.saturating_add(cells.saturating_mul(2));
         }
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();
@@ -274,14 +275,16 @@ mod tests {
         assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
         assert_eq!(format_bytes(12), "12 B");
         // W+ walks on a 2D board of 8 moves run on 4-byte keyed cells,
-        // built by the first one: shared starting cells and a thread's copy.
+        // built by the first one: shared starting cells and a thread's two
+        // copies, one per walk of a pair.
         let c = cfg(&[3, 2], &[40, 30]);
         let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::AwPlus], false));
         assert_eq!(plus.shared, plain.shared + 46 * 36 * 4);
-        assert_eq!(plus.per_thread, plain.per_thread + 46 * 36 * 4);
+        assert_eq!(plus.per_thread, plain.per_thread + 2 * 46 * 36 * 4);
         let solver = crate::Solver::new(c.clone()).unwrap();
         let mut ws = solver.workspace();
-        solver.run(&mut ws, 0, Method::AwPlus, 0, false);
+        let task = |start| crate::Task { start, method: Method::AwPlus, options: Default::default() };
+        solver.run_tasks(&mut ws, &[task(0), task(1)]);
         assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (plus.shared, plus.per_thread));
         // 3D boards and boards too far across for the cell's distance bits
         // walk on bytes.

@@ -59,6 +59,6 @@ pub use layout::MAX_PADDED_CELLS;
 pub use method::{Method, NN_MAX_CELLS};
 pub use moves::{Colouring, MoveSource, Moves, MAX_COMPONENT, MAX_MOVES};
 pub use outcome::Outcome;
-pub use solver::{Solver, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET, DEFAULT_ITERATIONS};
+pub use solver::{Solver, Task, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET, DEFAULT_ITERATIONS};
 pub use verify::{verify, verify_closed, TourError};
 pub use walk::Tiebreak;

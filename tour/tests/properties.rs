@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use proptest::prelude::*;
 use proptest::sample::Index;
-use tour::{verify, Board, Configuration, Eligibility, Method, Moves, Solver, TaskResult};
+use tour::{verify, Board, Configuration, Eligibility, Method, Moves, Solver, Task, TaskOptions, TaskResult};
 
 // ---------------------------------------------------------------------------
 // Inputs.
@@ -284,6 +284,63 @@ proptest! {
                 (fresh.success, fresh.attempts, fresh.visited),
                 "{}", method
             );
+        }
+    }
+}
+
+/// Each task of `tasks` run alone in a fresh workspace against the same
+/// task in one `run_tasks` batch: every figure but the time is the same.
+fn batch_matches_alone(solver: &Solver, tasks: &[Task]) -> Result<(), TestCaseError> {
+    let batch = solver.run_tasks(&mut solver.workspace(), tasks);
+    prop_assert_eq!(batch.len(), tasks.len());
+    for (t, r) in tasks.iter().zip(&batch) {
+        let alone = solver.run_task(&mut solver.workspace(), t.start, t.method, &t.options);
+        prop_assert_eq!((flags(r), r.outcome), (flags(&alone), alone.outcome), "{} from {}", t.method, t.start);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A batch gives every task the result it gets alone, however its
+    /// tasks' W+ walks pair up (they do on 2D boards of 8 moves).
+    #[test]
+    fn a_batch_gives_each_task_its_own_result(
+        shape in shape(),
+        starts in prop::collection::vec(any::<Index>(), 1..6),
+        record in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let solver = shape.solver();
+        let cells = shape.cells() as usize;
+        let options = TaskOptions { seed, record_path: record, ..TaskOptions::default() };
+        let tasks: Vec<Task> = starts
+            .iter()
+            .flat_map(|s| Method::WARNSDORFF.map(|method| Task { start: s.index(cells) as u64, method, options }))
+            .collect();
+        batch_matches_alone(&solver, &tasks)?;
+    }
+}
+
+/// Long walks of all lengths in pairs: W+ walks of two tasks end at
+/// different steps (stuck, doomed or a tour), mw's W walks run between
+/// them, and the batch still gives each task its own result.
+#[test]
+fn batches_of_long_walks_give_each_task_its_own_result() {
+    for (rule, sides) in [([3, 2], [40, 37]), ([2, 1], [31, 29]), ([4, 1], [26, 26])] {
+        let shape = Shape { sides: sides.to_vec(), moves: MoveSpec::Rule(rule.to_vec()) };
+        let solver = shape.solver();
+        let cells = shape.cells();
+        let options = TaskOptions::default();
+        let tasks: Vec<Task> = (0..cells)
+            .step_by(7)
+            .flat_map(|start| {
+                [Method::AwPlus, Method::Mw, Method::WPlus, Method::W].map(|method| Task { start, method, options })
+            })
+            .collect();
+        if let Err(e) = batch_matches_alone(&solver, &tasks) {
+            panic!("{rule:?} on {sides:?}: {e}");
         }
     }
 }

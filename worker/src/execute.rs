@@ -9,7 +9,7 @@ use ksweep_proto::convert::{self, ShardWork};
 use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{format_bytes, Solver};
+use tour::{format_bytes, Solver, Task};
 
 use crate::memory::MemoryBudget;
 
@@ -84,32 +84,58 @@ fn run_tasks(
             "memory allows only this many tasks of this board at once"
         );
     }
-    // `lanes` workspaces, each taking the next task until none is left.
+    // `lanes` workspaces, each taking the next few tasks until none is left
+    // (a few at once, so that their W+ walks pair up: `Solver::run_tasks`).
+    let at_once = Solver::tasks_at_once(tasks, lanes);
     let next = AtomicUsize::new(0);
     (0..lanes).into_par_iter().for_each(|_| {
         let mut ws = solver.workspace();
         loop {
-            let task = next.fetch_add(1, Ordering::Relaxed);
-            if task >= tasks || cancelled.load(Ordering::Relaxed) {
+            let first = next.fetch_add(at_once, Ordering::Relaxed);
+            if first >= tasks || cancelled.load(Ordering::Relaxed) {
                 return;
             }
-            let (offset, m) = (task / methods.len(), task % methods.len());
-            let (start, method) = (work.starts[offset], methods[m]);
-            let seed = solver.config().task_seed(work.sweep_seed, start, method);
-            let options = work.options(seed);
-            let (offset, m) = (offset as u32, m as u32);
-            let outcome = match catch_unwind(AssertUnwindSafe(|| solver.run_task(&mut ws, start, method, &options))) {
-                Ok(r) => convert::task_done(offset, m, &r),
-                Err(panic) => {
-                    // The workspace may be half-written; start the next task afresh.
+            let indices = first..(first + at_once).min(tasks);
+            let batch: Vec<(u32, u32, Task)> = indices
+                .map(|task| {
+                    let (offset, m) = (task / methods.len(), task % methods.len());
+                    let (start, method) = (work.starts[offset], methods[m]);
+                    let options = work.options(solver.config().task_seed(work.sweep_seed, start, method));
+                    (offset as u32, m as u32, Task { start, method, options })
+                })
+                .collect();
+            let tasks: Vec<Task> = batch.iter().map(|&(_, _, t)| t).collect();
+            let outcomes: Vec<pb::TaskOutcome> = match catch_unwind(AssertUnwindSafe(|| {
+                solver.run_tasks(&mut ws, &tasks)
+            })) {
+                Ok(results) => {
+                    batch.iter().zip(&results).map(|(&(offset, m, _), r)| convert::task_done(offset, m, r)).collect()
+                }
+                Err(_) => {
+                    // The workspace may be half-written. Run the batch's
+                    // tasks again one by one, so that only the task that
+                    // panics fails.
                     ws = solver.workspace();
-                    convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic)))
+                    batch.iter().map(|&(offset, m, t)| run_alone(&solver, &mut ws, offset, m, &t)).collect()
                 }
             };
-            let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
+            for outcome in outcomes {
+                let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
+            }
         }
     });
     Ok(())
+}
+
+/// One task on its own, a panic caught and reported as its failure.
+fn run_alone(solver: &Solver, ws: &mut tour::Workspace, offset: u32, m: u32, task: &Task) -> pb::TaskOutcome {
+    match catch_unwind(AssertUnwindSafe(|| solver.run_task(ws, task.start, task.method, &task.options))) {
+        Ok(r) => convert::task_done(offset, m, &r),
+        Err(panic) => {
+            *ws = solver.workspace();
+            convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic)))
+        }
+    }
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -185,11 +211,12 @@ mod tests {
             error.contains("board 8x8 needs 288 B for one task (144 B shared") && error.contains("budget is 200 B"),
             "{error}"
         );
-        // aw+ walks on 4-byte keyed cells too: 144 x 5 bytes shared and a
-        // thread. Room for one walk at a time: every task still runs, one by one.
-        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 1439);
-        assert!(error.expect("a budget a byte short").contains("needs 1.4 KiB for one task (720 B shared"));
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 1440);
+        // aw+ walks on 4-byte keyed cells too, two tasks' walks at a time:
+        // 144 x 5 bytes shared, 144 x 9 a thread. Room for one thread:
+        // every task still runs.
+        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2015);
+        assert!(error.expect("a budget a byte short").contains("needs 2.0 KiB for one task (720 B shared + 1.3 KiB"));
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2016);
         assert_eq!((tasks.len(), error), (6, None));
     }
 

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
-use tour::{Method, Solver, TaskResult};
+use tour::{Method, Solver, Task, TaskResult};
 
 use crate::board_args::{BoardArgs, SolverArgs};
 
@@ -106,17 +106,22 @@ pub fn evaluate(
         if batch.is_empty() {
             break;
         }
+        let tasks: Vec<Task> = batch
+            .iter()
+            .flat_map(|&(_, start)| methods.iter().map(move |&method| (start, method)))
+            .map(|(start, method)| Task {
+                start,
+                method,
+                options: limits.options(config.task_seed(seed, start, method), false),
+            })
+            .collect();
+        // A few tasks at a time, so that their W+ walks pair up (`Solver::run_tasks`).
+        let at_once = Solver::tasks_at_once(tasks.len(), pool.current_num_threads());
         let results: Vec<TaskResult> = pool.install(|| {
-            batch
-                .par_iter()
-                .flat_map_iter(|(_, cell)| methods.iter().map(move |&m| (*cell, m)))
-                .map_init(
-                    || solver.workspace(),
-                    |ws, (cell, method)| {
-                        let options = limits.options(config.task_seed(seed, cell, method), false);
-                        solver.run_task(ws, cell, method, &options)
-                    },
-                )
+            tasks
+                .par_chunks(at_once)
+                .map_init(|| solver.workspace(), |ws, chunk| solver.run_tasks(ws, chunk))
+                .flatten_iter()
                 .collect()
         });
         for ((coords, _), per_start) in batch.iter().zip(results.chunks(methods.len())) {

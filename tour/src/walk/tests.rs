@@ -178,3 +178,67 @@ fn keyed_cells_need_2d_eight_moves_and_room_for_the_distance() {
     // 3D, a rule of more than 8 moves in 2D, a 1D board.
     assert!(!fits(&[2, 1], &[6, 6, 6]) && !fits(&[2], &[9]));
 }
+
+#[test]
+fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
+    // Each walk is advanced in pairs with a string of partners, each of
+    // which ends somewhere along it, so it changes partner (and kernel, to
+    // finish alone) at many steps: its length and the cells it leaves must
+    // be those of the walk made alone, doom cut on or off.
+    let (mut walks, mut resumed) = (0, 0);
+    for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
+        let board = Board::new(&sides).unwrap();
+        if Moves::from_rule(&rule, 2).unwrap().len() != 8 {
+            continue;
+        }
+        for rotation in [0, 5] {
+            let case = Case::new(&rule, &sides, rotation);
+            let starting = plus_cells::starting_cells(&case.layout, &case.pristine);
+            let starts: Vec<usize> = (0..board.cells()).step_by(3).map(|s| case.layout.padded(s)).collect();
+            for stop in [false, true] {
+                for (i, &start) in starts.iter().enumerate() {
+                    let mut alone = starting.clone();
+                    let visited = plus_cells::walk(&mut alone, &case.offsets, start, None, stop);
+                    let mut cells = starting.clone();
+                    let mut progress = plus_cells::Progress::begin(&mut cells, start);
+                    // Partners from the other starts, in turn, until the walk
+                    // ends or has had three; then it finishes alone.
+                    let mut partners = starts.iter().cycle().skip(i + 1).take(3);
+                    let mut ended_paired = false;
+                    while !ended_paired {
+                        let mut other = starting.clone();
+                        let Some(&partner) = partners.next() else {
+                            plus_cells::run(&mut cells, &case.offsets, &mut progress, None, stop);
+                            break;
+                        };
+                        let mut theirs = plus_cells::Progress::begin(&mut other, partner);
+                        let mine = plus_cells::Lane {
+                            cells: &mut cells,
+                            offsets: &case.offsets,
+                            progress: &mut progress,
+                            stop_when_doomed: stop,
+                        };
+                        let theirs = plus_cells::Lane {
+                            cells: &mut other,
+                            offsets: &case.offsets,
+                            progress: &mut theirs,
+                            stop_when_doomed: !stop,
+                        };
+                        // The walk takes either lane.
+                        ended_paired = if i % 2 == 0 {
+                            plus_cells::run_pair(mine, theirs)[0]
+                        } else {
+                            plus_cells::run_pair(theirs, mine)[1]
+                        };
+                        resumed += usize::from(!ended_paired);
+                    }
+                    let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} stop {stop}");
+                    assert_eq!(progress.visited(), visited, "{label}");
+                    assert!(cells == alone, "{label}: the cells left differ");
+                    walks += 1;
+                }
+            }
+        }
+    }
+    assert!(walks > 1000 && resumed > 1000, "{walks} walks, {resumed} changes of partner");
+}
