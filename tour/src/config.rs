@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::method::Method;
 use crate::moves::{Colouring, MoveSource, Moves};
 use crate::seed::{Rng, SeedHasher};
+use crate::solver::Pairing;
 
 /// Most starts one configuration may ask for (they are held in memory).
 pub const MAX_STARTS: u64 = 1 << 24;
@@ -133,6 +134,11 @@ impl Configuration {
             need.shared = need.shared.saturating_add(cells);
             need.per_thread = need.per_thread.saturating_add(cells.saturating_mul(2));
         }
+        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && Pairing::on(self) == Some(Pairing::W24) {
+            // Rule-W walks of 3D boards advance two at a time too: a second
+            // byte buffer a thread.
+            need.per_thread = need.per_thread.saturating_add(u64::try_from(self.padded_cells()).unwrap_or(u64::MAX));
+        }
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();
             let solve = padded.saturating_mul(44).saturating_add(u128::from(self.board.cells()) * 32);
@@ -145,7 +151,7 @@ impl Configuration {
     }
 
     /// Cells of the padded layout, border included.
-    fn padded_cells(&self) -> u128 {
+    pub(crate) fn padded_cells(&self) -> u128 {
         let tile_bits = crate::layout::walk_tile_bits(self.board.dims());
         crate::layout::padded_len(self.board.sides().iter().map(|&n| u64::from(n)), self.moves.reach(), tile_bits)
     }
@@ -291,6 +297,19 @@ mod tests {
         for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
             assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
         }
+        // Rule-W walks of 24 moves on 3D boards pair up on a second byte
+        // buffer a thread, up to 2^28 padded cells.
+        let c = cfg(&[2, 1], &[6, 6, 6]);
+        let paired = c.memory_need_for(&[Method::W], false);
+        assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
+        assert_eq!(c.memory_need_for(&[Method::WPlus], false), c.memory_need(false));
+        let solver = crate::Solver::new(c.clone()).unwrap();
+        let mut ws = solver.workspace();
+        let task = |start| crate::Task { start, method: Method::Aw, options: Default::default() };
+        solver.run_tasks(&mut ws, &[task(0), task(1)]);
+        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (paired.shared, paired.per_thread));
+        let huge = cfg(&[2, 1], &[1000, 1000, 1000]);
+        assert_eq!(huge.memory_need_for(&[Method::W], false), huge.memory_need(false));
         // solve adds its own state, a thread's worth, where it runs, and
         // the tour its tasks share: a closed one, 12 bytes a cell.
         let c = cfg(&[2, 1], &[100, 100]);

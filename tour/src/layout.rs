@@ -76,13 +76,24 @@ impl Degrees {
         }
     }
 
-    /// Overwrites `self` with `from` (same width and length): the per-attempt reset.
+    /// Overwrites `self` with `from` (same width): the per-attempt reset.
     pub(crate) fn reset_from(&mut self, from: &Degrees) {
         match (self, from) {
-            (Degrees::Narrow(a), Degrees::Narrow(b)) => a.copy_from_slice(b),
-            (Degrees::Wide(a), Degrees::Wide(b)) => a.copy_from_slice(b),
+            (Degrees::Narrow(a), Degrees::Narrow(b)) => copy_into(a, b),
+            (Degrees::Wide(a), Degrees::Wide(b)) => copy_into(a, b),
             _ => unreachable!("workspace and solver always share a width"),
         }
+    }
+}
+
+/// Makes `to` a copy of `from`: a plain copy when the lengths agree, a
+/// reallocation only for an empty (or foreign) buffer.
+pub(crate) fn copy_into<T: Copy>(to: &mut Vec<T>, from: &[T]) {
+    if to.len() == from.len() {
+        to.copy_from_slice(from);
+    } else {
+        to.clear();
+        to.extend_from_slice(from);
     }
 }
 

@@ -151,7 +151,12 @@ impl Method {
 
     /// True for the methods with a walk by rule W+ (deterministic ties).
     pub fn walks_w_plus(self) -> bool {
-        (0..self.max_attempts(2)).any(|a| self.attempt(a).1 == Tiebreak::Distance)
+        self.walks(Tiebreak::Distance)
+    }
+
+    /// True for the Warnsdorff methods with a walk of this tiebreak.
+    pub fn walks(self, tiebreak: Tiebreak) -> bool {
+        self.is_warnsdorff() && (0..self.max_attempts(2)).any(|a| self.attempt(a).1 == tiebreak)
     }
 
     /// True for the methods that draw from the task's random stream.

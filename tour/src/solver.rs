@@ -7,11 +7,11 @@ use std::time::Instant;
 use crate::config::Configuration;
 use crate::error::Result;
 use crate::exists::{known, Claim, Existence};
-use crate::layout::{Degrees, Layout};
+use crate::layout::{copy_into, Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::{plus_cells, walk, Tiebreak, WalkMoves};
+use crate::walk::{plus_cells, w24, walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -49,6 +49,8 @@ pub struct Solver {
     pristine: Degrees,
     /// Whether W+ walks run on keyed cells here ([`plus_cells::fits`]).
     plus_fits: bool,
+    /// Which walks [`Solver::run_tasks`] advances two at a time here.
+    pairing: Option<Pairing>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
     plus_pristine: OnceLock<Vec<u32>>,
@@ -63,7 +65,7 @@ pub struct Solver {
 impl Workspace {
     /// Bytes of board state this workspace holds (the path buffer aside).
     pub fn board_bytes(&self) -> usize {
-        self.degrees.bytes() + (self.plus.capacity() + self.plus_pair.capacity()) * 4
+        self.degrees.bytes() + (self.plus.capacity() + self.plus_pair.capacity()) * 4 + self.degrees_pair.capacity()
     }
 }
 
@@ -113,6 +115,9 @@ pub struct Workspace {
     /// The second walk's keyed cells when two tasks' W+ walks advance
     /// together ([`Solver::run_tasks`]), empty until then.
     plus_pair: Vec<u32>,
+    /// The second walk's degrees when two tasks' rule-W walks advance
+    /// together on a 3D board, empty until then.
+    degrees_pair: Vec<u8>,
     offsets: Vec<isize>,
     vectors: Vec<i32>,
     xy: Vec<i64>,
@@ -135,11 +140,13 @@ impl Solver {
         });
         let existence = known(config.board(), config.moves());
         let plus_fits = plus_cells::fits(config.board(), config.moves());
+        let pairing = Pairing::on(&config);
         Ok(Solver {
             config,
             layout,
             pristine,
             plus_fits,
+            pairing,
             plus_pristine: OnceLock::new(),
             predecessors,
             existence,
@@ -159,6 +166,7 @@ impl Solver {
             dirty: false,
             plus: Vec::new(),
             plus_pair: Vec::new(),
+            degrees_pair: Vec::new(),
             offsets: Vec::with_capacity(self.config.moves().len()),
             vectors: Vec::with_capacity(self.config.moves().len() * self.config.board().dims()),
             xy: vec![0; self.config.board().dims()],
@@ -198,12 +206,14 @@ impl Solver {
     }
 
     /// Runs `tasks` on one thread: the same results as [`Solver::run_task`]
-    /// on each in turn, but for `micros`. The W+ walks on keyed cells of
-    /// two tasks (w+, aw+ and mw on the 2D leapers' boards, no path asked
-    /// for) advance together, a step of each in turn, which hides each
-    /// walk's latency behind the other's work: aw+ (3,2) N=400, 7.8 ns a
-    /// step alone against 5.7 ns in a pair. Each task is charged its own
-    /// work and half of the time its walks shared with another's.
+    /// on each in turn, but for `micros`. Two tasks' walks advance
+    /// together, a step of each in turn, which hides each walk's latency
+    /// behind the other's work (no path asked for): W+ walks on keyed
+    /// cells (w+, aw+ and mw on the 2D leapers' boards; aw+ (3,2) N=400,
+    /// 7.8 ns a step alone against 5.7 ns in a pair) and rule W walks of 24
+    /// moves on 3D boards (w, aw and mw; (2,1) N=140, 19.5 against 15.2
+    /// ns). Each task is charged its own work and half of the time its
+    /// walks shared with another's.
     pub fn run_tasks(&self, ws: &mut Workspace, tasks: &[Task]) -> Vec<TaskResult> {
         let mut results: Vec<Option<TaskResult>> = vec![None; tasks.len()];
         let mut paired = Vec::new();
@@ -235,9 +245,9 @@ impl Solver {
         }
     }
 
-    /// Whether [`Solver::run_tasks`] pairs this task's W+ walks.
+    /// Whether [`Solver::run_tasks`] pairs this task's walks.
     fn pairs(&self, task: &Task) -> bool {
-        task.method.is_warnsdorff() && task.method.walks_w_plus() && self.plus_fits && !task.options.record_path
+        self.pairing.is_some_and(|p| task.method.walks(p.tiebreak())) && !task.options.record_path
     }
 
     /// A finished task's outcome: a failure is a proof of absence when the
@@ -304,8 +314,6 @@ impl Solver {
         TaskResult { success, outcome, attempts, visited, micros: 0, path: path.filter(|_| options.record_path) }
     }
 
-    /// Sets the workspace's move order to the canonical one rotated left by
-    /// `rotation` (the first move becomes the last, `rotation` times).
     /// One walk on the workspace's degrees, in its current move order.
     fn walk_degrees(
         &self,
@@ -320,25 +328,46 @@ impl Solver {
             ws.degrees.reset_from(&self.pristine);
         }
         ws.dirty = true;
-        self.layout.coords(start, &mut ws.xy);
+        let path = record_path.then_some(&mut ws.path);
+        let Workspace { degrees, offsets, vectors, xy, .. } = ws;
+        match degrees {
+            Degrees::Narrow(deg) => {
+                self.walk_on(deg, (offsets, vectors, xy), start, tiebreak, rng, path, stop_when_doomed)
+            }
+            Degrees::Wide(deg) => {
+                self.walk_on(deg, (offsets, vectors, xy), start, tiebreak, rng, path, stop_when_doomed)
+            }
+        }
+    }
+
+    /// One walk on `deg` (reset by the caller), in the move order of
+    /// `offsets` and `vectors`, with `xy` for the start's coordinates.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_on<T: crate::layout::Degree>(
+        &self,
+        deg: &mut [T],
+        (offsets, vectors, xy): (&[isize], &[i32], &mut [i64]),
+        start: usize,
+        tiebreak: Tiebreak,
+        rng: &mut Rng,
+        path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        self.layout.coords(start, xy);
         let walk_moves = WalkMoves {
-            offsets: &ws.offsets,
+            offsets,
             phase_mask: self.layout.phase_mask(),
-            vectors: &ws.vectors,
+            vectors,
             predecessors: self.predecessors.as_deref(),
             sides: self.layout.sides(),
         };
-        let path = record_path.then_some(&mut ws.path);
-        match &mut ws.degrees {
-            Degrees::Narrow(deg) => walk(deg, &walk_moves, start, tiebreak, rng, &mut ws.xy, path, stop_when_doomed),
-            Degrees::Wide(deg) => walk(deg, &walk_moves, start, tiebreak, rng, &mut ws.xy, path, stop_when_doomed),
-        }
+        walk(deg, &walk_moves, start, tiebreak, rng, xy, path, stop_when_doomed)
     }
 
     /// A W+ walk on keyed cells (see [`plus_cells`]), in the workspace's
     /// current move order.
     fn walk_plus_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
-        reset_plus(&mut ws.plus, self.plus_pristine());
+        copy_into(&mut ws.plus, self.plus_pristine());
         let path = record_path.then_some(&mut ws.path);
         plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
     }
@@ -351,6 +380,8 @@ impl Solver {
         })
     }
 
+    /// Sets the workspace's move order to the canonical one rotated left by
+    /// `rotation` (the first move becomes the last, `rotation` times).
     fn rotate(&self, ws: &mut Workspace, rotation: usize) {
         let moves = self.config.moves();
         let k = moves.len();
@@ -374,16 +405,6 @@ pub struct Task {
     pub method: Method,
     /// Its seed, budget and the rest.
     pub options: TaskOptions,
-}
-
-/// Overwrites a walk's keyed cells with the starting ones.
-fn reset_plus(cells: &mut Vec<u32>, pristine: &[u32]) {
-    if cells.len() == pristine.len() {
-        cells.copy_from_slice(pristine);
-    } else {
-        cells.clear();
-        cells.extend_from_slice(pristine);
-    }
 }
 
 /// The walks of one Warnsdorff task: which comes next, and how the last went.
@@ -432,5 +453,42 @@ impl Walks {
         let success = self.visited == self.cells;
         let outcome = if success { Outcome::Tour } else { Outcome::GaveUp };
         TaskResult { success, outcome, attempts: self.attempts as u32, visited: self.visited, micros: 0, path: None }
+    }
+}
+
+/// The walks [`Solver::run_tasks`] advances two at a time on a
+/// configuration, and the kernel that does it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pairing {
+    /// W+ walks on keyed cells ([`plus_cells::run_pair`]): 2D, 8 moves.
+    PlusCells,
+    /// Rule W walks on byte degrees ([`w24::run_pair`]): 3D, 24 moves, on
+    /// boards of at most [`PAIRED_DEGREES_MAX`] padded cells.
+    W24,
+}
+
+/// Largest padded board whose rule-W walks pair up: a pair costs a thread
+/// a second degree buffer, which on huge boards would rather go to
+/// another thread's walk.
+pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
+
+impl Pairing {
+    pub(crate) fn on(config: &Configuration) -> Option<Pairing> {
+        let (board, moves) = (config.board(), config.moves());
+        if plus_cells::fits(board, moves) {
+            Some(Pairing::PlusCells)
+        } else if w24::fits(board, moves) && config.padded_cells() <= PAIRED_DEGREES_MAX {
+            Some(Pairing::W24)
+        } else {
+            None
+        }
+    }
+
+    /// The rule of the walks that pair.
+    fn tiebreak(self) -> Tiebreak {
+        match self {
+            Pairing::PlusCells => Tiebreak::Distance,
+            Pairing::W24 => Tiebreak::First,
+        }
     }
 }

@@ -603,7 +603,73 @@ fn doomed<C: Copy>(
     false
 }
 
+/// A walk between two steps, so that it can go on in another call or
+/// another kernel (see [`in_pairs`]): it stands on `cur`, which is
+/// blocked, and `cur`'s neighbours have not lost it yet.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Progress {
+    cur: usize,
+    visited: u64,
+    /// Last-cell candidates seen so far (see [`doomed`]).
+    forced: u32,
+}
+
+impl Progress {
+    /// A walk standing on `start`, which the caller has blocked.
+    fn at(start: usize) -> Progress {
+        Progress { cur: start, visited: 1, forced: 0 }
+    }
+
+    /// Cells visited so far (all of them once the walk has ended).
+    pub(crate) fn visited(&self) -> u64 {
+        self.visited
+    }
+}
+
+/// One of the two walks a pair kernel advances: its own cells, its move
+/// order (one row of offsets per phase), where it stands.
+pub(crate) struct Lane<'a, C> {
+    pub cells: &'a mut [C],
+    pub offsets: &'a [isize],
+    pub progress: &'a mut Progress,
+    pub stop_when_doomed: bool,
+}
+
+/// Advances two independent walks a step each in turn until one of them
+/// ends; returns which ended. One walk's step is a chain of dependent
+/// loads and compares that leaves much of the core idle; a second chain
+/// beside it fills the gaps. `step_a` and `step_b` take a walk from a cell
+/// (with its doom counter) to the next, `None` when it ends.
+#[inline(always)]
+fn in_pairs(
+    a: &mut Progress,
+    b: &mut Progress,
+    mut step_a: impl FnMut(usize, &mut u32) -> Option<usize>,
+    mut step_b: impl FnMut(usize, &mut u32) -> Option<usize>,
+) -> [bool; 2] {
+    let (mut x, mut y) = (a.cur, b.cur);
+    let (mut fx, mut fy) = (a.forced, b.forced);
+    let mut steps = 0u64;
+    let [extra_a, extra_b, ended_a, ended_b] = loop {
+        match (step_a(x, &mut fx), step_b(y, &mut fy)) {
+            (Some(p), Some(q)) => (x, y, steps) = (p, q, steps + 1),
+            (None, Some(q)) => {
+                y = q;
+                break [0, 1, 1, 0];
+            }
+            (Some(p), None) => {
+                x = p;
+                break [1, 0, 0, 1];
+            }
+            (None, None) => break [0, 0, 1, 1],
+        }
+    };
+    *a = Progress { cur: x, visited: a.visited + steps + extra_a, forced: fx };
+    *b = Progress { cur: y, visited: b.visited + steps + extra_b, forced: fy };
+    [ended_a == 1, ended_b == 1]
+}
+
 pub(crate) mod plus_cells;
 #[cfg(test)]
 mod tests;
-mod w24;
+pub(crate) mod w24;

@@ -323,12 +323,20 @@ proptest! {
     }
 }
 
-/// Long walks of all lengths in pairs: W+ walks of two tasks end at
-/// different steps (stuck, doomed or a tour), mw's W walks run between
-/// them, and the batch still gives each task its own result.
+/// Long walks of all lengths in pairs: the walks of two tasks end at
+/// different steps (stuck, doomed or a tour), mw's other walks run alone
+/// between them (W on 2D boards, W+ on 3D ones), and the batch still
+/// gives each task its own result.
 #[test]
 fn batches_of_long_walks_give_each_task_its_own_result() {
-    for (rule, sides) in [([3, 2], [40, 37]), ([2, 1], [31, 29]), ([4, 1], [26, 26])] {
+    let cases: [(&[u32], &[u32]); 5] = [
+        (&[3, 2], &[40, 37]),
+        (&[2, 1], &[31, 29]),
+        (&[4, 1], &[26, 26]),
+        (&[2, 1], &[13, 11, 12]),
+        (&[1, 2, 2], &[10, 9, 11]),
+    ];
+    for (rule, sides) in cases {
         let shape = Shape { sides: sides.to_vec(), moves: MoveSpec::Rule(rule.to_vec()) };
         let solver = shape.solver();
         let cells = shape.cells();

@@ -9,7 +9,7 @@
 //! alternating with the byte kernel's binary: 69.9-88.1 ms against
 //! 82.3-107.3 ms, 1.14-1.22x run by run.
 
-use super::{cell, doomed, set_cell, tree_min};
+use super::{cell, doomed, in_pairs, set_cell, tree_min, Lane, Progress};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
@@ -66,29 +66,10 @@ pub(crate) fn starting_cells(layout: &Layout, degrees: &[u8]) -> Vec<u32> {
     out
 }
 
-/// A W+ walk on keyed cells between two steps: it stands on `cur`, which
-/// is blocked, and `cur`'s neighbours have not lost it yet. [`run`] and
-/// [`run_pair`] take a walk on from here, so a walk may change kernels
-/// between steps.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Progress {
-    cur: usize,
-    visited: u64,
-    /// Last-cell candidates seen so far (see [`doomed`]).
-    forced: u32,
-}
-
-impl Progress {
-    /// A walk standing on padded cell `start`, which this marks visited.
-    pub(crate) fn begin(cells: &mut [u32], start: usize) -> Progress {
-        set_cell(cells, start, BLOCKED);
-        Progress { cur: start, visited: 1, forced: 0 }
-    }
-
-    /// Cells visited so far (all of them once the walk has ended).
-    pub(crate) fn visited(&self) -> u64 {
-        self.visited
-    }
+/// A walk about to leave padded cell `start`, which this marks visited.
+pub(crate) fn begin(cells: &mut [u32], start: usize) -> Progress {
+    set_cell(cells, start, BLOCKED);
+    Progress::at(start)
 }
 
 /// One W+ walk from padded cell `start` on `cells` (from
@@ -102,7 +83,7 @@ pub(crate) fn walk(
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
-    let mut progress = Progress::begin(cells, start);
+    let mut progress = begin(cells, start);
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
     }
@@ -159,121 +140,82 @@ pub(crate) fn run(
     *progress = Progress { cur, visited, forced };
 }
 
-/// One of the two walks [`run_pair`] advances: its own cells, its move
-/// order and where it stands.
-pub(crate) struct Lane<'a> {
-    pub cells: &'a mut [u32],
-    pub offsets: &'a [isize],
-    pub progress: &'a mut Progress,
-    pub stop_when_doomed: bool,
-}
-
-/// Advances two independent walks a step each in turn until one of them
-/// ends; returns which ended. One walk's step is a chain of dependent
-/// loads and compares that leaves most of the core idle; two chains side
-/// by side fill it (aw+ (3,2) N=400: 7.8 ns a step alone, 5.7 in a pair).
-/// Each walk is the one [`run`] would take (no path is recorded).
+/// Advances two walks together ([`in_pairs`]) until one ends; returns
+/// which ended (aw+ (3,2) N=400: 7.8 ns a step alone, 5.7 in a pair). Each
+/// walk is the one [`run`] would take (no path is recorded).
 ///
 /// Leaner than [`run`]'s step, which a lone walk's latency favours: a
 /// neighbour is read through a pointer per move that already holds
 /// `cells + offset`, its key is `cell << 3 | k` (one `lea`), and the next
 /// cell is `cur + offset[k]`.
 #[allow(unsafe_code)]
-pub(crate) fn run_pair(a: Lane<'_>, b: Lane<'_>) -> [bool; 2] {
-    let mut lanes = [a, b];
-    let mut offsets = [[0isize; K]; 2];
-    let mut bases = [[std::ptr::null_mut::<u32>(); K]; 2];
-    let mut state = [Progress { cur: 0, visited: 0, forced: 0 }; 2];
-    let mut len = [0usize; 2];
-    let mut base = [std::ptr::null_mut::<u32>(); 2];
-    for (i, lane) in lanes.iter_mut().enumerate() {
-        offsets[i].copy_from_slice(&lane.offsets[..K]);
-        len[i] = lane.cells.len();
-        // Every access below goes through this one pointer (or those made
-        // from it), none through the slice, until the lanes are written back.
-        base[i] = lane.cells.as_mut_ptr();
-        // `cells + offset`, outside the buffer for negative offsets, which
-        // `wrapping_offset` allows: `cur` is added before any access.
-        for (p, &o) in bases[i].iter_mut().zip(&offsets[i]) {
-            *p = base[i].wrapping_offset(o);
-        }
-        state[i] = *lane.progress;
-    }
-    let stop = [lanes[0].stop_when_doomed, lanes[1].stop_when_doomed];
-    let (mut x, mut y) = (state[0].cur, state[1].cur);
-    let (mut fx, mut fy) = (state[0].forced, state[1].forced);
-    let mut steps = 0u64;
-    let ended = loop {
-        // SAFETY (both calls): each walk stands on a board cell of its own
-        // buffer, `bases` are that buffer's, and `len` its length.
-        let nx = unsafe { lean_step(base[0], len[0], &bases[0], &offsets[0], x, stop[0], &mut fx) };
-        let ny = unsafe { lean_step(base[1], len[1], &bases[1], &offsets[1], y, stop[1], &mut fy) };
-        match (nx, ny) {
-            (Some(p), Some(q)) => (x, y, steps) = (p, q, steps + 1),
-            (None, Some(q)) => {
-                y = q;
-                state[1].visited += 1;
-                break [true, false];
-            }
-            (Some(p), None) => {
-                x = p;
-                state[0].visited += 1;
-                break [false, true];
-            }
-            (None, None) => break [true, true],
-        }
-    };
-    for (i, lane) in lanes.iter_mut().enumerate() {
-        let (cur, forced) = if i == 0 { (x, fx) } else { (y, fy) };
-        *lane.progress = Progress { cur, visited: state[i].visited + steps, forced };
-    }
-    ended
+pub(crate) fn run_pair(a: Lane<'_, u32>, b: Lane<'_, u32>) -> [bool; 2] {
+    let (a, ra) = Pointers::of(a);
+    let (b, rb) = Pointers::of(b);
+    // SAFETY (both steps): each walk stands on a board cell of its own
+    // buffer, which only its pointers reach while the pair runs.
+    in_pairs(ra, rb, |cur, f| unsafe { a.step(cur, f) }, |cur, f| unsafe { b.step(cur, f) })
 }
 
-/// One step of [`run_pair`]: the next cell, now blocked, or `None` when the
-/// walk is stuck or doomed.
-///
-/// # Safety
-/// `cur` is a board cell of the buffer of `len` cells at `base`, and
-/// `bases[k]` is `base` moved by `offsets[k]`; no reference to the buffer
-/// is live.
-#[allow(unsafe_code)]
-#[inline(always)]
-unsafe fn lean_step(
+/// One lane's buffer as the pair kernel reads it: every access goes
+/// through `base` or the pointers made from it, none through the slice.
+struct Pointers {
     base: *mut u32,
     len: usize,
-    bases: &[*mut u32; K],
-    offsets: &[isize; K],
-    cur: usize,
     stop_when_doomed: bool,
-    forced: &mut u32,
-) -> Option<usize> {
-    let mut keys = [0u64; K];
-    for (k, key) in keys.iter_mut().enumerate() {
-        let p = bases[k].wrapping_add(cur);
-        debug_assert!((p as usize).wrapping_sub(base as usize) / 4 < len);
-        // SAFETY: a neighbour of a board cell, inside the buffer (the
-        // layout's invariant, see walk.rs).
-        let before = unsafe { *p };
-        // SAFETY: as above.
-        unsafe { *p = before.wrapping_sub(ONE) };
-        *key = (u64::from(before) << 3) + k as u64;
+    offsets: [isize; K],
+    /// `base + offset` per move: outside the buffer for negative offsets,
+    /// which `wrapping_offset` allows; `cur` is added before any access.
+    bases: [*mut u32; K],
+}
+
+impl Pointers {
+    fn of(lane: Lane<'_, u32>) -> (Pointers, &mut Progress) {
+        let base = lane.cells.as_mut_ptr();
+        let mut offsets = [0isize; K];
+        offsets.copy_from_slice(&lane.offsets[..K]);
+        let bases = offsets.map(|o| base.wrapping_offset(o));
+        let len = lane.cells.len();
+        (Pointers { base, len, stop_when_doomed: lane.stop_when_doomed, offsets, bases }, lane.progress)
     }
-    let best = tree_min(keys);
-    let least = best >> (3 + DISTANCE_BITS);
-    if least > K as u64 {
-        return None;
-    }
-    let next = cur.wrapping_add_signed(offsets[(best & 7) as usize]);
-    if stop_when_doomed && least < 3 {
-        // SAFETY: the buffer, read only while this view lives.
-        let view = unsafe { std::slice::from_raw_parts(base, len) };
-        if doomed(view, |c| (c >> DISTANCE_BITS) as u8, (offsets, 0, K), cur, next, forced) {
+
+    /// One step: the next cell, now blocked, or `None` when the walk is
+    /// stuck or doomed.
+    ///
+    /// # Safety
+    /// `cur` is a board cell of this buffer, and no reference to the
+    /// buffer is live.
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
+        let Pointers { base, len, stop_when_doomed, ref offsets, ref bases } = *self;
+        let mut keys = [0u64; K];
+        for (k, key) in keys.iter_mut().enumerate() {
+            let p = bases[k].wrapping_add(cur);
+            debug_assert!((p as usize).wrapping_sub(base as usize) / 4 < len);
+            // SAFETY: a neighbour of a board cell, inside the buffer (the
+            // layout's invariant, see walk.rs).
+            let before = unsafe { *p };
+            // SAFETY: as above.
+            unsafe { *p = before.wrapping_sub(ONE) };
+            *key = (u64::from(before) << 3) + k as u64;
+        }
+        let best = tree_min(keys);
+        let least = best >> (3 + DISTANCE_BITS);
+        if least > K as u64 {
             return None;
         }
+        let next = cur.wrapping_add_signed(offsets[(best & 7) as usize]);
+        if stop_when_doomed && least < 3 {
+            // SAFETY: the buffer, read only while this view lives.
+            let view = unsafe { std::slice::from_raw_parts(base, len) };
+            if doomed(view, |c| (c >> DISTANCE_BITS) as u8, (offsets, 0, K), cur, next, forced) {
+                return None;
+            }
+        }
+        debug_assert!(next < len);
+        // SAFETY: the least key is an open board cell's.
+        unsafe { *base.add(next) = BLOCKED };
+        Some(next)
     }
-    debug_assert!(next < len);
-    // SAFETY: the least key is an open board cell's.
-    unsafe { *base.add(next) = BLOCKED };
-    Some(next)
 }

@@ -179,66 +179,101 @@ fn keyed_cells_need_2d_eight_moves_and_room_for_the_distance() {
     assert!(!fits(&[2, 1], &[6, 6, 6]) && !fits(&[2], &[9]));
 }
 
+/// A pair kernel and its lone twin, for [`walks_in_pairs_are_the_walks_made_alone`].
+struct PairKernel<C> {
+    starting: Vec<C>,
+    begin: fn(&mut [C], usize) -> Progress,
+    run: fn(Lane<'_, C>),
+    pair: fn(Lane<'_, C>, Lane<'_, C>) -> [bool; 2],
+}
+
+fn lane<'a, C>(case: &'a Case, cells: &'a mut [C], progress: &'a mut Progress, stop_when_doomed: bool) -> Lane<'a, C> {
+    Lane { cells, offsets: &case.offsets, progress, stop_when_doomed }
+}
+
+/// Each walk of `case` (every third start) is advanced in pairs with a
+/// string of partners, each of which ends somewhere along it, so it
+/// changes partner (and finishes alone after three) at many steps: its
+/// length and the cells it leaves must be those of the walk `kernel`
+/// makes alone, doom cut on or off, in either lane. Returns (walks,
+/// changes of partner).
+fn walks_in_pairs_are_the_walks_made_alone<C: Clone + PartialEq>(case: &Case, kernel: &PairKernel<C>) -> (u32, u32) {
+    let (mut walks, mut resumed) = (0, 0);
+    let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
+    for stop in [false, true] {
+        for (i, &start) in starts.iter().enumerate() {
+            let mut alone = kernel.starting.clone();
+            let mut progress = (kernel.begin)(&mut alone, start);
+            (kernel.run)(lane(case, &mut alone, &mut progress, stop));
+            let visited = progress.visited();
+
+            let mut cells = kernel.starting.clone();
+            let mut progress = (kernel.begin)(&mut cells, start);
+            let mut partners = starts.iter().cycle().skip(i + 1).take(3);
+            let mut ended = false;
+            while !ended {
+                let Some(&partner) = partners.next() else {
+                    (kernel.run)(lane(case, &mut cells, &mut progress, stop));
+                    break;
+                };
+                let mut other = kernel.starting.clone();
+                let mut theirs = (kernel.begin)(&mut other, partner);
+                let (mine, theirs) =
+                    (lane(case, &mut cells, &mut progress, stop), lane(case, &mut other, &mut theirs, !stop));
+                ended = if i % 2 == 0 { (kernel.pair)(mine, theirs)[0] } else { (kernel.pair)(theirs, mine)[1] };
+                resumed += u32::from(!ended);
+            }
+            let label = format!("{:?} start {start} stop {stop}", case.layout.sides());
+            assert_eq!(progress.visited(), visited, "{label}");
+            assert!(cells == alone, "{label}: the cells left differ");
+            walks += 1;
+        }
+    }
+    (walks, resumed)
+}
+
 #[test]
 fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
-    // Each walk is advanced in pairs with a string of partners, each of
-    // which ends somewhere along it, so it changes partner (and kernel, to
-    // finish alone) at many steps: its length and the cells it leaves must
-    // be those of the walk made alone, doom cut on or off.
     let (mut walks, mut resumed) = (0, 0);
     for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
-        let board = Board::new(&sides).unwrap();
         if Moves::from_rule(&rule, 2).unwrap().len() != 8 {
             continue;
         }
         for rotation in [0, 5] {
             let case = Case::new(&rule, &sides, rotation);
-            let starting = plus_cells::starting_cells(&case.layout, &case.pristine);
-            let starts: Vec<usize> = (0..board.cells()).step_by(3).map(|s| case.layout.padded(s)).collect();
-            for stop in [false, true] {
-                for (i, &start) in starts.iter().enumerate() {
-                    let mut alone = starting.clone();
-                    let visited = plus_cells::walk(&mut alone, &case.offsets, start, None, stop);
-                    let mut cells = starting.clone();
-                    let mut progress = plus_cells::Progress::begin(&mut cells, start);
-                    // Partners from the other starts, in turn, until the walk
-                    // ends or has had three; then it finishes alone.
-                    let mut partners = starts.iter().cycle().skip(i + 1).take(3);
-                    let mut ended_paired = false;
-                    while !ended_paired {
-                        let mut other = starting.clone();
-                        let Some(&partner) = partners.next() else {
-                            plus_cells::run(&mut cells, &case.offsets, &mut progress, None, stop);
-                            break;
-                        };
-                        let mut theirs = plus_cells::Progress::begin(&mut other, partner);
-                        let mine = plus_cells::Lane {
-                            cells: &mut cells,
-                            offsets: &case.offsets,
-                            progress: &mut progress,
-                            stop_when_doomed: stop,
-                        };
-                        let theirs = plus_cells::Lane {
-                            cells: &mut other,
-                            offsets: &case.offsets,
-                            progress: &mut theirs,
-                            stop_when_doomed: !stop,
-                        };
-                        // The walk takes either lane.
-                        ended_paired = if i % 2 == 0 {
-                            plus_cells::run_pair(mine, theirs)[0]
-                        } else {
-                            plus_cells::run_pair(theirs, mine)[1]
-                        };
-                        resumed += usize::from(!ended_paired);
-                    }
-                    let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} stop {stop}");
-                    assert_eq!(progress.visited(), visited, "{label}");
-                    assert!(cells == alone, "{label}: the cells left differ");
-                    walks += 1;
-                }
-            }
+            let kernel = PairKernel {
+                starting: plus_cells::starting_cells(&case.layout, &case.pristine),
+                begin: plus_cells::begin,
+                run: |l| plus_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed),
+                pair: plus_cells::run_pair,
+            };
+            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+            (walks, resumed) = (walks + w, resumed + r);
         }
     }
     assert!(walks > 1000 && resumed > 1000, "{walks} walks, {resumed} changes of partner");
+}
+
+#[test]
+fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
+    let (mut walks, mut resumed) = (0, 0);
+    for (rule, sides) in cases().into_iter().filter(|(_, sides)| sides.len() == 3) {
+        if Moves::from_rule(&rule, 3).unwrap().len() != w24::K {
+            continue;
+        }
+        for rotation in [0, 7] {
+            let case = Case::new(&rule, &sides, rotation);
+            let mask = case.layout.phase_mask();
+            assert_eq!(mask, 63, "3D walks run on tiles");
+            // The pair kernel's signature takes the mask; both walks share it.
+            let pair: fn(Lane<'_, u8>, Lane<'_, u8>) -> [bool; 2] = |a, b| w24::run_pair(a, b, 63);
+            let kernel =
+                PairKernel { starting: case.pristine.clone(), begin: w24::begin, run: |l| w24::run(l, 63, None), pair };
+            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+            (walks, resumed) = (walks + w, resumed + r);
+        }
+    }
+    // Most walks here are tours, which end with their partner; still some
+    // hundred walks change partner.
+    assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
 }
