@@ -8,7 +8,6 @@ use crate::error::{Error, Result};
 use crate::method::Method;
 use crate::moves::{Colouring, MoveSource, Moves};
 use crate::seed::{Rng, SeedHasher};
-use crate::solver::Pairing;
 
 /// Most starts one configuration may ask for (they are held in memory).
 pub const MAX_STARTS: u64 = 1 << 24;
@@ -134,9 +133,10 @@ impl Configuration {
             need.shared = need.shared.saturating_add(cells);
             need.per_thread = need.per_thread.saturating_add(cells.saturating_mul(2));
         }
-        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && Pairing::on(self) == Some(Pairing::W24) {
-            // Rule-W walks of 3D boards advance two at a time too: a second
-            // byte buffer a thread.
+        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::degree_pairs(self).is_some() {
+            // Rule-W walks advance two at a time too, and the walks of
+            // their tasks that do not pair run on the slot's own degrees:
+            // a second byte buffer a thread.
             need.per_thread = need.per_thread.saturating_add(u64::try_from(self.padded_cells()).unwrap_or(u64::MAX));
         }
         if methods.contains(&Method::Solve) {
@@ -284,21 +284,33 @@ mod tests {
         // built by the first one: shared starting cells and a thread's two
         // copies, one per walk of a pair.
         let c = cfg(&[3, 2], &[40, 30]);
-        let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::AwPlus], false));
+        let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
         assert_eq!(plus.shared, plain.shared + 46 * 36 * 4);
         assert_eq!(plus.per_thread, plain.per_thread + 2 * 46 * 36 * 4);
-        let solver = crate::Solver::new(c.clone()).unwrap();
-        let mut ws = solver.workspace();
-        let task = |start| crate::Task { start, method: Method::AwPlus, options: Default::default() };
-        solver.run_tasks(&mut ws, &[task(0), task(1)]);
-        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (plus.shared, plus.per_thread));
+        let ran = |methods: &[Method]| {
+            let solver = crate::Solver::new(c.clone()).unwrap();
+            let mut ws = solver.workspace();
+            let tasks: Vec<_> = methods
+                .iter()
+                .flat_map(|&method| (0..4).map(move |start| crate::Task { start, method, options: Default::default() }))
+                .collect();
+            solver.run_tasks(&mut ws, &tasks);
+            (solver.board_bytes() as u64, ws.board_bytes() as u64)
+        };
+        assert_eq!(ran(&[Method::AwPlus]), (plus.shared, plus.per_thread));
+        // Rule-W walks pair on a second degree buffer; mw's walks take both.
+        let w = c.memory_need_for(&[Method::W], false);
+        assert_eq!((w.shared, w.per_thread), (plain.shared, 2 * plain.per_thread));
+        assert_eq!(ran(&[Method::W]), (w.shared, w.per_thread));
+        let mw = c.memory_need_for(&[Method::Mw], false);
+        assert_eq!(mw.per_thread, plus.per_thread + plain.per_thread);
+        assert_eq!(ran(&[Method::Mw]), (mw.shared, mw.per_thread));
         // 3D boards and boards too far across for the cell's distance bits
         // walk on bytes.
         for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
             assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
         }
-        // Rule-W walks of 24 moves on 3D boards pair up on a second byte
-        // buffer a thread, up to 2^28 padded cells.
+        // So do those of 24 moves on 3D boards, up to 2^28 padded cells.
         let c = cfg(&[2, 1], &[6, 6, 6]);
         let paired = c.memory_need_for(&[Method::W], false);
         assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
@@ -313,8 +325,7 @@ mod tests {
         // solve adds its own state, a thread's worth, where it runs, and
         // the tour its tasks share: a closed one, 12 bytes a cell.
         let c = cfg(&[2, 1], &[100, 100]);
-        let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
-        assert_eq!(c.memory_need_for(&[Method::W], false), plain);
+        let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::Solve], false));
         assert_eq!(solving.shared, plain.shared + 100 * 100 * 12);
         // On a board of odd cells, the shared path with its graph and lists.
         let odd = cfg(&[2, 1], &[101, 101]);

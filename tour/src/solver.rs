@@ -11,7 +11,7 @@ use crate::layout::{copy_into, Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::{plus_cells, w24, walk, Tiebreak, WalkMoves};
+use crate::walk::{plus_cells, scaled, walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -49,8 +49,9 @@ pub struct Solver {
     pristine: Degrees,
     /// Whether W+ walks run on keyed cells here ([`plus_cells::fits`]).
     plus_fits: bool,
-    /// Which walks [`Solver::run_tasks`] advances two at a time here.
-    pairing: Option<Pairing>,
+    /// Moves of the rule-W walks [`Solver::run_tasks`] advances two at a
+    /// time on scaled degrees here ([`degree_pairs`]).
+    degree_pairs: Option<usize>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
     plus_pristine: OnceLock<Vec<u32>>,
@@ -140,13 +141,13 @@ impl Solver {
         });
         let existence = known(config.board(), config.moves());
         let plus_fits = plus_cells::fits(config.board(), config.moves());
-        let pairing = Pairing::on(&config);
+        let degree_pairs = degree_pairs(&config);
         Ok(Solver {
             config,
             layout,
             pristine,
             plus_fits,
-            pairing,
+            degree_pairs,
             plus_pristine: OnceLock::new(),
             predecessors,
             existence,
@@ -245,9 +246,24 @@ impl Solver {
         }
     }
 
-    /// Whether [`Solver::run_tasks`] pairs this task's walks.
+    /// Whether [`Solver::run_tasks`] pairs this task's walks: some of them
+    /// pair, and no path is asked for.
     fn pairs(&self, task: &Task) -> bool {
-        self.pairing.is_some_and(|p| task.method.walks(p.tiebreak())) && !task.options.record_path
+        let m = task.method;
+        let keyed = self.plus_fits && m.walks(Tiebreak::Distance);
+        let degrees = self.degree_pairs.is_some() && m.walks(Tiebreak::First);
+        (keyed || degrees) && !task.options.record_path
+    }
+
+    /// How a walk of this tiebreak runs in [`Solver::run_tasks`]: beside
+    /// another task's walk on keyed cells or on scaled degrees, or alone
+    /// (`None`).
+    fn paired(&self, tiebreak: Tiebreak) -> Option<Paired> {
+        match tiebreak {
+            Tiebreak::Distance if self.plus_fits => Some(Paired::KeyedCells),
+            Tiebreak::First => self.degree_pairs.map(Paired::Degrees),
+            _ => None,
+        }
     }
 
     /// A finished task's outcome: a failure is a proof of absence when the
@@ -456,15 +472,14 @@ impl Walks {
     }
 }
 
-/// The walks [`Solver::run_tasks`] advances two at a time on a
-/// configuration, and the kernel that does it.
+/// How a walk advances beside another task's in [`Solver::run_tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Pairing {
-    /// W+ walks on keyed cells ([`plus_cells::run_pair`]): 2D, 8 moves.
-    PlusCells,
-    /// Rule W walks on byte degrees ([`w24::run_pair`]): 3D, 24 moves, on
-    /// boards of at most [`PAIRED_DEGREES_MAX`] padded cells.
-    W24,
+enum Paired {
+    /// W+ on keyed cells ([`plus_cells::Pointers`]): 2D, 8 moves.
+    KeyedCells,
+    /// Rule W on degrees scaled by four ([`scaled::Pointers`]), this many
+    /// moves: 8 in 2D, 24 in 3D.
+    Degrees(usize),
 }
 
 /// Largest padded board whose rule-W walks pair up: a pair costs a thread
@@ -472,23 +487,9 @@ pub(crate) enum Pairing {
 /// another thread's walk.
 pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
 
-impl Pairing {
-    pub(crate) fn on(config: &Configuration) -> Option<Pairing> {
-        let (board, moves) = (config.board(), config.moves());
-        if plus_cells::fits(board, moves) {
-            Some(Pairing::PlusCells)
-        } else if w24::fits(board, moves) && config.padded_cells() <= PAIRED_DEGREES_MAX {
-            Some(Pairing::W24)
-        } else {
-            None
-        }
-    }
-
-    /// The rule of the walks that pair.
-    fn tiebreak(self) -> Tiebreak {
-        match self {
-            Pairing::PlusCells => Tiebreak::Distance,
-            Pairing::W24 => Tiebreak::First,
-        }
-    }
+/// Moves of the rule-W walks that advance two at a time on scaled degrees
+/// on this configuration ([`scaled::moves_for`], at most
+/// [`PAIRED_DEGREES_MAX`] padded cells), if they do.
+pub(crate) fn degree_pairs(config: &Configuration) -> Option<usize> {
+    scaled::moves_for(config.board(), config.moves()).filter(|_| config.padded_cells() <= PAIRED_DEGREES_MAX)
 }

@@ -1,24 +1,22 @@
 //! Two tasks' walks advanced together ([`Solver::run_tasks`]): each of two
 //! slots holds a task and makes its walks; whenever both slots stand in a
-//! walk of the kind that pairs here ([`Pairing`]), that kind's pair kernel
-//! takes both on until one ends. Every other walk runs alone, on buffers
-//! no paused walk is using.
+//! walk that pairs ([`Paired`]: W+ on keyed cells, rule W on scaled
+//! degrees, in any mix), [`run_pair`] takes both on until one ends. The
+//! other walks run alone. Each slot keeps its walks in buffers of its own
+//! (keyed cells and degrees), so a walk paused in one slot is never
+//! touched by the other's.
 
 use std::time::{Duration, Instant};
 
-use super::{Pairing, Solver, Task, TaskResult, Walks, Workspace};
+use super::{Paired, Solver, Task, TaskResult, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
-use crate::walk::{plus_cells, w24, Lane, Progress};
+use crate::walk::{plus_cells, run_pair, scaled, Lane, Progress};
 
 impl Solver {
     /// The tasks `indices` of `tasks` (all of which [`Solver::pairs`]), two
     /// at a time. Returns (index, result) per task.
     pub(super) fn run_paired(&self, ws: &mut Workspace, tasks: &[Task], indices: &[usize]) -> Vec<(usize, TaskResult)> {
-        let Some(pairing) = self.pairing else {
-            debug_assert!(indices.is_empty(), "only tasks that pair come here");
-            return Vec::new();
-        };
         let mut done = Vec::with_capacity(indices.len());
         let mut queue = indices.iter().copied();
         let mut slots: [Option<Slot>; 2] = [None, None];
@@ -28,7 +26,7 @@ impl Solver {
                     let Some(index) = queue.next() else { break };
                     let began = Instant::now();
                     let mut s = Slot::new(self, index, &tasks[index]);
-                    let ready = self.next_paired_walk(ws, pairing, i, &mut s);
+                    let ready = self.next_paired_walk(ws, i, &mut s);
                     s.charge(began.elapsed());
                     if ready {
                         *slot = Some(s);
@@ -40,19 +38,19 @@ impl Solver {
             let began = Instant::now();
             let ended = match &mut slots {
                 [Some(a), Some(b)] => {
-                    let ended = self.run_pair(ws, pairing, a, b);
+                    let ended = self.pair(ws, a, b);
                     let half = began.elapsed() / 2;
                     a.charge(half);
                     b.charge(half);
                     ended
                 }
                 [Some(a), None] => {
-                    self.run_alone(ws, pairing, 0, a);
+                    self.alone(ws, 0, a);
                     a.charge(began.elapsed());
                     [true, false]
                 }
                 [None, Some(b)] => {
-                    self.run_alone(ws, pairing, 1, b);
+                    self.alone(ws, 1, b);
                     b.charge(began.elapsed());
                     [false, true]
                 }
@@ -62,7 +60,7 @@ impl Solver {
                 let Some(s) = slot.as_mut().filter(|_| ended[i]) else { continue };
                 let began = Instant::now();
                 s.walks.record(s.progress.visited());
-                let ready = self.next_paired_walk(ws, pairing, i, s);
+                let ready = self.next_paired_walk(ws, i, s);
                 s.charge(began.elapsed());
                 if !ready {
                     let s = slot.take().expect("the slot holds a task");
@@ -72,76 +70,74 @@ impl Solver {
         }
     }
 
-    /// Makes a slot's walks up to its next walk of the kind that pairs,
-    /// which it sets up on the slot's buffer; false when the task has no
-    /// walk left. The walks between run alone: on the workspace's degrees
-    /// when pairs walk on keyed cells, on the slot's own degrees when pairs
-    /// walk on degrees (the other slot's paused walk holds the other).
-    fn next_paired_walk(&self, ws: &mut Workspace, pairing: Pairing, slot: usize, s: &mut Slot) -> bool {
+    /// Makes a slot's walks up to its next walk that pairs, which it sets
+    /// up on the slot's buffer; false when the task has no walk left. The
+    /// walks before it run alone, on the slot's degrees.
+    fn next_paired_walk(&self, ws: &mut Workspace, slot: usize, s: &mut Slot) -> bool {
+        let Degrees::Narrow(pristine) = &self.pristine else { unreachable!("walks that pair have byte degrees") };
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
-            // What runs alone here is deterministic (pairs take no random
-            // method, see `pairs`) and records no path.
-            let mut rng = Rng::new(0);
-            let alone = walk.tiebreak != pairing.tiebreak();
-            match pairing {
-                Pairing::PlusCells if alone => {
-                    let visited = self.walk_degrees(ws, s.start, walk.tiebreak, &mut rng, false, walk.stop_when_doomed);
+            let kind = self.paired(walk.tiebreak);
+            let Buffers { keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot);
+            match kind {
+                None => {
+                    copy_into(degrees, pristine);
+                    // Tasks that pair are deterministic (no random draw)
+                    // and record no path.
+                    let mut rng = Rng::new(0);
+                    let moves = (offsets, vectors, &mut xy[..]);
+                    let visited =
+                        self.walk_on(degrees, moves, s.start, walk.tiebreak, &mut rng, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
-                Pairing::PlusCells => {
-                    let cells = if slot == 0 { &mut ws.plus } else { &mut ws.plus_pair };
-                    copy_into(cells, self.plus_pristine());
-                    s.progress = plus_cells::begin(cells, s.start);
+                Some(Paired::KeyedCells) => {
+                    copy_into(keyed, self.plus_pristine());
+                    s.progress = plus_cells::begin(keyed, s.start);
                 }
-                Pairing::W24 => {
-                    let Degrees::Narrow(pristine) = &self.pristine else { unreachable!("24 moves have byte degrees") };
-                    let Workspace { degrees, degrees_pair, offsets, vectors, xy, dirty, .. } = &mut *ws;
-                    *dirty = true;
-                    let deg = slot_degrees(degrees, degrees_pair, slot);
-                    copy_into(deg, pristine);
-                    if alone {
-                        let moves = (&offsets[..], &vectors[..], &mut xy[..]);
-                        let visited =
-                            self.walk_on(deg, moves, s.start, walk.tiebreak, &mut rng, None, walk.stop_when_doomed);
-                        s.walks.record(visited);
-                        continue;
-                    }
-                    s.progress = w24::begin(deg, s.start);
+                Some(Paired::Degrees(_)) => {
+                    copy_into(degrees, pristine);
+                    s.progress = scaled::begin(degrees, s.start);
                 }
             }
-            copy_into(&mut s.offsets, &ws.offsets);
-            s.stop_when_doomed = walk.stop_when_doomed;
+            copy_into(&mut s.offsets, offsets);
+            (s.kind, s.stop_when_doomed) = (kind, walk.stop_when_doomed);
             return true;
         }
         false
     }
 
     /// Both slots' walks, together, until one ends.
-    fn run_pair(&self, ws: &mut Workspace, pairing: Pairing, a: &mut Slot, b: &mut Slot) -> [bool; 2] {
-        match pairing {
-            Pairing::PlusCells => plus_cells::run_pair(a.lane(&mut ws.plus), b.lane(&mut ws.plus_pair)),
-            Pairing::W24 => {
-                ws.dirty = true;
-                let Degrees::Narrow(first) = &mut ws.degrees else { unreachable!("24 moves have byte degrees") };
-                w24::run_pair(a.lane(first), b.lane(&mut ws.degrees_pair), self.layout.phase_mask())
+    fn pair(&self, ws: &mut Workspace, a: &mut Slot, b: &mut Slot) -> [bool; 2] {
+        let mask = self.layout.phase_mask();
+        let [(ka, da), (kb, db)] = Buffers::both(ws);
+        match (a.kind, b.kind) {
+            (Some(Paired::KeyedCells), Some(Paired::KeyedCells)) => run_pair(keyed(a, ka), keyed(b, kb)),
+            (Some(Paired::KeyedCells), Some(Paired::Degrees(8))) => {
+                run_pair(keyed(a, ka), scaled::Pointers::<8>::of(b.lane(db), mask))
             }
+            (Some(Paired::Degrees(8)), Some(Paired::KeyedCells)) => {
+                run_pair(scaled::Pointers::<8>::of(a.lane(da), mask), keyed(b, kb))
+            }
+            (Some(Paired::Degrees(8)), Some(Paired::Degrees(8))) => {
+                run_pair(scaled::Pointers::<8>::of(a.lane(da), mask), scaled::Pointers::<8>::of(b.lane(db), mask))
+            }
+            (Some(Paired::Degrees(24)), Some(Paired::Degrees(24))) => {
+                run_pair(scaled::Pointers::<24>::of(a.lane(da), mask), scaled::Pointers::<24>::of(b.lane(db), mask))
+            }
+            kinds => unreachable!("walks of one configuration pair as {kinds:?}"),
         }
     }
 
     /// One slot's walk, alone, to its end.
-    fn run_alone(&self, ws: &mut Workspace, pairing: Pairing, slot: usize, s: &mut Slot) {
-        match pairing {
-            Pairing::PlusCells => {
-                let cells = if slot == 0 { &mut ws.plus } else { &mut ws.plus_pair };
-                plus_cells::run(cells, &s.offsets, &mut s.progress, None, s.stop_when_doomed);
-            }
-            Pairing::W24 => {
-                ws.dirty = true;
-                let deg = slot_degrees(&mut ws.degrees, &mut ws.degrees_pair, slot);
-                w24::run(s.lane(deg), self.layout.phase_mask(), None);
-            }
+    fn alone(&self, ws: &mut Workspace, slot: usize, s: &mut Slot) {
+        let mask = self.layout.phase_mask();
+        let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot);
+        match s.kind {
+            Some(Paired::KeyedCells) => plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed),
+            Some(Paired::Degrees(8)) => scaled::run::<8>(s.lane(degrees), mask, None),
+            Some(Paired::Degrees(24)) => scaled::run::<24>(s.lane(degrees), mask, None),
+            kind => unreachable!("a slot stands in a walk that pairs, not {kind:?}"),
         }
     }
 
@@ -153,14 +149,38 @@ impl Solver {
     }
 }
 
-/// Slot `slot`'s degree buffer for walks that pair on degrees: the
-/// workspace's own for slot 0 (marked dirty, so the next lone walk resets
-/// it), `pair` for slot 1.
-fn slot_degrees<'w>(degrees: &'w mut Degrees, pair: &'w mut Vec<u8>, slot: usize) -> &'w mut Vec<u8> {
-    match (slot, degrees) {
-        (0, Degrees::Narrow(deg)) => deg,
-        (0, Degrees::Wide(_)) => unreachable!("24 moves have byte degrees"),
-        _ => pair,
+/// A walk on keyed cells, ready to pair.
+fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers, &'a mut Progress) {
+    plus_cells::Pointers::of(s.lane(cells))
+}
+
+/// A slot's buffers in the workspace: slot 0 walks on the workspace's own
+/// keyed cells and degrees (marked dirty, so the next lone task resets
+/// them), slot 1 on `plus_pair` and `degrees_pair`; the move order they
+/// share is set afresh before each walk.
+struct Buffers<'w> {
+    keyed: &'w mut Vec<u32>,
+    degrees: &'w mut Vec<u8>,
+    offsets: &'w [isize],
+    vectors: &'w [i32],
+    xy: &'w mut [i64],
+}
+
+impl<'w> Buffers<'w> {
+    fn of(ws: &'w mut Workspace, slot: usize) -> Buffers<'w> {
+        ws.dirty = true;
+        let Workspace { degrees, plus, plus_pair, degrees_pair, offsets, vectors, xy, .. } = ws;
+        let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
+        let (keyed, degrees) = if slot == 0 { (plus, own) } else { (plus_pair, degrees_pair) };
+        Buffers { keyed, degrees, offsets, vectors, xy }
+    }
+
+    /// Both slots' (keyed cells, degrees).
+    fn both(ws: &'w mut Workspace) -> [(&'w mut Vec<u32>, &'w mut Vec<u8>); 2] {
+        ws.dirty = true;
+        let Workspace { degrees, plus, plus_pair, degrees_pair, .. } = ws;
+        let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
+        [(plus, own), (plus_pair, degrees_pair)]
     }
 }
 
@@ -172,8 +192,9 @@ struct Slot {
     /// The padded start.
     start: usize,
     walks: Walks,
-    /// The current walk: its move order (a row of offsets per phase),
-    /// where it stands, whether it may stop when doomed.
+    /// The current walk: how it pairs, its move order (a row of offsets
+    /// per phase), where it stands, whether it may stop when doomed.
+    kind: Option<Paired>,
     offsets: Vec<isize>,
     progress: Progress,
     stop_when_doomed: bool,
@@ -188,6 +209,7 @@ impl Slot {
             index,
             start: solver.layout.padded(task.start),
             walks: Walks::new(task.method, config.moves().len(), config.board().cells()),
+            kind: None,
             offsets: Vec::new(),
             progress: Progress::default(),
             stop_when_doomed: false,
@@ -199,7 +221,7 @@ impl Slot {
         self.nanos += time.as_nanos();
     }
 
-    /// The current walk as a lane of a pair kernel, on `cells`.
+    /// The current walk as a lane of a pair, on `cells`.
     fn lane<'a, C>(&'a mut self, cells: &'a mut [C]) -> Lane<'a, C> {
         Lane { cells, offsets: &self.offsets, progress: &mut self.progress, stop_when_doomed: self.stop_when_doomed }
     }

@@ -9,7 +9,7 @@
 //! alternating with the byte kernel's binary: 69.9-88.1 ms against
 //! 82.3-107.3 ms, 1.14-1.22x run by run.
 
-use super::{cell, doomed, in_pairs, set_cell, tree_min, Lane, Progress};
+use super::{cell, doomed, set_cell, tree_min, Lane, Progress, Stepper};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
@@ -140,26 +140,16 @@ pub(crate) fn run(
     *progress = Progress { cur, visited, forced };
 }
 
-/// Advances two walks together ([`in_pairs`]) until one ends; returns
-/// which ended (aw+ (3,2) N=400: 7.8 ns a step alone, 5.7 in a pair). Each
-/// walk is the one [`run`] would take (no path is recorded).
+/// A walk's keyed cells as the pair kernel reads them ([`Stepper`]):
+/// every access goes through `base` or the pointers made from it, none
+/// through the slice.
 ///
-/// Leaner than [`run`]'s step, which a lone walk's latency favours: a
-/// neighbour is read through a pointer per move that already holds
-/// `cells + offset`, its key is `cell << 3 | k` (one `lea`), and the next
-/// cell is `cur + offset[k]`.
-#[allow(unsafe_code)]
-pub(crate) fn run_pair(a: Lane<'_, u32>, b: Lane<'_, u32>) -> [bool; 2] {
-    let (a, ra) = Pointers::of(a);
-    let (b, rb) = Pointers::of(b);
-    // SAFETY (both steps): each walk stands on a board cell of its own
-    // buffer, which only its pointers reach while the pair runs.
-    in_pairs(ra, rb, |cur, f| unsafe { a.step(cur, f) }, |cur, f| unsafe { b.step(cur, f) })
-}
-
-/// One lane's buffer as the pair kernel reads it: every access goes
-/// through `base` or the pointers made from it, none through the slice.
-struct Pointers {
+/// Its step is leaner than [`run`]'s, which a lone walk's latency
+/// favours: a neighbour is read through a pointer per move that already
+/// holds `cells + offset`, its key is `cell << 3 | k` (one `lea`), and the
+/// next cell is `cur + offset[k]` (aw+ (3,2) N=400: 5.7 ns a step in a
+/// pair, 8.5 alone, against [`run`]'s 7.8 alone).
+pub(crate) struct Pointers {
     base: *mut u32,
     len: usize,
     stop_when_doomed: bool,
@@ -170,7 +160,8 @@ struct Pointers {
 }
 
 impl Pointers {
-    fn of(lane: Lane<'_, u32>) -> (Pointers, &mut Progress) {
+    /// A walk from [`begin`] on its own cells, ready to step.
+    pub(crate) fn of(lane: Lane<'_, u32>) -> (Pointers, &mut Progress) {
         let base = lane.cells.as_mut_ptr();
         let mut offsets = [0isize; K];
         offsets.copy_from_slice(&lane.offsets[..K]);
@@ -178,13 +169,9 @@ impl Pointers {
         let len = lane.cells.len();
         (Pointers { base, len, stop_when_doomed: lane.stop_when_doomed, offsets, bases }, lane.progress)
     }
+}
 
-    /// One step: the next cell, now blocked, or `None` when the walk is
-    /// stuck or doomed.
-    ///
-    /// # Safety
-    /// `cur` is a board cell of this buffer, and no reference to the
-    /// buffer is live.
+impl Stepper for Pointers {
     #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {

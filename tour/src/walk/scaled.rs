@@ -1,8 +1,8 @@
-//! Rule W for 24 moves on a tiled 3D board: the report's 3D leapers ((2,1),
-//! (1,2,2), (3,1) and the like). With 24 neighbours a step is bound by the
-//! work it does on them, not by its latency, so each neighbour gets as few
-//! instructions as the step allows (7, against 11 in
-//! [`super::walk_keyed_with`]):
+//! Rule W on degrees scaled by four, for K = 24 moves on a tiled 3D board
+//! (the report's 3D leapers: (2,1), (1,2,2), (3,1) and the like) and K = 8
+//! on a 2D one. With 24 neighbours a step is bound by the work it does on
+//! them, not by its latency, so each neighbour gets as few instructions as
+//! the step allows (7, against 11 in [`super::walk_keyed_with`]):
 //!
 //! - the walk reads each neighbour through a pointer per (phase, move),
 //!   `cell + offset` precomputed, so its address needs no addition;
@@ -13,21 +13,24 @@
 //!   the 24 neighbours' work).
 //!
 //! The walk is the same as the keyed kernel's, cell for cell (the walk tests
-//! run both kernels against the generic one). Two walks can also advance
-//! together ([`run_pair`]).
+//! run both kernels against the generic one). Lone walks run here for 3D
+//! boards; 2D ones, latency-bound, are faster on the keyed kernel, which
+//! carries the cell in the key. Walks of both shapes advance two at a time
+//! here ([`Stepper`], [`super::in_pairs`]).
 
-use super::{doomed, in_pairs, tree_min, Lane, Progress, WalkMoves, LANES};
+use super::{doomed, tree_min, Lane, Progress, Stepper, WalkMoves, LANES};
 use crate::board::Board;
 use crate::moves::Moves;
 
-/// Moves this kernel takes.
-pub(crate) const K: usize = 24;
 /// A blocked (border or visited) cell, as in the byte buffer the walk is
 /// given. Each neighbour of the walk loses [`SCALE`] per visit, blocked ones
 /// included (branch-free): a blocked cell never falls below 255 - 4K = 159.
 const BLOCKED: u8 = u8::MAX;
 /// One degree in the scaled buffer: an open cell holds at most 4K = 96.
 const SCALE: u8 = 4;
+/// Most moves: open cells (at most 4K) stay below 128 and blocked ones
+/// (at least 255 - 4K) above it, and the move index fits its 5 bits.
+const MAX_MOVES: usize = 31;
 /// A key is the scaled value shifted by this: degree << 5, which leaves the
 /// low 5 bits to the move index (K < 32), added by the same `lea`.
 const SHIFT: u32 = 3;
@@ -40,10 +43,13 @@ const BLOCKED_KEY: u64 = 128 << SHIFT;
 /// doom a walk (see [`doomed`]).
 const LOW_KEY: u64 = (3 * SCALE as u64) << SHIFT;
 
-/// Whether walks on this board and move set can run here: 3D, 24 moves
-/// closed under negation (whose neighbours are their own predecessors).
-pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
-    board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
+/// The move count this kernel takes on this board and move set, if any: 24
+/// in 3D or 8 in 2D, closed under negation (whose neighbours are their own
+/// predecessors).
+pub(crate) fn moves_for(board: &Board, moves: &Moves) -> Option<usize> {
+    let k = moves.len();
+    let shape = matches!((board.dims(), k), (3, 24) | (2, 8));
+    (shape && moves.closed_under_negation()).then_some(k)
 }
 
 /// Scales the byte degrees `deg` (as the layout builds them) for this
@@ -57,9 +63,9 @@ pub(crate) fn begin(deg: &mut [u8], start: usize) -> Progress {
 }
 
 /// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
-/// (unscaled on entry, left scaled), 24 moves in the rows of `moves`.
+/// (unscaled on entry, left scaled), K moves in the rows of `moves`.
 /// Returns cells visited; see [`super::walk`].
-pub(crate) fn walk(
+pub(crate) fn walk<const K: usize>(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
@@ -72,15 +78,15 @@ pub(crate) fn walk(
         p.push(start);
     }
     let lane = Lane { cells: deg, offsets: moves.offsets, progress: &mut progress, stop_when_doomed };
-    run(lane, moves.phase_mask, path);
+    run::<K>(lane, moves.phase_mask, path);
     progress.visited()
 }
 
 /// Takes a walk on (from [`begin`]) to its end, pushing each cell it enters
 /// to `path`; `phase_mask` picks a cell's row of offsets.
 #[allow(unsafe_code)]
-pub(crate) fn run(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
-    let (walk, progress) = Pointers::of(lane, phase_mask);
+pub(crate) fn run<const K: usize>(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
+    let (walk, progress) = Pointers::<K>::of(lane, phase_mask);
     let (mut cur, mut forced) = (progress.cur, progress.forced);
     // SAFETY: the walk stands on a board cell of its buffer, which only its
     // pointers reach until it ends.
@@ -94,22 +100,11 @@ pub(crate) fn run(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut V
     (progress.cur, progress.forced) = (cur, forced);
 }
 
-/// Advances two walks (each from [`begin`], on its own buffer) together
-/// ([`in_pairs`]) until one ends; returns which ended. (2,1) 3D N=140:
-/// about 19.5 ns a step alone, 15.2 in a pair. Each walk is the one
-/// [`run`] would take.
-#[allow(unsafe_code)]
-pub(crate) fn run_pair(a: Lane<'_, u8>, b: Lane<'_, u8>, phase_mask: usize) -> [bool; 2] {
-    let (a, ra) = Pointers::of(a, phase_mask);
-    let (b, rb) = Pointers::of(b, phase_mask);
-    // SAFETY (both steps): each walk stands on a board cell of its own
-    // buffer, which only its pointers reach while the pair runs.
-    in_pairs(ra, rb, |cur, f| unsafe { a.step(cur, f) }, |cur, f| unsafe { b.step(cur, f) })
-}
-
 /// One walk's buffer as the kernel reads it: every access goes through
-/// `base` or the pointers made from it, none through the slice.
-struct Pointers<'a> {
+/// `base` or the pointers made from it, none through the slice. Two of
+/// them advance together through [`Stepper`] ((2,1) 3D N=140: about 19.5
+/// ns a step alone, 15.2 in a pair).
+pub(crate) struct Pointers<'a, const K: usize> {
     base: *mut u8,
     len: usize,
     table: &'a [isize],
@@ -121,8 +116,10 @@ struct Pointers<'a> {
     pointers: Vec<*mut u8>,
 }
 
-impl<'a> Pointers<'a> {
-    fn of(lane: Lane<'a, u8>, phase_mask: usize) -> (Pointers<'a>, &'a mut Progress) {
+impl<'a, const K: usize> Pointers<'a, K> {
+    /// A walk from [`begin`] on its own buffer, ready to step.
+    pub(crate) fn of(lane: Lane<'a, u8>, phase_mask: usize) -> (Pointers<'a, K>, &'a mut Progress) {
+        const { assert!(K <= MAX_MOVES && K.is_multiple_of(LANES)) };
         let base = lane.cells.as_mut_ptr();
         let pointers = lane.offsets.iter().map(|&o| base.wrapping_offset(o)).collect();
         let walk = Pointers {
@@ -135,13 +132,9 @@ impl<'a> Pointers<'a> {
         };
         (walk, lane.progress)
     }
+}
 
-    /// One step from `cur`: the next cell, now blocked, or `None` when the
-    /// walk is stuck or doomed.
-    ///
-    /// # Safety
-    /// `cur` is a board cell of this buffer, and no reference to the
-    /// buffer is live.
+impl<const K: usize> Stepper for Pointers<'_, K> {
     #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
