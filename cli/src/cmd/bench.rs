@@ -40,33 +40,46 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "ksweep bench (one thread unless stated; {} per figure)", humantime(budget))?;
 
     writeln!(out, "\n## Walk throughput, method w, 8 fixed starts (target: 2D >= 150 M/s, 3D >= 50 M/s)")?;
+    writeln!(out, "(one walk at a time, then as a sweep runs them: two tasks' walks advancing together)")?;
     writeln!(out, "{:<26} {:>6} {:>12} {:>10} {:>9}", "configuration", "moves", "steps/s", "ns/step", "tours")?;
     for (label, rule, dims, n) in
         [("2D (2,1) N=1000", &[2, 1], 2, 1000), ("3D (2,1) N=100", &[2, 1], 3, 100), ("5D (2,1) N=8", &[2, 1], 5, 8)]
     {
         let config = configuration(rule, dims, n)?;
-        let starts = config.starts(8, 1)?.cells;
+        let tasks: Vec<Task> = config
+            .starts(8, 1)?
+            .cells
+            .iter()
+            .map(|&start| Task { start, method: Method::W, options: Default::default() })
+            .collect();
         let solver = Solver::new(config)?;
         let mut ws = solver.workspace();
-        let (mut steps, mut tours, mut runs) = (0u64, 0u64, 0u64);
-        let began = Instant::now();
-        while began.elapsed() < budget || runs < starts.len() as u64 {
-            let start = starts[(runs % starts.len() as u64) as usize];
-            let r = solver.run(&mut ws, start, Method::W, 0, false);
-            steps += r.visited;
-            tours += r.success as u64;
-            runs += 1;
+        // 5D walks do not pair (80 moves): one row.
+        let ways: &[(&str, usize)] = if dims <= 3 { &[("", 1), (", pairs", 8)] } else { &[("", 1)] };
+        for &(how, at_once) in ways {
+            let (mut steps, mut tours, mut runs) = (0u64, 0u64, 0u64);
+            let began = Instant::now();
+            while began.elapsed() < budget || runs < tasks.len() as u64 {
+                for chunk in tasks.chunks(at_once) {
+                    for r in solver.run_tasks(&mut ws, chunk) {
+                        steps += r.visited;
+                        tours += r.success as u64;
+                        runs += 1;
+                    }
+                }
+            }
+            let secs = began.elapsed().as_secs_f64();
+            writeln!(
+                out,
+                "{:<26} {:>6} {:>10.1} M {:>10.2} {:>5}/{:<3}",
+                format!("{label}{how}"),
+                solver.config().moves().len(),
+                steps as f64 / secs / 1e6,
+                secs * 1e9 / steps as f64,
+                tours,
+                runs
+            )?;
         }
-        let secs = began.elapsed().as_secs_f64();
-        writeln!(
-            out,
-            "{label:<26} {:>6} {:>10.1} M {:>10.2} {:>5}/{:<3}",
-            solver.config().moves().len(),
-            steps as f64 / secs / 1e6,
-            secs * 1e9 / steps as f64,
-            tours,
-            runs
-        )?;
     }
 
     writeln!(out, "\n## Engine vs the authors' algorithm (tour::baseline), their move orders (target: >= 10x)")?;
