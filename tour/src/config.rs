@@ -133,7 +133,7 @@ impl Configuration {
             need.shared = need.shared.saturating_add(cells);
             need.per_thread = need.per_thread.saturating_add(cells.saturating_mul(2));
         }
-        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::degree_pairs(self).is_some() {
+        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::degree_pairs(self) {
             // Rule-W walks advance two at a time too, and the walks of
             // their tasks that do not pair run on the slot's own degrees:
             // a second byte buffer a thread.
@@ -298,19 +298,19 @@ mod tests {
             (solver.board_bytes() as u64, ws.board_bytes() as u64)
         };
         assert_eq!(ran(&[Method::AwPlus]), (plus.shared, plus.per_thread));
-        // Rule-W walks pair on a second degree buffer; mw's walks take both.
-        let w = c.memory_need_for(&[Method::W], false);
-        assert_eq!((w.shared, w.per_thread), (plain.shared, 2 * plain.per_thread));
-        assert_eq!(ran(&[Method::W]), (w.shared, w.per_thread));
-        let mw = c.memory_need_for(&[Method::Mw], false);
-        assert_eq!(mw.per_thread, plus.per_thread + plain.per_thread);
-        assert_eq!(ran(&[Method::Mw]), (mw.shared, mw.per_thread));
+        // Rule-W walks of 2D boards do not pair; mw's run alone between its
+        // W+ walks, on the workspace's one degree buffer.
+        assert_eq!(c.memory_need_for(&[Method::W], false), plain);
+        assert_eq!(ran(&[Method::W]), (plain.shared, plain.per_thread));
+        assert_eq!(c.memory_need_for(&[Method::Mw], false), plus);
+        assert_eq!(ran(&[Method::Mw]), (plus.shared, plus.per_thread));
         // 3D boards and boards too far across for the cell's distance bits
         // walk on bytes.
         for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
             assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
         }
-        // So do those of 24 moves on 3D boards, up to 2^28 padded cells.
+        // Rule-W walks of 24 moves on 3D boards pair on a second degree
+        // buffer a thread, up to 2^28 padded cells.
         let c = cfg(&[2, 1], &[6, 6, 6]);
         let paired = c.memory_need_for(&[Method::W], false);
         assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
@@ -325,7 +325,8 @@ mod tests {
         // solve adds its own state, a thread's worth, where it runs, and
         // the tour its tasks share: a closed one, 12 bytes a cell.
         let c = cfg(&[2, 1], &[100, 100]);
-        let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::Solve], false));
+        let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
+        assert_eq!(c.memory_need_for(&[Method::W], false), plain);
         assert_eq!(solving.shared, plain.shared + 100 * 100 * 12);
         // On a board of odd cells, the shared path with its graph and lists.
         let odd = cfg(&[2, 1], &[101, 101]);

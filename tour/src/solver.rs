@@ -49,9 +49,9 @@ pub struct Solver {
     pristine: Degrees,
     /// Whether W+ walks run on keyed cells here ([`plus_cells::fits`]).
     plus_fits: bool,
-    /// Moves of the rule-W walks [`Solver::run_tasks`] advances two at a
-    /// time on scaled degrees here ([`degree_pairs`]).
-    degree_pairs: Option<usize>,
+    /// Whether [`Solver::run_tasks`] advances rule-W walks two at a time on
+    /// scaled degrees here ([`degree_pairs`]).
+    degree_pairs: bool,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
     plus_pristine: OnceLock<Vec<u32>>,
@@ -251,7 +251,7 @@ impl Solver {
     fn pairs(&self, task: &Task) -> bool {
         let m = task.method;
         let keyed = self.plus_fits && m.walks(Tiebreak::Distance);
-        let degrees = self.degree_pairs.is_some() && m.walks(Tiebreak::First);
+        let degrees = self.degree_pairs && m.walks(Tiebreak::First);
         (keyed || degrees) && !task.options.record_path
     }
 
@@ -261,7 +261,7 @@ impl Solver {
     fn paired(&self, tiebreak: Tiebreak) -> Option<Paired> {
         match tiebreak {
             Tiebreak::Distance if self.plus_fits => Some(Paired::KeyedCells),
-            Tiebreak::First => self.degree_pairs.map(Paired::Degrees),
+            Tiebreak::First if self.degree_pairs => Some(Paired::Degrees),
             _ => None,
         }
     }
@@ -477,9 +477,9 @@ impl Walks {
 enum Paired {
     /// W+ on keyed cells ([`plus_cells::Pointers`]): 2D, 8 moves.
     KeyedCells,
-    /// Rule W on degrees scaled by four ([`scaled::Pointers`]), this many
-    /// moves: 8 in 2D, 24 in 3D.
-    Degrees(usize),
+    /// Rule W on degrees scaled by four ([`scaled::Pointers`]): 3D, 24
+    /// moves.
+    Degrees,
 }
 
 /// Largest padded board whose rule-W walks pair up: a pair costs a thread
@@ -487,9 +487,9 @@ enum Paired {
 /// another thread's walk.
 pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
 
-/// Moves of the rule-W walks that advance two at a time on scaled degrees
-/// on this configuration ([`scaled::moves_for`], at most
-/// [`PAIRED_DEGREES_MAX`] padded cells), if they do.
-pub(crate) fn degree_pairs(config: &Configuration) -> Option<usize> {
-    scaled::moves_for(config.board(), config.moves()).filter(|_| config.padded_cells() <= PAIRED_DEGREES_MAX)
+/// Whether rule-W walks advance two at a time on scaled degrees on this
+/// configuration ([`scaled::fits`], at most [`PAIRED_DEGREES_MAX`] padded
+/// cells).
+pub(crate) fn degree_pairs(config: &Configuration) -> bool {
+    scaled::fits(config.board(), config.moves()) && config.padded_cells() <= PAIRED_DEGREES_MAX
 }

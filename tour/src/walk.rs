@@ -335,7 +335,7 @@ fn walk_keyed(
     match shape {
         (8, 2, KEY_W) => walk_keyed_with::<8, 2, KEY_W>(a),
         (8, 2, KEY_PACKED) if moves.phase_mask == 0 => walk_plus_8(a),
-        (24, 3, KEY_W) => scaled::walk::<24>(a.0, a.1, a.2, a.4, a.5),
+        (scaled::K, 3, KEY_W) => scaled::walk(a.0, a.1, a.2, a.4, a.5),
         (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
         // Past the unrolled shapes a step is bound by its K keys, not by
         // its latency, so the key with fewer instructions.

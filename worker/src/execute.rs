@@ -203,22 +203,20 @@ mod tests {
 
     #[test]
     fn a_board_past_the_memory_budget_fails_its_shard_with_its_need() {
-        // 8x8 with (2,1): 12x12 padded = 144 bytes shared, and 288 a thread
-        // (two tasks' W walks at a time, each on its own degrees).
-        let (tasks, error) = collect_within(shard(vec![0, 9], &["w"]), 300);
+        // 8x8 with (2,1): 12x12 padded = 144 bytes shared, 144 a thread.
+        let (tasks, error) = collect_within(shard(vec![0, 9], &["w"]), 200);
         assert!(tasks.is_empty());
         let error = error.expect("an error, not an abort");
         assert!(
-            error.contains("board 8x8 needs 432 B for one task (144 B shared + 288 B a thread")
-                && error.contains("budget is 300 B"),
+            error.contains("board 8x8 needs 288 B for one task (144 B shared") && error.contains("budget is 200 B"),
             "{error}"
         );
-        // aw+ walks on 4-byte keyed cells too, two at a time: 144 x 5 bytes
-        // shared, 144 x 10 a thread. Room for one thread: every task still
-        // runs.
-        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2159);
-        assert!(error.expect("a budget a byte short").contains("needs 2.1 KiB for one task (720 B shared + 1.4 KiB"));
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2160);
+        // aw+ walks on 4-byte keyed cells too, two tasks' walks at a time:
+        // 144 x 5 bytes shared, 144 x 9 a thread. Room for one thread:
+        // every task still runs.
+        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2015);
+        assert!(error.expect("a budget a byte short").contains("needs 2.0 KiB for one task (720 B shared + 1.3 KiB"));
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2016);
         assert_eq!((tasks.len(), error), (6, None));
     }
 

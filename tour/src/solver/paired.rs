@@ -1,10 +1,10 @@
 //! Two tasks' walks advanced together ([`Solver::run_tasks`]): each of two
 //! slots holds a task and makes its walks; whenever both slots stand in a
-//! walk that pairs ([`Paired`]: W+ on keyed cells, rule W on scaled
-//! degrees, in any mix), [`run_pair`] takes both on until one ends. The
-//! other walks run alone. Each slot keeps its walks in buffers of its own
-//! (keyed cells and degrees), so a walk paused in one slot is never
-//! touched by the other's.
+//! walk that pairs ([`Paired`]: W+ on keyed cells in 2D, rule W on scaled
+//! degrees in 3D), [`run_pair`] takes both on until one ends. The other
+//! walks run alone. Each slot keeps its walks in buffers of its own (keyed
+//! cells and degrees), so a walk paused in one slot is never touched by the
+//! other's.
 
 use std::time::{Duration, Instant};
 
@@ -18,18 +18,19 @@ impl Solver {
     /// at a time. Returns (index, result) per task.
     pub(super) fn run_paired(&self, ws: &mut Workspace, tasks: &[Task], indices: &[usize]) -> Vec<(usize, TaskResult)> {
         let mut done = Vec::with_capacity(indices.len());
-        let mut queue = indices.iter().copied();
+        let mut queue = indices.iter().copied().peekable();
         let mut slots: [Option<Slot>; 2] = [None, None];
         loop {
-            for (i, slot) in slots.iter_mut().enumerate() {
-                while slot.is_none() {
+            for i in 0..2 {
+                while slots[i].is_none() {
                     let Some(index) = queue.next() else { break };
                     let began = Instant::now();
                     let mut s = Slot::new(self, index, &tasks[index]);
-                    let ready = self.next_paired_walk(ws, i, &mut s);
+                    let partnered = queue.peek().is_some() || slots[1 - i].is_some();
+                    let ready = self.next_paired_walk(ws, i, &mut s, partnered);
                     s.charge(began.elapsed());
                     if ready {
-                        *slot = Some(s);
+                        slots[i] = Some(s);
                     } else {
                         done.push(self.finish(tasks, s));
                     }
@@ -56,14 +57,15 @@ impl Solver {
                 }
                 [None, None] => return done,
             };
-            for (i, slot) in slots.iter_mut().enumerate() {
-                let Some(s) = slot.as_mut().filter(|_| ended[i]) else { continue };
+            for i in (0..2).filter(|&i| ended[i]) {
+                let partnered = queue.peek().is_some() || slots[1 - i].is_some();
+                let Some(s) = slots[i].as_mut() else { continue };
                 let began = Instant::now();
                 s.walks.record(s.progress.visited());
-                let ready = self.next_paired_walk(ws, i, s);
+                let ready = self.next_paired_walk(ws, i, s, partnered);
                 s.charge(began.elapsed());
                 if !ready {
-                    let s = slot.take().expect("the slot holds a task");
+                    let s = slots[i].take().expect("the slot holds a task");
                     done.push(self.finish(tasks, s));
                 }
             }
@@ -72,15 +74,23 @@ impl Solver {
 
     /// Makes a slot's walks up to its next walk that pairs, which it sets
     /// up on the slot's buffer; false when the task has no walk left. The
-    /// walks before it run alone, on the slot's degrees.
-    fn next_paired_walk(&self, ws: &mut Workspace, slot: usize, s: &mut Slot) -> bool {
+    /// walks before it run alone, on the slot's own buffers; so do all of
+    /// them when no partner is left (`partnered` false), on the kernels
+    /// that are fastest alone.
+    fn next_paired_walk(&self, ws: &mut Workspace, slot: usize, s: &mut Slot, partnered: bool) -> bool {
         let Degrees::Narrow(pristine) = &self.pristine else { unreachable!("walks that pair have byte degrees") };
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
             let kind = self.paired(walk.tiebreak);
-            let Buffers { keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot);
-            match kind {
-                None => {
+            let Buffers { keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.degree_pairs);
+            match (kind, partnered) {
+                (Some(Paired::KeyedCells), false) => {
+                    copy_into(keyed, self.plus_pristine());
+                    let visited = plus_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed);
+                    s.walks.record(visited);
+                    continue;
+                }
+                (None, _) | (Some(Paired::Degrees), false) => {
                     copy_into(degrees, pristine);
                     // Tasks that pair are deterministic (no random draw)
                     // and record no path.
@@ -91,11 +101,11 @@ impl Solver {
                     s.walks.record(visited);
                     continue;
                 }
-                Some(Paired::KeyedCells) => {
+                (Some(Paired::KeyedCells), true) => {
                     copy_into(keyed, self.plus_pristine());
                     s.progress = plus_cells::begin(keyed, s.start);
                 }
-                Some(Paired::Degrees(_)) => {
+                (Some(Paired::Degrees), true) => {
                     copy_into(degrees, pristine);
                     s.progress = scaled::begin(degrees, s.start);
                 }
@@ -113,17 +123,8 @@ impl Solver {
         let [(ka, da), (kb, db)] = Buffers::both(ws);
         match (a.kind, b.kind) {
             (Some(Paired::KeyedCells), Some(Paired::KeyedCells)) => run_pair(keyed(a, ka), keyed(b, kb)),
-            (Some(Paired::KeyedCells), Some(Paired::Degrees(8))) => {
-                run_pair(keyed(a, ka), scaled::Pointers::<8>::of(b.lane(db), mask))
-            }
-            (Some(Paired::Degrees(8)), Some(Paired::KeyedCells)) => {
-                run_pair(scaled::Pointers::<8>::of(a.lane(da), mask), keyed(b, kb))
-            }
-            (Some(Paired::Degrees(8)), Some(Paired::Degrees(8))) => {
-                run_pair(scaled::Pointers::<8>::of(a.lane(da), mask), scaled::Pointers::<8>::of(b.lane(db), mask))
-            }
-            (Some(Paired::Degrees(24)), Some(Paired::Degrees(24))) => {
-                run_pair(scaled::Pointers::<24>::of(a.lane(da), mask), scaled::Pointers::<24>::of(b.lane(db), mask))
+            (Some(Paired::Degrees), Some(Paired::Degrees)) => {
+                run_pair(scaled::Pointers::of(a.lane(da), mask), scaled::Pointers::of(b.lane(db), mask))
             }
             kinds => unreachable!("walks of one configuration pair as {kinds:?}"),
         }
@@ -132,11 +133,10 @@ impl Solver {
     /// One slot's walk, alone, to its end.
     fn alone(&self, ws: &mut Workspace, slot: usize, s: &mut Slot) {
         let mask = self.layout.phase_mask();
-        let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot);
+        let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot, self.degree_pairs);
         match s.kind {
             Some(Paired::KeyedCells) => plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed),
-            Some(Paired::Degrees(8)) => scaled::run::<8>(s.lane(degrees), mask, None),
-            Some(Paired::Degrees(24)) => scaled::run::<24>(s.lane(degrees), mask, None),
+            Some(Paired::Degrees) => scaled::run(s.lane(degrees), mask, None),
             kind => unreachable!("a slot stands in a walk that pairs, not {kind:?}"),
         }
     }
@@ -156,8 +156,10 @@ fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers, &'
 
 /// A slot's buffers in the workspace: slot 0 walks on the workspace's own
 /// keyed cells and degrees (marked dirty, so the next lone task resets
-/// them), slot 1 on `plus_pair` and `degrees_pair`; the move order they
-/// share is set afresh before each walk.
+/// them), slot 1 on `plus_pair`, and on `degrees_pair` where walks pair on
+/// degrees (elsewhere no walk on degrees is ever paused, and slot 1's run
+/// on the workspace's own); the move order they share is set afresh
+/// before each walk.
 struct Buffers<'w> {
     keyed: &'w mut Vec<u32>,
     degrees: &'w mut Vec<u8>,
@@ -167,11 +169,12 @@ struct Buffers<'w> {
 }
 
 impl<'w> Buffers<'w> {
-    fn of(ws: &'w mut Workspace, slot: usize) -> Buffers<'w> {
+    fn of(ws: &'w mut Workspace, slot: usize, degree_pairs: bool) -> Buffers<'w> {
         ws.dirty = true;
         let Workspace { degrees, plus, plus_pair, degrees_pair, offsets, vectors, xy, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
-        let (keyed, degrees) = if slot == 0 { (plus, own) } else { (plus_pair, degrees_pair) };
+        let keyed = if slot == 0 { plus } else { plus_pair };
+        let degrees = if slot == 0 || !degree_pairs { own } else { degrees_pair };
         Buffers { keyed, degrees, offsets, vectors, xy }
     }
 

@@ -1,8 +1,8 @@
-//! Rule W on degrees scaled by four, for K = 24 moves on a tiled 3D board
-//! (the report's 3D leapers: (2,1), (1,2,2), (3,1) and the like) and K = 8
-//! on a 2D one. With 24 neighbours a step is bound by the work it does on
-//! them, not by its latency, so each neighbour gets as few instructions as
-//! the step allows (7, against 11 in [`super::walk_keyed_with`]):
+//! Rule W on degrees scaled by four, for the 24 moves of a tiled 3D board
+//! (the report's 3D leapers: (2,1), (1,2,2), (3,1) and the like). With 24
+//! neighbours a step is bound by the work it does on them, not by its
+//! latency, so each neighbour gets as few instructions as the step allows
+//! (7, against 11 in [`super::walk_keyed_with`]):
 //!
 //! - the walk reads each neighbour through a pointer per (phase, move),
 //!   `cell + offset` precomputed, so its address needs no addition;
@@ -13,10 +13,11 @@
 //!   the 24 neighbours' work).
 //!
 //! The walk is the same as the keyed kernel's, cell for cell (the walk tests
-//! run both kernels against the generic one). Lone walks run here for 3D
-//! boards; 2D ones, latency-bound, are faster on the keyed kernel, which
-//! carries the cell in the key. Walks of both shapes advance two at a time
-//! here ([`Stepper`], [`super::in_pairs`]).
+//! run both kernels against the generic one). Two walks can also advance
+//! together ([`Stepper`], [`super::run_pair`]). The same kernel for the 8
+//! moves of a 2D board measured no faster in pairs than the keyed kernel
+//! alone (400 starts of (2,1) N=300, w and aw: 0.87-0.91 s either way), so
+//! 2D rule-W walks keep to the keyed kernel and do not pair.
 
 use super::{doomed, tree_min, Lane, Progress, Stepper, WalkMoves, LANES};
 use crate::board::Board;
@@ -28,9 +29,8 @@ use crate::moves::Moves;
 const BLOCKED: u8 = u8::MAX;
 /// One degree in the scaled buffer: an open cell holds at most 4K = 96.
 const SCALE: u8 = 4;
-/// Most moves: open cells (at most 4K) stay below 128 and blocked ones
-/// (at least 255 - 4K) above it, and the move index fits its 5 bits.
-const MAX_MOVES: usize = 31;
+/// Moves this kernel takes.
+pub(crate) const K: usize = 24;
 /// A key is the scaled value shifted by this: degree << 5, which leaves the
 /// low 5 bits to the move index (K < 32), added by the same `lea`.
 const SHIFT: u32 = 3;
@@ -43,13 +43,10 @@ const BLOCKED_KEY: u64 = 128 << SHIFT;
 /// doom a walk (see [`doomed`]).
 const LOW_KEY: u64 = (3 * SCALE as u64) << SHIFT;
 
-/// The move count this kernel takes on this board and move set, if any: 24
-/// in 3D or 8 in 2D, closed under negation (whose neighbours are their own
-/// predecessors).
-pub(crate) fn moves_for(board: &Board, moves: &Moves) -> Option<usize> {
-    let k = moves.len();
-    let shape = matches!((board.dims(), k), (3, 24) | (2, 8));
-    (shape && moves.closed_under_negation()).then_some(k)
+/// Whether walks on this board and move set can run here: 3D, 24 moves
+/// closed under negation (whose neighbours are their own predecessors).
+pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
+    board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
 }
 
 /// Scales the byte degrees `deg` (as the layout builds them) for this
@@ -63,9 +60,9 @@ pub(crate) fn begin(deg: &mut [u8], start: usize) -> Progress {
 }
 
 /// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
-/// (unscaled on entry, left scaled), K moves in the rows of `moves`.
+/// (unscaled on entry, left scaled), 24 moves in the rows of `moves`.
 /// Returns cells visited; see [`super::walk`].
-pub(crate) fn walk<const K: usize>(
+pub(crate) fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
@@ -78,15 +75,15 @@ pub(crate) fn walk<const K: usize>(
         p.push(start);
     }
     let lane = Lane { cells: deg, offsets: moves.offsets, progress: &mut progress, stop_when_doomed };
-    run::<K>(lane, moves.phase_mask, path);
+    run(lane, moves.phase_mask, path);
     progress.visited()
 }
 
 /// Takes a walk on (from [`begin`]) to its end, pushing each cell it enters
 /// to `path`; `phase_mask` picks a cell's row of offsets.
 #[allow(unsafe_code)]
-pub(crate) fn run<const K: usize>(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
-    let (walk, progress) = Pointers::<K>::of(lane, phase_mask);
+pub(crate) fn run(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
+    let (walk, progress) = Pointers::of(lane, phase_mask);
     let (mut cur, mut forced) = (progress.cur, progress.forced);
     // SAFETY: the walk stands on a board cell of its buffer, which only its
     // pointers reach until it ends.
@@ -104,7 +101,7 @@ pub(crate) fn run<const K: usize>(lane: Lane<'_, u8>, phase_mask: usize, mut pat
 /// `base` or the pointers made from it, none through the slice. Two of
 /// them advance together through [`Stepper`] ((2,1) 3D N=140: about 19.5
 /// ns a step alone, 15.2 in a pair).
-pub(crate) struct Pointers<'a, const K: usize> {
+pub(crate) struct Pointers<'a> {
     base: *mut u8,
     len: usize,
     table: &'a [isize],
@@ -116,10 +113,9 @@ pub(crate) struct Pointers<'a, const K: usize> {
     pointers: Vec<*mut u8>,
 }
 
-impl<'a, const K: usize> Pointers<'a, K> {
+impl<'a> Pointers<'a> {
     /// A walk from [`begin`] on its own buffer, ready to step.
-    pub(crate) fn of(lane: Lane<'a, u8>, phase_mask: usize) -> (Pointers<'a, K>, &'a mut Progress) {
-        const { assert!(K <= MAX_MOVES && K.is_multiple_of(LANES)) };
+    pub(crate) fn of(lane: Lane<'a, u8>, phase_mask: usize) -> (Pointers<'a>, &'a mut Progress) {
         let base = lane.cells.as_mut_ptr();
         let pointers = lane.offsets.iter().map(|&o| base.wrapping_offset(o)).collect();
         let walk = Pointers {
@@ -134,7 +130,7 @@ impl<'a, const K: usize> Pointers<'a, K> {
     }
 }
 
-impl<const K: usize> Stepper for Pointers<'_, K> {
+impl Stepper for Pointers<'_> {
     #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
