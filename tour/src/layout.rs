@@ -350,7 +350,8 @@ impl Layout {
     /// classes.
     fn class_degrees<T: Degree>(&self, classes: &[AxisClasses]) -> Vec<T> {
         let dims = classes.len();
-        let total: usize = classes.iter().map(|c| c.representative.len()).product();
+        let mut tuples = Odometer::new(classes.iter().enumerate().map(|(a, c)| (a, c.representative.len(), 1)));
+        let total = tuples.cycle();
         let mut table = Vec::with_capacity(total);
         let mut tuple = vec![0usize; dims];
         for _ in 0..total {
@@ -365,13 +366,7 @@ impl Layout {
                 })
                 .count();
             table.push(T::from_count(count));
-            for a in (0..dims).rev() {
-                tuple[a] += 1;
-                if tuple[a] < classes[a].representative.len() {
-                    break;
-                }
-                tuple[a] = 0;
-            }
+            tuples.advance(&mut tuple);
         }
         table
     }
@@ -427,8 +422,8 @@ impl AxisClasses {
     }
 }
 
-/// A mixed-radix counter over coordinate digits for
-/// [`Layout::initial_degrees`]: each digit is (axis, count, weight), the
+/// A mixed-radix counter for the starting degrees (the buffer's order, and
+/// the tuples of axis classes): each digit is (axis, count, weight), the
 /// last the least significant, and moves its axis's coordinate by `weight`.
 struct Odometer {
     digits: Vec<(usize, usize, usize)>,
