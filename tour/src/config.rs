@@ -118,20 +118,31 @@ impl Configuration {
     }
 
     /// [`Configuration::memory_need`] for tasks of `methods`: W+ walks on
-    /// 2D boards run on 4-byte keyed cells (see `walk::plus_cells`); `solve` keeps
+    /// 2D boards run on 16-bit cells (`walk::minpos`) or, where those do
+    /// not fit, 4-byte keyed cells (`walk::plus_cells`); `solve` keeps
     /// its own graph, walk and cover state per thread, about 44 bytes a
     /// padded cell and 32 a board cell, on small boards its search's
     /// ([`crate::solve::search_memory`]), and on large ones the tour its
     /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
-        if methods.iter().any(|m| m.walks_w_plus()) && crate::walk::plus_cells::fits(&self.board, &self.moves) {
-            // W+ walks' keyed cells, 4 bytes a padded cell: the starting
-            // ones shared, and a thread's two working copies (two tasks'
-            // walks advance together, see `Solver::run_tasks`).
-            let cells = u64::try_from(self.padded_cells().saturating_mul(4)).unwrap_or(u64::MAX);
-            need.shared = need.shared.saturating_add(cells);
-            need.per_thread = need.per_thread.saturating_add(cells.saturating_mul(2));
+        if methods.iter().any(|m| m.walks_w_plus()) {
+            use crate::walk::{minpos, plus_cells};
+            let padded = self.padded_cells();
+            let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
+            if minpos::fits(&self.board, &self.moves) {
+                // W+ walks' 16-bit cells: the starting ones and the tables
+                // shared, and a thread's working copy for each of the walks
+                // it advances together (see `Solver::run_tasks`).
+                need.shared = need.shared.saturating_add(bytes(minpos::shared_bytes(padded)));
+                let lanes = minpos::cell_bytes(padded).saturating_mul(minpos::LANES as u128);
+                need.per_thread = need.per_thread.saturating_add(bytes(lanes));
+            } else if plus_cells::fits(&self.board, &self.moves) {
+                // Keyed cells, 4 bytes a padded cell: the starting ones
+                // shared, and a thread's two working copies.
+                need.shared = need.shared.saturating_add(bytes(padded.saturating_mul(4)));
+                need.per_thread = need.per_thread.saturating_add(bytes(padded.saturating_mul(8)));
+            }
         }
         if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::degree_pairs(self) {
             // Rule-W walks advance two at a time too, and the walks of
@@ -280,19 +291,23 @@ mod tests {
         assert_eq!(big.per_thread, 1004u64.pow(3));
         assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
         assert_eq!(format_bytes(12), "12 B");
-        // W+ walks on a 2D board of 8 moves run on 4-byte keyed cells,
-        // built by the first one: shared starting cells and a thread's two
-        // copies, one per walk of a pair.
+        // W+ walks on a 2D leaper's board run on 16-bit cells, built by the
+        // first one: shared starting cells (and 8 of slack) with 8 rotations'
+        // 128 rank rows of 16 bytes, and a thread's four copies, one per
+        // walk advancing together.
         let c = cfg(&[3, 2], &[40, 30]);
         let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
-        assert_eq!(plus.shared, plain.shared + 46 * 36 * 4);
-        assert_eq!(plus.per_thread, plain.per_thread + 2 * 46 * 36 * 4);
+        let cells = (46 * 36 + 8) * 2;
+        assert_eq!(plus.shared, plain.shared + cells + 8 * 128 * 16);
+        assert_eq!(plus.per_thread, plain.per_thread + 4 * cells);
         let ran = |methods: &[Method]| {
             let solver = crate::Solver::new(c.clone()).unwrap();
             let mut ws = solver.workspace();
             let tasks: Vec<_> = methods
                 .iter()
-                .flat_map(|&method| (0..4).map(move |start| crate::Task { start, method, options: Default::default() }))
+                .flat_map(|&method| {
+                    (0..16).map(move |start| crate::Task { start, method, options: Default::default() })
+                })
                 .collect();
             solver.run_tasks(&mut ws, &tasks);
             (solver.board_bytes() as u64, ws.board_bytes() as u64)
@@ -304,8 +319,19 @@ mod tests {
         assert_eq!(ran(&[Method::W]), (plain.shared, plain.per_thread));
         assert_eq!(c.memory_need_for(&[Method::Mw], false), plus);
         assert_eq!(ran(&[Method::Mw]), (plus.shared, plus.per_thread));
-        // 3D boards and boards too far across for the cell's distance bits
-        // walk on bytes.
+        // Where 16-bit cells do not fit, keyed cells do, 4 bytes a cell and
+        // two copies a thread: (4,1)'s row moves are 9 cells apart.
+        let c = cfg(&[4, 1], &[40, 30]);
+        let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
+        assert_eq!((plus.shared, plus.per_thread), (plain.shared + 48 * 38 * 4, plain.per_thread + 2 * 48 * 38 * 4));
+        let solver = crate::Solver::new(c.clone()).unwrap();
+        let mut ws = solver.workspace();
+        let tasks: Vec<_> =
+            (0..4).map(|start| crate::Task { start, method: Method::AwPlus, options: Default::default() }).collect();
+        solver.run_tasks(&mut ws, &tasks);
+        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (plus.shared, plus.per_thread));
+        // 3D boards, and boards too narrow for 16-bit cells' rows and too
+        // far across for the keyed cells' distance bits, walk on bytes.
         for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
             assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
         }

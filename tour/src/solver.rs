@@ -11,7 +11,7 @@ use crate::layout::{copy_into, Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::{plus_cells, scaled, walk, Tiebreak, WalkMoves};
+use crate::walk::{minpos, plus_cells, scaled, walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -32,8 +32,9 @@ pub struct TaskResult {
     /// 0 when they found none).
     pub visited: u64,
     /// Time one thread spent on the whole task in microseconds, reset and
-    /// every attempt included. [`Solver::run_tasks`] advances two tasks'
-    /// W+ walks together and charges each half of the time they share.
+    /// every attempt included. [`Solver::run_tasks`] advances several
+    /// tasks' walks together and charges each an equal share of the time
+    /// they share.
     pub micros: u64,
     /// The last walk's cells in order, as cell indices, when asked for.
     pub path: Option<Vec<u64>>,
@@ -47,7 +48,10 @@ pub struct Solver {
     layout: Layout,
     /// Starting degrees, copied into a workspace before each walk.
     pristine: Degrees,
-    /// Whether W+ walks run on keyed cells here ([`plus_cells::fits`]).
+    /// Whether W+ walks run on 16-bit cells here ([`minpos::fits`]).
+    minpos_fits: bool,
+    /// Whether W+ walks run on keyed cells here, where 16-bit cells do not
+    /// ([`plus_cells::fits`]).
     plus_fits: bool,
     /// Whether [`Solver::run_tasks`] advances rule-W walks two at a time on
     /// scaled degrees here ([`degree_pairs`]).
@@ -55,6 +59,8 @@ pub struct Solver {
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
     plus_pristine: OnceLock<Vec<u32>>,
+    /// The 16-bit cells' plan, built by the first W+ walk likewise.
+    minpos_plan: OnceLock<minpos::Plan>,
     /// Negated offsets, when the move set is not closed under negation.
     predecessors: Option<Vec<isize>>,
     /// What theorems prove about tours here, to tell "gave up" from "none".
@@ -66,7 +72,10 @@ pub struct Solver {
 impl Workspace {
     /// Bytes of board state this workspace holds (the path buffer aside).
     pub fn board_bytes(&self) -> usize {
-        self.degrees.bytes() + (self.plus.capacity() + self.plus_pair.capacity()) * 4 + self.degrees_pair.capacity()
+        self.degrees.bytes()
+            + (self.plus.capacity() + self.plus_pair.capacity()) * 4
+            + self.degrees_pair.capacity()
+            + self.lanes.iter().map(|l| l.capacity() * 2).sum::<usize>()
     }
 }
 
@@ -98,6 +107,12 @@ impl Default for TaskOptions {
     }
 }
 
+/// Most tasks [`Solver::tasks_at_once`] hands a batch: aw+ (3,2) N=400,
+/// 200 starts on one thread, 1.09-1.24 ms a task in batches of 32 against
+/// 1.21-1.27 in batches of 8 (the batch's last walks advance with fewer
+/// partners).
+pub const MAX_TASKS_AT_ONCE: usize = 32;
+
 /// Default budget of `bt` (nodes) and `solve` (units of work): seconds of
 /// search, not hours.
 pub const DEFAULT_BUDGET: u64 = 100_000_000;
@@ -119,6 +134,9 @@ pub struct Workspace {
     /// The second walk's degrees when two tasks' rule-W walks advance
     /// together on a 3D board, empty until then.
     degrees_pair: Vec<u8>,
+    /// The 16-bit cells of up to [`minpos::LANES`] tasks' W+ walks
+    /// advancing together; the first also a lone walk's. Empty until used.
+    lanes: [Vec<u16>; minpos::LANES],
     offsets: Vec<isize>,
     vectors: Vec<i32>,
     xy: Vec<i64>,
@@ -140,15 +158,18 @@ impl Solver {
             layout.offset_table(&negated.iter().map(Vec::as_slice).collect::<Vec<_>>())
         });
         let existence = known(config.board(), config.moves());
-        let plus_fits = plus_cells::fits(config.board(), config.moves());
+        let minpos_fits = minpos::fits(config.board(), config.moves());
+        let plus_fits = !minpos_fits && plus_cells::fits(config.board(), config.moves());
         let degree_pairs = degree_pairs(&config);
         Ok(Solver {
             config,
             layout,
             pristine,
+            minpos_fits,
             plus_fits,
             degree_pairs,
             plus_pristine: OnceLock::new(),
+            minpos_plan: OnceLock::new(),
             predecessors,
             existence,
             solve_shared: Default::default(),
@@ -168,6 +189,7 @@ impl Solver {
             plus: Vec::new(),
             plus_pair: Vec::new(),
             degrees_pair: Vec::new(),
+            lanes: Default::default(),
             offsets: Vec::with_capacity(self.config.moves().len()),
             vectors: Vec::with_capacity(self.config.moves().len() * self.config.board().dims()),
             xy: vec![0; self.config.board().dims()],
@@ -177,7 +199,9 @@ impl Solver {
 
     /// Bytes of board state the solver holds (shared by all workspaces).
     pub fn board_bytes(&self) -> usize {
-        self.pristine.bytes() + self.plus_pristine.get().map_or(0, |p| p.capacity() * 4)
+        self.pristine.bytes()
+            + self.plus_pristine.get().map_or(0, |p| p.capacity() * 4)
+            + self.minpos_plan.get().map_or(0, minpos::Plan::bytes)
     }
 
     /// Runs `method` from the start at cell index `start` with default
@@ -207,14 +231,17 @@ impl Solver {
     }
 
     /// Runs `tasks` on one thread: the same results as [`Solver::run_task`]
-    /// on each in turn, but for `micros`. Two tasks' walks advance
+    /// on each in turn, but for `micros`. Several tasks' walks advance
     /// together, a step of each in turn, which hides each walk's latency
-    /// behind the other's work (no path asked for): W+ walks on keyed
-    /// cells (w+, aw+ and mw on the 2D leapers' boards; aw+ (3,2) N=400,
-    /// 7.8 ns a step alone against 5.7 ns in a pair) and rule W walks of 24
-    /// moves on 3D boards (w, aw and mw; (2,1) N=140, 19.5 against 15.2
-    /// ns). Each task is charged its own work and half of the time its
-    /// walks shared with another's.
+    /// behind the others' work (no path asked for): W+ walks on 16-bit
+    /// cells four at a time (w+, aw+ and mw on the 2D leapers' boards; aw+
+    /// (3,2) N=400, 1.10-1.15 ms a task against 1.56-1.80 for keyed cells
+    /// in pairs, `ksweep bench`), W+ walks on keyed cells two at a time
+    /// where those do not fit (7.8 ns a step alone against 5.7 ns in a
+    /// pair), and rule W walks of 24 moves on 3D boards two at a time (w,
+    /// aw and mw; (2,1) N=140, 19.5 against 15.2 ns). Each task is charged
+    /// its own work and an equal share of the time its walks shared with
+    /// others'.
     pub fn run_tasks(&self, ws: &mut Workspace, tasks: &[Task]) -> Vec<TaskResult> {
         let mut results: Vec<Option<TaskResult>> = vec![None; tasks.len()];
         let mut paired = Vec::new();
@@ -233,16 +260,20 @@ impl Solver {
     }
 
     /// How many tasks a thread should hand [`Solver::run_tasks`] at once
-    /// when `threads` share `tasks`: at least two, so walks can pair, and up
-    /// to eight, so a walk rarely waits alone for a partner, but no more
-    /// than leaves every thread about four batches; one each when there are
+    /// when `threads` share `tasks`: at least two, so walks can advance
+    /// together, and up to [`MAX_TASKS_AT_ONCE`], so that the four walks of
+    /// 16-bit cells rarely run short of partners before a batch ends, but
+    /// no more than leaves every thread about four batches to balance the
+    /// load with (a lone thread takes them all); one each when there are
     /// too few tasks to give every thread two.
     pub fn tasks_at_once(tasks: usize, threads: usize) -> usize {
         let threads = threads.max(1);
         if tasks < 2 * threads {
             1
+        } else if threads == 1 {
+            tasks.min(MAX_TASKS_AT_ONCE)
         } else {
-            (tasks / (4 * threads)).clamp(2, 8)
+            (tasks / (4 * threads)).clamp(2, MAX_TASKS_AT_ONCE)
         }
     }
 
@@ -250,7 +281,7 @@ impl Solver {
     /// pair, and no path is asked for.
     fn pairs(&self, task: &Task) -> bool {
         let m = task.method;
-        let keyed = self.plus_fits && m.walks(Tiebreak::Distance);
+        let keyed = (self.minpos_fits || self.plus_fits) && m.walks(Tiebreak::Distance);
         let degrees = self.degree_pairs && m.walks(Tiebreak::First);
         (keyed || degrees) && !task.options.record_path
     }
@@ -260,6 +291,7 @@ impl Solver {
     /// (`None`).
     fn paired(&self, tiebreak: Tiebreak) -> Option<Paired> {
         match tiebreak {
+            Tiebreak::Distance if self.minpos_fits => Some(Paired::Lanes),
             Tiebreak::Distance if self.plus_fits => Some(Paired::KeyedCells),
             Tiebreak::First if self.degree_pairs => Some(Paired::Degrees),
             _ => None,
@@ -286,7 +318,9 @@ impl Solver {
         while let Some(walk) = walks.next() {
             self.rotate(ws, walk.rotation);
             ws.path.clear();
-            let visited = if walk.tiebreak == Tiebreak::Distance && self.plus_fits {
+            let visited = if walk.tiebreak == Tiebreak::Distance && self.minpos_fits {
+                self.walk_minpos(ws, padded_start, options.record_path, walk.stop_when_doomed)
+            } else if walk.tiebreak == Tiebreak::Distance && self.plus_fits {
                 self.walk_plus_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
             } else {
                 self.walk_degrees(ws, padded_start, walk.tiebreak, &mut rng, options.record_path, walk.stop_when_doomed)
@@ -388,6 +422,23 @@ impl Solver {
         plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
     }
 
+    /// A W+ walk on 16-bit cells (see [`minpos`]), in the workspace's
+    /// current move order.
+    fn walk_minpos(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
+        let plan = self.minpos_plan();
+        copy_into(&mut ws.lanes[0], plan.starting_cells());
+        let path = record_path.then_some(&mut ws.path);
+        plan.walk(&mut ws.lanes[0], &ws.offsets, start, path, stop_when_doomed)
+    }
+
+    /// The 16-bit cells' plan, built by the first W+ walk.
+    fn minpos_plan(&self) -> &minpos::Plan {
+        self.minpos_plan.get_or_init(|| match &self.pristine {
+            Degrees::Narrow(d) => minpos::Plan::new(&self.layout, self.config.moves(), d),
+            Degrees::Wide(_) => unreachable!("16-bit cells are for 8 moves, whose degrees are bytes"),
+        })
+    }
+
     /// The starting keyed cells, built by the first W+ walk.
     fn plus_pristine(&self) -> &[u32] {
         self.plus_pristine.get_or_init(|| match &self.pristine {
@@ -472,9 +523,12 @@ impl Walks {
     }
 }
 
-/// How a walk advances beside another task's in [`Solver::run_tasks`].
+/// How a walk advances beside other tasks' in [`Solver::run_tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Paired {
+    /// W+ on 16-bit cells ([`minpos::Plan::run`]): 2D leapers, up to
+    /// [`minpos::LANES`] walks at once.
+    Lanes,
     /// W+ on keyed cells ([`plus_cells::Pointers`]): 2D, 8 moves.
     KeyedCells,
     /// Rule W on degrees scaled by four ([`scaled::Pointers`]): 3D, 24
@@ -492,4 +546,22 @@ pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
 /// cells).
 pub(crate) fn degree_pairs(config: &Configuration) -> bool {
     scaled::fits(config.board(), config.moves()) && config.padded_cells() <= PAIRED_DEGREES_MAX
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Solver, MAX_TASKS_AT_ONCE};
+
+    #[test]
+    fn batches_balance_threads_and_keep_the_walks_partnered() {
+        // One thread takes every task at once, up to the cap.
+        assert_eq!(Solver::tasks_at_once(30, 1), 30);
+        assert_eq!(Solver::tasks_at_once(1000, 1), MAX_TASKS_AT_ONCE);
+        // Several leave each thread about four batches, two tasks at least.
+        assert_eq!(Solver::tasks_at_once(100, 2), 12);
+        assert_eq!(Solver::tasks_at_once(10_000, 16), MAX_TASKS_AT_ONCE);
+        assert_eq!(Solver::tasks_at_once(40, 16), 2);
+        // Too few to give every thread two: one at a time.
+        assert_eq!(Solver::tasks_at_once(20, 16), 1);
+    }
 }

@@ -685,6 +685,7 @@ pub(crate) fn run_pair(a: (impl Stepper, &mut Progress), b: (impl Stepper, &mut 
     [ended_a == 1, ended_b == 1]
 }
 
+pub(crate) mod minpos;
 pub(crate) mod plus_cells;
 pub(crate) mod scaled;
 #[cfg(test)]

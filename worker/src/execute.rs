@@ -211,12 +211,14 @@ mod tests {
             error.contains("board 8x8 needs 288 B for one task (144 B shared") && error.contains("budget is 200 B"),
             "{error}"
         );
-        // aw+ walks on 4-byte keyed cells too, two tasks' walks at a time:
-        // 144 x 5 bytes shared, 144 x 9 a thread. Room for one thread:
-        // every task still runs.
-        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2015);
-        assert!(error.expect("a budget a byte short").contains("needs 2.0 KiB for one task (720 B shared + 1.3 KiB"));
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 2016);
+        // aw+ walks on 16-bit cells too, four tasks' walks at a time: 144
+        // bytes + 152 cells x 2 + 16 KiB of rank tables shared, 144 bytes
+        // + 4 x 152 x 2 a thread. Room for one thread: every task still runs.
+        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_191);
+        assert!(error
+            .expect("a budget a byte short")
+            .contains("needs 17.8 KiB for one task (16.4 KiB shared + 1.3 KiB"));
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_192);
         assert_eq!((tasks.len(), error), (6, None));
     }
 

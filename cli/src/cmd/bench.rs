@@ -94,7 +94,7 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
     for work in authors_work(args.quick)? {
         let solver = Solver::new(work.config)?;
         let mut ws = solver.workspace();
-        // As a sweep runs them: a few tasks at a time (their W+ walks pair up).
+        // As a sweep runs them: a batch of tasks at a time (their W+ walks advance together).
         let tasks: Vec<Task> =
             work.starts.iter().map(|&start| Task { start, method: work.method, options: Default::default() }).collect();
         let (board, moves) = (solver.config().board(), solver.config().moves());

@@ -1,32 +1,34 @@
-//! Two tasks' walks advanced together ([`Solver::run_tasks`]): each of two
-//! slots holds a task and makes its walks; whenever both slots stand in a
-//! walk that pairs ([`Paired`]: W+ on keyed cells in 2D, rule W on scaled
-//! degrees in 3D), [`run_pair`] takes both on until one ends. The other
-//! walks run alone. Each slot keeps its walks in buffers of its own (keyed
-//! cells and degrees), so a walk paused in one slot is never touched by the
-//! other's.
+//! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
+//! slot holds a task and makes its walks; whenever the busy slots all
+//! stand in a walk that advances with others ([`Paired`]: W+ on 16-bit
+//! cells in 2D, up to four at once; W+ on keyed cells in 2D or rule W on
+//! scaled degrees in 3D, two at once), they go on together until one
+//! ends. The other walks run alone. Each slot keeps its walks in buffers
+//! of its own, so a walk paused in one slot is never touched by another's.
 
 use std::time::{Duration, Instant};
 
 use super::{Paired, Solver, Task, TaskResult, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
-use crate::walk::{plus_cells, run_pair, scaled, Lane, Progress};
+use crate::walk::{minpos, plus_cells, run_pair, scaled, Lane, Progress};
 
 impl Solver {
-    /// The tasks `indices` of `tasks` (all of which [`Solver::pairs`]), two
-    /// at a time. Returns (index, result) per task.
+    /// The tasks `indices` of `tasks` (all of which [`Solver::pairs`]),
+    /// several at a time. Returns (index, result) per task.
     pub(super) fn run_paired(&self, ws: &mut Workspace, tasks: &[Task], indices: &[usize]) -> Vec<(usize, TaskResult)> {
         let mut done = Vec::with_capacity(indices.len());
         let mut queue = indices.iter().copied().peekable();
-        let mut slots: [Option<Slot>; 2] = [None, None];
+        let mut slots: Vec<Option<Slot>> = (0..self.slots()).map(|_| None).collect();
+        let others_busy =
+            |slots: &[Option<Slot>], i: usize| slots.iter().enumerate().any(|(j, s)| j != i && s.is_some());
         loop {
-            for i in 0..2 {
+            for i in 0..slots.len() {
                 while slots[i].is_none() {
                     let Some(index) = queue.next() else { break };
                     let began = Instant::now();
                     let mut s = Slot::new(self, index, &tasks[index]);
-                    let partnered = queue.peek().is_some() || slots[1 - i].is_some();
+                    let partnered = queue.peek().is_some() || others_busy(&slots, i);
                     let ready = self.next_paired_walk(ws, i, &mut s, partnered);
                     s.charge(began.elapsed());
                     if ready {
@@ -36,29 +38,18 @@ impl Solver {
                     }
                 }
             }
+            let busy: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_some()).collect();
+            if busy.is_empty() {
+                return done;
+            }
             let began = Instant::now();
-            let ended = match &mut slots {
-                [Some(a), Some(b)] => {
-                    let ended = self.pair(ws, a, b);
-                    let half = began.elapsed() / 2;
-                    a.charge(half);
-                    b.charge(half);
-                    ended
-                }
-                [Some(a), None] => {
-                    self.alone(ws, 0, a);
-                    a.charge(began.elapsed());
-                    [true, false]
-                }
-                [None, Some(b)] => {
-                    self.alone(ws, 1, b);
-                    b.charge(began.elapsed());
-                    [false, true]
-                }
-                [None, None] => return done,
-            };
-            for i in (0..2).filter(|&i| ended[i]) {
-                let partnered = queue.peek().is_some() || slots[1 - i].is_some();
+            let ended = self.together(ws, &mut slots);
+            let share = began.elapsed() / busy.len() as u32;
+            for &i in &busy {
+                slots[i].as_mut().expect("a busy slot").charge(share);
+            }
+            for i in busy.into_iter().filter(|&i| ended[i]) {
+                let partnered = queue.peek().is_some() || others_busy(&slots, i);
                 let Some(s) = slots[i].as_mut() else { continue };
                 let began = Instant::now();
                 s.walks.record(s.progress.visited());
@@ -72,6 +63,15 @@ impl Solver {
         }
     }
 
+    /// Slots [`Solver::run_paired`] keeps: as many walks as advance at once.
+    fn slots(&self) -> usize {
+        if self.minpos_fits {
+            minpos::LANES
+        } else {
+            2
+        }
+    }
+
     /// Makes a slot's walks up to its next walk that pairs, which it sets
     /// up on the slot's buffer; false when the task has no walk left. The
     /// walks before it run alone, on the slot's own buffers; so do all of
@@ -82,8 +82,15 @@ impl Solver {
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
             let kind = self.paired(walk.tiebreak);
-            let Buffers { keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.degree_pairs);
+            let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.degree_pairs);
             match (kind, partnered) {
+                (Some(Paired::Lanes), false) => {
+                    let plan = self.minpos_plan();
+                    copy_into(cells, plan.starting_cells());
+                    let visited = plan.walk(cells, offsets, s.start, None, walk.stop_when_doomed);
+                    s.walks.record(visited);
+                    continue;
+                }
                 (Some(Paired::KeyedCells), false) => {
                     copy_into(keyed, self.plus_pristine());
                     let visited = plus_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed);
@@ -101,6 +108,10 @@ impl Solver {
                     s.walks.record(visited);
                     continue;
                 }
+                (Some(Paired::Lanes), true) => {
+                    copy_into(cells, self.minpos_plan().starting_cells());
+                    s.progress = minpos::begin(cells, s.start);
+                }
                 (Some(Paired::KeyedCells), true) => {
                     copy_into(keyed, self.plus_pristine());
                     s.progress = plus_cells::begin(keyed, s.start);
@@ -117,17 +128,44 @@ impl Solver {
         false
     }
 
-    /// Both slots' walks, together, until one ends.
-    fn pair(&self, ws: &mut Workspace, a: &mut Slot, b: &mut Slot) -> [bool; 2] {
-        let mask = self.layout.phase_mask();
-        let [(ka, da), (kb, db)] = Buffers::both(ws);
-        match (a.kind, b.kind) {
-            (Some(Paired::KeyedCells), Some(Paired::KeyedCells)) => run_pair(keyed(a, ka), keyed(b, kb)),
-            (Some(Paired::Degrees), Some(Paired::Degrees)) => {
-                run_pair(scaled::Pointers::of(a.lane(da), mask), scaled::Pointers::of(b.lane(db), mask))
-            }
-            kinds => unreachable!("walks of one configuration pair as {kinds:?}"),
+    /// The busy slots' walks, together (one alone), until one ends; which
+    /// slots' walks ended.
+    fn together(&self, ws: &mut Workspace, slots: &mut [Option<Slot>]) -> Vec<bool> {
+        let busy: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_some()).collect();
+        let mut ended = vec![false; slots.len()];
+        let kind = slots[busy[0]].as_ref().and_then(|s| s.kind);
+        if busy.len() == 1 && kind != Some(Paired::Lanes) {
+            self.alone(ws, busy[0], slots[busy[0]].as_mut().expect("a busy slot"));
+            ended[busy[0]] = true;
+            return ended;
         }
+        let mask = self.layout.phase_mask();
+        ws.dirty = true;
+        let Workspace { degrees, plus, plus_pair, degrees_pair, lanes, .. } = ws;
+        let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
+        match (kind, &mut slots[..]) {
+            (Some(Paired::Lanes), _) => {
+                let mut walks: Vec<Lane<'_, u16>> = slots
+                    .iter_mut()
+                    .zip(lanes.iter_mut())
+                    .filter_map(|(s, cells)| Some(s.as_mut()?.lane(cells)))
+                    .collect();
+                let out = self.minpos_plan().run(&mut walks);
+                for (n, &i) in busy.iter().enumerate() {
+                    ended[i] = out[n];
+                }
+            }
+            (Some(Paired::KeyedCells), [Some(a), Some(b)]) => {
+                ended.copy_from_slice(&run_pair(keyed(a, plus), keyed(b, plus_pair)));
+            }
+            (Some(Paired::Degrees), [Some(a), Some(b)]) => {
+                let (a, b) =
+                    (scaled::Pointers::of(a.lane(own), mask), scaled::Pointers::of(b.lane(degrees_pair), mask));
+                ended.copy_from_slice(&run_pair(a, b));
+            }
+            kinds => unreachable!("walks of one configuration advance together as {kinds:?}"),
+        }
+        ended
     }
 
     /// One slot's walk, alone, to its end.
@@ -137,7 +175,7 @@ impl Solver {
         match s.kind {
             Some(Paired::KeyedCells) => plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed),
             Some(Paired::Degrees) => scaled::run(s.lane(degrees), mask, None),
-            kind => unreachable!("a slot stands in a walk that pairs, not {kind:?}"),
+            kind => unreachable!("a slot stands in a walk that pairs two at a time, not {kind:?}"),
         }
     }
 
@@ -154,13 +192,14 @@ fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers, &'
     plus_cells::Pointers::of(s.lane(cells))
 }
 
-/// A slot's buffers in the workspace: slot 0 walks on the workspace's own
-/// keyed cells and degrees (marked dirty, so the next lone task resets
-/// them), slot 1 on `plus_pair`, and on `degrees_pair` where walks pair on
-/// degrees (elsewhere no walk on degrees is ever paused, and slot 1's run
-/// on the workspace's own); the move order they share is set afresh
-/// before each walk.
+/// A slot's buffers in the workspace: slot `i` walks on the `i`th 16-bit
+/// cells; slot 0 on the workspace's own keyed cells and degrees (marked
+/// dirty, so the next lone task resets them), slot 1 on `plus_pair`, and on
+/// `degrees_pair` where walks pair on degrees (elsewhere no walk on
+/// degrees is ever paused, and slot 1's run on the workspace's own); the
+/// move order they share is set afresh before each walk.
 struct Buffers<'w> {
+    cells: &'w mut Vec<u16>,
     keyed: &'w mut Vec<u32>,
     degrees: &'w mut Vec<u8>,
     offsets: &'w [isize],
@@ -171,23 +210,15 @@ struct Buffers<'w> {
 impl<'w> Buffers<'w> {
     fn of(ws: &'w mut Workspace, slot: usize, degree_pairs: bool) -> Buffers<'w> {
         ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, degrees_pair, offsets, vectors, xy, .. } = ws;
+        let Workspace { degrees, plus, plus_pair, degrees_pair, lanes, offsets, vectors, xy, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
         let keyed = if slot == 0 { plus } else { plus_pair };
         let degrees = if slot == 0 || !degree_pairs { own } else { degrees_pair };
-        Buffers { keyed, degrees, offsets, vectors, xy }
-    }
-
-    /// Both slots' (keyed cells, degrees).
-    fn both(ws: &'w mut Workspace) -> [(&'w mut Vec<u32>, &'w mut Vec<u8>); 2] {
-        ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, degrees_pair, .. } = ws;
-        let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
-        [(plus, own), (plus_pair, degrees_pair)]
+        Buffers { cells: &mut lanes[slot], keyed, degrees, offsets, vectors, xy }
     }
 }
 
-/// A task [`Solver::run_tasks`] is running in one of its two slots.
+/// A task [`Solver::run_tasks`] is running in one of its slots.
 #[derive(Debug)]
 struct Slot {
     /// The task's place in the batch.
@@ -224,7 +255,7 @@ impl Slot {
         self.nanos += time.as_nanos();
     }
 
-    /// The current walk as a lane of a pair, on `cells`.
+    /// The current walk as a lane of the walks advancing together, on `cells`.
     fn lane<'a, C>(&'a mut self, cells: &'a mut [C]) -> Lane<'a, C> {
         Lane { cells, offsets: &self.offsets, progress: &mut self.progress, stop_when_doomed: self.stop_when_doomed }
     }

@@ -76,6 +76,36 @@ fn plus_cells_walk(case: &Case, start: u64, stop_when_doomed: bool) -> (u64, Vec
     (visited, path)
 }
 
+/// Walks checked against the generic kernel, by how they ended.
+#[derive(Debug, Default)]
+struct Tally {
+    walks: u32,
+    tours: u32,
+    stopped_early: u32,
+}
+
+impl Tally {
+    /// Checks a kernel's walk of `case` from `start`, made by `walk(stop
+    /// when doomed)` as (visited, path): run to its end, it takes the
+    /// generic kernel's path (W+ if `plus`); cut by the doom check, it is a
+    /// prefix of that path and no shorter when the full walk is a tour.
+    fn check(&mut self, case: &Case, start: u64, plus: bool, label: &str, walk: impl Fn(bool) -> (u64, Vec<usize>)) {
+        let full = walk(false);
+        assert_eq!(full, case.generic(start, plus), "{label}");
+        let (visited, path) = walk(true);
+        assert!(visited <= full.0 && path[..] == full.1[..path.len()], "{label}");
+        assert_eq!(visited == case.cells, full.0 == case.cells, "{label}: a tour was cut short");
+        self.walks += 1;
+        self.tours += (full.0 == case.cells) as u32;
+        self.stopped_early += (visited < full.0) as u32;
+    }
+
+    /// The test means something only if both kinds of walk occur.
+    fn assert_at_least(&self, tours: u32, stopped_early: u32) {
+        assert!(self.tours > tours && self.stopped_early > stopped_early, "{self:?}");
+    }
+}
+
 /// 1D to 4D boards (8, 24 and 48 moves: both unrolled shapes and the
 /// general one), square and not, for several leapers.
 fn cases() -> Vec<(Vec<u32>, Vec<u32>)> {
@@ -98,7 +128,7 @@ fn cases() -> Vec<(Vec<u32>, Vec<u32>)> {
 
 #[test]
 fn the_keyed_walk_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
-    let (mut walks, mut tours, mut stopped_early) = (0, 0, 0);
+    let mut tally = Tally::default();
     for (rule, sides) in cases() {
         for rotation in [0, 1, 3] {
             let case = Case::new(&rule, &sides, rotation);
@@ -106,21 +136,13 @@ fn the_keyed_walk_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_to
             let step = (case.cells / 60).max(1) as usize;
             for start in (0..case.cells).step_by(step) {
                 for (tiebreak, plus) in [(Tiebreak::First, false), (Tiebreak::Distance, true)] {
-                    let full = case.keyed(start, tiebreak, false);
                     let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {tiebreak:?}");
-                    assert_eq!(full, case.generic(start, plus), "{label}");
-                    let (visited, path) = case.keyed(start, tiebreak, true);
-                    assert!(visited <= full.0 && path[..] == full.1[..path.len()], "{label}");
-                    assert_eq!(visited == case.cells, full.0 == case.cells, "{label}: a tour was cut short");
-                    walks += 1;
-                    tours += (full.0 == case.cells) as u32;
-                    stopped_early += (visited < full.0) as u32;
+                    tally.check(&case, start, plus, &label, |stop| case.keyed(start, tiebreak, stop));
                 }
             }
         }
     }
-    // The test means something only if both kinds of walk occur.
-    assert!(tours > 100 && stopped_early > 100, "{walks} walks, {tours} tours, {stopped_early} stopped early");
+    tally.assert_at_least(100, 100);
 }
 
 #[test]
@@ -141,7 +163,7 @@ fn a_doomed_walk_stops_at_the_second_stranded_cell() {
 
 #[test]
 fn w_plus_on_keyed_cells_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
-    let (mut walks, mut tours, mut stopped_early) = (0, 0, 0);
+    let mut tally = Tally::default();
     for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
         let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, 2).unwrap());
         if moves.len() != 8 {
@@ -153,18 +175,11 @@ fn w_plus_on_keyed_cells_takes_the_generic_walks_path_and_the_doom_cut_never_sto
             let step = (case.cells / 60).max(1) as usize;
             for start in (0..case.cells).step_by(step) {
                 let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start}");
-                let full = plus_cells_walk(&case, start, false);
-                assert_eq!(full, case.generic(start, true), "{label}");
-                let (visited, path) = plus_cells_walk(&case, start, true);
-                assert!(visited <= full.0 && path[..] == full.1[..path.len()], "{label}");
-                assert_eq!(visited == case.cells, full.0 == case.cells, "{label}: a tour was cut short");
-                walks += 1;
-                tours += (full.0 == case.cells) as u32;
-                stopped_early += (visited < full.0) as u32;
+                tally.check(&case, start, true, &label, |stop| plus_cells_walk(&case, start, stop));
             }
         }
     }
-    assert!(tours > 100 && stopped_early > 50, "{walks} walks, {tours} tours, {stopped_early} stopped early");
+    tally.assert_at_least(100, 50);
 }
 
 #[test]
@@ -279,4 +294,107 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
     // Most walks here are tours, which end with their partner; still some
     // hundred walks change partner.
     assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
+}
+
+/// The 2D cases whose W+ walks run on [`minpos`], with their plan.
+fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan)> {
+    let mut out = Vec::new();
+    for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, 2).unwrap());
+        if !minpos::fits(&board, &moves) {
+            continue;
+        }
+        for &rotation in rotations {
+            let case = Case::new(&rule, &sides, rotation);
+            let plan = minpos::Plan::new(&case.layout, &moves, &case.pristine);
+            out.push((case, plan));
+        }
+    }
+    out
+}
+
+#[test]
+fn w_plus_on_16_bit_cells_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
+    let mut tally = Tally::default();
+    let cases = minpos_cases(&[0, 1, 3, 6]);
+    // (2,1) and (3,2) on every board here; (4,1)'s row moves are 9 cells
+    // apart.
+    assert_eq!(cases.len(), 2 * 6 * 4);
+    for (case, plan) in &cases {
+        let step = (case.cells / 60).max(1) as usize;
+        for start in (0..case.cells).step_by(step) {
+            let label = format!("board {:?} offsets {:?} start {start}", case.layout.sides(), case.offsets);
+            tally.check(case, start, true, &label, |stop| {
+                let (mut cells, mut path) = (plan.starting_cells().to_vec(), Vec::new());
+                let visited = plan.walk(&mut cells, &case.offsets, case.layout.padded(start), Some(&mut path), stop);
+                (visited, path)
+            });
+        }
+    }
+    tally.assert_at_least(100, 50);
+}
+
+#[test]
+fn w_plus_walks_on_16_bit_cells_in_twos_threes_and_fours_are_the_walks_made_alone() {
+    let (mut walks, mut resumed) = (0, 0);
+    let cases = minpos_cases(&[0, 5]);
+    for pair in cases.chunks_exact(2) {
+        // Partners walk in the other rotation: each lane its own ranks.
+        let [(case, plan), (other_case, _)] = pair else { unreachable!() };
+        let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
+        for stop in [false, true] {
+            for (i, &start) in starts.iter().enumerate() {
+                let mut alone = plan.starting_cells().to_vec();
+                let visited = plan.walk(&mut alone, &case.offsets, start, None, stop);
+
+                let mut cells = plan.starting_cells().to_vec();
+                let mut progress = minpos::begin(&mut cells, start);
+                let (size, mine) = (2 + i % 3, i % 4);
+                let mut partners = starts.iter().cycle().skip(i + 1).take(3 * size);
+                let mut ended = false;
+                while !ended {
+                    let theirs: Vec<usize> = partners.by_ref().take(size - 1).copied().collect();
+                    let mut other_cells: Vec<Vec<u16>> =
+                        theirs.iter().map(|_| plan.starting_cells().to_vec()).collect();
+                    let mut other_progress: Vec<Progress> =
+                        theirs.iter().zip(&mut other_cells).map(|(&s, c)| minpos::begin(c, s)).collect();
+                    let mut lanes: Vec<Lane<'_, u16>> = other_cells
+                        .iter_mut()
+                        .zip(&mut other_progress)
+                        .map(|(cells, progress)| Lane {
+                            cells,
+                            offsets: &other_case.offsets,
+                            progress,
+                            stop_when_doomed: !stop,
+                        })
+                        .collect();
+                    let at = mine.min(lanes.len());
+                    lanes.insert(at, lane(case, &mut cells, &mut progress, stop));
+                    let alone_now = lanes.len() == 1;
+                    ended = plan.run(&mut lanes)[at];
+                    resumed += u32::from(!ended && !alone_now);
+                }
+                let label = format!("{:?} start {start} stop {stop} group {size}", case.layout.sides());
+                assert_eq!(progress.visited(), visited, "{label}");
+                assert!(cells == alone, "{label}: the cells left differ");
+                walks += 1;
+            }
+        }
+    }
+    assert!(walks > 1000 && resumed > 1000, "{walks} walks, {resumed} changes of partner");
+}
+
+#[test]
+fn sixteen_bit_cells_need_a_leapers_rows_within_one_window() {
+    let fits = |rule: &[u32], sides: &[u32]| {
+        minpos::fits(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
+    };
+    assert!(fits(&[3, 2], &[400, 400]) && fits(&[2, 1], &[5, 5]) && fits(&[3, 1], &[3000, 7]));
+    // (4,1): two moves 8 cells apart in a row; 3D; 4 or 16 moves.
+    assert!(!fits(&[4, 1], &[20, 20]) && !fits(&[2, 1], &[6, 6, 6]));
+    assert!(!fits(&[1, 1], &[9, 9]) && !fits(&[2, 0], &[9, 9]));
+    // Rows of 16-bit cells too narrow for the windows: (2,1)'s need 5
+    // columns, (3,2)'s 3, (3,1)'s any.
+    assert!(!fits(&[2, 1], &[9, 4]) && !fits(&[3, 2], &[9, 2]));
+    assert!(fits(&[3, 2], &[9, 3]) && fits(&[3, 1], &[9, 1]));
 }

@@ -1,0 +1,536 @@
+//! Rule W+ on 16-bit cells, up to four walks at once, for 2D leapers of 8
+//! moves on x86-64 (SSE4.1).
+//!
+//! A leaper's 8 neighbours lie in four board rows, two in each, close
+//! enough that one 16-byte load (8 cells) of each row holds both. A step
+//! loads those four windows, takes one degree from its neighbours with a
+//! vector subtraction, stores the windows back, gathers the 8 neighbours
+//! into one vector (`pshufb`) and takes the least with `phminposuw`, which
+//! also gives its lane. About 40 instructions a step against the keyed
+//! cells' 60 ([`super::plus_cells`]), but a longer chain of latency (alone
+//! no faster), so the kernel pays by running up to [`LANES`] walks side by
+//! side, a step of each in turn (docs/engine.md).
+//!
+//! A cell is `visited:1 degree:4 0:3 class:8`. A candidate's key is its cell
+//! with the W+ rank of its move in bits 8-10: the rank orders the moves from
+//! the current cell by distance from the centre (farthest first), then by
+//! the walk's move order. Two moves' distances compare alike from every
+//! cell of a sector around the centre (all 8 moves of a leaper are equally
+//! long, so the order depends only on the direction from the centre), so
+//! the rank of every lane is a row of a small table, one per sector
+//! (`class`) and rotation of the move order, and the chosen neighbour's
+//! class comes with its key. Equal distances lie on the sectors' borders,
+//! which are classes of their own.
+//!
+//! The cell the walk stands on is marked visited one step late, by the
+//! next step's windows (the lane it was entered through is known): a
+//! store of its own would still be in flight when the next step loads the
+//! window over it, and a load that overlaps part of a pending store waits
+//! for it to reach the cache. The windows of two consecutive steps of a
+//! (3,2) or (3,1) leaper never share a row at all. Between calls a walk is
+//! a [`Progress`] like any other kernel's.
+
+use std::collections::HashMap;
+
+use super::{doomed, Lane, Progress};
+use crate::board::Board;
+use crate::layout::{self, Layout};
+use crate::moves::Moves;
+
+/// Walks [`Plan::run`] advances together at most: four measured fastest on
+/// (3,2) N=400 (three nearly so; two no faster than the keyed cells' pair).
+pub(crate) const LANES: usize = 4;
+/// Moves of a walk (2D leapers).
+const K: usize = 8;
+const VISITED: u16 = 0x8000;
+const DEGREE_SHIFT: u32 = 11;
+/// One degree.
+const ONE: u16 = 1 << DEGREE_SHIFT;
+const RANK_SHIFT: u32 = 8;
+/// A border cell: visited, and every neighbour's visit takes a degree, so
+/// it starts with as many as it can lose.
+const BORDER: u16 = VISITED | (K as u16) << DEGREE_SHIFT;
+/// The lane a walk came in through when no step has marked its previous
+/// cell for it (a start, or a walk resumed from a [`Progress`]).
+const NONE: u32 = K as u32;
+/// Cells past the padded board that the last windows may read.
+const SLACK: usize = 8;
+/// Classes a board can have: the 28 pairs of moves of one length compare
+/// alike on either side of at most 28 lines through the centre, which
+/// leave at most 56 sectors, 56 rays and the centre.
+const CLASSES: usize = 128;
+/// Keys below this (degree 0 or 1) may mean the walk is doomed.
+const DOOM_CHECK: u16 = 2 * ONE;
+
+/// Eight lanes of 16 bits, aligned so that a step can use them straight
+/// from memory.
+#[repr(C, align(16))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Row([u16; 8]);
+
+/// Where a move set's neighbours lie from any cell: four windows of 8
+/// cells, two neighbours each, and each key lane's move.
+struct Windows {
+    /// Offset of each window's first cell from the current cell.
+    starts: [isize; 4],
+    /// Each lane's canonical move index, window and place in the window.
+    lanes: [(usize, usize, usize); K],
+}
+
+/// Whether W+ walks on this board and move set run here: x86-64 with
+/// SSE4.1, a 2D row-major board, 8 moves of one length closed under
+/// negation, two in each of four rows within 8 consecutive cells, and
+/// rows wide enough that the windows neither overlap nor cover the cell.
+pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
+    supported() && windows(board.sides(), moves).is_some()
+}
+
+fn supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("sse4.1") && std::arch::is_x86_feature_detected!("ssse3")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+fn windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
+    if sides.len() != 2 || moves.len() != K || !moves.closed_under_negation() || layout::walk_tile_bits(2) != 0 {
+        return None;
+    }
+    let length = |v: &[i32]| v.iter().map(|&c| i64::from(c).pow(2)).sum::<i64>();
+    if moves.iter().any(|v| length(v) != length(moves.get(0))) {
+        return None;
+    }
+    let stride = sides[1] as isize + 2 * moves.reach() as isize;
+    let mut rows: Vec<i32> = moves.iter().map(|v| v[0]).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    if rows.len() != 4 {
+        return None;
+    }
+    let mut out = Windows { starts: [0; 4], lanes: [(0, 0, 0); K] };
+    for (w, &row) in rows.iter().enumerate() {
+        let group: Vec<usize> = (0..K).filter(|&k| moves.get(k)[0] == row).collect();
+        let [a, b] = group[..] else { return None };
+        let first = moves.get(a)[1].min(moves.get(b)[1]);
+        if moves.get(a)[1].max(moves.get(b)[1]) - first >= 8 {
+            return None;
+        }
+        out.starts[w] = row as isize * stride + first as isize;
+        for (h, &k) in group.iter().enumerate() {
+            out.lanes[2 * w + h] = (k, w, (moves.get(k)[1] - first) as usize);
+        }
+    }
+    let window = |w: usize| out.starts[w]..out.starts[w] + 8;
+    for a in 0..4 {
+        if window(a).contains(&0)
+            || (a + 1..4).any(|b| window(a).start < window(b).end && window(b).start < window(a).end)
+        {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Bytes a [`Plan`] holds on a board of `padded` cells.
+pub(crate) fn shared_bytes(padded: u128) -> u128 {
+    cell_bytes(padded) + (K * CLASSES * std::mem::size_of::<Row>()) as u128
+}
+
+/// Bytes of one walk's cells on a board of `padded` cells.
+pub(crate) fn cell_bytes(padded: u128) -> u128 {
+    (padded + SLACK as u128) * 2
+}
+
+/// What the walks of one configuration share: the windows, the tables a
+/// step reads, and the starting cells (2 bytes a padded cell).
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// Offset of each window's first cell from the current cell.
+    windows: [isize; 4],
+    /// `pshufb` controls: each window's two neighbours to their key lanes.
+    gather: [[u8; 16]; 4],
+    /// What a step subtracts from each window, by the lane the walk came in
+    /// through: a degree from each neighbour, and the visited bit added to
+    /// the previous cell.
+    decrements: [[Row; 4]; K + 1],
+    /// Each key lane's padded offset.
+    offsets: [isize; K],
+    /// Each key lane's canonical move index.
+    moves: [usize; K],
+    /// Rank rows (rank << 8 per lane), [`CLASSES`] per rotation of the move
+    /// order (a fixed size, so a board's need is known before it is built).
+    ranks: Vec<Row>,
+    pristine: Vec<u16>,
+}
+
+impl Plan {
+    /// The plan of a board that [`fits`], from the layout's byte degrees.
+    /// One pass over the board, a few sectors a row.
+    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &[u8]) -> Plan {
+        let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
+        let w = windows(&sides, moves).expect("the board fits");
+        let offsets = w.lanes.map(|(k, _, _)| layout.offsets()[k]);
+        let mut gather = [[0x80u8; 16]; 4];
+        let mut decrements = [[Row::default(); 4]; K + 1];
+        for (t, &(_, window, e)) in w.lanes.iter().enumerate() {
+            gather[window][2 * t] = 2 * e as u8;
+            gather[window][2 * t + 1] = 2 * e as u8 + 1;
+            decrements.iter_mut().for_each(|d| d[window].0[e] = ONE);
+        }
+        for (came, d) in decrements.iter_mut().take(K).enumerate() {
+            // The previous cell is the neighbour back along the move taken.
+            let back = (0..K).find(|&t| offsets[t] == -offsets[came]).expect("moves closed under negation");
+            let (_, window, e) = w.lanes[back];
+            d[window].0[e] = ONE.wrapping_add(VISITED);
+        }
+        let (pristine, dense) = starting_cells(layout, moves, &w, degrees);
+        let lane_moves = w.lanes.map(|(k, _, _)| k);
+        let mut ranks = vec![Row::default(); K * CLASSES];
+        for (rotation, table) in ranks.chunks_exact_mut(CLASSES).enumerate() {
+            for (row, d) in table.iter_mut().zip(&dense) {
+                let mut order: [usize; K] = std::array::from_fn(|t| t);
+                order.sort_by_key(|&t| (d[t], (lane_moves[t] + K - rotation) % K));
+                for (rank, &t) in order.iter().enumerate() {
+                    row.0[t] = (rank as u16) << RANK_SHIFT;
+                }
+            }
+        }
+        Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, pristine }
+    }
+
+    /// The starting cells, copied before each walk.
+    pub(crate) fn starting_cells(&self) -> &[u16] {
+        &self.pristine
+    }
+
+    /// Bytes the plan holds: [`shared_bytes`].
+    pub(crate) fn bytes(&self) -> usize {
+        self.pristine.capacity() * 2 + self.ranks.capacity() * std::mem::size_of::<Row>()
+    }
+
+    /// The rank rows of a walk in move order `offsets` (a rotation of the
+    /// canonical order).
+    fn ranks_for(&self, offsets: &[isize]) -> &[Row] {
+        let first = (0..K).find(|&t| self.offsets[t] == offsets[0]).expect("a move of this board");
+        let rotation = self.moves[first];
+        debug_assert!((0..K).all(|t| offsets[(self.moves[t] + K - rotation) % K] == self.offsets[t]));
+        &self.ranks[rotation * CLASSES..][..CLASSES]
+    }
+
+    /// One walk from padded cell `start` on `cells` (a copy of
+    /// [`Plan::starting_cells`]) in move order `offsets`, to its end;
+    /// returns cells visited, pushing each to `path`. The same walk as
+    /// [`super::walk`]'s with rule W+, the doom cut included.
+    pub(crate) fn walk(
+        &self,
+        cells: &mut [u16],
+        offsets: &[isize],
+        start: usize,
+        mut path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        let mut progress = begin(cells, start);
+        if let Some(p) = path.as_deref_mut() {
+            p.push(start);
+        }
+        let lane = Lane { cells, offsets, progress: &mut progress, stop_when_doomed };
+        self.advance(&mut [lane], path);
+        progress.visited
+    }
+
+    /// Advances up to [`LANES`] walks, each on its own cells, a step of
+    /// each in turn, until one or more end; returns which ended.
+    pub(crate) fn run(&self, lanes: &mut [Lane<'_, u16>]) -> [bool; LANES] {
+        self.advance(lanes, None)
+    }
+
+    fn advance(&self, lanes: &mut [Lane<'_, u16>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
+        let mut walkers: [Walker; LANES] = Default::default();
+        for (walker, lane) in walkers.iter_mut().zip(lanes.iter_mut()) {
+            assert_eq!(lane.cells.len(), self.pristine.len(), "cells of this plan's board");
+            let cur = lane.progress.cur;
+            // The kernel's walk stands on an unmarked cell (see the module
+            // documentation); its previous cell is marked already.
+            lane.cells[cur] &= !VISITED;
+            *walker = Walker {
+                cells: lane.cells.as_mut_ptr(),
+                len: lane.cells.len(),
+                cur,
+                key: NONE << 16 | u32::from(lane.cells[cur] & 0xff),
+                ranks: self.ranks_for(lane.offsets).as_ptr(),
+                threshold: if lane.stop_when_doomed { DOOM_CHECK } else { 0 },
+                forced: lane.progress.forced,
+                steps: 0,
+                ended: false,
+            };
+        }
+        let n = lanes.len();
+        assert!((1..=LANES).contains(&n), "1 to {LANES} walks, not {n}");
+        assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has SSE4.1 (a Plan exists only where `fits`);
+        // each walker stands on a board cell of its own cells, which no
+        // reference reaches while the kernel runs (`lanes` is borrowed
+        // mutably and not used until it returns).
+        #[allow(unsafe_code)]
+        unsafe {
+            match n {
+                1 => simd::run::<1>(self, &mut walkers[..1], path),
+                2 => simd::run::<2>(self, &mut walkers[..2], None),
+                3 => simd::run::<3>(self, &mut walkers[..3], None),
+                _ => simd::run::<4>(self, &mut walkers[..4], None),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("no plan is built without SSE4.1 ({path:?})");
+        let mut ended = [false; LANES];
+        for (i, (walker, lane)) in walkers.iter().zip(lanes.iter_mut()).enumerate() {
+            // Back to the common form: the cell stood on and the previous
+            // one marked.
+            let came = (walker.key >> 16) as usize;
+            if came < K {
+                lane.cells[walker.cur.wrapping_add_signed(-self.offsets[came])] |= VISITED;
+            }
+            lane.cells[walker.cur] |= VISITED;
+            *lane.progress =
+                Progress { cur: walker.cur, visited: lane.progress.visited + walker.steps, forced: walker.forced };
+            ended[i] = walker.ended;
+        }
+        ended
+    }
+}
+
+/// A walk as the kernel holds it.
+#[derive(Debug)]
+struct Walker {
+    cells: *mut u16,
+    len: usize,
+    /// The cell stood on, unmarked.
+    cur: usize,
+    /// The last `phminposuw` result: the lane the walk came in through
+    /// (bits 16-18, [`NONE`] at first) and the cell's class (bits 0-7).
+    key: u32,
+    ranks: *const Row,
+    /// Least key that needs no second look: [`DOOM_CHECK`] when the walk
+    /// may stop doomed, else 0 (only a visited key ends it).
+    threshold: u16,
+    forced: u32,
+    steps: u64,
+    ended: bool,
+}
+
+impl Default for Walker {
+    fn default() -> Self {
+        Walker {
+            cells: std::ptr::null_mut(),
+            len: 0,
+            cur: 0,
+            key: 0,
+            ranks: std::ptr::null(),
+            threshold: 0,
+            forced: 0,
+            steps: 0,
+            ended: false,
+        }
+    }
+}
+
+/// A walk about to leave padded cell `start`, which this marks visited.
+pub(crate) fn begin(cells: &mut [u16], start: usize) -> Progress {
+    cells[start] |= VISITED;
+    Progress::at(start)
+}
+
+/// The starting cells (degree and class; [`BORDER`] around) and each
+/// class's dense distance ranks by lane (0 the farthest).
+///
+/// Two moves' distances from the centre compare, along a row, as a linear
+/// function of the column does with 0, so each changes at most once a
+/// row: the cells between consecutive changes share a class, which is
+/// looked up once per run of cells rather than per cell.
+fn starting_cells(layout: &Layout, moves: &Moves, w: &Windows, degrees: &[u8]) -> (Vec<u16>, Vec<[u8; K]>) {
+    let (rows, cols) = (layout.sides()[0] as i128, layout.sides()[1] as i128);
+    let v: [(i128, i128); K] = w.lanes.map(|(k, _, _)| (i128::from(moves.get(k)[0]), i128::from(moves.get(k)[1])));
+    // The squared doubled distance from the centre of each lane's target.
+    let far = |x: i128, y: i128| -> [i128; K] {
+        v.map(|(dx, dy)| (2 * (x + dx) - (rows - 1)).pow(2) + (2 * (y + dy) - (cols - 1)).pow(2))
+    };
+    let mut cells = vec![BORDER; layout.len() + SLACK];
+    let mut dense: Vec<[u8; K]> = Vec::new();
+    let mut ids: HashMap<[u8; K], u16> = HashMap::new();
+    let mut cuts = Vec::with_capacity(4 * K * K);
+    for x in 0..rows {
+        let (at0, at1) = (far(x, 0), far(x, 1));
+        cuts.clear();
+        cuts.push(0);
+        for s in 0..K {
+            for t in s + 1..K {
+                let (a, b) = (at0[s] - at0[t], (at1[s] - at1[t]) - (at0[s] - at0[t]));
+                if b != 0 {
+                    // a + b y changes sign at -a / b: around its floor.
+                    let z = if b > 0 { (-a).div_euclid(b) } else { a.div_euclid(-b) };
+                    cuts.extend([z, z + 1].into_iter().filter(|&y| (1..cols).contains(&y)));
+                }
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let row = layout.padded((x * cols) as u64);
+        for (i, &from) in cuts.iter().enumerate() {
+            let to = cuts.get(i + 1).copied().unwrap_or(cols);
+            let d = far(x, from);
+            let id = *ids.entry(dense_ranks(&d)).or_insert_with_key(|r| {
+                dense.push(*r);
+                (dense.len() - 1) as u16
+            });
+            let run = row + from as usize..row + to as usize;
+            for (cell, &deg) in cells[run.clone()].iter_mut().zip(&degrees[run]) {
+                *cell = u16::from(deg) << DEGREE_SHIFT | id;
+            }
+        }
+    }
+    assert!(dense.len() <= CLASSES, "{} sectors", dense.len());
+    (cells, dense)
+}
+
+/// Each lane's place among the distinct distances, farthest first.
+fn dense_ranks(d: &[i128; K]) -> [u8; K] {
+    let mut distinct = *d;
+    distinct.sort_unstable_by(|a, b| b.cmp(a));
+    let mut n = 0;
+    for i in 1..K {
+        if distinct[i] != distinct[n] {
+            n += 1;
+            distinct[n] = distinct[i];
+        }
+    }
+    d.map(|f| distinct[..=n].iter().position(|&g| g == f).expect("a distance of the row") as u8)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod simd {
+    use std::arch::x86_64::*;
+
+    use super::{doomed, Plan, Row, Walker, K, NONE, VISITED};
+
+    /// One step of a walk standing on unmarked `cur`, whose last key is
+    /// `key`: takes a degree from each neighbour, marks the previous cell,
+    /// and returns the least candidate's cell and key.
+    ///
+    /// # Safety
+    /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of the
+    /// plan's board, whose border and slack hold every window), and `ranks`
+    /// the walk's rank rows.
+    #[inline(always)]
+    unsafe fn step(plan: &Plan, cells: *mut u16, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
+        // SAFETY (whole body): the windows of a board cell lie in the
+        // buffer (border, then slack, see `windows`), the tables are the
+        // plan's own, `key >> 16` is a lane or NONE (decrements has K + 1
+        // rows) and `key & 0xff` one of the plan's classes.
+        unsafe {
+            let p = cells.add(cur);
+            let d = plan.decrements.as_ptr().add((key >> 16) as usize).cast::<__m128i>();
+            let at = |w: usize| p.offset(plan.windows[w]).cast::<__m128i>();
+            let w0 = _mm_sub_epi16(_mm_loadu_si128(at(0)), _mm_load_si128(d));
+            let w1 = _mm_sub_epi16(_mm_loadu_si128(at(1)), _mm_load_si128(d.add(1)));
+            let w2 = _mm_sub_epi16(_mm_loadu_si128(at(2)), _mm_load_si128(d.add(2)));
+            let w3 = _mm_sub_epi16(_mm_loadu_si128(at(3)), _mm_load_si128(d.add(3)));
+            _mm_storeu_si128(at(0), w0);
+            _mm_storeu_si128(at(1), w1);
+            _mm_storeu_si128(at(2), w2);
+            _mm_storeu_si128(at(3), w3);
+            let g = |w: usize| _mm_loadu_si128(plan.gather[w].as_ptr().cast());
+            let keys = _mm_or_si128(
+                _mm_or_si128(_mm_shuffle_epi8(w0, g(0)), _mm_shuffle_epi8(w1, g(1))),
+                _mm_or_si128(_mm_shuffle_epi8(w2, g(2)), _mm_shuffle_epi8(w3, g(3))),
+            );
+            let keys = _mm_or_si128(keys, _mm_load_si128(ranks.add((key & 0xff) as usize).cast()));
+            let least = _mm_cvtsi128_si32(_mm_minpos_epu16(keys)) as u32;
+            (cur.wrapping_add_signed(plan.offsets[(least >> 16) as usize & (K - 1)]), least)
+        }
+    }
+
+    /// Steps `L` walks in turn until one or more end, pushing lane 0's
+    /// cells to `path`.
+    ///
+    /// Each walk's state is updated in place (a copy of the arrays per
+    /// round went through the stack as 16-byte moves, which the next
+    /// round's 8-byte loads could not forward from: 1.8 ms a task against
+    /// the keyed cells' 1.5 on aw+ (3,2) N=400).
+    ///
+    /// # Safety
+    /// SSE4.1 and SSSE3; each walker stands on a board cell of its own
+    /// buffer, which nothing else reaches while this runs.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    pub(super) unsafe fn run<const L: usize>(plan: &Plan, walkers: &mut [Walker], mut path: Option<&mut Vec<usize>>) {
+        let cells: [*mut u16; L] = std::array::from_fn(|l| walkers[l].cells);
+        let ranks: [*const Row; L] = std::array::from_fn(|l| walkers[l].ranks);
+        let threshold: [u16; L] = std::array::from_fn(|l| walkers[l].threshold);
+        let mut cur: [usize; L] = std::array::from_fn(|l| walkers[l].cur);
+        let mut key: [u32; L] = std::array::from_fn(|l| walkers[l].key);
+        let mut steps = 0u64;
+        loop {
+            let mut rare = false;
+            for l in 0..L {
+                // SAFETY: the caller's.
+                (cur[l], key[l]) = unsafe { step(plan, cells[l], cur[l], key[l], ranks[l]) };
+                // Visited (stuck), or at most one degree where the walk may
+                // stop: one compare (see `Walker::threshold`).
+                let t = threshold[l];
+                rare |= (key[l] as u16).wrapping_sub(t) >= VISITED.wrapping_sub(t);
+            }
+            if rare && ends(plan, &mut walkers[..L], cur, key) {
+                for (l, w) in walkers[..L].iter_mut().enumerate() {
+                    if w.ended {
+                        // Back on the cell it could not leave, whose
+                        // previous cell the last step marked.
+                        w.cur = before(plan, cur[l], key[l]);
+                        (w.key, w.steps) = (NONE << 16, steps);
+                    } else {
+                        (w.cur, w.key, w.steps) = (cur[l], key[l], steps + 1);
+                    }
+                }
+                if let Some(p) = path.as_deref_mut() {
+                    p.extend((!walkers[0].ended).then_some(cur[0]));
+                }
+                return;
+            }
+            steps += 1;
+            if let Some(p) = path.as_deref_mut() {
+                p.push(cur[0]);
+            }
+        }
+    }
+
+    /// The cell a step left, from the cell and key it chose.
+    fn before(plan: &Plan, next: usize, key: u32) -> usize {
+        next.wrapping_add_signed(-plan.offsets[(key >> 16) as usize & (K - 1)])
+    }
+
+    /// After a step with a rare key: marks the walks that end (stuck, or
+    /// doomed where they may stop) and says whether any did. Takes the
+    /// walks' state by value, so that the hot loop never needs it in memory.
+    #[cold]
+    #[inline(never)]
+    fn ends<const L: usize>(plan: &Plan, walkers: &mut [Walker], next: [usize; L], key: [u32; L]) -> bool {
+        let mut any = false;
+        for (l, w) in walkers.iter_mut().enumerate() {
+            let low = key[l] as u16;
+            w.ended = low & VISITED != 0
+                || (low < w.threshold && {
+                    // SAFETY: the walker's buffer, read only while this view
+                    // lives (the kernel's stores to it are done).
+                    let view = unsafe { std::slice::from_raw_parts(w.cells, w.len) };
+                    let degree = |c: u16| if c & VISITED != 0 { u8::MAX } else { (c >> super::DEGREE_SHIFT) as u8 };
+                    doomed(view, degree, (&plan.offsets, 0, K), before(plan, next[l], key[l]), next[l], &mut w.forced)
+                });
+            any |= w.ended;
+        }
+        any
+    }
+}
