@@ -126,14 +126,16 @@ impl Configuration {
     /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
-        if methods.iter().any(|m| m.walks_w_plus()) {
+        let w_plus = methods.iter().any(|m| m.walks_w_plus());
+        let w_lanes = methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::w_lanes(self);
+        if w_plus || w_lanes {
             use crate::walk::{minpos, plus_cells};
             let padded = self.padded_cells();
             let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
-            if minpos::fits(&self.board, &self.moves) {
-                // W+ walks' 16-bit cells: the starting ones and the tables
-                // shared, and a thread's working copy for each of the walks
-                // it advances together (see `Solver::run_tasks`).
+            if w_lanes || minpos::fits(&self.board, &self.moves) {
+                // W+ (and W) walks' 16-bit cells: the starting ones and the
+                // tables shared, and a thread's working copy for each of the
+                // walks it advances together (see `Solver::run_tasks`).
                 need.shared = need.shared.saturating_add(bytes(minpos::shared_bytes(padded)));
                 let lanes = minpos::cell_bytes(padded).saturating_mul(minpos::LANES as u128);
                 need.per_thread = need.per_thread.saturating_add(bytes(lanes));
@@ -293,12 +295,12 @@ mod tests {
         assert_eq!(format_bytes(12), "12 B");
         // W+ walks on a 2D leaper's board run on 16-bit cells, built by the
         // first one: shared starting cells (and 8 of slack) with 8 rotations'
-        // 128 rank rows of 16 bytes, and a thread's four copies, one per
-        // walk advancing together.
+        // 128 rank rows of 16 bytes for each of W and W+, and a thread's
+        // four copies, one per walk advancing together.
         let c = cfg(&[3, 2], &[40, 30]);
         let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
         let cells = (46 * 36 + 8) * 2;
-        assert_eq!(plus.shared, plain.shared + cells + 8 * 128 * 16);
+        assert_eq!(plus.shared, plain.shared + cells + 2 * 8 * 128 * 16);
         assert_eq!(plus.per_thread, plain.per_thread + 4 * cells);
         let ran = |methods: &[Method]| {
             let solver = crate::Solver::new(c.clone()).unwrap();
@@ -350,15 +352,27 @@ mod tests {
         assert_eq!(huge.memory_need_for(&[Method::W], false), huge.memory_need(false));
         // solve adds its own state, a thread's worth, where it runs, and
         // the tour its tasks share: a closed one, 12 bytes a cell.
+        // From 2^12 padded cells rule-W walks on 2D leapers' boards advance
+        // four at a time on 16-bit cells too (below, as on 40x30 above,
+        // they run alone on the byte degrees).
         let c = cfg(&[2, 1], &[100, 100]);
-        let (plain, solving) = (c.memory_need(false), c.memory_need_for(&[Method::W, Method::Solve], false));
-        assert_eq!(c.memory_need_for(&[Method::W], false), plain);
-        assert_eq!(solving.shared, plain.shared + 100 * 100 * 12);
+        let (plain, walking) = (c.memory_need(false), c.memory_need_for(&[Method::W], false));
+        let cells = (104 * 104 + 8) * 2;
+        assert_eq!(walking.shared, plain.shared + cells + 2 * 8 * 128 * 16);
+        assert_eq!(walking.per_thread, plain.per_thread + 4 * cells);
+        let solver = crate::Solver::new(c.clone()).unwrap();
+        let mut ws = solver.workspace();
+        let tasks: Vec<_> =
+            (0..8).map(|start| crate::Task { start, method: Method::Aw, options: Default::default() }).collect();
+        solver.run_tasks(&mut ws, &tasks);
+        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (walking.shared, walking.per_thread));
+        let solving = c.memory_need_for(&[Method::W, Method::Solve], false);
+        assert_eq!(solving.shared, walking.shared + 100 * 100 * 12);
         // On a board of odd cells, the shared path with its graph and lists.
         let odd = cfg(&[2, 1], &[101, 101]);
         let path = 105 * 105 * 28 + 101 * 101 * (8 + 4 * 8);
         assert_eq!(odd.memory_need_for(&[Method::Solve], false).shared, odd.memory_need(false).shared + path);
-        assert_eq!(solving.per_thread, plain.per_thread + 104 * 104 * 44 + 100 * 100 * 32);
+        assert_eq!(solving.per_thread, walking.per_thread + 104 * 104 * 44 + 100 * 100 * 32);
         // A board small enough for the exhaustive search holds its table too.
         let small = cfg(&[2, 1], &[10, 10]);
         let (plain, solving) = (small.memory_need(false), small.memory_need_for(&[Method::Solve], false));

@@ -50,6 +50,9 @@ pub struct Solver {
     pristine: Degrees,
     /// Whether W+ walks run on 16-bit cells here ([`minpos::fits`]).
     minpos_fits: bool,
+    /// Whether [`Solver::run_tasks`] advances rule-W walks four at a time on
+    /// 16-bit cells here ([`w_lanes`]).
+    w_lanes: bool,
     /// Whether W+ walks run on keyed cells here, where 16-bit cells do not
     /// ([`plus_cells::fits`]).
     plus_fits: bool,
@@ -111,7 +114,7 @@ impl Default for TaskOptions {
 /// 200 starts on one thread, 1.09-1.24 ms a task in batches of 32 against
 /// 1.21-1.27 in batches of 8 (the batch's last walks advance with fewer
 /// partners).
-pub const MAX_TASKS_AT_ONCE: usize = 32;
+pub(crate) const MAX_TASKS_AT_ONCE: usize = 32;
 
 /// Default budget of `bt` (nodes) and `solve` (units of work): seconds of
 /// search, not hours.
@@ -159,6 +162,7 @@ impl Solver {
         });
         let existence = known(config.board(), config.moves());
         let minpos_fits = minpos::fits(config.board(), config.moves());
+        let w_lanes = w_lanes(&config);
         let plus_fits = !minpos_fits && plus_cells::fits(config.board(), config.moves());
         let degree_pairs = degree_pairs(&config);
         Ok(Solver {
@@ -166,6 +170,7 @@ impl Solver {
             layout,
             pristine,
             minpos_fits,
+            w_lanes,
             plus_fits,
             degree_pairs,
             plus_pristine: OnceLock::new(),
@@ -235,8 +240,9 @@ impl Solver {
     /// together, a step of each in turn, which hides each walk's latency
     /// behind the others' work (no path asked for): W+ walks on 16-bit
     /// cells four at a time (w+, aw+ and mw on the 2D leapers' boards; aw+
-    /// (3,2) N=400, 1.10-1.15 ms a task against 1.56-1.80 for keyed cells
-    /// in pairs, `ksweep bench`), W+ walks on keyed cells two at a time
+    /// (3,2) N=400, 1.07-1.15 ms a task against 1.56-1.80 for keyed cells
+    /// in pairs, `ksweep bench`), and rule W walks with them on boards of
+    /// 2^12 to 2^17 padded cells; W+ walks on keyed cells two at a time
     /// where those do not fit (7.8 ns a step alone against 5.7 ns in a
     /// pair), and rule W walks of 24 moves on 3D boards two at a time (w,
     /// aw and mw; (2,1) N=140, 19.5 against 15.2 ns). Each task is charged
@@ -261,7 +267,7 @@ impl Solver {
 
     /// How many tasks a thread should hand [`Solver::run_tasks`] at once
     /// when `threads` share `tasks`: at least two, so walks can advance
-    /// together, and up to [`MAX_TASKS_AT_ONCE`], so that the four walks of
+    /// together, and up to 32 (`MAX_TASKS_AT_ONCE`), so that the four walks of
     /// 16-bit cells rarely run short of partners before a batch ends, but
     /// no more than leaves every thread about four batches to balance the
     /// load with (a lone thread takes them all); one each when there are
@@ -282,7 +288,7 @@ impl Solver {
     fn pairs(&self, task: &Task) -> bool {
         let m = task.method;
         let keyed = (self.minpos_fits || self.plus_fits) && m.walks(Tiebreak::Distance);
-        let degrees = self.degree_pairs && m.walks(Tiebreak::First);
+        let degrees = (self.degree_pairs || self.w_lanes) && m.walks(Tiebreak::First);
         (keyed || degrees) && !task.options.record_path
     }
 
@@ -293,6 +299,7 @@ impl Solver {
         match tiebreak {
             Tiebreak::Distance if self.minpos_fits => Some(Paired::Lanes),
             Tiebreak::Distance if self.plus_fits => Some(Paired::KeyedCells),
+            Tiebreak::First if self.w_lanes => Some(Paired::Lanes),
             Tiebreak::First if self.degree_pairs => Some(Paired::Degrees),
             _ => None,
         }
@@ -428,7 +435,7 @@ impl Solver {
         let plan = self.minpos_plan();
         copy_into(&mut ws.lanes[0], plan.starting_cells());
         let path = record_path.then_some(&mut ws.path);
-        plan.walk(&mut ws.lanes[0], &ws.offsets, start, path, stop_when_doomed)
+        plan.walk(Tiebreak::Distance, (&mut ws.lanes[0], &ws.offsets), start, path, stop_when_doomed)
     }
 
     /// The 16-bit cells' plan, built by the first W+ walk.
@@ -526,7 +533,7 @@ impl Walks {
 /// How a walk advances beside other tasks' in [`Solver::run_tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Paired {
-    /// W+ on 16-bit cells ([`minpos::Plan::run`]): 2D leapers, up to
+    /// W+ or W on 16-bit cells ([`minpos::Plan::run`]): 2D leapers, up to
     /// [`minpos::LANES`] walks at once.
     Lanes,
     /// W+ on keyed cells ([`plus_cells::Pointers`]): 2D, 8 moves.
@@ -540,6 +547,20 @@ enum Paired {
 /// a second degree buffer, which on huge boards would rather go to
 /// another thread's walk.
 pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
+
+/// Whether rule-W walks advance four at a time on 16-bit cells on this
+/// configuration ([`minpos::fits`]) rather than one at a time on byte
+/// degrees: from 2^12 padded cells (smaller boards' walks are too short to
+/// gain, and their need stays a few bytes a cell instead of the plan's 32
+/// KiB of tables) up to 2^17, where the four walks' cells fill 1 MiB (a
+/// core's L2 here). aw (2,1), one thread, alternating runs: N=300 1.28-1.50
+/// ms a start against 2.41-3.22 on byte degrees alone; N=600 9.96-10.20
+/// against 10.04-13.20, N=1000 33.6-37.1 against 34.0-39.1, no faster for
+/// eight times the memory.
+pub(crate) fn w_lanes(config: &Configuration) -> bool {
+    let padded = config.padded_cells();
+    minpos::fits(config.board(), config.moves()) && (1 << 12..=1 << 17).contains(&padded)
+}
 
 /// Whether rule-W walks advance two at a time on scaled degrees on this
 /// configuration ([`scaled::fits`], at most [`PAIRED_DEGREES_MAX`] padded

@@ -212,13 +212,13 @@ mod tests {
             "{error}"
         );
         // aw+ walks on 16-bit cells too, four tasks' walks at a time: 144
-        // bytes + 152 cells x 2 + 16 KiB of rank tables shared, 144 bytes
+        // bytes + 152 cells x 2 + 32 KiB of rank tables shared, 144 bytes
         // + 4 x 152 x 2 a thread. Room for one thread: every task still runs.
-        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_191);
+        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 34_575);
         assert!(error
             .expect("a budget a byte short")
-            .contains("needs 17.8 KiB for one task (16.4 KiB shared + 1.3 KiB"));
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_192);
+            .contains("needs 33.8 KiB for one task (32.4 KiB shared + 1.3 KiB"));
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 34_576);
         assert_eq!((tasks.len(), error), (6, None));
     }
 

@@ -1,14 +1,14 @@
 //! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
 //! slot holds a task and makes its walks; whenever the busy slots all
-//! stand in a walk that advances with others ([`Paired`]: W+ on 16-bit
-//! cells in 2D, up to four at once; W+ on keyed cells in 2D or rule W on
-//! scaled degrees in 3D, two at once), they go on together until one
+//! stand in a walk that advances with others ([`Paired`]: W+ and W on
+//! 16-bit cells in 2D, up to four at once; W+ on keyed cells in 2D or rule
+//! W on scaled degrees in 3D, two at once), they go on together until one
 //! ends. The other walks run alone. Each slot keeps its walks in buffers
 //! of its own, so a walk paused in one slot is never touched by another's.
 
 use std::time::{Duration, Instant};
 
-use super::{Paired, Solver, Task, TaskResult, Walks, Workspace};
+use super::{Paired, Solver, Task, TaskResult, Tiebreak, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
 use crate::walk::{minpos, plus_cells, run_pair, scaled, Lane, Progress};
@@ -84,10 +84,10 @@ impl Solver {
             let kind = self.paired(walk.tiebreak);
             let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.degree_pairs);
             match (kind, partnered) {
-                (Some(Paired::Lanes), false) => {
+                (Some(Paired::Lanes), false) if walk.tiebreak == Tiebreak::Distance => {
                     let plan = self.minpos_plan();
                     copy_into(cells, plan.starting_cells());
-                    let visited = plan.walk(cells, offsets, s.start, None, walk.stop_when_doomed);
+                    let visited = plan.walk(walk.tiebreak, (cells, offsets), s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
@@ -97,7 +97,8 @@ impl Solver {
                     s.walks.record(visited);
                     continue;
                 }
-                (None, _) | (Some(Paired::Degrees), false) => {
+                // Rule W alone is fastest on byte degrees.
+                (None, _) | (Some(Paired::Degrees | Paired::Lanes), false) => {
                     copy_into(degrees, pristine);
                     // Tasks that pair are deterministic (no random draw)
                     // and record no path.
@@ -122,7 +123,7 @@ impl Solver {
                 }
             }
             copy_into(&mut s.offsets, offsets);
-            (s.kind, s.stop_when_doomed) = (kind, walk.stop_when_doomed);
+            (s.kind, s.tiebreak, s.stop_when_doomed) = (kind, walk.tiebreak, walk.stop_when_doomed);
             return true;
         }
         false
@@ -145,10 +146,14 @@ impl Solver {
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
         match (kind, &mut slots[..]) {
             (Some(Paired::Lanes), _) => {
-                let mut walks: Vec<Lane<'_, u16>> = slots
+                let mut walks: Vec<minpos::Walk<'_>> = slots
                     .iter_mut()
                     .zip(lanes.iter_mut())
-                    .filter_map(|(s, cells)| Some(s.as_mut()?.lane(cells)))
+                    .filter_map(|(s, cells)| {
+                        let s = s.as_mut()?;
+                        let tiebreak = s.tiebreak;
+                        Some(minpos::Walk { lane: s.lane(cells), tiebreak })
+                    })
                     .collect();
                 let out = self.minpos_plan().run(&mut walks);
                 for (n, &i) in busy.iter().enumerate() {
@@ -229,6 +234,7 @@ struct Slot {
     /// The current walk: how it pairs, its move order (a row of offsets
     /// per phase), where it stands, whether it may stop when doomed.
     kind: Option<Paired>,
+    tiebreak: Tiebreak,
     offsets: Vec<isize>,
     progress: Progress,
     stop_when_doomed: bool,
@@ -244,6 +250,7 @@ impl Slot {
             start: solver.layout.padded(task.start),
             walks: Walks::new(task.method, config.moves().len(), config.board().cells()),
             kind: None,
+            tiebreak: Tiebreak::First,
             offsets: Vec::new(),
             progress: Progress::default(),
             stop_when_doomed: false,

@@ -1,5 +1,5 @@
-//! Rule W+ on 16-bit cells, up to four walks at once, for 2D leapers of 8
-//! moves on x86-64 (SSE4.1).
+//! Rules W and W+ on 16-bit cells, up to four walks at once, for 2D
+//! leapers of 8 moves on x86-64 (SSE4.1).
 //!
 //! A leaper's 8 neighbours lie in four board rows, two in each, close
 //! enough that one 16-byte load (8 cells) of each row holds both. A step
@@ -20,7 +20,7 @@
 //! the rank of every lane is a row of a small table, one per sector
 //! (`class`) and rotation of the move order, and the chosen neighbour's
 //! class comes with its key. Equal distances lie on the sectors' borders,
-//! which are classes of their own.
+//! which are classes of their own. Rule W's rank is the move order alone.
 //!
 //! The cell the walk stands on is marked visited one step late, by the
 //! next step's windows (the lane it was entered through is known): a
@@ -32,7 +32,7 @@
 
 use std::collections::HashMap;
 
-use super::{doomed, Lane, Progress};
+use super::{doomed, Lane, Progress, Tiebreak};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
@@ -137,7 +137,7 @@ fn windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
 
 /// Bytes a [`Plan`] holds on a board of `padded` cells.
 pub(crate) fn shared_bytes(padded: u128) -> u128 {
-    cell_bytes(padded) + (K * CLASSES * std::mem::size_of::<Row>()) as u128
+    cell_bytes(padded) + (2 * K * CLASSES * std::mem::size_of::<Row>()) as u128
 }
 
 /// Bytes of one walk's cells on a board of `padded` cells.
@@ -162,7 +162,8 @@ pub(crate) struct Plan {
     /// Each key lane's canonical move index.
     moves: [usize; K],
     /// Rank rows (rank << 8 per lane), [`CLASSES`] per rotation of the move
-    /// order (a fixed size, so a board's need is known before it is built).
+    /// order (a fixed size, so a board's need is known before it is built),
+    /// rule W's K tables (the move order alone) then rule W+'s.
     ranks: Vec<Row>,
     pristine: Vec<u16>,
 }
@@ -189,11 +190,12 @@ impl Plan {
         }
         let (pristine, dense) = starting_cells(layout, moves, &w, degrees);
         let lane_moves = w.lanes.map(|(k, _, _)| k);
-        let mut ranks = vec![Row::default(); K * CLASSES];
-        for (rotation, table) in ranks.chunks_exact_mut(CLASSES).enumerate() {
+        let mut ranks = vec![Row::default(); 2 * K * CLASSES];
+        for (i, table) in ranks.chunks_exact_mut(CLASSES).enumerate() {
+            let (plus, rotation) = (i >= K, i % K);
             for (row, d) in table.iter_mut().zip(&dense) {
                 let mut order: [usize; K] = std::array::from_fn(|t| t);
-                order.sort_by_key(|&t| (d[t], (lane_moves[t] + K - rotation) % K));
+                order.sort_by_key(|&t| (if plus { d[t] } else { 0 }, (lane_moves[t] + K - rotation) % K));
                 for (rank, &t) in order.iter().enumerate() {
                     row.0[t] = (rank as u16) << RANK_SHIFT;
                 }
@@ -212,23 +214,28 @@ impl Plan {
         self.pristine.capacity() * 2 + self.ranks.capacity() * std::mem::size_of::<Row>()
     }
 
-    /// The rank rows of a walk in move order `offsets` (a rotation of the
-    /// canonical order).
-    fn ranks_for(&self, offsets: &[isize]) -> &[Row] {
+    /// The rank rows of a walk by `tiebreak` (W or W+) in move order
+    /// `offsets` (a rotation of the canonical order).
+    fn ranks_for(&self, tiebreak: Tiebreak, offsets: &[isize]) -> &[Row] {
         let first = (0..K).find(|&t| self.offsets[t] == offsets[0]).expect("a move of this board");
         let rotation = self.moves[first];
         debug_assert!((0..K).all(|t| offsets[(self.moves[t] + K - rotation) % K] == self.offsets[t]));
-        &self.ranks[rotation * CLASSES..][..CLASSES]
+        let table = match tiebreak {
+            Tiebreak::First => rotation,
+            Tiebreak::Distance => K + rotation,
+            _ => unreachable!("16-bit cells walk by rule W or W+, not {tiebreak:?}"),
+        };
+        &self.ranks[table * CLASSES..][..CLASSES]
     }
 
-    /// One walk from padded cell `start` on `cells` (a copy of
-    /// [`Plan::starting_cells`]) in move order `offsets`, to its end;
-    /// returns cells visited, pushing each to `path`. The same walk as
-    /// [`super::walk`]'s with rule W+, the doom cut included.
+    /// One walk by `tiebreak` (W or W+) from padded cell `start` on
+    /// `cells` (a copy of [`Plan::starting_cells`]) in move order
+    /// `offsets`, to its end; returns cells visited, pushing each to
+    /// `path`. The same walk as [`super::walk`]'s, the doom cut included.
     pub(crate) fn walk(
         &self,
-        cells: &mut [u16],
-        offsets: &[isize],
+        tiebreak: Tiebreak,
+        (cells, offsets): (&mut [u16], &[isize]),
         start: usize,
         mut path: Option<&mut Vec<usize>>,
         stop_when_doomed: bool,
@@ -238,19 +245,19 @@ impl Plan {
             p.push(start);
         }
         let lane = Lane { cells, offsets, progress: &mut progress, stop_when_doomed };
-        self.advance(&mut [lane], path);
+        self.advance(&mut [Walk { lane, tiebreak }], path);
         progress.visited
     }
 
     /// Advances up to [`LANES`] walks, each on its own cells, a step of
     /// each in turn, until one or more end; returns which ended.
-    pub(crate) fn run(&self, lanes: &mut [Lane<'_, u16>]) -> [bool; LANES] {
-        self.advance(lanes, None)
+    pub(crate) fn run(&self, walks: &mut [Walk<'_>]) -> [bool; LANES] {
+        self.advance(walks, None)
     }
 
-    fn advance(&self, lanes: &mut [Lane<'_, u16>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
+    fn advance(&self, walks: &mut [Walk<'_>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
         let mut walkers: [Walker; LANES] = Default::default();
-        for (walker, lane) in walkers.iter_mut().zip(lanes.iter_mut()) {
+        for (walker, Walk { lane, tiebreak }) in walkers.iter_mut().zip(walks.iter_mut()) {
             assert_eq!(lane.cells.len(), self.pristine.len(), "cells of this plan's board");
             let cur = lane.progress.cur;
             // The kernel's walk stands on an unmarked cell (see the module
@@ -261,20 +268,20 @@ impl Plan {
                 len: lane.cells.len(),
                 cur,
                 key: NONE << 16 | u32::from(lane.cells[cur] & 0xff),
-                ranks: self.ranks_for(lane.offsets).as_ptr(),
+                ranks: self.ranks_for(*tiebreak, lane.offsets).as_ptr(),
                 threshold: if lane.stop_when_doomed { DOOM_CHECK } else { 0 },
                 forced: lane.progress.forced,
                 steps: 0,
                 ended: false,
             };
         }
-        let n = lanes.len();
+        let n = walks.len();
         assert!((1..=LANES).contains(&n), "1 to {LANES} walks, not {n}");
         assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU has SSE4.1 (a Plan exists only where `fits`);
         // each walker stands on a board cell of its own cells, which no
-        // reference reaches while the kernel runs (`lanes` is borrowed
+        // reference reaches while the kernel runs (`walks` is borrowed
         // mutably and not used until it returns).
         #[allow(unsafe_code)]
         unsafe {
@@ -288,7 +295,7 @@ impl Plan {
         #[cfg(not(target_arch = "x86_64"))]
         unreachable!("no plan is built without SSE4.1 ({path:?})");
         let mut ended = [false; LANES];
-        for (i, (walker, lane)) in walkers.iter().zip(lanes.iter_mut()).enumerate() {
+        for (i, (walker, Walk { lane, .. })) in walkers.iter().zip(walks.iter_mut()).enumerate() {
             // Back to the common form: the cell stood on and the previous
             // one marked.
             let came = (walker.key >> 16) as usize;
@@ -302,6 +309,12 @@ impl Plan {
         }
         ended
     }
+}
+
+/// A walk of rule W or W+ on 16-bit cells.
+pub(crate) struct Walk<'a> {
+    pub lane: Lane<'a, u16>,
+    pub tiebreak: Tiebreak,
 }
 
 /// A walk as the kernel holds it.

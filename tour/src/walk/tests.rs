@@ -314,7 +314,7 @@ fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan)> {
 }
 
 #[test]
-fn w_plus_on_16_bit_cells_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
+fn w_and_w_plus_on_16_bit_cells_take_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
     let mut tally = Tally::default();
     let cases = minpos_cases(&[0, 1, 3, 6]);
     // (2,1) and (3,2) on every board here; (4,1)'s row moves are 9 cells
@@ -323,29 +323,36 @@ fn w_plus_on_16_bit_cells_takes_the_generic_walks_path_and_the_doom_cut_never_st
     for (case, plan) in &cases {
         let step = (case.cells / 60).max(1) as usize;
         for start in (0..case.cells).step_by(step) {
-            let label = format!("board {:?} offsets {:?} start {start}", case.layout.sides(), case.offsets);
-            tally.check(case, start, true, &label, |stop| {
-                let (mut cells, mut path) = (plan.starting_cells().to_vec(), Vec::new());
-                let visited = plan.walk(&mut cells, &case.offsets, case.layout.padded(start), Some(&mut path), stop);
-                (visited, path)
-            });
+            for (tiebreak, plus) in [(Tiebreak::First, false), (Tiebreak::Distance, true)] {
+                let label =
+                    format!("board {:?} offsets {:?} start {start} {tiebreak:?}", case.layout.sides(), case.offsets);
+                tally.check(case, start, plus, &label, |stop| {
+                    let (mut cells, mut path) = (plan.starting_cells().to_vec(), Vec::new());
+                    let padded = case.layout.padded(start);
+                    let visited = plan.walk(tiebreak, (&mut cells, &case.offsets), padded, Some(&mut path), stop);
+                    (visited, path)
+                });
+            }
         }
     }
-    tally.assert_at_least(100, 50);
+    tally.assert_at_least(200, 100);
 }
 
 #[test]
-fn w_plus_walks_on_16_bit_cells_in_twos_threes_and_fours_are_the_walks_made_alone() {
+fn walks_on_16_bit_cells_in_twos_threes_and_fours_are_the_walks_made_alone() {
     let (mut walks, mut resumed) = (0, 0);
     let cases = minpos_cases(&[0, 5]);
     for pair in cases.chunks_exact(2) {
-        // Partners walk in the other rotation: each lane its own ranks.
+        // Partners walk in the other rotation, by the other rule of every
+        // second start: each lane its own ranks.
         let [(case, plan), (other_case, _)] = pair else { unreachable!() };
+        let rules = [Tiebreak::Distance, Tiebreak::First];
         let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
         for stop in [false, true] {
             for (i, &start) in starts.iter().enumerate() {
+                let (rule, theirs_rule) = (rules[i % 2], rules[(i / 2) % 2]);
                 let mut alone = plan.starting_cells().to_vec();
-                let visited = plan.walk(&mut alone, &case.offsets, start, None, stop);
+                let visited = plan.walk(rule, (&mut alone, &case.offsets), start, None, stop);
 
                 let mut cells = plan.starting_cells().to_vec();
                 let mut progress = minpos::begin(&mut cells, start);
@@ -358,23 +365,22 @@ fn w_plus_walks_on_16_bit_cells_in_twos_threes_and_fours_are_the_walks_made_alon
                         theirs.iter().map(|_| plan.starting_cells().to_vec()).collect();
                     let mut other_progress: Vec<Progress> =
                         theirs.iter().zip(&mut other_cells).map(|(&s, c)| minpos::begin(c, s)).collect();
-                    let mut lanes: Vec<Lane<'_, u16>> = other_cells
+                    let mut lanes: Vec<minpos::Walk<'_>> = other_cells
                         .iter_mut()
                         .zip(&mut other_progress)
-                        .map(|(cells, progress)| Lane {
-                            cells,
-                            offsets: &other_case.offsets,
-                            progress,
-                            stop_when_doomed: !stop,
+                        .map(|(cells, progress)| {
+                            let lane = Lane { cells, offsets: &other_case.offsets, progress, stop_when_doomed: !stop };
+                            minpos::Walk { lane, tiebreak: theirs_rule }
                         })
                         .collect();
                     let at = mine.min(lanes.len());
-                    lanes.insert(at, lane(case, &mut cells, &mut progress, stop));
+                    lanes
+                        .insert(at, minpos::Walk { lane: lane(case, &mut cells, &mut progress, stop), tiebreak: rule });
                     let alone_now = lanes.len() == 1;
                     ended = plan.run(&mut lanes)[at];
                     resumed += u32::from(!ended && !alone_now);
                 }
-                let label = format!("{:?} start {start} stop {stop} group {size}", case.layout.sides());
+                let label = format!("{:?} start {start} stop {stop} group {size} {rule:?}", case.layout.sides());
                 assert_eq!(progress.visited(), visited, "{label}");
                 assert!(cells == alone, "{label}: the cells left differ");
                 walks += 1;
