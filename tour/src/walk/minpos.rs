@@ -278,22 +278,7 @@ impl Plan {
         let n = walks.len();
         assert!((1..=LANES).contains(&n), "1 to {LANES} walks, not {n}");
         assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has SSE4.1 (a Plan exists only where `fits`);
-        // each walker stands on a board cell of its own cells, which no
-        // reference reaches while the kernel runs (`walks` is borrowed
-        // mutably and not used until it returns).
-        #[allow(unsafe_code)]
-        unsafe {
-            match n {
-                1 => simd::run::<1>(self, &mut walkers[..1], path),
-                2 => simd::run::<2>(self, &mut walkers[..2], None),
-                3 => simd::run::<3>(self, &mut walkers[..3], None),
-                _ => simd::run::<4>(self, &mut walkers[..4], None),
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        unreachable!("no plan is built without SSE4.1 ({path:?})");
+        self.step_until_one_ends(&mut walkers[..n], path);
         let mut ended = [false; LANES];
         for (i, (walker, Walk { lane, .. })) in walkers.iter().zip(walks.iter_mut()).enumerate() {
             // Back to the common form: the cell stood on and the previous
@@ -311,6 +296,30 @@ impl Plan {
     }
 }
 
+impl Plan {
+    #[cfg(target_arch = "x86_64")]
+    fn step_until_one_ends(&self, walkers: &mut [Walker], path: Option<&mut Vec<usize>>) {
+        // SAFETY: the CPU has SSE4.1 (a Plan exists only where `fits`);
+        // each walker stands on a board cell of its own cells, which no
+        // reference reaches while the kernel runs (the walks are borrowed
+        // mutably by the caller and not used until this returns).
+        #[allow(unsafe_code)]
+        unsafe {
+            match walkers.len() {
+                1 => simd::run::<1>(self, walkers, path),
+                2 => simd::run::<2>(self, walkers, None),
+                3 => simd::run::<3>(self, walkers, None),
+                _ => simd::run::<4>(self, walkers, None),
+            }
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn step_until_one_ends(&self, _: &mut [Walker], _: Option<&mut Vec<usize>>) {
+        unreachable!("no plan is built without SSE4.1");
+    }
+}
+
 /// A walk of rule W or W+ on 16-bit cells.
 pub(crate) struct Walk<'a> {
     pub lane: Lane<'a, u16>,
@@ -319,6 +328,7 @@ pub(crate) struct Walk<'a> {
 
 /// A walk as the kernel holds it.
 #[derive(Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Walker {
     cells: *mut u16,
     len: usize,
