@@ -276,6 +276,21 @@ mod tests {
         Configuration::new(Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap()).unwrap()
     }
 
+    /// (solver, workspace) bytes held after one batch of `methods` from
+    /// starts 0 to `starts` - 1.
+    fn held_after(c: &Configuration, methods: &[Method], starts: u64) -> (u64, u64) {
+        let solver = crate::Solver::new(c.clone()).unwrap();
+        let mut ws = solver.workspace();
+        let tasks: Vec<_> = methods
+            .iter()
+            .flat_map(|&method| {
+                (0..starts).map(move |start| crate::Task { start, method, options: Default::default() })
+            })
+            .collect();
+        solver.run_tasks(&mut ws, &tasks);
+        (solver.board_bytes() as u64, ws.board_bytes() as u64)
+    }
+
     #[test]
     fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
         // Narrow (8 moves) and wide (1,1,1,1,1,1,1,1 in 8D: 256 moves) degrees.
@@ -302,21 +317,10 @@ mod tests {
         let cells = (46 * 36 + 8) * 2;
         assert_eq!(plus.shared, plain.shared + cells + 2 * 8 * 128 * 16);
         assert_eq!(plus.per_thread, plain.per_thread + 4 * cells);
-        let ran = |methods: &[Method]| {
-            let solver = crate::Solver::new(c.clone()).unwrap();
-            let mut ws = solver.workspace();
-            let tasks: Vec<_> = methods
-                .iter()
-                .flat_map(|&method| {
-                    (0..16).map(move |start| crate::Task { start, method, options: Default::default() })
-                })
-                .collect();
-            solver.run_tasks(&mut ws, &tasks);
-            (solver.board_bytes() as u64, ws.board_bytes() as u64)
-        };
+        let ran = |methods: &[Method]| held_after(&c, methods, 16);
         assert_eq!(ran(&[Method::AwPlus]), (plus.shared, plus.per_thread));
-        // Rule-W walks of 2D boards do not pair; mw's run alone between its
-        // W+ walks, on the workspace's one degree buffer.
+        // Rule-W walks of 2D boards under 2^12 padded cells run alone; mw's
+        // run between its W+ walks, on the workspace's one degree buffer.
         assert_eq!(c.memory_need_for(&[Method::W], false), plain);
         assert_eq!(ran(&[Method::W]), (plain.shared, plain.per_thread));
         assert_eq!(c.memory_need_for(&[Method::Mw], false), plus);
@@ -326,12 +330,7 @@ mod tests {
         let c = cfg(&[4, 1], &[40, 30]);
         let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
         assert_eq!((plus.shared, plus.per_thread), (plain.shared + 48 * 38 * 4, plain.per_thread + 2 * 48 * 38 * 4));
-        let solver = crate::Solver::new(c.clone()).unwrap();
-        let mut ws = solver.workspace();
-        let tasks: Vec<_> =
-            (0..4).map(|start| crate::Task { start, method: Method::AwPlus, options: Default::default() }).collect();
-        solver.run_tasks(&mut ws, &tasks);
-        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (plus.shared, plus.per_thread));
+        assert_eq!(held_after(&c, &[Method::AwPlus], 4), (plus.shared, plus.per_thread));
         // 3D boards, and boards too narrow for 16-bit cells' rows and too
         // far across for the keyed cells' distance bits, walk on bytes.
         for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
@@ -343,15 +342,9 @@ mod tests {
         let paired = c.memory_need_for(&[Method::W], false);
         assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
         assert_eq!(c.memory_need_for(&[Method::WPlus], false), c.memory_need(false));
-        let solver = crate::Solver::new(c.clone()).unwrap();
-        let mut ws = solver.workspace();
-        let task = |start| crate::Task { start, method: Method::Aw, options: Default::default() };
-        solver.run_tasks(&mut ws, &[task(0), task(1)]);
-        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (paired.shared, paired.per_thread));
+        assert_eq!(held_after(&c, &[Method::Aw], 2), (paired.shared, paired.per_thread));
         let huge = cfg(&[2, 1], &[1000, 1000, 1000]);
         assert_eq!(huge.memory_need_for(&[Method::W], false), huge.memory_need(false));
-        // solve adds its own state, a thread's worth, where it runs, and
-        // the tour its tasks share: a closed one, 12 bytes a cell.
         // From 2^12 padded cells rule-W walks on 2D leapers' boards advance
         // four at a time on 16-bit cells too (below, as on 40x30 above,
         // they run alone on the byte degrees).
@@ -360,12 +353,9 @@ mod tests {
         let cells = (104 * 104 + 8) * 2;
         assert_eq!(walking.shared, plain.shared + cells + 2 * 8 * 128 * 16);
         assert_eq!(walking.per_thread, plain.per_thread + 4 * cells);
-        let solver = crate::Solver::new(c.clone()).unwrap();
-        let mut ws = solver.workspace();
-        let tasks: Vec<_> =
-            (0..8).map(|start| crate::Task { start, method: Method::Aw, options: Default::default() }).collect();
-        solver.run_tasks(&mut ws, &tasks);
-        assert_eq!((solver.board_bytes() as u64, ws.board_bytes() as u64), (walking.shared, walking.per_thread));
+        assert_eq!(held_after(&c, &[Method::Aw], 8), (walking.shared, walking.per_thread));
+        // solve adds its own state, a thread's worth, where it runs, and
+        // the tour its tasks share: a closed one, 12 bytes a cell.
         let solving = c.memory_need_for(&[Method::W, Method::Solve], false);
         assert_eq!(solving.shared, walking.shared + 100 * 100 * 12);
         // On a board of odd cells, the shared path with its graph and lists.

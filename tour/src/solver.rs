@@ -326,7 +326,8 @@ impl Solver {
             self.rotate(ws, walk.rotation);
             ws.path.clear();
             let visited = if walk.tiebreak == Tiebreak::Distance && self.minpos_fits {
-                self.walk_minpos(ws, padded_start, options.record_path, walk.stop_when_doomed)
+                let path = options.record_path.then_some(&mut ws.path);
+                self.walk_minpos((&mut ws.lanes[0], &ws.offsets), padded_start, path, walk.stop_when_doomed)
             } else if walk.tiebreak == Tiebreak::Distance && self.plus_fits {
                 self.walk_plus_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
             } else {
@@ -429,13 +430,19 @@ impl Solver {
         plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
     }
 
-    /// A W+ walk on 16-bit cells (see [`minpos`]), in the workspace's
-    /// current move order.
-    fn walk_minpos(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
+    /// A W+ walk on 16-bit cells (see [`minpos`]): `cells` reset from the
+    /// plan's starting cells, in move order `offsets`. Lone tasks walk on
+    /// the workspace's first cells, a batch's lone walks on their slot's.
+    fn walk_minpos(
+        &self,
+        (cells, offsets): (&mut Vec<u16>, &[isize]),
+        start: usize,
+        path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
         let plan = self.minpos_plan();
-        copy_into(&mut ws.lanes[0], plan.starting_cells());
-        let path = record_path.then_some(&mut ws.path);
-        plan.walk(Tiebreak::Distance, (&mut ws.lanes[0], &ws.offsets), start, path, stop_when_doomed)
+        copy_into(cells, plan.starting_cells());
+        plan.walk(Tiebreak::Distance, (cells, offsets), start, path, stop_when_doomed)
     }
 
     /// The 16-bit cells' plan, built by the first W+ walk.

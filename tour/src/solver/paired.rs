@@ -85,9 +85,7 @@ impl Solver {
             let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.degree_pairs);
             match (kind, partnered) {
                 (Some(Paired::Lanes), false) if walk.tiebreak == Tiebreak::Distance => {
-                    let plan = self.minpos_plan();
-                    copy_into(cells, plan.starting_cells());
-                    let visited = plan.walk(walk.tiebreak, (cells, offsets), s.start, None, walk.stop_when_doomed);
+                    let visited = self.walk_minpos((cells, offsets), s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
