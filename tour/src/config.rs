@@ -119,23 +119,22 @@ impl Configuration {
 
     /// [`Configuration::memory_need`] for tasks of `methods`: W+ walks on
     /// 2D boards run on 16-bit cells (`walk::minpos`) or, where those do
-    /// not fit, 4-byte keyed cells (`walk::plus_cells`); `solve` keeps
+    /// not fit, 4-byte keyed cells (`walk::plus_cells`); rule-W walks
+    /// advancing together need more byte degrees a thread; `solve` keeps
     /// its own graph, walk and cover state per thread, about 44 bytes a
     /// padded cell and 32 a board cell, on small boards its search's
     /// ([`crate::solve::search_memory`]), and on large ones the tour its
     /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
-        let w_plus = methods.iter().any(|m| m.walks_w_plus());
-        let w_lanes = methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::w_lanes(self);
-        if w_plus || w_lanes {
+        if methods.iter().any(|m| m.walks_w_plus()) {
             use crate::walk::{minpos, plus_cells};
             let padded = self.padded_cells();
             let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
-            if w_lanes || minpos::fits(&self.board, &self.moves) {
-                // W+ (and W) walks' 16-bit cells: the starting ones and the
-                // tables shared, and a thread's working copy for each of the
-                // walks it advances together (see `Solver::run_tasks`).
+            if minpos::fits(&self.board, &self.moves) {
+                // W+ walks' 16-bit cells: the starting ones and the tables
+                // shared, and a thread's working copy for each of the walks
+                // it advances together (see `Solver::run_tasks`).
                 need.shared = need.shared.saturating_add(bytes(minpos::shared_bytes(padded)));
                 let lanes = minpos::cell_bytes(padded).saturating_mul(minpos::LANES as u128);
                 need.per_thread = need.per_thread.saturating_add(bytes(lanes));
@@ -146,11 +145,19 @@ impl Configuration {
                 need.per_thread = need.per_thread.saturating_add(bytes(padded.saturating_mul(8)));
             }
         }
-        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) && crate::solver::degree_pairs(self) {
-            // Rule-W walks advance two at a time too, and the walks of
-            // their tasks that do not pair run on the slot's own degrees:
-            // a second byte buffer a thread.
-            need.per_thread = need.per_thread.saturating_add(u64::try_from(self.padded_cells()).unwrap_or(u64::MAX));
+        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) {
+            // Rule-W walks advance two (3D) or four (2D) at a time too, and
+            // the walks of their tasks that do not pair run on the slot's
+            // own degrees: one or three more byte buffers a thread.
+            let more = if crate::solver::degree_pairs(self) {
+                1
+            } else if crate::solver::w_lanes(self) {
+                crate::walk::minpos::LANES as u64 - 1
+            } else {
+                0
+            };
+            let padded = u64::try_from(self.padded_cells()).unwrap_or(u64::MAX);
+            need.per_thread = need.per_thread.saturating_add(padded.saturating_mul(more));
         }
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();
@@ -310,21 +317,23 @@ mod tests {
         assert_eq!(format_bytes(12), "12 B");
         // W+ walks on a 2D leaper's board run on 16-bit cells, built by the
         // first one: shared starting cells (and 8 of slack) with 8 rotations'
-        // 128 rank rows of 16 bytes for each of W and W+, and a thread's
-        // four copies, one per walk advancing together.
+        // 128 rank rows of 16 bytes, and a thread's four copies, one per
+        // walk advancing together.
         let c = cfg(&[3, 2], &[40, 30]);
         let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
         let cells = (46 * 36 + 8) * 2;
-        assert_eq!(plus.shared, plain.shared + cells + 2 * 8 * 128 * 16);
+        assert_eq!(plus.shared, plain.shared + cells + 8 * 128 * 16);
         assert_eq!(plus.per_thread, plain.per_thread + 4 * cells);
         let ran = |methods: &[Method]| held_after(&c, methods, 16);
         assert_eq!(ran(&[Method::AwPlus]), (plus.shared, plus.per_thread));
-        // Rule-W walks of 2D boards under 2^12 padded cells run alone; mw's
-        // run between its W+ walks, on the workspace's one degree buffer.
-        assert_eq!(c.memory_need_for(&[Method::W], false), plain);
-        assert_eq!(ran(&[Method::W]), (plain.shared, plain.per_thread));
-        assert_eq!(c.memory_need_for(&[Method::Mw], false), plus);
-        assert_eq!(ran(&[Method::Mw]), (plus.shared, plus.per_thread));
+        // Rule-W walks there advance four at a time on byte degrees: three
+        // more a thread; mw's W and W+ walks each on theirs.
+        let walking = c.memory_need_for(&[Method::W], false);
+        assert_eq!((walking.shared, walking.per_thread), (plain.shared, plain.per_thread + 3 * 46 * 36));
+        assert_eq!(ran(&[Method::W]), (walking.shared, walking.per_thread));
+        let both = c.memory_need_for(&[Method::Mw], false);
+        assert_eq!((both.shared, both.per_thread), (plus.shared, plus.per_thread + 3 * 46 * 36));
+        assert_eq!(ran(&[Method::Mw]), (both.shared, both.per_thread));
         // Where 16-bit cells do not fit, keyed cells do, 4 bytes a cell and
         // two copies a thread: (4,1)'s row moves are 9 cells apart.
         let c = cfg(&[4, 1], &[40, 30]);
@@ -345,14 +354,11 @@ mod tests {
         assert_eq!(held_after(&c, &[Method::Aw], 2), (paired.shared, paired.per_thread));
         let huge = cfg(&[2, 1], &[1000, 1000, 1000]);
         assert_eq!(huge.memory_need_for(&[Method::W], false), huge.memory_need(false));
-        // From 2^12 padded cells rule-W walks on 2D leapers' boards advance
-        // four at a time on 16-bit cells too (below, as on 40x30 above,
-        // they run alone on the byte degrees).
+        // As on 40x30 above, rule-W walks of aw on 2D leapers' boards
+        // advance four at a time on byte degrees.
         let c = cfg(&[2, 1], &[100, 100]);
         let (plain, walking) = (c.memory_need(false), c.memory_need_for(&[Method::W], false));
-        let cells = (104 * 104 + 8) * 2;
-        assert_eq!(walking.shared, plain.shared + cells + 2 * 8 * 128 * 16);
-        assert_eq!(walking.per_thread, plain.per_thread + 4 * cells);
+        assert_eq!((walking.shared, walking.per_thread), (plain.shared, plain.per_thread + 3 * 104 * 104));
         assert_eq!(held_after(&c, &[Method::Aw], 8), (walking.shared, walking.per_thread));
         // solve adds its own state, a thread's worth, where it runs, and
         // the tour its tasks share: a closed one, 12 bytes a cell.

@@ -11,7 +11,8 @@ use crate::layout::{copy_into, Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::{minpos, plus_cells, scaled, walk, Tiebreak, WalkMoves};
+use crate::walk::minpos::{self, Kernel};
+use crate::walk::{plus_cells, scaled, walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -50,9 +51,9 @@ pub struct Solver {
     pristine: Degrees,
     /// Whether W+ walks run on 16-bit cells here ([`minpos::fits`]).
     minpos_fits: bool,
-    /// Whether [`Solver::run_tasks`] advances rule-W walks four at a time on
-    /// 16-bit cells here ([`w_lanes`]).
-    w_lanes: bool,
+    /// The plan of rule-W walks advancing four at a time on byte degrees in
+    /// [`Solver::run_tasks`], where they do ([`w_lanes`]).
+    w_lanes: Option<minpos::bytes::Plan>,
     /// Whether W+ walks run on keyed cells here, where 16-bit cells do not
     /// ([`plus_cells::fits`]).
     plus_fits: bool,
@@ -77,7 +78,7 @@ impl Workspace {
     pub fn board_bytes(&self) -> usize {
         self.degrees.bytes()
             + (self.plus.capacity() + self.plus_pair.capacity()) * 4
-            + self.degrees_pair.capacity()
+            + self.more_degrees.iter().map(Vec::capacity).sum::<usize>()
             + self.lanes.iter().map(|l| l.capacity() * 2).sum::<usize>()
     }
 }
@@ -134,9 +135,9 @@ pub struct Workspace {
     /// The second walk's keyed cells when two tasks' W+ walks advance
     /// together ([`Solver::run_tasks`]), empty until then.
     plus_pair: Vec<u32>,
-    /// The second walk's degrees when two tasks' rule-W walks advance
-    /// together on a 3D board, empty until then.
-    degrees_pair: Vec<u8>,
+    /// The other walks' degrees when several tasks' rule-W walks advance
+    /// together (two on a 3D board, four on a 2D one), empty until then.
+    more_degrees: [Vec<u8>; minpos::LANES - 1],
     /// The 16-bit cells of up to [`minpos::LANES`] tasks' W+ walks
     /// advancing together; the first also a lone walk's. Empty until used.
     lanes: [Vec<u16>; minpos::LANES],
@@ -162,7 +163,7 @@ impl Solver {
         });
         let existence = known(config.board(), config.moves());
         let minpos_fits = minpos::fits(config.board(), config.moves());
-        let w_lanes = w_lanes(&config);
+        let w_lanes = w_lanes(&config).then(|| minpos::bytes::Plan::new(&layout, config.moves()));
         let plus_fits = !minpos_fits && plus_cells::fits(config.board(), config.moves());
         let degree_pairs = degree_pairs(&config);
         Ok(Solver {
@@ -193,7 +194,7 @@ impl Solver {
             dirty: false,
             plus: Vec::new(),
             plus_pair: Vec::new(),
-            degrees_pair: Vec::new(),
+            more_degrees: Default::default(),
             lanes: Default::default(),
             offsets: Vec::with_capacity(self.config.moves().len()),
             vectors: Vec::with_capacity(self.config.moves().len() * self.config.board().dims()),
@@ -241,8 +242,8 @@ impl Solver {
     /// behind the others' work (no path asked for): W+ walks on 16-bit
     /// cells four at a time (w+, aw+ and mw on the 2D leapers' boards; aw+
     /// (3,2) N=400, 1.07-1.15 ms a task against 1.56-1.80 for keyed cells
-    /// in pairs, `ksweep bench`), and rule W walks with them on boards of
-    /// 2^12 to 2^17 padded cells; W+ walks on keyed cells two at a time
+    /// in pairs, `ksweep bench`), and rule W walks on those boards' byte
+    /// degrees four at a time; W+ walks on keyed cells two at a time
     /// where those do not fit (7.8 ns a step alone against 5.7 ns in a
     /// pair), and rule W walks of 24 moves on 3D boards two at a time (w,
     /// aw and mw; (2,1) N=140, 19.5 against 15.2 ns). Each task is charged
@@ -288,7 +289,7 @@ impl Solver {
     fn pairs(&self, task: &Task) -> bool {
         let m = task.method;
         let keyed = (self.minpos_fits || self.plus_fits) && m.walks(Tiebreak::Distance);
-        let degrees = (self.degree_pairs || self.w_lanes) && m.walks(Tiebreak::First);
+        let degrees = (self.degree_pairs || self.w_lanes.is_some()) && m.walks(Tiebreak::First);
         (keyed || degrees) && !task.options.record_path
     }
 
@@ -299,7 +300,7 @@ impl Solver {
         match tiebreak {
             Tiebreak::Distance if self.minpos_fits => Some(Paired::Lanes),
             Tiebreak::Distance if self.plus_fits => Some(Paired::KeyedCells),
-            Tiebreak::First if self.w_lanes => Some(Paired::Lanes),
+            Tiebreak::First if self.w_lanes.is_some() => Some(Paired::ByteLanes),
             Tiebreak::First if self.degree_pairs => Some(Paired::Degrees),
             _ => None,
         }
@@ -442,7 +443,7 @@ impl Solver {
     ) -> u64 {
         let plan = self.minpos_plan();
         copy_into(cells, plan.starting_cells());
-        plan.walk(Tiebreak::Distance, (cells, offsets), start, path, stop_when_doomed)
+        plan.walk((cells, offsets), start, path, stop_when_doomed)
     }
 
     /// The 16-bit cells' plan, built by the first W+ walk.
@@ -540,9 +541,12 @@ impl Walks {
 /// How a walk advances beside other tasks' in [`Solver::run_tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Paired {
-    /// W+ or W on 16-bit cells ([`minpos::Plan::run`]): 2D leapers, up to
+    /// W+ on 16-bit cells ([`minpos::Plan`]): 2D leapers, up to
     /// [`minpos::LANES`] walks at once.
     Lanes,
+    /// Rule W on byte degrees ([`minpos::bytes::Plan`]): 2D leapers, up to
+    /// [`minpos::LANES`] walks at once.
+    ByteLanes,
     /// W+ on keyed cells ([`plus_cells::Pointers`]): 2D, 8 moves.
     KeyedCells,
     /// Rule W on degrees scaled by four ([`scaled::Pointers`]): 3D, 24
@@ -555,18 +559,13 @@ enum Paired {
 /// another thread's walk.
 pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
 
-/// Whether rule-W walks advance four at a time on 16-bit cells on this
-/// configuration ([`minpos::fits`]) rather than one at a time on byte
-/// degrees: from 2^12 padded cells (smaller boards' walks are too short to
-/// gain, and their need stays a few bytes a cell instead of the plan's 32
-/// KiB of tables) up to 2^17, where the four walks' cells fill 1 MiB (a
-/// core's L2 here). aw (2,1), one thread, alternating runs: N=300 1.28-1.50
-/// ms a start against 2.41-3.22 on byte degrees alone; N=600 9.96-10.20
-/// against 10.04-13.20, N=1000 33.6-37.1 against 34.0-39.1, no faster for
-/// eight times the memory.
+/// Whether rule-W walks advance four at a time on byte degrees on this
+/// configuration ([`minpos::bytes::fits`], at most [`PAIRED_DEGREES_MAX`]
+/// padded cells) rather than one at a time: a thread holds three more
+/// degree buffers for them. 2D (2,1) N=1000, eight starts, `ksweep bench`:
+/// see docs/engine.md.
 pub(crate) fn w_lanes(config: &Configuration) -> bool {
-    let padded = config.padded_cells();
-    minpos::fits(config.board(), config.moves()) && (1 << 12..=1 << 17).contains(&padded)
+    minpos::bytes::fits(config.board(), config.moves()) && config.padded_cells() <= PAIRED_DEGREES_MAX
 }
 
 /// Whether rule-W walks advance two at a time on scaled degrees on this

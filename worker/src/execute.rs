@@ -203,22 +203,25 @@ mod tests {
 
     #[test]
     fn a_board_past_the_memory_budget_fails_its_shard_with_its_need() {
-        // 8x8 with (2,1): 12x12 padded = 144 bytes shared, 144 a thread.
+        // 8x8 with (2,1): 12x12 padded = 144 bytes shared, 144 a thread,
+        // and three more a thread for the rule-W walks it advances four at
+        // a time.
         let (tasks, error) = collect_within(shard(vec![0, 9], &["w"]), 200);
         assert!(tasks.is_empty());
         let error = error.expect("an error, not an abort");
         assert!(
-            error.contains("board 8x8 needs 288 B for one task (144 B shared") && error.contains("budget is 200 B"),
+            error.contains("board 8x8 needs 720 B for one task (144 B shared + 576 B a thread)")
+                && error.contains("budget is 200 B"),
             "{error}"
         );
         // aw+ walks on 16-bit cells too, four tasks' walks at a time: 144
-        // bytes + 152 cells x 2 + 32 KiB of rank tables shared, 144 bytes
+        // bytes + 152 cells x 2 + 16 KiB of rank tables shared, 576 bytes
         // + 4 x 152 x 2 a thread. Room for one thread: every task still runs.
-        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 34_575);
+        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_623);
         assert!(error
             .expect("a budget a byte short")
-            .contains("needs 33.8 KiB for one task (32.4 KiB shared + 1.3 KiB"));
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 34_576);
+            .contains("needs 18.2 KiB for one task (16.4 KiB shared + 1.8 KiB"));
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_624);
         assert_eq!((tasks.len(), error), (6, None));
     }
 

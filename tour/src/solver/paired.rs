@@ -1,17 +1,19 @@
 //! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
-//! slot holds a task and makes its walks; whenever the busy slots all
-//! stand in a walk that advances with others ([`Paired`]: W+ and W on
-//! 16-bit cells in 2D, up to four at once; W+ on keyed cells in 2D or rule
-//! W on scaled degrees in 3D, two at once), they go on together until one
-//! ends. The other walks run alone. Each slot keeps its walks in buffers
-//! of its own, so a walk paused in one slot is never touched by another's.
+//! slot holds a task and makes its walks; whenever busy slots stand in
+//! walks that advance together ([`Paired`]: W+ on 16-bit cells or W on byte
+//! degrees in 2D, up to four at once; W+ on keyed cells in 2D or rule W on
+//! scaled degrees in 3D, two at once), those of the kind most busy slots
+//! stand in go on together until one ends (the others wait their turn). The other
+//! walks run alone. Each slot keeps its walks in buffers of its own, so a
+//! walk paused in one slot is never touched by another's.
 
 use std::time::{Duration, Instant};
 
 use super::{Paired, Solver, Task, TaskResult, Tiebreak, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
-use crate::walk::{minpos, plus_cells, run_pair, scaled, Lane, Progress};
+use crate::walk::minpos::{self, Kernel};
+use crate::walk::{plus_cells, run_pair, scaled, Lane, Progress};
 
 impl Solver {
     /// The tasks `indices` of `tasks` (all of which [`Solver::pairs`]),
@@ -38,17 +40,21 @@ impl Solver {
                     }
                 }
             }
-            let busy: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_some()).collect();
-            if busy.is_empty() {
+            // The kind most busy slots stand in goes first (mw's, and a
+            // batch of aw and aw+ tasks, mix W+ and W walks).
+            let kinds: Vec<Option<Paired>> = slots.iter().flatten().map(|s| s.kind).collect();
+            let Some(&kind) = kinds.iter().max_by_key(|&k| kinds.iter().filter(|&j| j == k).count()) else {
                 return done;
-            }
+            };
+            let group: Vec<usize> =
+                (0..slots.len()).filter(|&i| slots[i].as_ref().is_some_and(|s| s.kind == kind)).collect();
             let began = Instant::now();
-            let ended = self.together(ws, &mut slots);
-            let share = began.elapsed() / busy.len() as u32;
-            for &i in &busy {
+            let ended = self.together(ws, &mut slots, (kind, &group));
+            let share = began.elapsed() / group.len() as u32;
+            for &i in &group {
                 slots[i].as_mut().expect("a busy slot").charge(share);
             }
-            for i in busy.into_iter().filter(|&i| ended[i]) {
+            for i in group.into_iter().filter(|&i| ended[i]) {
                 let partnered = queue.peek().is_some() || others_busy(&slots, i);
                 let Some(s) = slots[i].as_mut() else { continue };
                 let began = Instant::now();
@@ -65,7 +71,7 @@ impl Solver {
 
     /// Slots [`Solver::run_paired`] keeps: as many walks as advance at once.
     fn slots(&self) -> usize {
-        if self.minpos_fits {
+        if self.minpos_fits || self.w_lanes.is_some() {
             minpos::LANES
         } else {
             2
@@ -82,9 +88,9 @@ impl Solver {
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
             let kind = self.paired(walk.tiebreak);
-            let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.degree_pairs);
+            let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.own_degrees());
             match (kind, partnered) {
-                (Some(Paired::Lanes), false) if walk.tiebreak == Tiebreak::Distance => {
+                (Some(Paired::Lanes), false) => {
                     let visited = self.walk_minpos((cells, offsets), s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
@@ -96,7 +102,7 @@ impl Solver {
                     continue;
                 }
                 // Rule W alone is fastest on byte degrees.
-                (None, _) | (Some(Paired::Degrees | Paired::Lanes), false) => {
+                (None, _) | (Some(Paired::Degrees | Paired::ByteLanes), false) => {
                     copy_into(degrees, pristine);
                     // Tasks that pair are deterministic (no random draw)
                     // and record no path.
@@ -109,7 +115,11 @@ impl Solver {
                 }
                 (Some(Paired::Lanes), true) => {
                     copy_into(cells, self.minpos_plan().starting_cells());
-                    s.progress = minpos::begin(cells, s.start);
+                    s.progress = minpos::begin::<minpos::Plan>(cells, s.start);
+                }
+                (Some(Paired::ByteLanes), true) => {
+                    copy_into(degrees, pristine);
+                    s.progress = minpos::begin::<minpos::bytes::Plan>(degrees, s.start);
                 }
                 (Some(Paired::KeyedCells), true) => {
                     copy_into(keyed, self.plus_pristine());
@@ -127,54 +137,72 @@ impl Solver {
         false
     }
 
-    /// The busy slots' walks, together (one alone), until one ends; which
-    /// slots' walks ended.
-    fn together(&self, ws: &mut Workspace, slots: &mut [Option<Slot>]) -> Vec<bool> {
-        let busy: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_some()).collect();
+    /// The walks of the slots `group`, which stand in walks of `kind`,
+    /// together (one alone), until one ends; which slots' walks ended.
+    fn together(
+        &self,
+        ws: &mut Workspace,
+        slots: &mut [Option<Slot>],
+        (kind, group): (Option<Paired>, &[usize]),
+    ) -> Vec<bool> {
         let mut ended = vec![false; slots.len()];
-        let kind = slots[busy[0]].as_ref().and_then(|s| s.kind);
-        if busy.len() == 1 && kind != Some(Paired::Lanes) {
-            self.alone(ws, busy[0], slots[busy[0]].as_mut().expect("a busy slot"));
-            ended[busy[0]] = true;
+        if group.len() == 1 && matches!(kind, Some(Paired::KeyedCells | Paired::Degrees)) {
+            self.alone(ws, group[0], slots[group[0]].as_mut().expect("a busy slot"));
+            ended[group[0]] = true;
             return ended;
         }
         let mask = self.layout.phase_mask();
         ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, degrees_pair, lanes, .. } = ws;
+        let Workspace { degrees, plus, plus_pair, more_degrees, lanes, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
-        match (kind, &mut slots[..]) {
-            (Some(Paired::Lanes), _) => {
-                let mut walks: Vec<minpos::Walk<'_>> = slots
-                    .iter_mut()
-                    .zip(lanes.iter_mut())
-                    .filter_map(|(s, cells)| {
-                        let s = s.as_mut()?;
-                        let tiebreak = s.tiebreak;
-                        Some(minpos::Walk { lane: s.lane(cells), tiebreak })
-                    })
-                    .collect();
-                let out = self.minpos_plan().run(&mut walks);
-                for (n, &i) in busy.iter().enumerate() {
-                    ended[i] = out[n];
-                }
+        // The group's walks, each on its slot's cells.
+        fn walks<'a, C>(
+            slots: &'a mut [Option<Slot>],
+            cells: impl Iterator<Item = &'a mut Vec<C>>,
+            kind: Option<Paired>,
+        ) -> Vec<Lane<'a, C>> {
+            slots
+                .iter_mut()
+                .zip(cells)
+                .filter_map(|(s, cells)| Some(s.as_mut().filter(|s| s.kind == kind)?.lane(cells)))
+                .collect()
+        }
+        let out = match kind {
+            Some(Paired::Lanes) => self.minpos_plan().run(&mut walks(slots, lanes.iter_mut(), kind)),
+            Some(Paired::ByteLanes) => {
+                let plan = self.w_lanes.as_ref().expect("byte lanes fit");
+                plan.run(&mut walks(slots, std::iter::once(own).chain(more_degrees.iter_mut()), kind))
             }
-            (Some(Paired::KeyedCells), [Some(a), Some(b)]) => {
-                ended.copy_from_slice(&run_pair(keyed(a, plus), keyed(b, plus_pair)));
+            Some(Paired::KeyedCells) => {
+                let [Some(a), Some(b)] = slots else { unreachable!("keyed cells pair two slots") };
+                let [x, y] = run_pair(keyed(a, plus), keyed(b, plus_pair));
+                [x, y, false, false]
             }
-            (Some(Paired::Degrees), [Some(a), Some(b)]) => {
+            Some(Paired::Degrees) => {
+                let [Some(a), Some(b)] = slots else { unreachable!("degrees pair two slots") };
                 let (a, b) =
-                    (scaled::Pointers::of(a.lane(own), mask), scaled::Pointers::of(b.lane(degrees_pair), mask));
-                ended.copy_from_slice(&run_pair(a, b));
+                    (scaled::Pointers::of(a.lane(own), mask), scaled::Pointers::of(b.lane(&mut more_degrees[0]), mask));
+                let [x, y] = run_pair(a, b);
+                [x, y, false, false]
             }
-            kinds => unreachable!("walks of one configuration advance together as {kinds:?}"),
+            None => unreachable!("a busy slot stands in a walk that pairs"),
+        };
+        for (n, &i) in group.iter().enumerate() {
+            ended[i] = out[n];
         }
         ended
+    }
+
+    /// Whether each slot's walks on degrees use a buffer of its own (where
+    /// rule-W walks pause to advance together), not the workspace's.
+    fn own_degrees(&self) -> bool {
+        self.degree_pairs || self.w_lanes.is_some()
     }
 
     /// One slot's walk, alone, to its end.
     fn alone(&self, ws: &mut Workspace, slot: usize, s: &mut Slot) {
         let mask = self.layout.phase_mask();
-        let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot, self.degree_pairs);
+        let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot, self.own_degrees());
         match s.kind {
             Some(Paired::KeyedCells) => plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed),
             Some(Paired::Degrees) => scaled::run(s.lane(degrees), mask, None),
@@ -197,10 +225,11 @@ fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers, &'
 
 /// A slot's buffers in the workspace: slot `i` walks on the `i`th 16-bit
 /// cells; slot 0 on the workspace's own keyed cells and degrees (marked
-/// dirty, so the next lone task resets them), slot 1 on `plus_pair`, and on
-/// `degrees_pair` where walks pair on degrees (elsewhere no walk on
-/// degrees is ever paused, and slot 1's run on the workspace's own); the
-/// move order they share is set afresh before each walk.
+/// dirty, so the next lone task resets them), slot 1 on `plus_pair`, and
+/// slot `i` on `more_degrees[i - 1]` where walks on degrees pause
+/// (elsewhere no walk on degrees is ever paused, and every slot's run on
+/// the workspace's own); the move order they share is set afresh before
+/// each walk.
 struct Buffers<'w> {
     cells: &'w mut Vec<u16>,
     keyed: &'w mut Vec<u32>,
@@ -211,12 +240,12 @@ struct Buffers<'w> {
 }
 
 impl<'w> Buffers<'w> {
-    fn of(ws: &'w mut Workspace, slot: usize, degree_pairs: bool) -> Buffers<'w> {
+    fn of(ws: &'w mut Workspace, slot: usize, own_degrees: bool) -> Buffers<'w> {
         ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, degrees_pair, lanes, offsets, vectors, xy, .. } = ws;
+        let Workspace { degrees, plus, plus_pair, more_degrees, lanes, offsets, vectors, xy, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
         let keyed = if slot == 0 { plus } else { plus_pair };
-        let degrees = if slot == 0 || !degree_pairs { own } else { degrees_pair };
+        let degrees = if slot == 0 || !own_degrees { own } else { &mut more_degrees[slot - 1] };
         Buffers { cells: &mut lanes[slot], keyed, degrees, offsets, vectors, xy }
     }
 }

@@ -1,8 +1,9 @@
-//! Rules W and W+ on 16-bit cells, up to four walks at once, for 2D
-//! leapers of 8 moves on x86-64 (SSE4.1).
+//! Warnsdorff walks of 2D leapers of 8 moves on x86-64 (SSE4.1), up to
+//! four at once: rule W+ on 16-bit cells ([`Plan`]) and rule W on the byte
+//! degrees ([`bytes::Plan`]).
 //!
 //! A leaper's 8 neighbours lie in four board rows, two in each, close
-//! enough that one 16-byte load (8 cells) of each row holds both. A step
+//! enough that one load of 8 cells of each row holds both. A step
 //! loads those four windows, takes one degree from its neighbours with a
 //! vector subtraction, stores the windows back, gathers the 8 neighbours
 //! into one vector (`pshufb`) and takes the least with `phminposuw`, which
@@ -11,16 +12,16 @@
 //! no faster), so the kernel pays by running up to [`LANES`] walks side by
 //! side, a step of each in turn (docs/engine.md).
 //!
-//! A cell is `visited:1 degree:4 0:3 class:8`. A candidate's key is its cell
-//! with the W+ rank of its move in bits 8-10: the rank orders the moves from
-//! the current cell by distance from the centre (farthest first), then by
-//! the walk's move order. Two moves' distances compare alike from every
-//! cell of a sector around the centre (all 8 moves of a leaper are equally
-//! long, so the order depends only on the direction from the centre), so
-//! the rank of every lane is a row of a small table, one per sector
-//! (`class`) and rotation of the move order, and the chosen neighbour's
-//! class comes with its key. Equal distances lie on the sectors' borders,
-//! which are classes of their own. Rule W's rank is the move order alone.
+//! A 16-bit cell is `visited:1 degree:4 0:3 class:8`. A candidate's key is
+//! its cell with the W+ rank of its move in bits 8-10: the rank orders the
+//! moves from the current cell by distance from the centre (farthest
+//! first), then by the walk's move order. Two moves' distances compare
+//! alike from every cell of a sector around the centre (all 8 moves of a
+//! leaper are equally long, so the order depends only on the direction from
+//! the centre), so the rank of every lane is a row of a small table, one
+//! per sector (`class`) and rotation of the move order, and the chosen
+//! neighbour's class comes with its key. Equal distances lie on the
+//! sectors' borders, which are classes of their own.
 //!
 //! The cell the walk stands on is marked visited one step late, by the
 //! next step's windows (the lane it was entered through is known): a
@@ -31,17 +32,21 @@
 //! a [`Progress`] like any other kernel's.
 
 use std::collections::HashMap;
+use std::ops::{BitAnd, BitOr, Not};
 
-use super::{doomed, Lane, Progress, Tiebreak};
+use super::{doomed, Lane, Progress};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
 
-/// Walks [`Plan::run`] advances together at most: four measured fastest on
+pub(crate) mod bytes;
+
+/// Walks [`Kernel::run`] advances together at most: four measured fastest on
 /// (3,2) N=400 (three nearly so; two no faster than the keyed cells' pair).
 pub(crate) const LANES: usize = 4;
 /// Moves of a walk (2D leapers).
 const K: usize = 8;
+/// The visited bit of a key, and of a 16-bit cell.
 const VISITED: u16 = 0x8000;
 const DEGREE_SHIFT: u32 = 11;
 /// One degree.
@@ -59,14 +64,12 @@ const SLACK: usize = 8;
 /// alike on either side of at most 28 lines through the centre, which
 /// leave at most 56 sectors, 56 rays and the centre.
 const CLASSES: usize = 128;
-/// Keys below this (degree 0 or 1) may mean the walk is doomed.
-const DOOM_CHECK: u16 = 2 * ONE;
 
 /// Eight lanes of 16 bits, aligned so that a step can use them straight
 /// from memory.
 #[repr(C, align(16))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Row([u16; 8]);
+pub(crate) struct Row([u16; 8]);
 
 /// Where a move set's neighbours lie from any cell: four windows of 8
 /// cells, two neighbours each, and each key lane's move.
@@ -75,6 +78,17 @@ struct Windows {
     starts: [isize; 4],
     /// Each lane's canonical move index, window and place in the window.
     lanes: [(usize, usize, usize); K],
+}
+
+impl Windows {
+    /// Whether the windows neither overlap nor cover the current cell.
+    fn apart(&self) -> bool {
+        let window = |w: usize| self.starts[w]..self.starts[w] + 8;
+        (0..4).all(|a| {
+            !window(a).contains(&0)
+                && (a + 1..4).all(|b| window(a).start >= window(b).end || window(b).start >= window(a).end)
+        })
+    }
 }
 
 /// Whether W+ walks on this board and move set run here: x86-64 with
@@ -96,6 +110,8 @@ fn supported() -> bool {
     }
 }
 
+/// The windows of a board's rows, each starting at its row's leftmost
+/// neighbour.
 fn windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
     if sides.len() != 2 || moves.len() != K || !moves.closed_under_negation() || layout::walk_tile_bits(2) != 0 {
         return None;
@@ -124,20 +140,12 @@ fn windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
             out.lanes[2 * w + h] = (k, w, (moves.get(k)[1] - first) as usize);
         }
     }
-    let window = |w: usize| out.starts[w]..out.starts[w] + 8;
-    for a in 0..4 {
-        if window(a).contains(&0)
-            || (a + 1..4).any(|b| window(a).start < window(b).end && window(b).start < window(a).end)
-        {
-            return None;
-        }
-    }
-    Some(out)
+    out.apart().then_some(out)
 }
 
 /// Bytes a [`Plan`] holds on a board of `padded` cells.
 pub(crate) fn shared_bytes(padded: u128) -> u128 {
-    cell_bytes(padded) + (2 * K * CLASSES * std::mem::size_of::<Row>()) as u128
+    cell_bytes(padded) + (K * CLASSES * std::mem::size_of::<Row>()) as u128
 }
 
 /// Bytes of one walk's cells on a board of `padded` cells.
@@ -145,8 +153,176 @@ pub(crate) fn cell_bytes(padded: u128) -> u128 {
     (padded + SLACK as u128) * 2
 }
 
-/// What the walks of one configuration share: the windows, the tables a
-/// step reads, and the starting cells (2 bytes a padded cell).
+/// A kind of cell the lanes walk on, and its plan: what a step reads
+/// besides the cells. The walks' loop ([`Kernel::run`]) is the same for
+/// every kind.
+pub(crate) trait Kernel: Sized {
+    /// A cell: its visited bit is [`Kernel::VISITED`].
+    type Cell: Copy + BitOr<Output = Self::Cell> + BitAnd<Output = Self::Cell> + Not<Output = Self::Cell>;
+    const VISITED: Self::Cell;
+    /// Keys below this (degree 0 or 1) may mean the walk is doomed.
+    const DOOM_CHECK: u16;
+
+    /// Each key lane's padded offset.
+    fn offsets(&self) -> &[isize; K];
+
+    /// The rank rows of a walk in move order `offsets` (a rotation of the
+    /// canonical order).
+    fn ranks(&self, offsets: &[isize]) -> &[Row];
+
+    /// The low bits of a walk's first key: what its first step needs of
+    /// the cell it stands on.
+    fn first_key(cell: Self::Cell) -> u32;
+
+    /// A stored cell's degree, 255 when visited.
+    fn degree(cell: Self::Cell) -> u8;
+
+    /// One step of a walk standing on unmarked `cur`, whose last key is
+    /// `key`: takes a degree from each neighbour, marks the previous cell,
+    /// and returns the least candidate's cell and key (the lane chosen in
+    /// bits 16-18, the key in bits 0-15, visited at [`VISITED`]).
+    ///
+    /// # Safety
+    /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of the
+    /// plan's board, whose border and slack hold every window), and `ranks`
+    /// the walk's rank rows.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    unsafe fn step(&self, cells: *mut Self::Cell, cur: usize, key: u32, ranks: *const Row) -> (usize, u32);
+
+    /// One walk from padded cell `start` on `cells` (reset from the
+    /// starting cells, which mark nothing visited) in move order
+    /// `offsets`, to its end; returns cells visited, pushing each to
+    /// `path`. The same walk as [`super::walk`]'s, the doom cut included.
+    fn walk(
+        &self,
+        (cells, offsets): (&mut [Self::Cell], &[isize]),
+        start: usize,
+        mut path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        let mut progress = begin::<Self>(cells, start);
+        if let Some(p) = path.as_deref_mut() {
+            p.push(start);
+        }
+        let lane = Lane { cells, offsets, progress: &mut progress, stop_when_doomed };
+        advance(self, &mut [lane], path);
+        progress.visited
+    }
+
+    /// Advances up to [`LANES`] walks, each on its own cells, a step of
+    /// each in turn, until one or more end; returns which ended.
+    fn run(&self, walks: &mut [Lane<'_, Self::Cell>]) -> [bool; LANES] {
+        advance(self, walks, None)
+    }
+}
+
+/// A walk about to leave padded cell `start`, which this marks visited.
+pub(crate) fn begin<P: Kernel>(cells: &mut [P::Cell], start: usize) -> Progress {
+    cells[start] = cells[start] | P::VISITED;
+    Progress::at(start)
+}
+
+fn advance<P: Kernel>(plan: &P, walks: &mut [Lane<'_, P::Cell>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
+    let mut walkers: [Walker<P::Cell>; LANES] = std::array::from_fn(|_| Walker::default());
+    for (walker, lane) in walkers.iter_mut().zip(walks.iter_mut()) {
+        let cur = lane.progress.cur;
+        // The kernel's walk stands on an unmarked cell (see the module
+        // documentation); its previous cell is marked already.
+        lane.cells[cur] = lane.cells[cur] & !P::VISITED;
+        *walker = Walker {
+            cells: lane.cells.as_mut_ptr(),
+            len: lane.cells.len(),
+            cur,
+            key: NONE << 16 | P::first_key(lane.cells[cur]),
+            ranks: plan.ranks(lane.offsets).as_ptr(),
+            threshold: if lane.stop_when_doomed { P::DOOM_CHECK } else { 0 },
+            forced: lane.progress.forced,
+            steps: 0,
+            ended: false,
+        };
+    }
+    let n = walks.len();
+    assert!((1..=LANES).contains(&n), "1 to {LANES} walks, not {n}");
+    assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
+    step_until_one_ends(plan, &mut walkers[..n], path);
+    let mut ended = [false; LANES];
+    for (i, (walker, lane)) in walkers.iter().zip(walks.iter_mut()).enumerate() {
+        // Back to the common form: the cell stood on and the previous
+        // one marked.
+        let came = (walker.key >> 16) as usize;
+        if came < K {
+            let before = walker.cur.wrapping_add_signed(-plan.offsets()[came]);
+            lane.cells[before] = lane.cells[before] | P::VISITED;
+        }
+        lane.cells[walker.cur] = lane.cells[walker.cur] | P::VISITED;
+        *lane.progress =
+            Progress { cur: walker.cur, visited: lane.progress.visited + walker.steps, forced: walker.forced };
+        ended[i] = walker.ended;
+    }
+    ended
+}
+
+#[cfg(target_arch = "x86_64")]
+fn step_until_one_ends<P: Kernel>(plan: &P, walkers: &mut [Walker<P::Cell>], path: Option<&mut Vec<usize>>) {
+    // SAFETY: the CPU has SSE4.1 (a plan exists only where `fits`);
+    // each walker stands on a board cell of its own cells, which no
+    // reference reaches while the kernel runs (the walks are borrowed
+    // mutably by the caller and not used until this returns).
+    #[allow(unsafe_code)]
+    unsafe {
+        match walkers.len() {
+            1 => simd::run::<1, P>(plan, walkers, path),
+            2 => simd::run::<2, P>(plan, walkers, None),
+            3 => simd::run::<3, P>(plan, walkers, None),
+            _ => simd::run::<4, P>(plan, walkers, None),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn step_until_one_ends<P: Kernel>(_: &P, _: &mut [Walker<P::Cell>], _: Option<&mut Vec<usize>>) {
+    unreachable!("no plan is built without SSE4.1");
+}
+
+/// A walk as the kernel holds it.
+#[derive(Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct Walker<C> {
+    cells: *mut C,
+    len: usize,
+    /// The cell stood on, unmarked.
+    cur: usize,
+    /// The last `phminposuw` result: the lane the walk came in through
+    /// (bits 16-18, [`NONE`] at first) and the key (bits 0-15).
+    key: u32,
+    ranks: *const Row,
+    /// Least key that needs no second look: [`Kernel::DOOM_CHECK`] when the
+    /// walk may stop doomed, else 0 (only a visited key ends it).
+    threshold: u16,
+    forced: u32,
+    steps: u64,
+    ended: bool,
+}
+
+impl<C> Default for Walker<C> {
+    fn default() -> Self {
+        Walker {
+            cells: std::ptr::null_mut(),
+            len: 0,
+            cur: 0,
+            key: 0,
+            ranks: std::ptr::null(),
+            threshold: 0,
+            forced: 0,
+            steps: 0,
+            ended: false,
+        }
+    }
+}
+
+/// Rule W+ on 16-bit cells: what its walks share, the windows, the tables
+/// a step reads, and the starting cells (2 bytes a padded cell).
 #[derive(Debug)]
 pub(crate) struct Plan {
     /// Offset of each window's first cell from the current cell.
@@ -162,8 +338,7 @@ pub(crate) struct Plan {
     /// Each key lane's canonical move index.
     moves: [usize; K],
     /// Rank rows (rank << 8 per lane), [`CLASSES`] per rotation of the move
-    /// order (a fixed size, so a board's need is known before it is built),
-    /// rule W's K tables (the move order alone) then rule W+'s.
+    /// order (a fixed size, so a board's need is known before it is built).
     ranks: Vec<Row>,
     pristine: Vec<u16>,
 }
@@ -183,19 +358,16 @@ impl Plan {
             decrements.iter_mut().for_each(|d| d[window].0[e] = ONE);
         }
         for (came, d) in decrements.iter_mut().take(K).enumerate() {
-            // The previous cell is the neighbour back along the move taken.
-            let back = (0..K).find(|&t| offsets[t] == -offsets[came]).expect("moves closed under negation");
-            let (_, window, e) = w.lanes[back];
+            let (_, window, e) = w.lanes[back(&offsets, came)];
             d[window].0[e] = ONE.wrapping_add(VISITED);
         }
         let (pristine, dense) = starting_cells(layout, moves, &w, degrees);
         let lane_moves = w.lanes.map(|(k, _, _)| k);
-        let mut ranks = vec![Row::default(); 2 * K * CLASSES];
-        for (i, table) in ranks.chunks_exact_mut(CLASSES).enumerate() {
-            let (plus, rotation) = (i >= K, i % K);
+        let mut ranks = vec![Row::default(); K * CLASSES];
+        for (rotation, table) in ranks.chunks_exact_mut(CLASSES).enumerate() {
             for (row, d) in table.iter_mut().zip(&dense) {
                 let mut order: [usize; K] = std::array::from_fn(|t| t);
-                order.sort_by_key(|&t| (if plus { d[t] } else { 0 }, (lane_moves[t] + K - rotation) % K));
+                order.sort_by_key(|&t| (d[t], (lane_moves[t] + K - rotation) % K));
                 for (rank, &t) in order.iter().enumerate() {
                     row.0[t] = (rank as u16) << RANK_SHIFT;
                 }
@@ -213,159 +385,78 @@ impl Plan {
     pub(crate) fn bytes(&self) -> usize {
         self.pristine.capacity() * 2 + self.ranks.capacity() * std::mem::size_of::<Row>()
     }
-
-    /// The rank rows of a walk by `tiebreak` (W or W+) in move order
-    /// `offsets` (a rotation of the canonical order).
-    fn ranks_for(&self, tiebreak: Tiebreak, offsets: &[isize]) -> &[Row] {
-        let first = (0..K).find(|&t| self.offsets[t] == offsets[0]).expect("a move of this board");
-        let rotation = self.moves[first];
-        debug_assert!((0..K).all(|t| offsets[(self.moves[t] + K - rotation) % K] == self.offsets[t]));
-        let table = match tiebreak {
-            Tiebreak::First => rotation,
-            Tiebreak::Distance => K + rotation,
-            _ => unreachable!("16-bit cells walk by rule W or W+, not {tiebreak:?}"),
-        };
-        &self.ranks[table * CLASSES..][..CLASSES]
-    }
-
-    /// One walk by `tiebreak` (W or W+) from padded cell `start` on
-    /// `cells` (a copy of [`Plan::starting_cells`]) in move order
-    /// `offsets`, to its end; returns cells visited, pushing each to
-    /// `path`. The same walk as [`super::walk`]'s, the doom cut included.
-    pub(crate) fn walk(
-        &self,
-        tiebreak: Tiebreak,
-        (cells, offsets): (&mut [u16], &[isize]),
-        start: usize,
-        mut path: Option<&mut Vec<usize>>,
-        stop_when_doomed: bool,
-    ) -> u64 {
-        let mut progress = begin(cells, start);
-        if let Some(p) = path.as_deref_mut() {
-            p.push(start);
-        }
-        let lane = Lane { cells, offsets, progress: &mut progress, stop_when_doomed };
-        self.advance(&mut [Walk { lane, tiebreak }], path);
-        progress.visited
-    }
-
-    /// Advances up to [`LANES`] walks, each on its own cells, a step of
-    /// each in turn, until one or more end; returns which ended.
-    pub(crate) fn run(&self, walks: &mut [Walk<'_>]) -> [bool; LANES] {
-        self.advance(walks, None)
-    }
-
-    fn advance(&self, walks: &mut [Walk<'_>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
-        let mut walkers: [Walker; LANES] = Default::default();
-        for (walker, Walk { lane, tiebreak }) in walkers.iter_mut().zip(walks.iter_mut()) {
-            assert_eq!(lane.cells.len(), self.pristine.len(), "cells of this plan's board");
-            let cur = lane.progress.cur;
-            // The kernel's walk stands on an unmarked cell (see the module
-            // documentation); its previous cell is marked already.
-            lane.cells[cur] &= !VISITED;
-            *walker = Walker {
-                cells: lane.cells.as_mut_ptr(),
-                len: lane.cells.len(),
-                cur,
-                key: NONE << 16 | u32::from(lane.cells[cur] & 0xff),
-                ranks: self.ranks_for(*tiebreak, lane.offsets).as_ptr(),
-                threshold: if lane.stop_when_doomed { DOOM_CHECK } else { 0 },
-                forced: lane.progress.forced,
-                steps: 0,
-                ended: false,
-            };
-        }
-        let n = walks.len();
-        assert!((1..=LANES).contains(&n), "1 to {LANES} walks, not {n}");
-        assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
-        self.step_until_one_ends(&mut walkers[..n], path);
-        let mut ended = [false; LANES];
-        for (i, (walker, Walk { lane, .. })) in walkers.iter().zip(walks.iter_mut()).enumerate() {
-            // Back to the common form: the cell stood on and the previous
-            // one marked.
-            let came = (walker.key >> 16) as usize;
-            if came < K {
-                lane.cells[walker.cur.wrapping_add_signed(-self.offsets[came])] |= VISITED;
-            }
-            lane.cells[walker.cur] |= VISITED;
-            *lane.progress =
-                Progress { cur: walker.cur, visited: lane.progress.visited + walker.steps, forced: walker.forced };
-            ended[i] = walker.ended;
-        }
-        ended
-    }
 }
 
-impl Plan {
+impl Kernel for Plan {
+    type Cell = u16;
+    const VISITED: u16 = VISITED;
+    const DOOM_CHECK: u16 = 2 * ONE;
+
+    fn offsets(&self) -> &[isize; K] {
+        &self.offsets
+    }
+
+    fn ranks(&self, offsets: &[isize]) -> &[Row] {
+        &self.ranks[rotation(&self.offsets, &self.moves, offsets) * CLASSES..][..CLASSES]
+    }
+
+    fn first_key(cell: u16) -> u32 {
+        u32::from(cell & 0xff)
+    }
+
+    fn degree(cell: u16) -> u8 {
+        if cell & VISITED != 0 {
+            u8::MAX
+        } else {
+            (cell >> DEGREE_SHIFT) as u8
+        }
+    }
+
     #[cfg(target_arch = "x86_64")]
-    fn step_until_one_ends(&self, walkers: &mut [Walker], path: Option<&mut Vec<usize>>) {
-        // SAFETY: the CPU has SSE4.1 (a Plan exists only where `fits`);
-        // each walker stands on a board cell of its own cells, which no
-        // reference reaches while the kernel runs (the walks are borrowed
-        // mutably by the caller and not used until this returns).
-        #[allow(unsafe_code)]
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    unsafe fn step(&self, cells: *mut u16, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
+        use std::arch::x86_64::*;
+        // SAFETY (whole body): the windows of a board cell lie in the
+        // buffer (border, then slack, see `windows`), the tables are the
+        // plan's own, `key >> 16` is a lane or NONE (decrements has K + 1
+        // rows) and `key & 0xff` one of the plan's classes.
         unsafe {
-            match walkers.len() {
-                1 => simd::run::<1>(self, walkers, path),
-                2 => simd::run::<2>(self, walkers, None),
-                3 => simd::run::<3>(self, walkers, None),
-                _ => simd::run::<4>(self, walkers, None),
-            }
-        }
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    fn step_until_one_ends(&self, _: &mut [Walker], _: Option<&mut Vec<usize>>) {
-        unreachable!("no plan is built without SSE4.1");
-    }
-}
-
-/// A walk of rule W or W+ on 16-bit cells.
-pub(crate) struct Walk<'a> {
-    pub lane: Lane<'a, u16>,
-    pub tiebreak: Tiebreak,
-}
-
-/// A walk as the kernel holds it.
-#[derive(Debug)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-struct Walker {
-    cells: *mut u16,
-    len: usize,
-    /// The cell stood on, unmarked.
-    cur: usize,
-    /// The last `phminposuw` result: the lane the walk came in through
-    /// (bits 16-18, [`NONE`] at first) and the cell's class (bits 0-7).
-    key: u32,
-    ranks: *const Row,
-    /// Least key that needs no second look: [`DOOM_CHECK`] when the walk
-    /// may stop doomed, else 0 (only a visited key ends it).
-    threshold: u16,
-    forced: u32,
-    steps: u64,
-    ended: bool,
-}
-
-impl Default for Walker {
-    fn default() -> Self {
-        Walker {
-            cells: std::ptr::null_mut(),
-            len: 0,
-            cur: 0,
-            key: 0,
-            ranks: std::ptr::null(),
-            threshold: 0,
-            forced: 0,
-            steps: 0,
-            ended: false,
+            let p = cells.add(cur);
+            let d = self.decrements.as_ptr().add((key >> 16) as usize).cast::<__m128i>();
+            let at = |w: usize| p.offset(self.windows[w]).cast::<__m128i>();
+            let w0 = _mm_sub_epi16(_mm_loadu_si128(at(0)), _mm_load_si128(d));
+            let w1 = _mm_sub_epi16(_mm_loadu_si128(at(1)), _mm_load_si128(d.add(1)));
+            let w2 = _mm_sub_epi16(_mm_loadu_si128(at(2)), _mm_load_si128(d.add(2)));
+            let w3 = _mm_sub_epi16(_mm_loadu_si128(at(3)), _mm_load_si128(d.add(3)));
+            _mm_storeu_si128(at(0), w0);
+            _mm_storeu_si128(at(1), w1);
+            _mm_storeu_si128(at(2), w2);
+            _mm_storeu_si128(at(3), w3);
+            let g = |w: usize| _mm_loadu_si128(self.gather[w].as_ptr().cast());
+            let keys = _mm_or_si128(
+                _mm_or_si128(_mm_shuffle_epi8(w0, g(0)), _mm_shuffle_epi8(w1, g(1))),
+                _mm_or_si128(_mm_shuffle_epi8(w2, g(2)), _mm_shuffle_epi8(w3, g(3))),
+            );
+            let keys = _mm_or_si128(keys, _mm_load_si128(ranks.add((key & 0xff) as usize).cast()));
+            let least = _mm_cvtsi128_si32(_mm_minpos_epu16(keys)) as u32;
+            (cur.wrapping_add_signed(self.offsets[(least >> 16) as usize & (K - 1)]), least)
         }
     }
 }
 
-/// A walk about to leave padded cell `start`, which this marks visited.
-pub(crate) fn begin(cells: &mut [u16], start: usize) -> Progress {
-    cells[start] |= VISITED;
-    Progress::at(start)
+/// The key lane back to the previous cell after a step through lane `came`.
+fn back(offsets: &[isize; K], came: usize) -> usize {
+    (0..K).find(|&t| offsets[t] == -offsets[came]).expect("moves closed under negation")
+}
+
+/// The rotation of the canonical move order that move order `offsets` is,
+/// from each key lane's offset and canonical move index.
+fn rotation(lane_offsets: &[isize; K], lane_moves: &[usize; K], offsets: &[isize]) -> usize {
+    let first = (0..K).find(|&t| lane_offsets[t] == offsets[0]).expect("a move of this board");
+    let rotation = lane_moves[first];
+    debug_assert!((0..K).all(|t| offsets[(lane_moves[t] + K - rotation) % K] == lane_offsets[t]));
+    rotation
 }
 
 /// The starting cells (degree and class; [`BORDER`] around) and each
@@ -437,46 +528,7 @@ fn dense_ranks(d: &[i128; K]) -> [u8; K] {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod simd {
-    use std::arch::x86_64::*;
-
-    use super::{doomed, Plan, Row, Walker, K, NONE, VISITED};
-
-    /// One step of a walk standing on unmarked `cur`, whose last key is
-    /// `key`: takes a degree from each neighbour, marks the previous cell,
-    /// and returns the least candidate's cell and key.
-    ///
-    /// # Safety
-    /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of the
-    /// plan's board, whose border and slack hold every window), and `ranks`
-    /// the walk's rank rows.
-    #[inline(always)]
-    unsafe fn step(plan: &Plan, cells: *mut u16, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
-        // SAFETY (whole body): the windows of a board cell lie in the
-        // buffer (border, then slack, see `windows`), the tables are the
-        // plan's own, `key >> 16` is a lane or NONE (decrements has K + 1
-        // rows) and `key & 0xff` one of the plan's classes.
-        unsafe {
-            let p = cells.add(cur);
-            let d = plan.decrements.as_ptr().add((key >> 16) as usize).cast::<__m128i>();
-            let at = |w: usize| p.offset(plan.windows[w]).cast::<__m128i>();
-            let w0 = _mm_sub_epi16(_mm_loadu_si128(at(0)), _mm_load_si128(d));
-            let w1 = _mm_sub_epi16(_mm_loadu_si128(at(1)), _mm_load_si128(d.add(1)));
-            let w2 = _mm_sub_epi16(_mm_loadu_si128(at(2)), _mm_load_si128(d.add(2)));
-            let w3 = _mm_sub_epi16(_mm_loadu_si128(at(3)), _mm_load_si128(d.add(3)));
-            _mm_storeu_si128(at(0), w0);
-            _mm_storeu_si128(at(1), w1);
-            _mm_storeu_si128(at(2), w2);
-            _mm_storeu_si128(at(3), w3);
-            let g = |w: usize| _mm_loadu_si128(plan.gather[w].as_ptr().cast());
-            let keys = _mm_or_si128(
-                _mm_or_si128(_mm_shuffle_epi8(w0, g(0)), _mm_shuffle_epi8(w1, g(1))),
-                _mm_or_si128(_mm_shuffle_epi8(w2, g(2)), _mm_shuffle_epi8(w3, g(3))),
-            );
-            let keys = _mm_or_si128(keys, _mm_load_si128(ranks.add((key & 0xff) as usize).cast()));
-            let least = _mm_cvtsi128_si32(_mm_minpos_epu16(keys)) as u32;
-            (cur.wrapping_add_signed(plan.offsets[(least >> 16) as usize & (K - 1)]), least)
-        }
-    }
+    use super::{doomed, Kernel, Walker, K, NONE, VISITED};
 
     /// Steps `L` walks in turn until one or more end, pushing lane 0's
     /// cells to `path`.
@@ -490,9 +542,13 @@ mod simd {
     /// SSE4.1 and SSSE3; each walker stands on a board cell of its own
     /// buffer, which nothing else reaches while this runs.
     #[target_feature(enable = "sse4.1,ssse3")]
-    pub(super) unsafe fn run<const L: usize>(plan: &Plan, walkers: &mut [Walker], mut path: Option<&mut Vec<usize>>) {
-        let cells: [*mut u16; L] = std::array::from_fn(|l| walkers[l].cells);
-        let ranks: [*const Row; L] = std::array::from_fn(|l| walkers[l].ranks);
+    pub(super) unsafe fn run<const L: usize, P: Kernel>(
+        plan: &P,
+        walkers: &mut [Walker<P::Cell>],
+        mut path: Option<&mut Vec<usize>>,
+    ) {
+        let cells: [*mut P::Cell; L] = std::array::from_fn(|l| walkers[l].cells);
+        let ranks: [*const super::Row; L] = std::array::from_fn(|l| walkers[l].ranks);
         let threshold: [u16; L] = std::array::from_fn(|l| walkers[l].threshold);
         let mut cur: [usize; L] = std::array::from_fn(|l| walkers[l].cur);
         let mut key: [u32; L] = std::array::from_fn(|l| walkers[l].key);
@@ -501,7 +557,7 @@ mod simd {
             let mut rare = false;
             for l in 0..L {
                 // SAFETY: the caller's.
-                (cur[l], key[l]) = unsafe { step(plan, cells[l], cur[l], key[l], ranks[l]) };
+                (cur[l], key[l]) = unsafe { plan.step(cells[l], cur[l], key[l], ranks[l]) };
                 // Visited (stuck), or at most one degree where the walk may
                 // stop: one compare (see `Walker::threshold`).
                 let t = threshold[l];
@@ -531,8 +587,8 @@ mod simd {
     }
 
     /// The cell a step left, from the cell and key it chose.
-    fn before(plan: &Plan, next: usize, key: u32) -> usize {
-        next.wrapping_add_signed(-plan.offsets[(key >> 16) as usize & (K - 1)])
+    fn before<P: Kernel>(plan: &P, next: usize, key: u32) -> usize {
+        next.wrapping_add_signed(-plan.offsets()[(key >> 16) as usize & (K - 1)])
     }
 
     /// After a step with a rare key: marks the walks that end (stuck, or
@@ -540,7 +596,12 @@ mod simd {
     /// walks' state by value, so that the hot loop never needs it in memory.
     #[cold]
     #[inline(never)]
-    fn ends<const L: usize>(plan: &Plan, walkers: &mut [Walker], next: [usize; L], key: [u32; L]) -> bool {
+    fn ends<const L: usize, P: Kernel>(
+        plan: &P,
+        walkers: &mut [Walker<P::Cell>],
+        next: [usize; L],
+        key: [u32; L],
+    ) -> bool {
         let mut any = false;
         for (l, w) in walkers.iter_mut().enumerate() {
             let low = key[l] as u16;
@@ -549,8 +610,8 @@ mod simd {
                     // SAFETY: the walker's buffer, read only while this view
                     // lives (the kernel's stores to it are done).
                     let view = unsafe { std::slice::from_raw_parts(w.cells, w.len) };
-                    let degree = |c: u16| if c & VISITED != 0 { u8::MAX } else { (c >> super::DEGREE_SHIFT) as u8 };
-                    doomed(view, degree, (&plan.offsets, 0, K), before(plan, next[l], key[l]), next[l], &mut w.forced)
+                    let from = before(plan, next[l], key[l]);
+                    doomed(view, P::degree, (plan.offsets(), 0, K), from, next[l], &mut w.forced)
                 });
             any |= w.ended;
         }

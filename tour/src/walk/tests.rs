@@ -296,111 +296,139 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
     assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
 }
 
-/// The 2D cases whose W+ walks run on [`minpos`], with their plan.
-fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan)> {
+/// The 2D cases whose walks run on [`minpos`]'s lanes, with their plans:
+/// W+ on 16-bit cells, W on byte degrees.
+fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan, minpos::bytes::Plan)> {
     let mut out = Vec::new();
     for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
         let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, 2).unwrap());
         if !minpos::fits(&board, &moves) {
             continue;
         }
+        assert!(minpos::bytes::fits(&board, &moves), "{rule:?} {sides:?}");
         for &rotation in rotations {
             let case = Case::new(&rule, &sides, rotation);
             let plan = minpos::Plan::new(&case.layout, &moves, &case.pristine);
-            out.push((case, plan));
+            let bytes = minpos::bytes::Plan::new(&case.layout, &moves);
+            out.push((case, plan, bytes));
         }
     }
     out
 }
 
 #[test]
-fn w_and_w_plus_on_16_bit_cells_take_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
+fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
     let mut tally = Tally::default();
     let cases = minpos_cases(&[0, 1, 3, 6]);
     // (2,1) and (3,2) on every board here; (4,1)'s row moves are 9 cells
     // apart.
     assert_eq!(cases.len(), 2 * 6 * 4);
-    for (case, plan) in &cases {
+    fn walk_on<P: minpos::Kernel>(
+        plan: &P,
+        starting: &[P::Cell],
+        case: &Case,
+        start: u64,
+        stop: bool,
+    ) -> (u64, Vec<usize>) {
+        let (mut cells, mut path) = (starting.to_vec(), Vec::new());
+        let visited = plan.walk((&mut cells, &case.offsets), case.layout.padded(start), Some(&mut path), stop);
+        (visited, path)
+    }
+    for (case, plan, bytes) in &cases {
         let step = (case.cells / 60).max(1) as usize;
         for start in (0..case.cells).step_by(step) {
-            for (tiebreak, plus) in [(Tiebreak::First, false), (Tiebreak::Distance, true)] {
-                let label =
-                    format!("board {:?} offsets {:?} start {start} {tiebreak:?}", case.layout.sides(), case.offsets);
-                tally.check(case, start, plus, &label, |stop| {
-                    let (mut cells, mut path) = (plan.starting_cells().to_vec(), Vec::new());
-                    let padded = case.layout.padded(start);
-                    let visited = plan.walk(tiebreak, (&mut cells, &case.offsets), padded, Some(&mut path), stop);
-                    (visited, path)
-                });
-            }
+            let label = format!("board {:?} offsets {:?} start {start}", case.layout.sides(), case.offsets);
+            tally.check(case, start, true, &format!("{label} W+"), |stop| {
+                walk_on(plan, plan.starting_cells(), case, start, stop)
+            });
+            tally.check(case, start, false, &format!("{label} W"), |stop| {
+                walk_on(bytes, &case.pristine, case, start, stop)
+            });
         }
     }
     tally.assert_at_least(200, 100);
 }
 
-#[test]
-fn walks_on_16_bit_cells_in_twos_threes_and_fours_are_the_walks_made_alone() {
+/// Walks of `plan` (on cells reset from `starting`) in groups of two to
+/// four against the same walks alone: each walk of `case` from every third
+/// cell, its partners walks of `other` (another rotation) that change as
+/// they end. Returns (walks, changes of partner).
+fn lanes_are_the_walks_made_alone<P: minpos::Kernel>(
+    plan: &P,
+    starting: &[P::Cell],
+    case: &Case,
+    other: &Case,
+) -> (u32, u32)
+where
+    P::Cell: PartialEq + std::fmt::Debug,
+{
     let (mut walks, mut resumed) = (0, 0);
-    let cases = minpos_cases(&[0, 5]);
-    for pair in cases.chunks_exact(2) {
-        // Partners walk in the other rotation, by the other rule of every
-        // second start: each lane its own ranks.
-        let [(case, plan), (other_case, _)] = pair else { unreachable!() };
-        let rules = [Tiebreak::Distance, Tiebreak::First];
-        let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
-        for stop in [false, true] {
-            for (i, &start) in starts.iter().enumerate() {
-                let (rule, theirs_rule) = (rules[i % 2], rules[(i / 2) % 2]);
-                let mut alone = plan.starting_cells().to_vec();
-                let visited = plan.walk(rule, (&mut alone, &case.offsets), start, None, stop);
+    let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
+    for stop in [false, true] {
+        for (i, &start) in starts.iter().enumerate() {
+            let mut alone = starting.to_vec();
+            let visited = plan.walk((&mut alone, &case.offsets), start, None, stop);
 
-                let mut cells = plan.starting_cells().to_vec();
-                let mut progress = minpos::begin(&mut cells, start);
-                let (size, mine) = (2 + i % 3, i % 4);
-                let mut partners = starts.iter().cycle().skip(i + 1).take(3 * size);
-                let mut ended = false;
-                while !ended {
-                    let theirs: Vec<usize> = partners.by_ref().take(size - 1).copied().collect();
-                    let mut other_cells: Vec<Vec<u16>> =
-                        theirs.iter().map(|_| plan.starting_cells().to_vec()).collect();
-                    let mut other_progress: Vec<Progress> =
-                        theirs.iter().zip(&mut other_cells).map(|(&s, c)| minpos::begin(c, s)).collect();
-                    let mut lanes: Vec<minpos::Walk<'_>> = other_cells
-                        .iter_mut()
-                        .zip(&mut other_progress)
-                        .map(|(cells, progress)| {
-                            let lane = Lane { cells, offsets: &other_case.offsets, progress, stop_when_doomed: !stop };
-                            minpos::Walk { lane, tiebreak: theirs_rule }
-                        })
-                        .collect();
-                    let at = mine.min(lanes.len());
-                    lanes
-                        .insert(at, minpos::Walk { lane: lane(case, &mut cells, &mut progress, stop), tiebreak: rule });
-                    let alone_now = lanes.len() == 1;
-                    ended = plan.run(&mut lanes)[at];
-                    resumed += u32::from(!ended && !alone_now);
-                }
-                let label = format!("{:?} start {start} stop {stop} group {size} {rule:?}", case.layout.sides());
-                assert_eq!(progress.visited(), visited, "{label}");
-                assert!(cells == alone, "{label}: the cells left differ");
-                walks += 1;
+            let mut cells = starting.to_vec();
+            let mut progress = minpos::begin::<P>(&mut cells, start);
+            let (size, mine) = (2 + i % 3, i % 4);
+            let mut partners = starts.iter().cycle().skip(i + 1).take(3 * size);
+            let mut ended = false;
+            while !ended {
+                let theirs: Vec<usize> = partners.by_ref().take(size - 1).copied().collect();
+                let mut other_cells: Vec<Vec<P::Cell>> = theirs.iter().map(|_| starting.to_vec()).collect();
+                let mut other_progress: Vec<Progress> =
+                    theirs.iter().zip(&mut other_cells).map(|(&s, c)| minpos::begin::<P>(c, s)).collect();
+                let mut lanes: Vec<Lane<'_, P::Cell>> = other_cells
+                    .iter_mut()
+                    .zip(&mut other_progress)
+                    .map(|(cells, progress)| Lane { cells, offsets: &other.offsets, progress, stop_when_doomed: !stop })
+                    .collect();
+                let at = mine.min(lanes.len());
+                lanes.insert(at, lane(case, &mut cells, &mut progress, stop));
+                let alone_now = lanes.len() == 1;
+                ended = plan.run(&mut lanes)[at];
+                resumed += u32::from(!ended && !alone_now);
             }
+            let label = format!("{:?} start {start} stop {stop} group {size}", case.layout.sides());
+            assert_eq!(progress.visited(), visited, "{label}");
+            assert!(cells == alone, "{label}: the cells left differ");
+            walks += 1;
         }
     }
-    assert!(walks > 1000 && resumed > 1000, "{walks} walks, {resumed} changes of partner");
+    (walks, resumed)
 }
 
 #[test]
-fn sixteen_bit_cells_need_a_leapers_rows_within_one_window() {
+fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_made_alone() {
+    let (mut walks, mut resumed) = ([0; 2], [0; 2]);
+    let cases = minpos_cases(&[0, 5]);
+    for pair in cases.chunks_exact(2) {
+        let [(case, plan, bytes), (other, _, _)] = pair else { unreachable!() };
+        let (w, r) = lanes_are_the_walks_made_alone(plan, plan.starting_cells(), case, other);
+        (walks[0], resumed[0]) = (walks[0] + w, resumed[0] + r);
+        let (w, r) = lanes_are_the_walks_made_alone(bytes, &case.pristine, case, other);
+        (walks[1], resumed[1]) = (walks[1] + w, resumed[1] + r);
+    }
+    for kernel in 0..2 {
+        assert!(walks[kernel] > 1000 && resumed[kernel] > 1000, "{walks:?} walks, {resumed:?} changes of partner");
+    }
+}
+
+#[test]
+fn lanes_need_a_leapers_rows_within_one_window() {
     let fits = |rule: &[u32], sides: &[u32]| {
-        minpos::fits(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
+        let (board, moves) = (Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap());
+        let fits = minpos::fits(&board, &moves);
+        assert_eq!(minpos::bytes::fits(&board, &moves), fits, "{rule:?} {sides:?}");
+        fits
     };
     assert!(fits(&[3, 2], &[400, 400]) && fits(&[2, 1], &[5, 5]) && fits(&[3, 1], &[3000, 7]));
     // (4,1): two moves 8 cells apart in a row; 3D; 4 or 16 moves.
     assert!(!fits(&[4, 1], &[20, 20]) && !fits(&[2, 1], &[6, 6, 6]));
     assert!(!fits(&[1, 1], &[9, 9]) && !fits(&[2, 0], &[9, 9]));
-    // Rows of 16-bit cells too narrow for the windows: (2,1)'s need 5
-    // columns, (3,2)'s 3, (3,1)'s any.
+    // Rows too narrow for the windows: (2,1)'s need 5 columns, (3,2)'s 3,
+    // (3,1)'s any.
     assert!(!fits(&[2, 1], &[9, 4]) && !fits(&[3, 2], &[9, 2]));
     assert!(fits(&[3, 2], &[9, 3]) && fits(&[3, 1], &[9, 1]));
 }
