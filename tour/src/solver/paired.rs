@@ -1,15 +1,15 @@
 //! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
 //! slot holds a task and makes its walks; whenever busy slots stand in
-//! walks that advance together ([`Paired`]: W+ on 16-bit cells or W on byte
-//! degrees in 2D, up to four at once; W+ on keyed cells in 2D or rule W on
-//! scaled degrees in 3D, two at once), those of the kind most busy slots
-//! stand in go on together until one ends (the others wait their turn). The other
-//! walks run alone. Each slot keeps its walks in buffers of its own, so a
-//! walk paused in one slot is never touched by another's.
+//! walks that advance together ([`Paired`]: W+ on 16-bit cells or W on
+//! byte degrees in 2D, up to four at once; W+ on keyed cells in 2D or rule
+//! W on scaled degrees in 3D, two at once), those of the kind most busy
+//! slots stand in go on together until one ends (the others wait their
+//! turn). The other walks run alone. Each slot keeps its walks in buffers
+//! of its own, so a walk paused in one slot is never touched by another's.
 
 use std::time::{Duration, Instant};
 
-use super::{Paired, Solver, Task, TaskResult, Tiebreak, Walks, Workspace};
+use super::{Paired, Solver, Task, TaskResult, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
 use crate::walk::minpos::{self, Kernel};
@@ -131,7 +131,7 @@ impl Solver {
                 }
             }
             copy_into(&mut s.offsets, offsets);
-            (s.kind, s.tiebreak, s.stop_when_doomed) = (kind, walk.tiebreak, walk.stop_when_doomed);
+            (s.kind, s.stop_when_doomed) = (kind, walk.stop_when_doomed);
             return true;
         }
         false
@@ -261,7 +261,6 @@ struct Slot {
     /// The current walk: how it pairs, its move order (a row of offsets
     /// per phase), where it stands, whether it may stop when doomed.
     kind: Option<Paired>,
-    tiebreak: Tiebreak,
     offsets: Vec<isize>,
     progress: Progress,
     stop_when_doomed: bool,
@@ -277,7 +276,6 @@ impl Slot {
             start: solver.layout.padded(task.start),
             walks: Walks::new(task.method, config.moves().len(), config.board().cells()),
             kind: None,
-            tiebreak: Tiebreak::First,
             offsets: Vec::new(),
             progress: Progress::default(),
             stop_when_doomed: false,

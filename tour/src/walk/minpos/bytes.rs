@@ -14,7 +14,9 @@
 //! which the step marks, is marked in its key by the rank row of the lane
 //! the walk came in through.
 //!
-//! 2D (2,1) N=1000, rule W, 8 starts (`ksweep bench`): see docs/engine.md.
+//! 2D (2,1) N=1000, rule W, 8 starts, one thread (`ksweep bench`):
+//! 208.6-236.5 M steps a second four at once against 128.8-142.8 M alone
+//! (docs/engine.md).
 
 use super::{back, rotation, supported, windows, Kernel, Row, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
