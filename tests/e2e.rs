@@ -782,7 +782,8 @@ fn a_hostile_worker_cannot_change_the_table() {
 #[test]
 fn a_board_past_the_workers_memory_fails_its_shards_not_the_worker() {
     let mut c = Cluster::start(&["--max-shard-failures", "2"]);
-    // 5x5 (2,1): 9x9 padded = 81 B shared + 81 B a thread; 20x20: 576 + 576.
+    // 5x5 (2,1): 9x9 padded = 81 B shared + 4 x 81 B a thread (rule-W
+    // walks advance four at a time); 20x20: 576 + 4 x 576.
     let worker = c.add_worker_with_flags(2, &["--memory", "1K"]);
     let spec = c.write(
         "spec.toml",
@@ -792,6 +793,6 @@ fn a_board_past_the_workers_memory_fails_its_shards_not_the_worker() {
     let s = c.wait_for(&id, "the sweep to end", SWEEP_TIMEOUT, |s| s.state != "running");
     assert_eq!((s.state.as_str(), s.shards_failed, s.tasks_done), ("failed", 1, 3), "{s:?}");
     let log = c.coordinator.as_ref().expect("coordinator").log_text();
-    assert!(log.contains("board 20x20 needs 1.1 KiB for one task"), "the shard's error names the need:\n{log}");
+    assert!(log.contains("board 20x20 needs 2.8 KiB for one task"), "the shard's error names the need:\n{log}");
     assert!(c.workers[worker].try_exit().is_none(), "the worker is still running");
 }
