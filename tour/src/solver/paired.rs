@@ -155,6 +155,9 @@ impl Solver {
         ws.dirty = true;
         let Workspace { degrees, plus, plus_pair, more_degrees, lanes, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
+        // Each slot's degrees, as `Buffers::of` gives them where walks on
+        // degrees pause.
+        let mut slot_degrees = std::iter::once(own).chain(more_degrees.iter_mut());
         // The group's walks, each on its slot's cells.
         fn walks<'a, C>(
             slots: &'a mut [Option<Slot>],
@@ -171,7 +174,7 @@ impl Solver {
             Some(Paired::Lanes) => self.minpos_plan().run(&mut walks(slots, lanes.iter_mut(), kind)),
             Some(Paired::ByteLanes) => {
                 let plan = self.w_lanes.as_ref().expect("byte lanes fit");
-                plan.run(&mut walks(slots, std::iter::once(own).chain(more_degrees.iter_mut()), kind))
+                plan.run(&mut walks(slots, slot_degrees, kind))
             }
             Some(Paired::KeyedCells) => {
                 let [Some(a), Some(b)] = slots else { unreachable!("keyed cells pair two slots") };
@@ -179,10 +182,10 @@ impl Solver {
                 [x, y, false, false]
             }
             Some(Paired::Degrees) => {
-                let [Some(a), Some(b)] = slots else { unreachable!("degrees pair two slots") };
-                let (a, b) =
-                    (scaled::Pointers::of(a.lane(own), mask), scaled::Pointers::of(b.lane(&mut more_degrees[0]), mask));
-                let [x, y] = run_pair(a, b);
+                let ([Some(a), Some(b)], Some(da), Some(db)) = (slots, slot_degrees.next(), slot_degrees.next()) else {
+                    unreachable!("degrees pair two slots")
+                };
+                let [x, y] = run_pair(scaled::Pointers::of(a.lane(da), mask), scaled::Pointers::of(b.lane(db), mask));
                 [x, y, false, false]
             }
             None => unreachable!("a busy slot stands in a walk that pairs"),

@@ -166,6 +166,10 @@ pub(crate) trait Kernel: Sized {
     /// Each key lane's padded offset.
     fn offsets(&self) -> &[isize; K];
 
+    /// Cells a walk's buffer holds: the padded board's, and any slack the
+    /// windows need past it.
+    fn buffer_len(&self) -> usize;
+
     /// The rank rows of a walk in move order `offsets` (a rotation of the
     /// canonical order).
     fn ranks(&self, offsets: &[isize]) -> &[Row];
@@ -183,9 +187,9 @@ pub(crate) trait Kernel: Sized {
     /// bits 16-18, the key in bits 0-15, visited at [`VISITED`]).
     ///
     /// # Safety
-    /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of the
-    /// plan's board, whose border and slack hold every window), and `ranks`
-    /// the walk's rank rows.
+    /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of
+    /// [`Kernel::buffer_len`] cells, which hold every window of a board
+    /// cell), and `ranks` the walk's rank rows.
     #[cfg(target_arch = "x86_64")]
     #[allow(unsafe_code)]
     unsafe fn step(&self, cells: *mut Self::Cell, cur: usize, key: u32, ranks: *const Row) -> (usize, u32);
@@ -226,6 +230,7 @@ pub(crate) fn begin<P: Kernel>(cells: &mut [P::Cell], start: usize) -> Progress 
 fn advance<P: Kernel>(plan: &P, walks: &mut [Lane<'_, P::Cell>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
     let mut walkers: [Walker<P::Cell>; LANES] = std::array::from_fn(|_| Walker::default());
     for (walker, lane) in walkers.iter_mut().zip(walks.iter_mut()) {
+        assert_eq!(lane.cells.len(), plan.buffer_len(), "cells of this plan's board");
         let cur = lane.progress.cur;
         // The kernel's walk stands on an unmarked cell (see the module
         // documentation); its previous cell is marked already.
@@ -394,6 +399,10 @@ impl Kernel for Plan {
 
     fn offsets(&self) -> &[isize; K] {
         &self.offsets
+    }
+
+    fn buffer_len(&self) -> usize {
+        self.pristine.len()
     }
 
     fn ranks(&self, offsets: &[isize]) -> &[Row] {

@@ -76,6 +76,8 @@ pub(crate) struct Plan {
     offsets: [isize; K],
     /// Each key lane's canonical move index.
     moves: [usize; K],
+    /// Cells of the padded board, the length of a walk's degrees.
+    cells: usize,
     /// Rank rows: the move order's rank per lane, and the visited bit on
     /// the lane back to the previous cell, K + 1 rows (by the lane the walk
     /// came in through) per rotation of the move order.
@@ -111,7 +113,7 @@ impl Plan {
                 }
             }
         }
-        Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks }
+        Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, cells: layout.len(), ranks }
     }
 }
 
@@ -123,6 +125,10 @@ impl Kernel for Plan {
 
     fn offsets(&self) -> &[isize; K] {
         &self.offsets
+    }
+
+    fn buffer_len(&self) -> usize {
+        self.cells
     }
 
     fn ranks(&self, offsets: &[isize]) -> &[Row] {
