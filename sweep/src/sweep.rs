@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
-use tour::exists::Existence;
+use tour::exists::{Claim, Existence};
 use tour::{Board, Configuration, Eligibility, Method, Moves, Outcome, TaskResult};
 
 use crate::error::SpecError;
@@ -297,7 +297,7 @@ impl Sweep {
     /// success is a whole-board tour, attempts within the method's bounds, a
     /// plausible time. A coordinator refuses a batch that fails, so a buggy
     /// or hostile worker cannot put impossible figures into the tables.
-    pub fn check_result(&self, config: u32, method: Method, r: &TaskResult) -> Result<(), String> {
+    pub fn check_result(&self, config: u32, start: u64, method: Method, r: &TaskResult) -> Result<(), String> {
         let Some(entry) = self.configurations.get(config as usize) else {
             return Err(format!("configuration {config} is not in the sweep"));
         };
@@ -313,6 +313,19 @@ impl Sweep {
         }
         if r.success && r.visited != cells {
             return Err(format!("a tour must visit all {cells} cells, not {}", r.visited));
+        }
+        if r.outcome == Outcome::NoTour && !method.proves_absence() {
+            // A heuristic's failure proves nothing; the engine says no-tour
+            // for it only where the colour rule or a theorem does.
+            let claim = if method.seeks_closed(self.closed()) { entry.existence.closed } else { entry.existence.open };
+            let proven = !entry.eligibility.admits(start, cells) || matches!(claim, Claim::Impossible(_));
+            if !proven {
+                return Err(format!(
+                    "no-tour from {} on eligible start {start} is not a proof: only the colour rule, a theorem, \
+                     bt, solve or construct may say no-tour",
+                    method.name()
+                ));
+            }
         }
         let (low, high) = match method {
             m if m.is_warnsdorff() => (1, m.max_attempts(entry.move_count() as usize) as u64),
@@ -899,9 +912,15 @@ mod tests {
         let tour =
             TaskResult { success: true, outcome: Outcome::Tour, attempts: 3, visited: 25, micros: 9, path: None };
         let stuck = TaskResult { success: false, outcome: Outcome::GaveUp, visited: 20, attempts: 8, ..tour.clone() };
-        assert_eq!(sweep.check_result(4, Method::AwPlus, &tour), Ok(()));
-        assert_eq!(sweep.check_result(4, Method::AwPlus, &stuck), Ok(()));
-        assert_eq!(sweep.check_result(4, Method::W, &TaskResult { attempts: 1, ..tour.clone() }), Ok(()));
+        assert_eq!(sweep.check_result(4, 0, Method::AwPlus, &tour), Ok(()));
+        assert_eq!(sweep.check_result(4, 0, Method::AwPlus, &stuck), Ok(()));
+        assert_eq!(sweep.check_result(4, 0, Method::W, &TaskResult { attempts: 1, ..tour.clone() }), Ok(()));
+        // 5x5 with (2,1): only even cells may start. A walk's failure there
+        // proves nothing; from an odd cell the colour rule proves no-tour.
+        let no_tour = TaskResult { outcome: Outcome::NoTour, ..stuck.clone() };
+        assert_eq!(sweep.check_result(4, 1, Method::AwPlus, &no_tour), Ok(()));
+        let e = sweep.check_result(4, 0, Method::AwPlus, &no_tour).unwrap_err();
+        assert!(e.starts_with("no-tour from aw+ on eligible start 0 is not a proof"), "{e}");
         let bad = [
             (4, Method::W, tour.clone(), "attempts 3 is outside 1..=1 for w"),
             (4, Method::AwPlus, TaskResult { attempts: 9, ..tour.clone() }, "attempts 9 is outside 1..=8"),
@@ -922,7 +941,7 @@ mod tests {
             (99, Method::W, tour.clone(), "configuration 99 is not in the sweep"),
         ];
         for (config, method, r, expected) in bad {
-            let e = sweep.check_result(config, method, &r).unwrap_err();
+            let e = sweep.check_result(config, 0, method, &r).unwrap_err();
             assert!(e.starts_with(expected), "{e:?} does not start with {expected:?}");
         }
     }
@@ -955,7 +974,7 @@ mod tests {
                     let options = sweep.task_options(solver.config(), start, m);
                     let r = solver.run_task(&mut ws, start, m, &options);
                     assert_eq!(
-                        sweep.check_result(c.index, m, &r),
+                        sweep.check_result(c.index, start, m, &r),
                         Ok(()),
                         "{} {} from {start}: {r:?}",
                         c.shape_label(),

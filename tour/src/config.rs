@@ -24,6 +24,19 @@ pub enum Eligibility {
     Impossible,
 }
 
+impl Eligibility {
+    /// True when a tour may start at cell `index` of a board of `cells`
+    /// cells under this rule. (On an odd board, where `EvenSum` applies,
+    /// every side is odd, so a cell's index has its coordinate sum's parity.)
+    pub fn admits(self, index: u64, cells: u64) -> bool {
+        match self {
+            Eligibility::All => index < cells,
+            Eligibility::EvenSum => index < cells && index.is_multiple_of(2),
+            Eligibility::Impossible => false,
+        }
+    }
+}
+
 /// A move set on a board shape: the unit that starts and seeds belong to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Configuration {
@@ -207,11 +220,7 @@ impl Configuration {
 
     /// True when a tour may start at cell `index`.
     pub fn is_eligible(&self, index: u64) -> bool {
-        match self.eligibility() {
-            Eligibility::All => index < self.board.cells(),
-            Eligibility::EvenSum => index < self.board.cells() && index.is_multiple_of(2),
-            Eligibility::Impossible => false,
-        }
+        self.eligibility().admits(index, self.board.cells())
     }
 
     /// The starts a sweep with seed `sweep_seed` and `per_config` starts per

@@ -144,6 +144,14 @@ impl Method {
         matches!(self, Method::Nn(_)) || asked && self.finds_closed()
     }
 
+    /// True for the methods whose failure can be a proof that no tour
+    /// exists from the start (exhaustive search, solve's refutations, the
+    /// construction's theorems). The others may say `no-tour` only where the
+    /// colour rule or a theorem rules the tour out for every method.
+    pub fn proves_absence(self) -> bool {
+        matches!(self, Method::Bt | Method::Solve | Method::Construct)
+    }
+
     /// True for the Warnsdorff-rule methods (walks with rotations).
     pub fn is_warnsdorff(self) -> bool {
         Method::WARNSDORFF.contains(&self)

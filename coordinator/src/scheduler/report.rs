@@ -91,7 +91,12 @@ impl Scheduler {
                     micros: t.micros,
                     path: None,
                 };
-                if let Err(why) = sweep.sweep.check_result(run.plan.config, method, &claimed) {
+                // Set when the shard's assignment was completed; a report
+                // before that answers an assignment never sent.
+                let Some(start_cell) = run.starts.as_ref().and_then(|s| s.get(t.start_offset as usize)) else {
+                    return Err(Error::Refused(format!("{} was never sent to {worker}", report.shard)));
+                };
+                if let Err(why) = sweep.sweep.check_result(run.plan.config, *start_cell, method, &claimed) {
                     return Err(Error::Refused(format!(
                         "{} task ({}, {}) cannot be a result of {}: {why}",
                         report.shard,
@@ -100,11 +105,6 @@ impl Scheduler {
                         method.name()
                     )));
                 }
-                // Set when the shard's assignment was completed; a report
-                // before that answers an assignment never sent.
-                let Some(start_cell) = run.starts.as_ref().and_then(|s| s.get(t.start_offset as usize)) else {
-                    return Err(Error::Refused(format!("{} was never sent to {worker}", report.shard)));
-                };
                 rows.push(ResultRecord {
                     sweep: run.sweep,
                     config: run.plan.config,
