@@ -142,6 +142,8 @@ pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
         // Live figures; the coordinator's services fill them in (`Shared::rates`).
         rate_per_sec: None,
         eta_secs: None,
+        // Only `status` lists them, as it carries the spec.
+        failed_shards: Vec::new(),
     }
 }
 
@@ -171,7 +173,33 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<pb::SweepStatus>> {
 
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<pb::SweepStatus> {
     let record = store.resolve(id)?;
-    Ok(pb::SweepStatus { spec_toml: record.spec.clone(), ..status_of(&record) })
+    let failed_shards = failed_shards(store, &record)?;
+    Ok(pb::SweepStatus { spec_toml: record.spec.clone(), failed_shards, ..status_of(&record) })
+}
+
+/// The first shards of a sweep that failed for good, labelled as tables
+/// label their boards (the spec is parsed only when there are some).
+fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<pb::FailedShard>> {
+    if record.shards_failed == 0 {
+        return Ok(Vec::new());
+    }
+    let failed = store.failed_shards(record.key, ksweep_proto::MAX_FAILED_SHARDS)?;
+    let sweep = Sweep::parse(&record.spec)?;
+    Ok(failed
+        .into_iter()
+        .map(|f| {
+            let entry = sweep.configurations().get(f.plan.config as usize);
+            pb::FailedShard {
+                shard_id: f.id.0,
+                config: f.plan.config,
+                board: entry.map(|c| c.shape_label()).unwrap_or_default(),
+                moves: entry.map(|c| c.moves_label()).unwrap_or_default(),
+                start_lo: f.plan.start_lo,
+                start_hi: f.plan.start_hi,
+                error: f.error,
+            }
+        })
+        .collect())
 }
 
 pub(crate) fn table(store: &Store, id: Option<&str>) -> Result<Table> {

@@ -54,9 +54,6 @@ pub async fn serve(
     let shared = Arc::new(Shared::new(store, options)?);
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    for service in ["", SWEEPS, WORKERS] {
-        health_reporter.set_service_status(service, ServingStatus::Serving).await;
-    }
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(ksweep_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -78,6 +75,14 @@ pub async fn serve(
             Ok(())
         })
         .await?;
+    // A database that refuses writes (a full disk) is served, so results
+    // can be read, but reported NOT_SERVING (and logged) until it takes one.
+    let _ = shared.probe_writes().await;
+    let health = |serving: bool| if serving { ServingStatus::Serving } else { ServingStatus::NotServing };
+    let mut serving = !shared.writes_failing();
+    for service in ["", SWEEPS, WORKERS] {
+        health_reporter.set_service_status(service, health(serving)).await;
+    }
 
     // Running sweeps come back in the background: calls are answered (and
     // new sweeps run) while large specs are parsed and checked.
@@ -92,7 +97,6 @@ pub async fn serve(
     let ticker_shared = shared.clone();
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(TICK);
-        let mut serving = true;
         loop {
             interval.tick().await;
             if let Err(e) = ticker_shared.tick().await {
@@ -102,9 +106,8 @@ pub async fn serve(
             // cannot be kept, whatever else still answers.
             if serving == ticker_shared.writes_failing() {
                 serving = !serving;
-                let status = if serving { ServingStatus::Serving } else { ServingStatus::NotServing };
                 for service in ["", SWEEPS, WORKERS] {
-                    health_reporter.set_service_status(service, status).await;
+                    health_reporter.set_service_status(service, health(serving)).await;
                 }
             }
         }

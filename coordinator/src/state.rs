@@ -322,13 +322,23 @@ impl Shared {
     pub async fn submit(&self, sweep: Arc<Sweep>, resume: bool) -> Result<(SweepRecord, bool)> {
         let for_store = sweep.clone();
         let (mut record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
-        if resume && record.state == SweepState::Cancelled {
+        if resume && matches!(record.state, SweepState::Cancelled | SweepState::Failed) {
             let key = record.key;
-            let written = self.with_store(move |s| s.set_state(key, SweepState::Running, None)).await;
+            let was = record.state;
+            // A failed sweep's failed shards run again from scratch: they
+            // may have failed for want of a worker that has joined since.
+            let written = self
+                .with_store(move |s| match was {
+                    SweepState::Failed => s.reopen_failed(key),
+                    _ => s.set_state(key, SweepState::Running, None).map(|()| 0),
+                })
+                .await;
             self.note_write(&written);
-            written?;
+            let reopened = written?;
             record.state = SweepState::Running;
-            tracing::info!(sweep = %record.id, done = record.tasks_done, "cancelled sweep resumed");
+            record.shards_failed = 0;
+            record.error = None;
+            tracing::info!(sweep = %record.id, done = record.tasks_done, was = ?was, reopened, "sweep resumed");
         }
         if record.state == SweepState::Running {
             self.load(record.key, sweep).await?;
@@ -340,7 +350,9 @@ impl Shared {
     /// the session secret its polls must present.
     pub async fn register(&self, name: String, threads: u32) -> Result<(WorkerId, SessionSecret)> {
         let secret = SessionSecret::new()?;
-        let worker = self.with_store(move |s| s.register_worker(&name, threads)).await?;
+        let registered = self.with_store(move |s| s.register_worker(&name, threads)).await;
+        self.note_write(&registered);
+        let worker = registered?;
         self.scheduler().register(worker, threads, now());
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, secret);
         Ok((worker, secret))
@@ -453,6 +465,15 @@ impl Shared {
         self.writes_failing.load(Ordering::Relaxed)
     }
 
+    /// Tries a small write (the start time), so health tells whether the
+    /// database takes writes before any worker finds out by failing: at
+    /// start, and on every tick while writes fail with nothing else to retry.
+    pub async fn probe_writes(&self) -> Result<()> {
+        let written = self.with_store(|s| s.note_start()).await;
+        self.note_write(&written);
+        written
+    }
+
     /// Expires leases, retries settled writes that failed, and ends drained
     /// sweeps; run on a timer.
     pub async fn tick(&self) -> Result<()> {
@@ -476,6 +497,11 @@ impl Shared {
             if retry {
                 tracing::info!("settled shards written after an earlier failure");
             }
+        } else if self.writes_failing() {
+            // Nothing waits to be written: probe, so health turns back to
+            // SERVING once the disk takes writes, not at the next result.
+            // (A failure was logged when writes began failing.)
+            let _ = self.probe_writes().await;
         }
         self.sample_rates().await?;
         // Cuts left by a failed write, or gaps re-planned by a settle.
@@ -578,8 +604,13 @@ fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result
             }
         }
         tracing::info!(sweep = %record.id, ?state, "sweep finished");
-        let error = (state == SweepState::Failed).then_some("some shards failed on every retry");
-        s.set_state(key, state, error)?;
+        let error = (state == SweepState::Failed).then(|| {
+            format!(
+                "{} shards failed on every retry (`ksweep status` says why; `ksweep resume` retries them)",
+                record.shards_failed
+            )
+        });
+        s.set_state(key, state, error.as_deref())?;
     }
     Ok(short)
 }

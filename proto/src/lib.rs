@@ -28,5 +28,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// agree: a result batch the coordinator cannot decode is refused whole.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
+/// Most failed shards a Status reply lists (each with its error); the
+/// count of all of them is `shards_failed`.
+pub const MAX_FAILED_SHARDS: usize = 20;
+
 /// Encoded file descriptor set, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("ksweep_descriptor");

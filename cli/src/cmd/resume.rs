@@ -1,4 +1,5 @@
-//! `ksweep resume`: run a cancelled sweep again from where it stopped.
+//! `ksweep resume`: run a cancelled or failed sweep again from where it
+//! stopped.
 
 use std::io::Write;
 
@@ -10,7 +11,9 @@ use ksweep_proto::v1 as pb;
 use crate::cmd::status::print_status;
 use crate::connect::{status_error, ConnectArgs};
 
-/// Resume a cancelled sweep: its stored results stay, the rest runs.
+/// Resume a cancelled or failed sweep: its stored results stay, the rest
+/// runs; a failed sweep's failed shards are retried from scratch (they may
+/// have failed for want of a worker that has joined since).
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The sweep: its id, a unique prefix of it, or its name.
@@ -22,10 +25,11 @@ pub struct ResumeArgs {
 pub async fn run(args: ResumeArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
     let status = client.status(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
-    if status.state == pb::SweepState::Done as i32 || status.state == pb::SweepState::Failed as i32 {
-        bail!("sweep {} is {}; only a cancelled sweep resumes", status.sweep_id, state_name(status.state));
+    if status.state == pb::SweepState::Done as i32 {
+        bail!("sweep {} is {}; only a cancelled or failed sweep resumes", status.sweep_id, state_name(status.state));
     }
-    // The stored spec names the same sweep; `resume` runs a cancelled one again.
+    // The stored spec names the same sweep; `resume` runs a cancelled or
+    // failed one again.
     let reply =
         client.submit(pb::SubmitRequest { spec_toml: status.spec_toml, resume: true }).await.map_err(status_error)?;
     match reply.into_inner().status {

@@ -95,5 +95,16 @@ pub fn print_status(s: &pb::SweepStatus, out: &mut impl Write) -> Result<()> {
     if !s.error.is_empty() {
         writeln!(out, "error           {}", s.error)?;
     }
+    for f in &s.failed_shards {
+        let starts = match f.start_hi - f.start_lo {
+            1 => format!("start {}", f.start_lo),
+            _ => format!("starts {}..{}", f.start_lo, f.start_hi),
+        };
+        writeln!(out, "  shard {} ({} {}, {starts}): {}", f.shard_id, f.moves, f.board, f.error)?;
+    }
+    let unlisted = s.shards_failed.saturating_sub(s.failed_shards.len() as u64);
+    if unlisted > 0 && !s.failed_shards.is_empty() {
+        writeln!(out, "  ... and {unlisted} more")?;
+    }
     Ok(())
 }

@@ -214,6 +214,67 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
     assert_complete(&shared.with_store(move |s| s.record_of(key)).await.unwrap());
 }
 
+/// A sweep that failed (here: every board of 5x5 fails on its worker, as a
+/// board too big for every worker then registered would) is not final:
+/// status says which shards failed and why, and resuming it retries them
+/// from scratch, to a complete sweep.
+#[tokio::test]
+async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
+    let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
+    let key = submit(&shared).await;
+    let (worker, _) = shared.register("small".into(), 4).await.unwrap();
+    let refused = "board 5x5 needs 1 KiB; this worker's memory budget is 1 B";
+    for _ in 0..10_000 {
+        let assignments = shared.assign(worker, 8).await.unwrap();
+        let reports: Vec<ShardReport> = assignments
+            .iter()
+            .map(|a| match a.plan.config {
+                0 => ShardReport { shard: a.shard, epoch: a.epoch, tasks: Vec::new(), error: Some(refused.into()) },
+                _ => answer(a),
+            })
+            .collect();
+        shared.report(worker, &reports).await.unwrap();
+        shared.tick().await.unwrap();
+        if shared.with_store(move |s| s.record_of(key)).await.unwrap().state != SweepState::Running {
+            break;
+        }
+    }
+    let status = shared.with_store(|s| crate::query::status(s, None)).await.unwrap();
+    assert_eq!(status.state, pb::SweepState::Failed as i32);
+    assert!(status.shards_failed > 0 && status.error.contains("`ksweep resume` retries them"), "{status:?}");
+    assert_eq!(status.failed_shards.len() as u64, status.shards_failed);
+    for f in &status.failed_shards {
+        assert_eq!((f.config, f.board.as_str(), f.moves.as_str(), f.error.as_str()), (0, "5x5", "2,1", refused));
+    }
+    let (record, created) = shared.submit(Arc::new(Sweep::parse(SPEC).unwrap()), true).await.unwrap();
+    assert!(!created);
+    assert_eq!((record.state, record.shards_failed), (SweepState::Running, 0));
+    assert_complete(&run_to_end(&shared, key).await);
+    let status = shared.with_store(|s| crate::query::status(s, None)).await.unwrap();
+    assert!(status.failed_shards.is_empty() && status.error.is_empty(), "{status:?}");
+}
+
+/// A coordinator started on a disk that refuses writes says so at once
+/// (health NOT_SERVING), not when the first worker fails to register, and
+/// says SERVING again once a write goes through.
+#[tokio::test]
+async fn writes_refused_at_start_are_reported_until_one_succeeds() {
+    let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
+    shared.with_store(|s| Ok(s.conn().execute_batch("PRAGMA query_only = 1")?)).await.unwrap();
+    assert!(shared.probe_writes().await.is_err());
+    assert!(shared.writes_failing());
+    // A worker's registration is a write too: it keeps health failing.
+    shared.tick().await.unwrap();
+    assert!(shared.register("w".into(), 1).await.is_err());
+    assert!(shared.writes_failing(), "a refused registration counts");
+    shared.tick().await.unwrap();
+    assert!(shared.writes_failing(), "the tick's probe fails while the disk refuses");
+    shared.with_store(|s| Ok(s.conn().execute_batch("PRAGMA query_only = 0")?)).await.unwrap();
+    shared.tick().await.unwrap();
+    assert!(!shared.writes_failing(), "the tick's probe sees the disk take writes");
+    shared.register("w".into(), 1).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_failed_cancel_leaves_the_sweep_running_everywhere() {
     let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();

@@ -26,7 +26,7 @@ mod workers;
 
 pub use codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use results::ResultRecord;
-pub use shards::{NewShards, OpenShard};
+pub use shards::{FailedShard, NewShards, OpenShard};
 pub use sweeps::SweepRecord;
 
 use lock::WriterLock;
@@ -85,8 +85,8 @@ impl Store {
     /// one writer per file (a second one is refused, naming the holder).
     /// A file created here and dropped still empty is removed again.
     pub fn open(path: &Path) -> Result<Store> {
+        let existed = database_file(path, false)?;
         let lock = WriterLock::acquire(path)?;
-        let existed = path.exists();
         let conn = Connection::open(path).map_err(schema::foreign)?;
         // Armed by `Drop for Store` only, once it knows the file is empty.
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
@@ -116,12 +116,15 @@ impl Store {
     /// process cannot write (where SQLite cannot create its WAL index) is
     /// opened immutable: nothing can be writing it there.
     pub fn open_read_only(path: &Path) -> Result<Store> {
-        if !path.is_file() {
-            return Err(Error::Io {
-                path: path.display().to_string(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such database file"),
-            });
-        }
+        database_file(path, true)?;
+        let store = Store::open_read_only_unchecked(path)?;
+        // Checked as a coordinator checks it at start, so an offline query
+        // never answers from a damaged file as if it were whole.
+        store.quick_check().map_err(|e| damaged(path, e))?;
+        Ok(store)
+    }
+
+    fn open_read_only_unchecked(path: &Path) -> Result<Store> {
         let conn =
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(schema::foreign)?;
@@ -157,6 +160,18 @@ impl Store {
         }
     }
 
+    /// Records when a coordinator started on this database: the first
+    /// write of a start, so a disk that refuses writes (full, read-only) is
+    /// known before any worker or client meets it.
+    pub fn note_start(&mut self) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('started_ms', ?1) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [now_ms() as i64],
+        )?;
+        Ok(())
+    }
+
     /// The connection, for tests that break the database on purpose.
     #[cfg(test)]
     pub(crate) fn conn(&self) -> &Connection {
@@ -174,6 +189,45 @@ impl Store {
     }
 }
 
+/// Whether `path` holds a database file (true) or nothing yet (false,
+/// refused when it must `exist`); anything else there (a directory, a
+/// device such as /dev/null, a pipe) is refused, saying what it is.
+fn database_file(path: &Path, exist: bool) -> Result<bool> {
+    let refuse = |kind: std::io::ErrorKind, what: &str| Error::Io {
+        path: path.display().to_string(),
+        source: std::io::Error::new(kind, what.to_string()),
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !exist => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(refuse(e.kind(), "no such database file"));
+        }
+        Err(e) => return Err(Error::Io { path: path.display().to_string(), source: e }),
+    };
+    let file_type = meta.file_type();
+    if file_type.is_file() {
+        return Ok(true);
+    }
+    use std::os::unix::fs::FileTypeExt;
+    let what = if file_type.is_dir() {
+        let inside = path.join("ksweep.db");
+        return Err(refuse(
+            std::io::ErrorKind::InvalidInput,
+            &format!("is a directory, not a database file (name a file in it, e.g. {})", inside.display()),
+        ));
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else if file_type.is_fifo() {
+        "a pipe"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(refuse(std::io::ErrorKind::InvalidInput, &format!("is {what}, not a database file")))
+}
+
 /// A damaged file's error, naming the file and what to do.
 fn damaged(path: &Path, e: Error) -> Error {
     let why = match e {
@@ -184,7 +238,8 @@ fn damaged(path: &Path, e: Error) -> Error {
         other => return other,
     };
     Error::Corrupt(format!(
-        "{}: {why}; it is not served. Restore a backup (queries with --db may still read parts of it)",
+        "{}: {why}; it is neither served nor read. Restore a backup, or salvage what is readable with \
+         sqlite3's .recover",
         path.display()
     ))
 }

@@ -4,7 +4,7 @@
 use rusqlite::params;
 use sweep::{Cursor, ShardPlan};
 
-use super::codes::StoredShardState;
+use super::codes::{StoredShardState, SweepState};
 use super::Store;
 use crate::error::Result;
 use crate::ids::{ShardId, SweepKey};
@@ -94,6 +94,46 @@ impl Store {
         Ok(())
     }
 
+    /// A sweep's shards that failed for good, in id order, at most `limit`
+    /// of them, with the error of their last attempt.
+    pub fn failed_shards(&self, sweep: SweepKey, limit: usize) -> Result<Vec<FailedShard>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, config, start_lo, start_hi, COALESCE(error, '') FROM shards
+             WHERE sweep = ?1 AND state = ?2 ORDER BY id LIMIT ?3",
+        )?;
+        let rows = stmt
+            .query_map(params![sweep.0, StoredShardState::Failed, limit as i64], |r| {
+                Ok(FailedShard {
+                    id: ShardId(r.get::<_, i64>(0)? as u64),
+                    plan: ShardPlan {
+                        config: r.get(1)?,
+                        start_lo: r.get::<_, i64>(2)? as u64,
+                        start_hi: r.get::<_, i64>(3)? as u64,
+                    },
+                    error: r.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Gives a failed sweep's failed shards a fresh start (`ksweep resume`):
+    /// open again with no failures counted, the sweep running again with
+    /// none failed. One transaction; returns how many shards reopened.
+    pub fn reopen_failed(&mut self, sweep: SweepKey) -> Result<u64> {
+        let tx = self.conn.transaction()?;
+        let reopened = tx.execute(
+            "UPDATE shards SET state = ?2, failures = 0, error = NULL WHERE sweep = ?1 AND state = ?3",
+            params![sweep.0, StoredShardState::Open, StoredShardState::Failed],
+        )?;
+        tx.execute(
+            "UPDATE sweeps SET state = ?2, shards_failed = 0, error = NULL WHERE key = ?1",
+            params![sweep.0, SweepState::Running],
+        )?;
+        tx.commit()?;
+        Ok(reopened as u64)
+    }
+
     /// Counts a failed attempt at a shard that will be retried.
     pub fn shard_failed_once(&mut self, id: ShardId, error: &str) -> Result<()> {
         self.conn.execute(
@@ -162,6 +202,14 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
+}
+
+/// A shard that failed on every retry, and why (its last attempt's error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedShard {
+    pub id: ShardId,
+    pub plan: ShardPlan,
+    pub error: String,
 }
 
 fn plan_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShardPlan> {

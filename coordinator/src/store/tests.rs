@@ -371,7 +371,28 @@ fn a_damaged_database_is_refused_at_start() {
     std::fs::write(&path, bytes).unwrap();
     let e = Store::open(&path).map(drop).unwrap_err();
     assert!(matches!(e, Error::Corrupt(_)), "{e}");
-    assert!(e.to_string().contains("d.db: ") && e.to_string().contains("it is not served"), "{e}");
+    assert!(e.to_string().contains("d.db: ") && e.to_string().contains("it is neither served nor read"), "{e}");
+    // Offline queries (`--db`) check as the coordinator does: no counters
+    // from a file whose results are damaged.
+    let e = Store::open_read_only(&path).map(drop).unwrap_err();
+    assert!(matches!(e, Error::Corrupt(_)), "{e}");
+}
+
+/// A directory or a device named as the database says what it is; a
+/// missing file is "no such database file" for reading only.
+#[test]
+fn a_path_that_is_no_database_file_says_what_it_is() {
+    let dir = temp();
+    for open in [Store::open_read_only, Store::open] {
+        let e = open(dir.path()).map(drop).unwrap_err().to_string();
+        assert!(e.contains("is a directory, not a database file") && e.contains("ksweep.db"), "{e}");
+        let e = open(Path::new("/dev/null")).map(drop).unwrap_err().to_string();
+        assert_eq!(e, "/dev/null: is a device, not a database file");
+    }
+    let missing = dir.path().join("missing.db");
+    let e = Store::open_read_only(&missing).map(drop).unwrap_err().to_string();
+    assert!(e.ends_with("missing.db: no such database file"), "{e}");
+    assert!(!missing.exists(), "reading creates nothing");
 }
 
 #[cfg(unix)]
