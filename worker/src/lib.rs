@@ -13,6 +13,7 @@
 mod error;
 mod execute;
 mod memory;
+pub mod resources;
 mod session;
 
 pub use error::{Error, Result};
