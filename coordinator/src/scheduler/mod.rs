@@ -7,7 +7,7 @@
 //! phases and how it ends), `lease` (workers, heartbeats, expiry), `assign`
 //! (handing shards out), `sizing` (how large a shard is cut), `starts`
 //! (start cells, drawn off the lock), `report` (validating and committing
-//! results).
+//! results), `resources` (the memory and labels workers advertise).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -21,6 +21,7 @@ use crate::store::{NewShards, OpenShard};
 mod assign;
 mod lease;
 mod report;
+mod resources;
 mod shard;
 mod sizing;
 mod starts;
@@ -29,6 +30,7 @@ mod sweep_run;
 pub use assign::{Assignment, Grant, LeasedShard};
 pub use lease::WorkerView;
 pub use report::{Settled, ShardReport, TaskReport};
+pub use resources::WorkerResources;
 pub use shard::{Lease, ShardState};
 pub use starts::DrawnStarts;
 pub use sweep_run::SweepPhase;
@@ -75,6 +77,8 @@ pub struct Scheduler {
     /// Shards in [`ShardState::Queued`], in the order they are handed out.
     queue: VecDeque<ShardId>,
     workers: HashMap<WorkerId, WorkerRun>,
+    /// What registered workers advertised besides their threads.
+    advertised: HashMap<WorkerId, WorkerResources>,
     next_shard: u64,
     next_epoch: u64,
     rate: Rate,
@@ -91,6 +95,7 @@ impl Scheduler {
             shards: HashMap::new(),
             queue: VecDeque::new(),
             workers: HashMap::new(),
+            advertised: HashMap::new(),
             next_shard: max_shard_id + 1,
             next_epoch: 1,
             rate: Rate::default(),
