@@ -66,9 +66,11 @@
 //! has no tour at all.
 
 use crate::board::Board;
+use crate::cancel::{Cancel, Poll};
 use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
+use crate::solve::NODE_WORK;
 
 /// The result of an exhaustive search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +107,19 @@ pub fn search(board: &Board, moves: &Moves, start: u64, budget: u64) -> SearchRe
 /// and so may drop the only closed ones; a full path counts only when it
 /// closes.
 pub fn search_closed(board: &Board, moves: &Moves, start: u64, closed: bool, budget: u64) -> SearchResult {
+    search_within(board, moves, start, closed, budget, Cancel::NEVER)
+}
+
+/// [`search_closed`], which gives up early once `cancel` is raised (the
+/// caller then reports no result).
+pub(crate) fn search_within(
+    board: &Board,
+    moves: &Moves,
+    start: u64,
+    closed: bool,
+    budget: u64,
+    cancel: Cancel,
+) -> SearchResult {
     let cells = board.cells();
     if moves.dims() != board.dims() || start >= cells {
         return SearchResult::without_path(Outcome::GaveUp, 0);
@@ -126,9 +141,9 @@ pub fn search_closed(board: &Board, moves: &Moves, start: u64, closed: bool, bud
         return SearchResult::without_path(Outcome::GaveUp, 0);
     };
     if moves.closed_under_negation() {
-        Search::<true>::new(&grid, closed).run(start, cells, budget)
+        Search::<true>::new(&grid, closed, cancel).run(start, cells, budget)
     } else {
-        Search::<false>::new(&grid, closed).run(start, cells, budget)
+        Search::<false>::new(&grid, closed, cancel).run(start, cells, budget)
     }
 }
 
@@ -171,6 +186,10 @@ struct Saved {
 /// how the search tells them apart from `U`.
 struct Search<'g, const SYM: bool> {
     grid: &'g Layout,
+    /// Polled from the work done: nodes, and cells the reachability
+    /// searches visit (on large boards most of a node's cost).
+    poll: Poll<'g>,
+    searched: u64,
     /// Offsets of the cells that can move onto a cell (directed only).
     predecessors: Vec<isize>,
     deg: Vec<u16>,
@@ -191,7 +210,7 @@ struct Search<'g, const SYM: bool> {
 
 impl<'g, const SYM: bool> Search<'g, SYM> {
     /// Degrees of the whole board with nothing visited yet.
-    fn new(grid: &'g Layout, closed: bool) -> Self {
+    fn new(grid: &'g Layout, closed: bool, cancel: Cancel<'g>) -> Self {
         let cells: u64 = grid.sides().iter().map(|&n| n as u64).product();
         // Board cells get a count, border slots stay BLOCKED. A count is
         // never BLOCKED, so counting in place sees the same board throughout.
@@ -216,7 +235,21 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             deg[p] = count(&deg, p, grid.offsets());
         }
         let (mark, queue) = (Vec::new(), Vec::new());
-        Search { grid, predecessors, deg, indeg, isolated: 0, ends: 0, mark, stamp: 0, queue, closed }
+        let poll = Poll::new(cancel);
+        Search {
+            grid,
+            poll,
+            searched: 0,
+            predecessors,
+            deg,
+            indeg,
+            isolated: 0,
+            ends: 0,
+            mark,
+            stamp: 0,
+            queue,
+            closed,
+        }
     }
 
     fn dead(&self) -> bool {
@@ -508,7 +541,7 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
             }
             let (c, k) = (top.cell, (children[top.next] & 0xffff) as usize);
             top.next += 1;
-            if nodes == budget {
+            if nodes == budget || self.poll.stop(nodes.saturating_mul(NODE_WORK).saturating_add(self.searched)) {
                 return SearchResult::without_path(Outcome::GaveUp, nodes);
             }
             nodes += 1;
@@ -534,6 +567,8 @@ impl<'g, const SYM: bool> Search<'g, SYM> {
                     reach_from = ok.then_some(len);
                     ok
                 };
+                // Either search leaves the cells it met in the queue.
+                self.searched += self.queue.len() as u64;
             }
             if !alive {
                 children.truncate(first);

@@ -37,6 +37,7 @@
 pub mod backtrack;
 pub mod baseline;
 mod board;
+mod cancel;
 mod config;
 pub mod construct;
 mod error;
@@ -53,6 +54,7 @@ mod verify;
 mod walk;
 
 pub use board::{Board, DEFAULT_MAX_CELLS, MAX_DIMS};
+pub use cancel::{Cancel, Cancelled};
 pub use config::{format_bytes, Configuration, Eligibility, MemoryNeed, Starts, MAX_STARTS};
 pub use error::{Error, Result};
 pub use layout::MAX_PADDED_CELLS;

@@ -42,6 +42,7 @@
 //! a one-way move could not be written as a path in either direction.
 
 use crate::board::Board;
+use crate::cancel::{Cancel, Poll};
 use crate::moves::Moves;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
@@ -96,6 +97,20 @@ pub struct NeuralResult {
 /// board, a one-way move set or a cell with fewer than two moves (no closed
 /// tour can pass through it) give GaveUp after 0 iterations.
 pub fn solve(board: &Board, moves: &Moves, start: u64, remedy: Remedy, seed: u64, max_iterations: u32) -> NeuralResult {
+    solve_within(board, moves, start, remedy, seed, max_iterations, Cancel::NEVER)
+}
+
+/// [`solve`], giving up early once `cancel` is raised (the caller then
+/// reports no result), polled from the neuron updates made.
+pub(crate) fn solve_within(
+    board: &Board,
+    moves: &Moves,
+    start: u64,
+    remedy: Remedy,
+    seed: u64,
+    max_iterations: u32,
+    cancel: Cancel,
+) -> NeuralResult {
     let gave_up = |iterations| NeuralResult { outcome: Outcome::GaveUp, path: None, iterations };
     if start >= board.cells() || !moves.closed_under_negation() {
         return gave_up(0);
@@ -105,6 +120,7 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, remedy: Remedy, seed: u64
     };
     let mut net = Network::new(&graph, seed);
     let mut iterations = 0;
+    let (mut poll, mut updated) = (Poll::new(cancel), 0);
     loop {
         let equation = if net.is_two_factor() {
             let cycle = graph.cycle_through(start as usize, &net.fired);
@@ -120,10 +136,9 @@ pub fn solve(board: &Board, moves: &Moves, start: u64, remedy: Remedy, seed: u64
         } else {
             Equation::TakefujiLee
         };
-        if iterations >= max_iterations {
+        if iterations >= max_iterations || !net.step(&graph, equation, &mut poll, &mut updated) {
             return gave_up(iterations);
         }
-        net.step(&graph, equation);
         iterations += 1;
     }
 }
@@ -303,9 +318,15 @@ impl Network {
 
     /// One iteration: every neuron updated once, in `order`, each Euler step
     /// reading the outputs as they stand (so a cell's count already reflects
-    /// the neurons updated before it in this sweep).
-    fn step(&mut self, graph: &MoveGraph, equation: Equation) {
-        for &e in &self.order {
+    /// the neurons updated before it in this sweep). An iteration on a
+    /// board of a million cells takes 0.6 s (4 M neurons), so `poll` is
+    /// asked every few thousand neurons, `updated` counting them: false
+    /// when it stopped the iteration part way.
+    fn step(&mut self, graph: &MoveGraph, equation: Equation, poll: &mut Poll, updated: &mut u64) -> bool {
+        for (k, &e) in self.order.iter().enumerate() {
+            if k % POLL_NEURONS == 0 && poll.stop(*updated + k as u64) {
+                return false;
+            }
             let [i, j] = graph.edges[e];
             let was_fired = self.fired[e];
             let du = match equation {
@@ -337,8 +358,13 @@ impl Network {
                 }
             }
         }
+        *updated += self.order.len() as u64;
+        true
     }
 }
+
+/// Neurons updated between two looks at the poll's counter.
+const POLL_NEURONS: usize = 4096;
 
 #[cfg(test)]
 mod tests {

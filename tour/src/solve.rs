@@ -62,6 +62,7 @@ pub use shared::{shared_memory, Shared, SHARED_MIN_CELLS};
 
 use crate::backtrack;
 use crate::board::Board;
+use crate::cancel::Cancel;
 use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
@@ -144,11 +145,13 @@ fn layout(board: &Board, moves: &Moves) -> Option<Layout> {
 /// most about `budget` nodes of [`crate::backtrack`]'s worth of work (a node
 /// counts as NODE_WORK = 8 steps of a walk, the unit of [`SolveResult::work`]).
 pub fn solve(board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, budget: u64) -> SolveResult {
-    solve_in(board, moves, start, closed, seed, budget, None)
+    solve_in(board, moves, start, closed, seed, budget, None, Cancel::NEVER)
 }
 
 /// [`solve`], asking `shared` (where given) whether the board has no tour
-/// from any start before proving it for this one.
+/// from any start before proving it for this one; every route gives up
+/// early once `cancel` is raised (the caller then reports no result).
+#[allow(clippy::too_many_arguments)]
 fn solve_in(
     board: &Board,
     moves: &Moves,
@@ -157,6 +160,7 @@ fn solve_in(
     seed: u64,
     budget: u64,
     shared: Option<&Shared>,
+    cancel: Cancel,
 ) -> SolveResult {
     let cells = board.cells();
     if moves.dims() != board.dims() || start >= cells {
@@ -170,7 +174,7 @@ fn solve_in(
     if cells == 2 {
         // A closed tour of two cells goes there and back, which no cycle
         // cover (two distinct partners a cell) describes: the search decides.
-        let r = backtrack::search_closed(board, moves, start, closed, budget);
+        let r = backtrack::search_within(board, moves, start, closed, budget, cancel);
         let phase = if r.outcome == Outcome::GaveUp { Phase::Budget } else { Phase::Search };
         return SolveResult { outcome: r.outcome, path: r.path, phase, repairs: r.nodes, work: r.nodes, proof: None };
     }
@@ -192,8 +196,9 @@ fn solve_in(
     // The cycle-cover route needs a bipartite graph: every move changes colour.
     let bipartite = g.symmetric && moves.colouring() == Colouring::AlwaysChanges;
     let mut run = Run {
-        walker: Walker::new(&g, seed),
+        walker: Walker::new(&g, seed, cancel),
         cover: None,
+        cancel,
         bipartite,
         graph: &g,
         open_start: (!closed).then_some(padded_start),
@@ -218,7 +223,7 @@ fn solve_in(
             break;
         }
         let used = run.spent();
-        if used >= budget {
+        if used >= budget || cancel.is_raised() {
             break;
         }
         let share = share.min(budget - used);
@@ -238,7 +243,7 @@ fn solve_in(
             // without a tour, for the price of a node, before a round of
             // walks is spent on them: on (4,3) 24x24, 86 starts of 100 in
             // 0.4 ms instead of 4.5 ms.
-            let root = exact::search(&g, padded_start, closed, 1);
+            let root = exact::search(&g, padded_start, closed, 1, cancel);
             run.search(root.nodes, exact_node_work(cells));
             if root.outcome == Outcome::NoTour {
                 return run.no_tour(Phase::Search, None);
@@ -261,7 +266,7 @@ fn solve_in(
             // on (4,3) 24x24 the starts the root leaves spent 33 ms each in
             // a search over paths that settles none of them.
             let refuted = (bipartite && g.symmetric && cells <= EXACT_CELLS.min(SAT_CELLS))
-                .then(|| shared.and_then(|s| s.refuted(&g, moves, closed, bipartite, budget)))
+                .then(|| shared.and_then(|s| s.refuted(&g, moves, closed, bipartite, budget, cancel)))
                 .flatten();
             let searched = if let Some((repairs, work)) = refuted {
                 run.charge(repairs, work);
@@ -269,12 +274,12 @@ fn solve_in(
             } else if bipartite && cells <= EXACT_CELLS {
                 let node_work = exact_node_work(cells);
                 let left = budget.saturating_sub(run.spent());
-                let found = exact::search(&g, padded_start, closed, left / EXACT_SHARE / node_work);
+                let found = exact::search(&g, padded_start, closed, left / EXACT_SHARE / node_work, cancel);
                 run.search(found.nodes, node_work);
                 Some((found.outcome, found.path.map(|p| unpad(&p))))
             } else if !bipartite && cells <= SEARCH_CELLS {
                 let left = budget.saturating_sub(run.spent());
-                let search = backtrack::search_closed(board, moves, start, closed, left / 8 / NODE_WORK);
+                let search = backtrack::search_within(board, moves, start, closed, left / 8 / NODE_WORK, cancel);
                 run.search(search.nodes, NODE_WORK);
                 Some((search.outcome, search.path))
             } else {
@@ -284,14 +289,14 @@ fn solve_in(
                 Some((Outcome::GaveUp, _)) | None if g.symmetric && cells <= SAT_CELLS => {
                     // A board without a tour from any start is refuted once
                     // for all of them; each start reports what that cost.
-                    if let Some((repairs, work)) = shared.and_then(|s| s.refuted(&g, moves, closed, bipartite, budget))
-                    {
+                    let refuted = shared.and_then(|s| s.refuted(&g, moves, closed, bipartite, budget, cancel));
+                    if let Some((repairs, work)) = refuted {
                         run.charge(repairs, work);
                         Some((Outcome::NoTour, None))
                     } else {
                         let conflict_work = sat_conflict_work(cells);
                         let left = budget.saturating_sub(run.spent());
-                        let found = sat::search(&g, padded_start, closed, bipartite, left / conflict_work);
+                        let found = sat::search(&g, padded_start, closed, bipartite, left / conflict_work, cancel);
                         run.search(found.conflicts, conflict_work);
                         Some((found.outcome, found.path.map(|p| unpad(&p))))
                     }
@@ -328,6 +333,7 @@ struct Run<'g> {
     walker: Walker<'g>,
     /// Built on first use: large boards seldom need it.
     cover: Option<Cover<'g>>,
+    cancel: Cancel<'g>,
     bipartite: bool,
     graph: &'g Graph,
     open_start: Option<usize>,
@@ -368,8 +374,8 @@ impl Run<'_> {
         if !self.bipartite {
             return None;
         }
-        let (graph, open_start) = (self.graph, self.open_start);
-        let cover = self.cover.get_or_insert_with(|| Cover::new(graph, open_start));
+        let (graph, open_start, cancel) = (self.graph, self.open_start, self.cancel);
+        let cover = self.cover.get_or_insert_with(|| Cover::new(graph, open_start).cancelled_by(cancel));
         let until = cover.work + share;
         cover_attempts(cover, &mut self.walker, start, closed, most, until)
     }
@@ -388,7 +394,7 @@ fn cover_attempts(
 ) -> Option<Attempt> {
     let mut last = None;
     for _ in 0..most {
-        if cover.work >= until {
+        if cover.work >= until || cover.stopped() {
             break;
         }
         match cover.attempt(start, &mut walker.rng) {
@@ -451,11 +457,12 @@ fn sat_conflict_work(cells: u64) -> u64 {
 
 /// Work units a search node counts for: a node costs about as much as
 /// that many walk steps (its pruning looks at every neighbour's neighbours).
-const NODE_WORK: u64 = 8;
+pub(crate) const NODE_WORK: u64 = 8;
 
-/// Attempts until one succeeds or the walker's work passes `until`.
+/// Attempts until one succeeds, the walker's work passes `until` or it is
+/// cancelled.
 fn rotate_extend(walker: &mut Walker, start: usize, closed: bool, until: u64) -> bool {
-    while walker.work < until {
+    while walker.work < until && !walker.stopped() {
         if walker.attempt(start, closed, until) {
             return true;
         }

@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use crate::cancel::{uncancelled, Cancel, Cancelled};
 use crate::config::Configuration;
 use crate::error::Result;
 use crate::exists::{known, Claim, Existence};
@@ -225,15 +226,37 @@ impl Solver {
     /// Runs `method` from the start at cell index `start` (which must be on
     /// the board; see [`crate::Board::index_of`]).
     pub fn run_task(&self, ws: &mut Workspace, start: u64, method: Method, options: &TaskOptions) -> TaskResult {
+        uncancelled(self.run_task_cancellable(ws, start, method, options, Cancel::NEVER))
+    }
+
+    /// [`Solver::run_task`], stopped within milliseconds once `cancel` is
+    /// raised: `bt`, `solve` and the `nn` methods poll it as they work (the
+    /// walks, bounded by the board, do not). A task that ends with the flag
+    /// raised, or starts with it raised, has no result (it may have stopped
+    /// part way): `Err(Cancelled)`. A flag once raised must stay so.
+    pub fn run_task_cancellable(
+        &self,
+        ws: &mut Workspace,
+        start: u64,
+        method: Method,
+        options: &TaskOptions,
+        cancel: Cancel,
+    ) -> Result<TaskResult, Cancelled> {
         let began = Instant::now();
         assert!(start < self.config.board().cells(), "start {start} is off the board");
+        if cancel.is_raised() {
+            return Err(Cancelled);
+        }
         let result = if method.is_warnsdorff() {
             self.run_walks(ws, start, method, options)
         } else {
-            self.run_solver(start, method, options)
+            self.run_solver(start, method, options, cancel)
         };
+        if cancel.is_raised() {
+            return Err(Cancelled);
+        }
         let micros = began.elapsed().as_micros() as u64;
-        self.settle(start, method, options, TaskResult { micros, ..result })
+        Ok(self.settle(start, method, options, TaskResult { micros, ..result }))
     }
 
     /// Runs `tasks` on one thread: the same results as [`Solver::run_task`]
@@ -250,6 +273,18 @@ impl Solver {
     /// its own work and an equal share of the time its walks shared with
     /// others'.
     pub fn run_tasks(&self, ws: &mut Workspace, tasks: &[Task]) -> Vec<TaskResult> {
+        uncancelled(self.run_tasks_cancellable(ws, tasks, Cancel::NEVER))
+    }
+
+    /// [`Solver::run_tasks`], stopped once `cancel` is raised (see
+    /// [`Solver::run_task_cancellable`]): then no task of the batch has a
+    /// result.
+    pub fn run_tasks_cancellable(
+        &self,
+        ws: &mut Workspace,
+        tasks: &[Task],
+        cancel: Cancel,
+    ) -> Result<Vec<TaskResult>, Cancelled> {
         let mut results: Vec<Option<TaskResult>> = vec![None; tasks.len()];
         let mut paired = Vec::new();
         for (i, t) in tasks.iter().enumerate() {
@@ -257,13 +292,16 @@ impl Solver {
             if self.pairs(t) {
                 paired.push(i);
             } else {
-                results[i] = Some(self.run_task(ws, t.start, t.method, &t.options));
+                results[i] = Some(self.run_task_cancellable(ws, t.start, t.method, &t.options, cancel)?);
             }
+        }
+        if cancel.is_raised() {
+            return Err(Cancelled);
         }
         for (i, r) in self.run_paired(ws, tasks, &paired) {
             results[i] = Some(r);
         }
-        results.into_iter().map(|r| r.expect("every task ran")).collect()
+        Ok(results.into_iter().map(|r| r.expect("every task ran")).collect())
     }
 
     /// How many tasks a thread should hand [`Solver::run_tasks`] at once
@@ -346,16 +384,18 @@ impl Solver {
         TaskResult { path, ..walks.result() }
     }
 
-    /// The non-walking methods; they keep their own memory.
-    fn run_solver(&self, start: u64, method: Method, options: &TaskOptions) -> TaskResult {
+    /// The non-walking methods; they keep their own memory. Those that
+    /// can run long give up early once `cancel` is raised.
+    fn run_solver(&self, start: u64, method: Method, options: &TaskOptions, cancel: Cancel) -> TaskResult {
         let (board, moves) = (self.config.board(), self.config.moves());
+        let (closed, seed, budget) = (options.closed, options.seed, options.budget);
         let (outcome, path, attempts) = match method {
             Method::Bt => {
-                let r = crate::backtrack::search_closed(board, moves, start, options.closed, options.budget);
+                let r = crate::backtrack::search_within(board, moves, start, closed, budget, cancel);
                 (r.outcome, r.path, r.nodes.min(u32::MAX as u64) as u32)
             }
             Method::Solve => {
-                let r = self.solve_shared.solve(board, moves, start, options.closed, options.seed, options.budget);
+                let r = self.solve_shared.solve_within(board, moves, start, closed, seed, budget, cancel);
                 (r.outcome, r.path, r.repairs.min(u32::MAX as u64) as u32)
             }
             Method::Construct => match crate::construct::construct(board, moves, start) {
@@ -363,7 +403,7 @@ impl Solver {
                 Err(_) => (Outcome::GaveUp, None, 0),
             },
             Method::Nn(remedy) => {
-                let r = crate::neural::solve(board, moves, start, remedy, options.seed, options.iterations);
+                let r = crate::neural::solve_within(board, moves, start, remedy, seed, options.iterations, cancel);
                 (r.outcome, r.path, r.iterations)
             }
             _ => unreachable!("walking methods run in run_walks"),

@@ -26,6 +26,7 @@
 use std::sync::Arc;
 
 use super::graph::{next_stamp, Graph};
+use crate::cancel::{Cancel, Poll};
 use crate::seed::Rng;
 
 const NONE: u32 = u32::MAX;
@@ -65,6 +66,10 @@ pub(super) struct Cover<'g> {
     stamp: u32,
     queue: Vec<u32>,
     pub(super) work: u64,
+    /// Polled from `work`: once cancelled, an attempt stops where it is
+    /// (and may look like a proof: only a task that was not cancelled
+    /// reports what it found).
+    poll: Poll<'g>,
 }
 
 /// The board's side of a cover builder, the same for every attempt (and,
@@ -185,7 +190,18 @@ impl<'g> Cover<'g> {
             stamp: 0,
             queue: Vec::new(),
             work: 0,
+            poll: Poll::new(Cancel::NEVER),
         }
+    }
+
+    /// The same builder, its attempts stopped once `cancel` is raised.
+    pub(super) fn cancelled_by(self, cancel: Cancel<'g>) -> Cover<'g> {
+        Cover { poll: Poll::new(cancel), ..self }
+    }
+
+    /// True once the task is cancelled (polled from `work`).
+    pub(super) fn stopped(&mut self) -> bool {
+        self.poll.stop(self.work)
     }
 
     /// The board's side of this builder, to share with [`Cover::with_cycle`].
@@ -385,7 +401,7 @@ impl<'g> Cover<'g> {
         }
         let mut choice = Vec::new();
         let mut level = 0;
-        while level <= CAP {
+        while level <= CAP && !self.stopped() {
             let Some(c) = buckets[level].pop() else {
                 level += 1;
                 continue;
@@ -454,6 +470,9 @@ impl<'g> Cover<'g> {
         let adj = &parts.adj;
         let mut found = None;
         'bfs: while let Some(&a) = self.queue.get(head) {
+            if self.stopped() {
+                return false;
+            }
             head += 1;
             self.work += 1;
             // From a root-side cell along an unused edge to the other side.
@@ -553,6 +572,9 @@ impl<'g> Cover<'g> {
                 // partner's side, without listing its many neighbours.
                 if self.is_virtual(a) {
                     continue;
+                }
+                if self.stopped() {
+                    return false;
                 }
                 let mut joined = false;
                 let nbrs = adj.of(a);

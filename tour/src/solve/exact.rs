@@ -24,6 +24,7 @@
 
 use super::failures::Failures;
 use super::graph::{next_stamp, Graph};
+use crate::cancel::{Cancel, Poll};
 use crate::outcome::Outcome;
 
 const NONE: u32 = u32::MAX;
@@ -125,9 +126,9 @@ struct Frame {
 }
 
 /// Searches for a tour from padded cell `start` (closed when `closed`)
-/// expanding at most `budget` nodes. The graph must be symmetric and
-/// bipartite; the caller checks.
-pub(super) fn search(g: &Graph, start: usize, closed: bool, budget: u64) -> Found {
+/// expanding at most `budget` nodes, giving up early once `cancel` is
+/// raised. The graph must be symmetric and bipartite; the caller checks.
+pub(super) fn search(g: &Graph, start: usize, closed: bool, budget: u64, cancel: Cancel) -> Found {
     let len = g.out_degree.len();
     let s_even = g.is_even(start);
     let mut start_colour = vec![false; len + 1];
@@ -181,11 +182,12 @@ pub(super) fn search(g: &Graph, start: usize, closed: bool, budget: u64) -> Foun
         failures: Failures::new(g.cells),
     };
     s.failures.flip(s.index[start] as usize);
-    s.run(start as u32, closed, budget)
+    s.run(start as u32, closed, budget, Poll::new(cancel))
 }
 
 impl Search<'_> {
-    fn run(&mut self, start: u32, closed: bool, budget: u64) -> Found {
+    fn run(&mut self, start: u32, closed: bool, budget: u64, mut poll: Poll) -> Found {
+        let node_work = super::exact_node_work(self.g.cells as u64);
         let mut nodes = 1;
         // The root: a cover from scratch, every cell short of its partners.
         let all: Vec<u32> = (0..self.role.len() as u32).filter(|&c| self.role[c as usize] != Role::Out).collect();
@@ -213,7 +215,7 @@ impl Search<'_> {
             }
             let v = children[top.next];
             top.next += 1;
-            if nodes >= budget {
+            if nodes >= budget || poll.stop(nodes.saturating_mul(node_work)) {
                 return Found { outcome: Outcome::GaveUp, path: None, nodes };
             }
             nodes += 1;
@@ -633,7 +635,7 @@ mod tests {
             for closed in [false, true] {
                 for start in 0..board.cells() {
                     let bt = search_closed(&board, &moves, start, closed, u64::MAX);
-                    let found = search(&g, layout.padded(start), closed, u64::MAX);
+                    let found = search(&g, layout.padded(start), closed, u64::MAX, Cancel::NEVER);
                     let at = format!("{rule:?} on {board} from {start}, closed {closed}");
                     assert_eq!(found.outcome, bt.outcome, "{at}");
                     if let Some(p) = found.path {

@@ -17,6 +17,7 @@
 //! to be undirected; on a directed one only the extension runs, restarted.
 
 use super::graph::{next_stamp, Graph};
+use crate::cancel::{Cancel, Poll};
 use crate::seed::Rng;
 
 const NONE: u32 = u32::MAX;
@@ -61,10 +62,12 @@ pub(super) struct Walker<'g> {
     pub(super) rotations: u64,
     /// Truncations made.
     pub(super) truncations: u64,
+    /// Polled from `work`: once cancelled, every attempt gives up.
+    poll: Poll<'g>,
 }
 
 impl<'g> Walker<'g> {
-    pub(super) fn new(g: &'g Graph, seed: u64) -> Walker<'g> {
+    pub(super) fn new(g: &'g Graph, seed: u64, cancel: Cancel<'g>) -> Walker<'g> {
         let len = g.out_degree.len();
         Walker {
             g,
@@ -81,7 +84,18 @@ impl<'g> Walker<'g> {
             work: 0,
             rotations: 0,
             truncations: 0,
+            poll: Poll::new(cancel),
         }
+    }
+
+    /// True once the task is cancelled (polled from `work`).
+    pub(super) fn stopped(&mut self) -> bool {
+        self.poll.stop(self.work)
+    }
+
+    /// True when the work has passed `limit`, or the task is cancelled.
+    fn spent(&mut self, limit: u64) -> bool {
+        self.work > limit || self.stopped()
     }
 
     /// One attempt: a path through every cell from `start` (a cycle when
@@ -96,7 +110,7 @@ impl<'g> Walker<'g> {
         let give_up = self.work.saturating_add(ATTEMPT_WORK_PER_CELL * self.g.cells as u64 + 10_000).min(budget);
         let mut wander = false;
         loop {
-            if self.work > give_up {
+            if self.spent(give_up) {
                 return false;
             }
             if self.path.len() == self.g.cells {
@@ -174,7 +188,7 @@ impl<'g> Walker<'g> {
         let patience = 4 * self.g.succ.len() as u64 + 16;
         let give_up = self.work.saturating_add(ATTEMPT_WORK_PER_CELL * self.g.cells as u64 + 10_000).min(budget);
         loop {
-            if self.work > give_up {
+            if self.spent(give_up) {
                 return false;
             }
             if self.path.len() == self.g.cells {
@@ -266,7 +280,7 @@ impl<'g> Walker<'g> {
             if here == FAR {
                 self.measure(goal);
             }
-            if self.work > budget {
+            if self.spent(budget) {
                 return false;
             }
             let Some(pivot) = self.pick_pivot(end, k) else { return false };

@@ -25,6 +25,7 @@
 use batsat::{lbool, Callbacks, ClauseKind, Lit, Solver, SolverInterface, SolverOpts, Var};
 
 use super::graph::Graph;
+use crate::cancel::{Cancel, Poll};
 use crate::outcome::Outcome;
 
 const NONE: u32 = u32::MAX;
@@ -45,21 +46,26 @@ pub(super) struct Found {
     pub(super) conflicts: u64,
 }
 
-/// Counts conflicts (each learns a clause) and stops the solver at the limit.
-struct Budget {
+/// Counts conflicts (each learns a clause) and stops the solver at the
+/// limit, or once the task is cancelled (polled from the conflicts' work).
+struct Budget<'a> {
     conflicts: u64,
     limit: u64,
+    conflict_work: u64,
+    poll: Poll<'a>,
+    stopped: bool,
 }
 
-impl Callbacks for Budget {
+impl Callbacks for Budget<'_> {
     fn on_new_clause(&mut self, _: &[Lit], kind: ClauseKind) {
         if kind == ClauseKind::Learnt {
             self.conflicts += 1;
+            self.stopped = self.poll.stop(self.conflicts.saturating_mul(self.conflict_work));
         }
     }
 
     fn stop(&self) -> bool {
-        self.conflicts >= self.limit
+        self.conflicts >= self.limit || self.stopped
     }
 }
 
@@ -78,8 +84,9 @@ struct Problem {
 /// Searches for a tour of `g` from padded cell `start` (closed when
 /// `closed`) within `budget` conflicts. On a `bipartite` board (every move
 /// changes colour) the virtual cell is joined only to the cells of the
-/// last cell's colour. The graph must be symmetric; the caller checks.
-pub(super) fn search(g: &Graph, start: usize, closed: bool, bipartite: bool, budget: u64) -> Found {
+/// last cell's colour. Gives up early once `cancel` is raised. The graph
+/// must be symmetric; the caller checks.
+pub(super) fn search(g: &Graph, start: usize, closed: bool, bipartite: bool, budget: u64, cancel: Cancel) -> Found {
     // A path of `cells` cells ends on the start's colour iff it has an odd
     // number of cells.
     let last_like_start = g.cells % 2 == 1;
@@ -87,15 +94,16 @@ pub(super) fn search(g: &Graph, start: usize, closed: bool, bipartite: bool, bud
     let can_end = |c: usize| c == start || !bipartite || (g.is_even(c) == start_even) == last_like_start;
     let virtual_cell = (!closed).then_some(Virtual { can_end: &can_end, pinned: true });
     let p = problem(g, start, virtual_cell);
-    let (mut solver, vars) = new_solver(&p, budget);
+    let (mut solver, vars) = new_solver(g, &p, budget, cancel);
     cut_rounds(&mut solver, &vars, &p, closed)
 }
 
 /// Whether `g` has an open tour from any cell to any other, both among
 /// `ends` (on a bipartite board of even cells, one of each colour; of odd
 /// cells, `ends` must hold majority cells only), within `budget`
-/// conflicts. Found the tour's existence, never its path.
-pub(super) fn search_anywhere(g: &Graph, ends: &[usize], bipartite: bool, budget: u64) -> Found {
+/// conflicts (or until `cancel` is raised). Found the tour's existence,
+/// never its path.
+pub(super) fn search_anywhere(g: &Graph, ends: &[usize], bipartite: bool, budget: u64, cancel: Cancel) -> Found {
     let Some(&first) = ends.first() else {
         return Found { outcome: Outcome::NoTour, path: None, conflicts: 0 };
     };
@@ -105,7 +113,7 @@ pub(super) fn search_anywhere(g: &Graph, ends: &[usize], bipartite: bool, budget
     }
     let can_end = |c: usize| is_end[c];
     let p = problem(g, first, Some(Virtual { can_end: &can_end, pinned: false }));
-    let (mut solver, vars) = new_solver(&p, budget);
+    let (mut solver, vars) = new_solver(g, &p, budget, cancel);
     if bipartite && g.cells.is_multiple_of(2) {
         // A path of even cells joins the two colours: exactly one end of
         // each, pairwise (on (4,3) 24x24 the refutation took 34,000 to
@@ -128,12 +136,15 @@ pub(super) fn search_anywhere(g: &Graph, ends: &[usize], bipartite: bool, budget
 }
 
 /// A solver holding `p`'s degree constraints (and its pinned edge), and
-/// the variable of every edge.
-fn new_solver(p: &Problem, budget: u64) -> (Solver<Budget>, Vec<Var>) {
+/// the variable of every edge, stopped after `budget` conflicts or once
+/// `cancel` is raised.
+fn new_solver<'a>(g: &Graph, p: &Problem, budget: u64, cancel: Cancel<'a>) -> (Solver<Budget<'a>>, Vec<Var>) {
     // Geometric restarts, not Luby's: on the hardest (4,3) 24x24 starts
     // they refuted in 0.4 to 0.9 s what took 0.7 to 5.6 s.
     let opts = SolverOpts { luby_restart: false, ..SolverOpts::default() };
-    let mut solver = Solver::new(opts, Budget { conflicts: 0, limit: budget });
+    let conflict_work = super::sat_conflict_work(g.cells as u64);
+    let budget = Budget { conflicts: 0, limit: budget, conflict_work, poll: Poll::new(cancel), stopped: false };
+    let mut solver = Solver::new(opts, budget);
     let vars: Vec<Var> = p.ends.iter().map(|_| solver.new_var_default()).collect();
     let lit = |e: u32| Lit::new(vars[e as usize], true);
     let mut clause = Vec::new();
@@ -381,7 +392,7 @@ mod tests {
             for closed in [false, true] {
                 for start in 0..board.cells() {
                     let bt = search_closed(&board, moves, start, closed, u64::MAX);
-                    let found = search(&g, layout.padded(start), closed, bipartite, u64::MAX);
+                    let found = search(&g, layout.padded(start), closed, bipartite, u64::MAX, Cancel::NEVER);
                     let at = format!("{moves:?} on {board} from {start}, closed {closed}");
                     assert_eq!(found.outcome, bt.outcome, "{at}");
                     if let Some(p) = found.path {
@@ -415,7 +426,7 @@ mod tests {
             // majority (even) cells.
             let ends: Vec<usize> =
                 g.board_cells().filter(|&c| !bipartite || board.cells().is_multiple_of(2) || g.is_even(c)).collect();
-            let found = search_anywhere(&g, &ends, bipartite, u64::MAX);
+            let found = search_anywhere(&g, &ends, bipartite, u64::MAX, Cancel::NEVER);
             assert_eq!(found.outcome == Outcome::Tour, bt, "{moves:?} on {board}");
             assert_ne!(found.outcome, Outcome::GaveUp);
             if bt {
@@ -437,7 +448,7 @@ mod tests {
         let layout = Layout::new(&board, &moves).unwrap();
         let g = Graph::new(layout.clone(), true);
         let start = board.index_of(&[1, 0]).unwrap();
-        let found = search(&g, layout.padded(start), false, true, 200_000);
+        let found = search(&g, layout.padded(start), false, true, 200_000, Cancel::NEVER);
         assert_eq!(found.outcome, Outcome::NoTour);
     }
 }

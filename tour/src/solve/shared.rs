@@ -29,15 +29,16 @@
 //! the task runs [`super::solve`] as before.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use super::cover::{Attempt, Cover, Parts};
 use super::graph::Graph;
 use super::symmetry::{least_of_orbit, symmetries, Symmetry};
 use super::{
-    exact, exact_node_work, layout, sat, sat_conflict_work, solve, solve_in, Phase, SolveResult, EXACT_CELLS, NODE_WORK,
+    exact, exact_node_work, layout, sat, sat_conflict_work, solve_in, Phase, SolveResult, EXACT_CELLS, NODE_WORK,
 };
 use crate::board::Board;
+use crate::cancel::Cancel;
 use crate::exists::{known, Claim};
 use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
@@ -74,17 +75,44 @@ pub struct Shared {
 }
 
 /// A board's shared tour for one budget: searched for once, None if not found.
-type Slot = OnceLock<Option<Arc<Found>>>;
+type Slot = Memo<Option<Arc<Found>>>;
 
 /// A board's refutation for one budget, searched for once.
-type RefutationSlot = OnceLock<Refutation>;
+type RefutationSlot = Memo<Refutation>;
+
+/// A value searched for once, by the first task that asks (the others wait
+/// for it); what a cancelled task's search found is not kept, since it may
+/// have stopped early.
+#[derive(Debug)]
+struct Memo<T>(Mutex<Option<T>>);
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo(Mutex::new(None))
+    }
+}
+
+impl<T: Clone> Memo<T> {
+    fn get_or_search(&self, cancel: Cancel, search: impl FnOnce() -> T) -> T {
+        // A panic while searching leaves the slot empty.
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(kept) = &*slot {
+            return kept.clone();
+        }
+        let found = search();
+        if !cancel.is_raised() {
+            *slot = Some(found.clone());
+        }
+        found
+    }
+}
 
 /// Budget of the refutation of a whole board, in tasks' budgets: it
 /// serves every start of the board, and is spent once.
 const REFUTATION_TASKS: u64 = 4;
 
 /// The answer for the whole board, and what it cost.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct Refutation {
     /// Proven: no start has a tour.
     none: bool,
@@ -130,19 +158,37 @@ impl Shared {
     /// [`super::solve`], reading the board's shared tour from `start` where
     /// the board has one (see the module docs). Same arguments.
     pub fn solve(&self, board: &Board, moves: &Moves, start: u64, closed: bool, seed: u64, budget: u64) -> SolveResult {
+        self.solve_within(board, moves, start, closed, seed, budget, Cancel::NEVER)
+    }
+
+    /// [`Shared::solve`], giving up early once `cancel` is raised (the
+    /// caller then reports no result).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn solve_within(
+        &self,
+        board: &Board,
+        moves: &Moves,
+        start: u64,
+        closed: bool,
+        seed: u64,
+        budget: u64,
+        cancel: Cancel,
+    ) -> SolveResult {
         if start < board.cells() {
-            if let Some(r) = self.found(board, moves, budget).and_then(|f| f.from(board, moves, start, closed, seed)) {
+            let found = self.found(board, moves, budget, cancel);
+            if let Some(r) = found.and_then(|f| f.from(board, moves, start, closed, seed)) {
                 return r;
             }
         }
-        solve_in(board, moves, start, closed, seed, budget, Some(self))
+        solve_in(board, moves, start, closed, seed, budget, Some(self), cancel)
     }
 
     /// Where no start of the board has a tour (closed when `closed`), what
     /// proving it cost (repairs, work), proven once by the first task
     /// that asks (the others wait for it); None where one does or nothing
-    /// was proven within `budget` (in work units, a task's). `g` is the
-    /// board's graph, symmetric and of at most SAT_CELLS cells.
+    /// was proven within `budget` (in work units, a task's) or before
+    /// `cancel` was raised. `g` is the board's graph, symmetric and of at
+    /// most SAT_CELLS cells.
     pub(super) fn refuted(
         &self,
         g: &Graph,
@@ -150,19 +196,20 @@ impl Shared {
         closed: bool,
         bipartite: bool,
         budget: u64,
+        cancel: Cancel,
     ) -> Option<(u64, u64)> {
         let slot = {
             let mut refuted = self.refuted.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(refuted.entry((closed, budget)).or_default())
         };
-        let r = slot
-            .get_or_init(|| Refutation::search(g, moves, closed, bipartite, budget.saturating_mul(REFUTATION_TASKS)));
+        let budget = budget.saturating_mul(REFUTATION_TASKS);
+        let r = slot.get_or_search(cancel, || Refutation::search(g, moves, closed, bipartite, budget, cancel));
         r.none.then_some((r.repairs, r.work))
     }
 
     /// The board's shared tour within `budget`, searched for by the first
     /// task that asks (the others wait for it).
-    fn found(&self, board: &Board, moves: &Moves, budget: u64) -> Option<Arc<Found>> {
+    fn found(&self, board: &Board, moves: &Moves, budget: u64, cancel: Cancel) -> Option<Arc<Found>> {
         let kind = shareable(board, moves)?;
         let budget = budget.min(NODES_PER_CELL.saturating_mul(board.cells()));
         let slot = {
@@ -170,7 +217,7 @@ impl Shared {
             let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(found.entry(budget).or_default())
         };
-        slot.get_or_init(|| Found::search(board, moves, kind, budget).map(Arc::new)).clone()
+        slot.get_or_search(cancel, || Found::search(board, moves, kind, budget, cancel).map(Arc::new))
     }
 }
 
@@ -221,13 +268,13 @@ impl Refutation {
     /// tour to such a one. On (4,3) 24x24 that leaves 12 even ends of 40,
     /// and the refutation takes 4,600 to 16,000 conflicts where it took
     /// 34,000 to 66,000 (five solver seeds).
-    fn search(g: &Graph, moves: &Moves, closed: bool, bipartite: bool, budget: u64) -> Refutation {
+    fn search(g: &Graph, moves: &Moves, closed: bool, bipartite: bool, budget: u64, cancel: Cancel) -> Refutation {
         let cells = g.cells as u64;
         let (mut repairs, mut work) = (0u64, 0u64);
         let first = g.board_cells().next().unwrap_or(0);
         let conflicts = |work: u64| budget.saturating_sub(work) / sat_conflict_work(cells);
         let found = if closed {
-            sat::search(g, first, true, bipartite, conflicts(0))
+            sat::search(g, first, true, bipartite, conflicts(0), cancel)
         } else {
             let sides = g.layout.sides();
             let even_cells = cells.is_multiple_of(2);
@@ -238,6 +285,9 @@ impl Refutation {
             };
             let mut ends = Vec::new();
             for c in g.board_cells() {
+                if cancel.is_raised() {
+                    break;
+                }
                 // On a board of odd cells an open tour runs between
                 // majority cells, the even ones.
                 let fits = match (bipartite, even_cells, g.is_even(c)) {
@@ -246,7 +296,7 @@ impl Refutation {
                     (true, false, even) => even,
                 };
                 if fits && bipartite && cells <= EXACT_CELLS {
-                    let root = exact::search(g, c, false, 1);
+                    let root = exact::search(g, c, false, 1, cancel);
                     repairs += root.nodes;
                     work = work.saturating_add(root.nodes.saturating_mul(exact_node_work(cells)));
                     if root.outcome != Outcome::NoTour {
@@ -256,7 +306,7 @@ impl Refutation {
                     ends.push(c);
                 }
             }
-            sat::search_anywhere(g, &ends, bipartite, conflicts(work))
+            sat::search_anywhere(g, &ends, bipartite, conflicts(work), cancel)
         };
         repairs += found.conflicts;
         work = work.saturating_add(found.conflicts.saturating_mul(sat_conflict_work(cells)));
@@ -265,10 +315,10 @@ impl Refutation {
 }
 
 impl Found {
-    fn search(board: &Board, moves: &Moves, kind: Kind, budget: u64) -> Option<Found> {
+    fn search(board: &Board, moves: &Moves, kind: Kind, budget: u64, cancel: Cancel) -> Option<Found> {
         match kind {
             Kind::Cycle => {
-                let r = solve(board, moves, 0, true, SEED, budget);
+                let r = solve_in(board, moves, 0, true, SEED, budget, None, cancel);
                 let cells = r.path.filter(|_| r.outcome == Outcome::Tour)?;
                 let mut at = vec![0u32; cells.len()];
                 for (i, &c) in cells.iter().enumerate() {
@@ -280,11 +330,11 @@ impl Found {
                 let graph = Graph::new(layout(board, moves)?, true);
                 let limit = budget.saturating_mul(NODE_WORK);
                 let (parts, cycle, attempts, work) = {
-                    let mut cover = Cover::anywhere(&graph);
+                    let mut cover = Cover::anywhere(&graph).cancelled_by(cancel);
                     let mut rng = Rng::new(SEED);
                     let mut attempts = 0;
                     loop {
-                        if attempts == PATH_ATTEMPTS || cover.work >= limit {
+                        if attempts == PATH_ATTEMPTS || cover.work >= limit || cover.stopped() {
                             return None;
                         }
                         attempts += 1;
@@ -342,6 +392,8 @@ impl Found {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
+
     use super::*;
     use crate::backtrack::search_closed;
 
@@ -375,7 +427,7 @@ mod tests {
             let bipartite = moves.colouring() == Colouring::AlwaysChanges;
             let bt =
                 (0..board.cells()).any(|s| search_closed(&board, moves, s, false, u64::MAX).outcome == Outcome::Tour);
-            let r = Refutation::search(&g, moves, false, bipartite, u64::MAX);
+            let r = Refutation::search(&g, moves, false, bipartite, u64::MAX, Cancel::NEVER);
             assert_eq!(r.none, !bt, "{moves:?} on {board}");
             if bt {
                 with += 1
@@ -384,5 +436,26 @@ mod tests {
             }
         }
         assert!(with >= 5 && without >= 3, "both answers occur: {with} with a tour, {without} without");
+    }
+
+    /// What a cancelled task's search found is not kept (it stopped part
+    /// way, and may even look like a proof): the next task searches again.
+    #[test]
+    fn a_cancelled_search_is_not_kept() {
+        let raised = AtomicBool::new(true);
+        // (2,1) 6x6 has open tours; a refutation stopped before it looked
+        // at any end would say there are none.
+        let (board, moves) = (Board::new(&[6, 6]).unwrap(), Moves::from_rule(&[2, 1], 2).unwrap());
+        let g = Graph::new(layout(&board, &moves).unwrap(), true);
+        let shared = Shared::default();
+        let _ = shared.refuted(&g, &moves, false, true, 1 << 30, Cancel::new(&raised));
+        assert_eq!(shared.refuted(&g, &moves, false, true, 1 << 30, Cancel::NEVER), None);
+        // (2,1) 40x40's starts read one closed tour, searched for once.
+        let (board, moves) = (Board::new(&[40, 40]).unwrap(), Moves::from_rule(&[2, 1], 2).unwrap());
+        let shared = Shared::default();
+        let _ = shared.solve_within(&board, &moves, 5, false, 1, 1 << 20, Cancel::new(&raised));
+        let after = shared.solve(&board, &moves, 5, false, 1, 1 << 20);
+        assert_eq!(after.phase, Phase::Shared);
+        assert_eq!(after, Shared::default().solve(&board, &moves, 5, false, 1, 1 << 20));
     }
 }
