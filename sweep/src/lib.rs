@@ -49,9 +49,9 @@ pub use error::SpecError;
 pub use plan::{Cursor, Planner, ShardPlan};
 pub use progress::{format_eta, format_rate, Progress, RateWindow};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
-pub use starts::parse_start_line;
+pub use starts::{parse_start_line, StartLineError};
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
 pub use table::{
-    csv, first_appearances, html_escape, render, wilson, AggregateRow, Metric, TableFormat, TableLayout, TableOptions,
-    IMPOSSIBLE,
+    csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,
+    TableOptions, IMPOSSIBLE,
 };

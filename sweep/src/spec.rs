@@ -411,7 +411,9 @@ impl SweepSpec {
     /// Reads every grid's `starts_file` into its `starts` with `read` (given
     /// the file name as written, it returns the file's text), so the spec
     /// carries its starts wherever it is sent. Lines are parsed as `ksweep
-    /// eval` reads them ([`crate::parse_start_line`]).
+    /// eval` reads them ([`crate::parse_start_line`]); an error names the
+    /// line and what is wrong with it, never its text (the file may be any
+    /// file the user can read).
     pub fn read_start_files(&mut self, mut read: impl FnMut(&str) -> Result<String, String>) -> Result<(), SpecError> {
         for (g, grid) in self.grids.iter_mut().enumerate() {
             let Some(file) = grid.starts_file.take() else { continue };
@@ -428,7 +430,9 @@ impl SweepSpec {
                 match crate::parse_start_line(line) {
                     Ok(Some(start)) => starts.push(start),
                     Ok(None) => {}
-                    Err(e) => return Err(SpecError::field(&path, format!("{file:?} line {}: {e}", number + 1))),
+                    Err(e) => {
+                        return Err(SpecError::field(&path, format!("{file:?} line {}: {}", number + 1, e.redacted())))
+                    }
                 }
             }
             grid.starts = Some(starts);

@@ -884,7 +884,7 @@ mod tests {
 
         let mut spec = SweepSpec::from_toml(&text).unwrap();
         let e = spec.read_start_files(|_| Ok("4,4\n0,x\n".into())).unwrap_err().to_string();
-        assert_eq!(e, "grid[0].starts_file: \"s.txt\" line 2: \"x\" is not a non-negative integer");
+        assert_eq!(e, "grid[0].starts_file: \"s.txt\" line 2: coordinate 2 is not a non-negative integer");
         let mut spec = SweepSpec::from_toml(&text).unwrap();
         let e = spec.read_start_files(|_| Err("No such file".into())).unwrap_err().to_string();
         assert_eq!(e, "grid[0].starts_file: cannot read \"s.txt\": No such file");

@@ -25,6 +25,7 @@ mod text;
 pub use html::escape as html_escape;
 pub use layout::first_appearances;
 use layout::tables;
+pub use markdown::text as markdown_text;
 
 use crate::Progress;
 pub use row::{wilson, AggregateRow};

