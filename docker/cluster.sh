@@ -6,7 +6,8 @@
 #   docker/cluster.sh submit SPEC    submit SPEC from the host, follow its progress, print its table
 #   docker/cluster.sh down           stop everything and delete the volume
 #
-# KSWEEP_TOKEN and KSWEEP_PORT (default 50051) are passed through.
+# KSWEEP_TOKEN, the shared secret, is required (export KSWEEP_TOKEN=$(openssl rand -hex 16));
+# it and KSWEEP_PORT (default 50051) are passed through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . docker/compose.sh
@@ -28,10 +29,11 @@ case "${1:-}" in
         "$k" table "$id" --coordinator "$url"
         ;;
     down)
-        cluster down -v --remove-orphans
+        # Compose reads the whole file, token included, even to stop it.
+        KSWEEP_TOKEN=${KSWEEP_TOKEN:-none-needed-to-stop} cluster down -v --remove-orphans
         ;;
     *)
-        sed -n '2,9p' "$0"
+        sed -n '2,10p' "$0"
         exit 2
         ;;
 esac

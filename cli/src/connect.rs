@@ -12,6 +12,8 @@ use ksweep_proto::BearerToken;
 use tonic::codegen::InterceptedService;
 use tonic::transport::Channel;
 
+use crate::input_file;
+
 /// How to reach a coordinator.
 #[derive(Debug, Clone, Args)]
 pub struct ConnectArgs {
@@ -43,6 +45,8 @@ impl ConnectArgs {
 
     /// A connected channel and the token interceptor.
     pub async fn channel(&self) -> Result<(Channel, BearerToken)> {
+        // The files first: a bad token or CA is said even with no coordinator up.
+        let token = BearerToken::new(self.token.resolve()?.as_deref()).context("--token: not valid header text")?;
         let ca = self.tls_ca_pem()?;
         let endpoint = ksweep_proto::endpoint(&self.coordinator, ca.as_deref())
             .context("--coordinator")?
@@ -51,7 +55,6 @@ impl ConnectArgs {
             .connect()
             .await
             .with_context(|| format!("--coordinator: cannot connect to {}", self.coordinator))?;
-        let token = BearerToken::new(self.token.resolve()?.as_deref()).context("--token: not valid header text")?;
         Ok((channel, token))
     }
 
@@ -80,13 +83,12 @@ impl TokenArgs {
         TokenArgs { token: Some(token), token_file: None }
     }
 
-    /// The token, if any. An empty one is refused (it would silently mean
-    /// "no authentication"), except an empty KSWEEP_TOKEN variable, which
-    /// is how compose passes "unset".
+    /// The token, if any. An empty one is refused wherever it comes from
+    /// (--token, KSWEEP_TOKEN, --token-file): it would silently mean "no
+    /// authentication". To go without, give no token at all.
     pub fn resolve(&self) -> Result<Option<String>> {
         if let Some(path) = &self.token_file {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("--token-file: cannot read {}", path.display()))?;
+            let text = input_file::read_text(path, input_file::TOKEN_FILE).context("--token-file")?;
             let token = text.trim();
             anyhow::ensure!(
                 !token.is_empty(),
@@ -96,9 +98,14 @@ impl TokenArgs {
             return Ok(Some(token.to_string()));
         }
         match self.token.as_deref() {
-            Some("") if std::env::var_os("KSWEEP_TOKEN").is_some_and(|v| v.is_empty()) => Ok(None),
             Some("") => {
-                anyhow::bail!("--token: empty; leave it out to run without a token, or give at least one character")
+                // clap fills --token from KSWEEP_TOKEN: name where it came from.
+                let source = if std::env::var_os("KSWEEP_TOKEN").is_some_and(|v| v.is_empty()) {
+                    "KSWEEP_TOKEN"
+                } else {
+                    "--token"
+                };
+                anyhow::bail!("{source}: empty; give a token of at least one character, or none at all")
             }
             token => Ok(token.map(str::to_string)),
         }
@@ -115,9 +122,9 @@ pub struct SourceArgs {
     pub db: Option<PathBuf>,
 }
 
-/// The PEM file behind a flag, read whole.
+/// The PEM file behind a flag, read whole (within its limit).
 pub fn read_pem(flag: &str, path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("{flag}: cannot read {}", path.display()))
+    Ok(input_file::read(path, input_file::PEM).context(flag.to_string())?)
 }
 
 /// A coordinator's refusal as an error: its message is what users need; the

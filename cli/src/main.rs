@@ -6,6 +6,7 @@ mod board_args;
 mod cmd;
 mod connect;
 mod error_line;
+mod input_file;
 mod output_file;
 mod render;
 mod shutdown;

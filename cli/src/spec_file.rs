@@ -6,12 +6,15 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use sweep::SweepSpec;
 
+use crate::input_file::{self, STARTS_FILES};
+
 /// The spec at `path` as TOML ready to validate or submit. Any grid's
 /// `starts_file` is read (relative to the spec's folder) into its `starts`,
 /// so the coordinator receives the starts themselves; a spec without start
-/// files is returned as written.
+/// files is returned as written. The spec and its start files are read
+/// within their limits (crate::input_file).
 pub fn load(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("spec: cannot read {}", path.display()))?;
+    let text = input_file::read_text(path, input_file::SPEC).context("spec")?;
     if !text.contains("starts_file") {
         return Ok(text);
     }
@@ -20,6 +23,11 @@ pub fn load(path: &Path) -> Result<String> {
         return Ok(text);
     }
     let folder = path.parent().unwrap_or(Path::new("."));
-    spec.read_start_files(|name| std::fs::read_to_string(folder.join(name)).map_err(|e| e.to_string()))?;
+    let mut room = STARTS_FILES.bytes;
+    spec.read_start_files(|name| {
+        let text = input_file::read_text_within(&folder.join(name), STARTS_FILES, room).map_err(|e| e.reason())?;
+        room -= text.len() as u64;
+        Ok(text)
+    })?;
     Ok(spec.to_canonical_toml())
 }

@@ -61,7 +61,7 @@ impl Default for CoordinatorOptions {
             scheduler: SchedulerConfig::default(),
             poll_interval: Duration::from_millis(1000),
             token: None,
-            max_spec_bytes: 1 << 20,
+            max_spec_bytes: sweep::MAX_SPEC_BYTES,
             spec_caps: sweep::Limits::default(),
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             tls: None,

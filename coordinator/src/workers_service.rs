@@ -58,8 +58,6 @@ impl WorkersService {
 
 /// Longest worker name: it goes into logs and every export row.
 const MAX_NAME_CHARS: usize = 128;
-/// Most threads a worker may claim: the held-work budget scales with it.
-pub const MAX_WORKER_THREADS: u32 = 4096;
 
 /// Refuses a name that is long or holds control characters (a newline
 /// would forge a log line), and an implausible thread count. Neither is
@@ -70,8 +68,9 @@ fn check_registration(name: &str, threads: u32) -> Result<()> {
             "RegisterRequest.name: at most {MAX_NAME_CHARS} characters, none of them control characters"
         )));
     }
-    if threads > MAX_WORKER_THREADS {
-        return Err(Error::Refused(format!("RegisterRequest.threads: at most {MAX_WORKER_THREADS}, got {threads}")));
+    if threads > ksweep_proto::MAX_WORKER_THREADS {
+        let most = ksweep_proto::MAX_WORKER_THREADS;
+        return Err(Error::Refused(format!("RegisterRequest.threads: at most {most}, got {threads}")));
     }
     Ok(())
 }

@@ -104,8 +104,9 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
 pub struct BearerToken(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
 
 impl BearerToken {
-    /// A token to send, or none (an empty token is none, as an empty
-    /// `KSWEEP_TOKEN` means). Fails if the token is not valid header text.
+    /// A token to send, or none (an empty token is none: no header rather
+    /// than `Bearer `; the CLI refuses an empty token before it gets here).
+    /// Fails if the token is not valid header text.
     pub fn new(token: Option<&str>) -> Result<BearerToken, tonic::metadata::errors::InvalidMetadataValue> {
         token.filter(|t| !t.is_empty()).map(|t| format!("Bearer {t}").parse()).transpose().map(BearerToken)
     }

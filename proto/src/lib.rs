@@ -24,6 +24,11 @@ pub use channel::{
 /// incompatible change to the protocol.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// Most threads a worker may claim at registration: a coordinator refuses
+/// more (the work it lets a worker hold scales with the claim), and the
+/// CLI's `--threads` stops here.
+pub const MAX_WORKER_THREADS: u32 = 4096;
+
 /// Largest message either end sends or accepts, in bytes. Both ends must
 /// agree: a result batch the coordinator cannot decode is refused whole.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;

@@ -1,5 +1,6 @@
 //! `ksweep coordinator`: serve sweeps to workers and clients over gRPC.
 
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -22,6 +23,12 @@ pub struct CoordinatorArgs {
     /// Shared secret every client and worker must present.
     #[command(flatten)]
     pub token: TokenArgs,
+    /// Serve without a token on an address other than loopback: anyone who
+    /// reaches the port can submit sweeps, report results and read the
+    /// dashboard. Without a token and without this, only loopback
+    /// addresses are served.
+    #[arg(long, conflicts_with_all = ["token", "token_file"])]
+    pub insecure_no_token: bool,
     /// Lease of a shard, in seconds: unheartbeated shards return to the queue after it.
     #[arg(long, default_value_t = 10.0)]
     pub lease_secs: f64,
@@ -75,7 +82,9 @@ impl HttpArg {
 impl CoordinatorArgs {
     pub fn options(&self) -> Result<CoordinatorOptions> {
         let token = self.token.resolve()?;
+        let http = self.http.addr()?;
         if token.is_none() {
+            self.refuse_exposed_without_token(http)?;
             tracing::warn!("no token: anyone who reaches the port can submit sweeps and report results");
         }
         let mut o = CoordinatorOptions { token, ..Default::default() };
@@ -90,12 +99,42 @@ impl CoordinatorArgs {
             max_tasks: self.max_tasks,
             max_configurations: self.max_configurations,
         };
-        o.http = self.http.addr()?;
+        o.http = http;
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             o.tls = Some(TlsIdentity { cert_pem: read_pem("--tls-cert", cert)?, key_pem: read_pem("--tls-key", key)? });
         }
         Ok(o)
     }
+}
+
+impl CoordinatorArgs {
+    /// Without a token, serving beyond this machine must be asked for
+    /// (--insecure-no-token): an unset or forgotten variable must not open
+    /// the coordinator to the network.
+    fn refuse_exposed_without_token(&self, http: Option<SocketAddr>) -> Result<()> {
+        if self.insecure_no_token {
+            return Ok(());
+        }
+        let exposed = std::iter::once(("--listen", self.listen.clone()))
+            .chain(http.map(|a| ("--http", a.to_string())))
+            .find(|(_, addr)| !loopback_only(addr));
+        if let Some((flag, addr)) = exposed {
+            anyhow::bail!(
+                "{flag}: {addr} is not a loopback address and no token is set: give --token-file (KSWEEP_TOKEN_FILE) \
+                 or --token (KSWEEP_TOKEN), or --insecure-no-token to let anyone who reaches it submit sweeps and \
+                 report results"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Whether every address `addr` resolves to is a loopback one (false when
+/// it resolves to none).
+fn loopback_only(addr: &str) -> bool {
+    let Ok(addrs) = addr.to_socket_addrs() else { return false };
+    let ips: Vec<_> = addrs.map(|a| a.ip()).collect();
+    !ips.is_empty() && ips.iter().all(|ip| ip.is_loopback())
 }
 
 fn positive_secs(field: &str, v: f64) -> Result<Duration> {
@@ -117,4 +156,19 @@ pub async fn run(args: CoordinatorArgs) -> Result<()> {
     println!("listening on {}", listener.local_addr().context("--listen: no local address")?);
     ksweep_coordinator::serve(listener, store, options, signals.shutdown()).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback_only;
+
+    #[test]
+    fn only_addresses_all_on_loopback_count() {
+        for addr in ["127.0.0.1:50051", "127.1.2.3:0", "[::1]:8080"] {
+            assert!(loopback_only(addr), "{addr}");
+        }
+        for addr in ["0.0.0.0:50051", "[::]:50051", "10.0.0.7:1", "not an address"] {
+            assert!(!loopback_only(addr), "{addr}");
+        }
+    }
 }

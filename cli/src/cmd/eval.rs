@@ -33,7 +33,7 @@ pub struct EvalArgs {
     pub solver: SolverArgs,
 
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cmd::worker::thread_count())]
     pub threads: Option<usize>,
 }
 

@@ -2,7 +2,7 @@
 //! start through the normal sweep path, and compare flags and times.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -11,6 +11,7 @@ use sweep::replay::{Replay, ReplayOptions, ReplayRow, Replayed};
 use sweep::Sweep;
 use tour::Method;
 
+use crate::input_file;
 use crate::shutdown::{Interrupted, Signals};
 use crate::source::DbSource;
 
@@ -25,7 +26,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub db: Option<PathBuf>,
     /// Threads running tasks (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::cmd::worker::thread_count())]
     pub threads: usize,
     /// Replay only the first K distinct starts of each (N, method).
     #[arg(long, value_name = "K")]
@@ -119,17 +120,16 @@ async fn replay_all(
     Ok(totals)
 }
 
-/// A replay file's text, gunzipped when it ends in `.gz`.
+/// A replay file's text, gunzipped when it ends in `.gz`, within its limit
+/// unpacked (a small .gz may unpack to gigabytes).
 fn read_text(path: &Path) -> Result<String> {
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut text = String::new();
-    if path.extension().is_some_and(|e| e == "gz") {
-        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
+    let text = if path.extension().is_some_and(|e| e == "gz") {
+        input_file::read_text_from(flate2::read::GzDecoder::new(file), path, input_file::REPLAY)
     } else {
-        std::io::BufReader::new(file).read_to_string(&mut text)
-    }
-    .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(text)
+        input_file::read_text_from(file, path, input_file::REPLAY)
+    };
+    Ok(text?)
 }
 
 /// Every result of sweep `id`, keyed by (method, N, start coordinates).

@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "ksweep.db")]
     pub db: PathBuf,
     /// Threads running tasks (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::cmd::worker::thread_count())]
     pub threads: usize,
     /// The tables printed at the end, as `ksweep table` draws them. With
     /// csv, json or latex, stdout carries the data alone and the status goes
@@ -43,9 +43,10 @@ pub struct RunArgs {
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
-    // Before anything else: a ctrl-c from here on stops the run cleanly.
-    let mut signals = Signals::install().context("cannot install signal handlers")?;
+    // The spec first, while a signal still ends the process (a read that
+    // waits on a pipe included); then a ctrl-c stops the run cleanly.
     let text = crate::spec_file::load(&args.spec)?;
+    let mut signals = Signals::install().context("cannot install signal handlers")?;
     let (id, last) = embedded(text, &args.db, args.threads, args.http.addr()?, &mut signals).await?;
     let last = last.map_err(|signal| Interrupted {
         signal,

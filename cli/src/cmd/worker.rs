@@ -14,7 +14,7 @@ pub struct WorkerArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
     /// Threads running tasks (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = thread_count())]
     pub threads: usize,
     /// Name in the coordinator's logs (default: host name and process id).
     #[arg(long)]
@@ -25,6 +25,13 @@ pub struct WorkerArgs {
     /// fit fails its shard with its need.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub memory: Option<u64>,
+}
+
+/// A `--threads` value: 0 (all cores) up to the most a worker may claim
+/// (`ksweep_proto::MAX_WORKER_THREADS`), so a typo is refused with the flag
+/// and the limit instead of starting 100,000 threads.
+pub fn thread_count() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(0..=u64::from(ksweep_proto::MAX_WORKER_THREADS))
 }
 
 /// A size in bytes: a number, optionally followed by K, M, G or T (powers
