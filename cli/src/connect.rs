@@ -124,7 +124,7 @@ pub struct SourceArgs {
 
 /// The PEM file behind a flag, read whole (within its limit).
 pub fn read_pem(flag: &str, path: &Path) -> Result<Vec<u8>> {
-    Ok(input_file::read(path, input_file::PEM).context(flag.to_string())?)
+    input_file::read(path, input_file::PEM).context(flag.to_string())
 }
 
 /// A coordinator's refusal as an error: its message is what users need; the

@@ -312,3 +312,17 @@ fn a_report_shows_a_hostile_sweep_name_as_text() {
     assert!(!html.contains("<script") && !html.contains("<img"), "no tag of the name in the HTML");
     assert!(html.contains("<h1>knight-sweep report: &lt;script&gt;alert(1)&lt;/script&gt;"));
 }
+
+#[cfg(unix)]
+#[test]
+fn an_endless_eval_line_is_refused_at_its_limit() {
+    let child = Command::new(env!("CARGO_BIN_EXE_ksweep"))
+        .args(["eval", "--rule", "2,1", "--dims", "2", "--n", "8"])
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = refusal(&finish_within(child, Duration::from_secs(20), &["eval", "< /dev/zero"]));
+    assert!(err.contains("stdin line 1: longer than 4096 bytes (the limit of a line)"), "{err}");
+}

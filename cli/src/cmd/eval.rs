@@ -1,7 +1,7 @@
 //! `ksweep eval`: many starts from stdin, one JSON line per (start, method)
 //! on stdout, in input order whatever the thread count.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -14,6 +14,10 @@ use crate::board_args::{BoardArgs, SolverArgs};
 /// Lines read and run per parallel batch: large enough to keep every thread
 /// busy, small enough that output streams while input is still coming.
 const BATCH_LINES: usize = 8192;
+
+/// Longest line read: a start of every axis the engine allows, with room
+/// for spacing and a comment. A line of `/dev/zero` must not fill memory.
+const MAX_LINE_BYTES: usize = 4096;
 
 /// Run methods from every start read on stdin.
 #[derive(Debug, Args)]
@@ -89,11 +93,11 @@ pub fn evaluate(
     let tag_method = methods.len() > 1;
     let mut counts = EvalCounts::default();
     let mut batch: Vec<(Vec<u64>, u64)> = Vec::with_capacity(BATCH_LINES);
-    let mut lines = input.lines().enumerate();
+    let mut lines = bounded_lines(input).enumerate();
     loop {
         batch.clear();
         for (number, line) in lines.by_ref() {
-            let line = line.context("stdin: could not read")?;
+            let line = line.with_context(|| format!("stdin line {}", number + 1))?;
             let parsed =
                 sweep::parse_start_line(&line).map_err(|e| anyhow::anyhow!("stdin line {}: start: {e}", number + 1))?;
             let Some(coords) = parsed else { continue };
@@ -145,4 +149,44 @@ pub fn evaluate(
         out.flush()?;
     }
     Ok(counts)
+}
+
+/// The lines of `input` without their line ends, each read only up to
+/// [`MAX_LINE_BYTES`]: a longer one is an error, not an allocation.
+fn bounded_lines(mut input: impl BufRead) -> impl Iterator<Item = Result<String>> {
+    std::iter::from_fn(move || {
+        let mut line = Vec::new();
+        match (&mut input).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line) {
+            Ok(0) => None,
+            Ok(_) if line.last() != Some(&b'\n') && line.len() > MAX_LINE_BYTES => {
+                Some(Err(anyhow::anyhow!("longer than {MAX_LINE_BYTES} bytes (the limit of a line)")))
+            }
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                }
+                Some(String::from_utf8(line).context("not UTF-8 text"))
+            }
+            Err(e) => Some(Err(anyhow::Error::new(e).context("could not read"))),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bounded_lines, MAX_LINE_BYTES};
+
+    #[test]
+    fn lines_end_at_their_limit() {
+        let fits = "7".repeat(MAX_LINE_BYTES);
+        let text = format!("0,0\r\n{fits}\n{fits}8\n1 2");
+        let lines: Vec<_> = bounded_lines(text.as_bytes()).map(|l| l.map_err(|e| e.to_string())).collect();
+        assert_eq!(lines[0], Ok("0,0".to_string()));
+        assert_eq!(lines[1], Ok(fits.clone()), "a line may fill the limit");
+        assert_eq!(lines[2], Err("longer than 4096 bytes (the limit of a line)".to_string()));
+        assert!(bounded_lines(&[0xffu8, b'\n'][..]).next().unwrap().is_err(), "not UTF-8");
+    }
 }
