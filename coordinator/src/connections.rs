@@ -2,7 +2,8 @@
 //! a bounded number open at once (a semaphore, as mini-redis bounds its
 //! connections), a deadline for the first bytes and for silence after them,
 //! and a backoff when `accept` itself fails (out of file descriptors), so
-//! the accept loop never spins.
+//! the accept loop never spins. The gRPC port and the dashboard's each have
+//! their own.
 
 use std::future::Future;
 use std::io;
@@ -38,6 +39,18 @@ impl Default for ConnectionLimits {
     }
 }
 
+/// What counts as a connection not being silent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveness {
+    /// Bytes from the peer. The gRPC server pings its clients, so a live
+    /// one always answers within the idle limit.
+    PeerSends,
+    /// Bytes either way once the peer has sent its first: a dashboard's
+    /// event stream or download only sends, for minutes, while a client
+    /// that stopped reading (writes blocked) still falls silent.
+    EitherWay,
+}
+
 /// The first pause after a failed `accept`; doubles up to `MAX_BACKOFF`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
@@ -48,6 +61,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 pub fn accept(
     listener: TcpListener,
     limits: ConnectionLimits,
+    liveness: Liveness,
 ) -> (mpsc::Receiver<io::Result<LimitedConnection>>, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(16);
     let permits = Arc::new(Semaphore::new(limits.max.max(1)));
@@ -74,6 +88,8 @@ pub fn accept(
                 _permit: permit,
                 deadline: Box::pin(sleep(limits.handshake)),
                 idle: limits.idle,
+                writes_count: false,
+                liveness,
             };
             if tx.send(Ok(conn)).await.is_err() {
                 return; // the server stopped
@@ -91,6 +107,24 @@ pub struct LimitedConnection {
     /// The handshake deadline, then the idle one, reset by every read.
     deadline: Pin<Box<Sleep>>,
     idle: Duration,
+    /// Writes put the deadline off too (`EitherWay`, once the peer spoke).
+    writes_count: bool,
+    liveness: Liveness,
+}
+
+impl LimitedConnection {
+    /// Puts the deadline off by the idle limit.
+    fn heard(&mut self) {
+        let next = Instant::now() + self.idle;
+        self.deadline.as_mut().reset(next);
+    }
+
+    /// Counts bytes written as life, where writes count.
+    fn wrote(&mut self, written: &Poll<io::Result<usize>>) {
+        if self.writes_count && matches!(written, Poll::Ready(Ok(n)) if *n > 0) {
+            self.heard();
+        }
+    }
 }
 
 impl AsyncRead for LimitedConnection {
@@ -99,8 +133,8 @@ impl AsyncRead for LimitedConnection {
         match Pin::new(&mut self.stream).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {
                 if buf.filled().len() > before {
-                    let next = Instant::now() + self.idle;
-                    self.deadline.as_mut().reset(next);
+                    self.heard();
+                    self.writes_count = self.liveness == Liveness::EitherWay;
                 }
                 Poll::Ready(Ok(()))
             }
@@ -115,7 +149,9 @@ impl AsyncRead for LimitedConnection {
 
 impl AsyncWrite for LimitedConnection {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let written = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.wrote(&written);
+        written
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -131,7 +167,9 @@ impl AsyncWrite for LimitedConnection {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.wrote(&written);
+        written
     }
 
     fn is_write_vectored(&self) -> bool {

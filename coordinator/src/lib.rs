@@ -10,6 +10,7 @@
 
 mod connections;
 mod dashboard;
+mod descriptors;
 pub mod error;
 pub mod export;
 pub mod ids;
@@ -24,6 +25,7 @@ mod sweeps_service;
 mod workers_service;
 
 pub use connections::ConnectionLimits;
+pub use dashboard::DashboardOptions;
 pub use error::{Error, Result};
 pub use query::{status_of, Query};
 pub use secret::random_token;

@@ -13,6 +13,8 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
 use tonic_health::ServingStatus;
 
+use crate::connections::{ConnectionLimits, Liveness};
+use crate::descriptors::{self, Split};
 use crate::error::{Error, Result};
 use crate::state::{CoordinatorOptions, Shared};
 use crate::store::Store;
@@ -113,6 +115,28 @@ pub async fn serve(
         }
     });
 
+    // Both ports' connections fit under the open-file limit together, the
+    // database's descriptors kept aside: idle dashboard requests cannot
+    // take the ones gRPC calls need.
+    let wanted = Split {
+        grpc: limits.max,
+        dashboard: if shared.options.http.is_some() { shared.options.dashboard.connections.max } else { 0 },
+    };
+    let needed = (wanted.grpc + wanted.dashboard) as u64 + descriptors::RESERVED;
+    let open_files = descriptors::open_file_limit(needed);
+    let split = descriptors::split(open_files, wanted);
+    if split != wanted {
+        tracing::warn!(
+            open_files,
+            grpc = split.grpc,
+            dashboard = split.dashboard,
+            wanted_grpc = wanted.grpc,
+            wanted_dashboard = wanted.dashboard,
+            "the open-file limit cannot hold the connections asked for; fewer are served (raise `ulimit -n`)"
+        );
+    } else {
+        tracing::debug!(open_files, grpc = split.grpc, dashboard = split.dashboard, "connection bounds");
+    }
     let dashboard = match shared.options.http {
         Some(addr) => {
             let http = TcpListener::bind(addr)
@@ -124,7 +148,7 @@ pub async fn serve(
             let shutdown = async move { stopping.stopped().await };
             let shared = shared.clone();
             Some(tokio::spawn(async move {
-                if let Err(e) = crate::dashboard::serve(http, shared, shutdown).await {
+                if let Err(e) = crate::dashboard::serve(http, shared, split.dashboard, shutdown).await {
                     tracing::error!(error = %e, "the dashboard stopped");
                 }
             }))
@@ -132,7 +156,8 @@ pub async fn serve(
         None => None,
     };
     tracing::info!(%local, tls = shared.options.tls.is_some(), "coordinator listening");
-    let (incoming, acceptor) = crate::connections::accept(listener, limits);
+    let limits = ConnectionLimits { max: split.grpc, ..limits };
+    let (incoming, acceptor) = crate::connections::accept(listener, limits, Liveness::PeerSends);
     // The server stops accepting when `stop` flips; the shutdown future
     // flips it, then allows GRACE for in-flight calls.
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);

@@ -11,11 +11,12 @@ use sweep::{Cursor, Planner, ShardPlan, Sweep};
 use tokio::sync::watch;
 
 use crate::connections::ConnectionLimits;
+use crate::dashboard::DashboardOptions;
 use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled, ShardReport};
 use crate::secret::SessionSecret;
-use crate::store::{Store, SweepRecord, SweepState};
+use crate::store::{Readers, Store, SweepRecord, SweepState};
 
 /// Settings of a coordinator.
 #[derive(Debug, Clone)]
@@ -39,6 +40,8 @@ pub struct CoordinatorOptions {
     pub connections: ConnectionLimits,
     /// Serve the web dashboard on this address (off when None).
     pub http: Option<std::net::SocketAddr>,
+    /// The dashboard's bounds and the host names it answers to.
+    pub dashboard: DashboardOptions,
 }
 
 /// The coordinator's certificate chain and private key, PEM.
@@ -67,6 +70,7 @@ impl Default for CoordinatorOptions {
             tls: None,
             connections: ConnectionLimits::default(),
             http: None,
+            dashboard: DashboardOptions::default(),
         }
     }
 }
@@ -93,7 +97,10 @@ pub enum Sent {
 }
 
 pub struct Shared {
+    /// The connection every write goes through (the scheduler's).
     store: Arc<Mutex<Store>>,
+    /// Connections that read beside it; None for an in-memory store.
+    readers: Option<Arc<Readers>>,
     pub(crate) scheduler: Mutex<Scheduler>,
     /// Random per process start: a worker that sees it change registers again.
     pub(crate) nonce: u64,
@@ -128,6 +135,8 @@ struct Rates {
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 /// How often ticks sample every running sweep's count.
 const RATE_SAMPLE: Duration = Duration::from_secs(2);
+/// Readers for queries besides those the dashboard's downloads may hold.
+const QUERY_READERS: usize = 4;
 
 /// Monotonic now, from tokio's clock, so tests on a paused clock drive
 /// lease expiry with `tokio::time::advance` (see `tests/service.rs`).
@@ -145,8 +154,10 @@ impl Shared {
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
                 ^ (std::process::id() as u64) << 32;
+        let readers = Readers::of(&store, options.dashboard.downloads + QUERY_READERS).map(Arc::new);
         Ok(Shared {
             store: Arc::new(Mutex::new(store)),
+            readers,
             scheduler: Mutex::new(scheduler),
             nonce,
             changes: watch::channel(0).0,
@@ -187,17 +198,31 @@ impl Shared {
             }
             rates.sampled = Some(now());
         }
-        let statuses = self.with_store(|s| crate::query::sweeps(s)).await?;
+        let statuses = self.read(crate::query::sweeps).await?;
         for status in statuses {
             self.with_rate(status);
         }
         Ok(())
     }
 
-    /// True while a blocking task still holds the store: one whose caller
-    /// was dropped (an aborted tick) runs to its end regardless.
+    /// True while a blocking task still holds the store or a reader: one
+    /// whose caller was dropped (an aborted tick) runs to its end regardless.
     pub fn store_in_use(&self) -> bool {
-        Arc::strong_count(&self.store) > 1
+        Arc::strong_count(&self.store) > 1 || self.readers.as_ref().is_some_and(|r| r.in_use())
+    }
+
+    /// Runs a query on a reader, in one snapshot, never waiting for the
+    /// writer's lock (nor holding it); on the writer's connection only when
+    /// the store has no file to read beside it.
+    pub async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T> + Send + 'static,
+    {
+        match &self.readers {
+            Some(readers) => readers.read(f).await,
+            None => self.with_store(move |s| f(s)).await,
+        }
     }
 
     /// Runs a store operation on the blocking pool.
@@ -546,7 +571,7 @@ impl Shared {
 
     /// Resolves a sweep by id (or the only one).
     pub async fn record(&self, id: Option<String>) -> Result<SweepRecord> {
-        self.with_store(move |s| s.resolve(id.as_deref())).await
+        self.read(move |s| s.resolve(id.as_deref())).await
     }
 
     /// Cancels a running sweep: stored first, so a failed write leaves it

@@ -100,14 +100,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {
-        let sweeps = self.shared.with_store(|s| query::sweeps(s)).await?;
+        let sweeps = self.shared.read(query::sweeps).await?;
         let sweeps = sweeps.into_iter().map(|s| self.shared.with_rate(s)).collect();
         Ok(Response::new(pb::ListReply { sweeps }))
     }
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
-        let status = self.shared.with_store(move |s| query::status(s, id.as_deref())).await?;
+        let status = self.shared.read(move |s| query::status(s, id.as_deref())).await?;
         Ok(Response::new(self.shared.with_rate(status)))
     }
 
@@ -167,7 +167,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
 
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
-        let table = self.shared.with_store(move |s| query::table(s, id.as_deref())).await?;
+        let table = self.shared.read(move |s| query::table(s, id.as_deref())).await?;
         Ok(Response::new(pb::TableReply { status: Some(table.status), rows: table_rows(table.rows) }))
     }
 
@@ -175,14 +175,15 @@ impl pb::sweeps_server::Sweeps for SweepsService {
 
     async fn export(&self, req: Request<pb::SweepRef>) -> Result<Response<ExportStream>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
-        let export = Arc::new(self.shared.with_store(move |s| query::export(s, id.as_deref())).await?);
+        let export = Arc::new(self.shared.read(move |s| query::export(s, id.as_deref())).await?);
         let (tx, rx) = mpsc::channel(4);
         let shared = self.shared.clone();
         tokio::spawn(async move {
             let mut after = None;
             loop {
                 let export = export.clone();
-                let page = match shared.with_store(move |s| query::export_page(s, &export, after, EXPORT_PAGE)).await {
+                // A page per read: a client that stops reading holds no reader.
+                let page = match shared.read(move |s| query::export_page(s, &export, after, EXPORT_PAGE)).await {
                     Ok(page) => page,
                     Err(e) => {
                         send(&tx, Err(e.into()), &shared).await;

@@ -27,11 +27,16 @@ const SPEC: &str = r#"
 
 /// A coordinator with a token and a dashboard; returns (gRPC url, HTTP address).
 async fn start() -> (String, String) {
+    start_with(CoordinatorOptions { token: Some(TOKEN.into()), ..Default::default() }).await
+}
+
+/// A coordinator with `options` and a dashboard on a free port.
+async fn start_with(options: CoordinatorOptions) -> (String, String) {
     let http = {
         let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         probe.local_addr().unwrap()
     };
-    let options = CoordinatorOptions { token: Some(TOKEN.into()), http: Some(http), ..Default::default() };
+    let options = CoordinatorOptions { http: Some(http), ..options };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(serve(listener, Store::in_memory().unwrap(), options, std::future::pending()));
@@ -59,9 +64,13 @@ impl Response {
     }
 }
 
+/// A request naming `addr` as its host unless `headers` name another.
 async fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Response {
     let mut stream = TcpStream::connect(addr).await.unwrap();
-    let mut text = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let mut text = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        text.push_str(&format!("Host: {addr}\r\n"));
+    }
     for (name, value) in headers {
         text.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -185,4 +194,124 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     assert!(csv.body.contains("rule,dims,n,shape,method,start,success"), "{}", csv.body);
     let report = get(&addr, &format!("/sweeps/{id}/report.html"), &[BEARER]).await;
     assert!(report.body.contains("<section id=\"accuracy\">"));
+}
+
+/// A login link redirects to a path on this site only: `//evil.example/x`
+/// had sent the browser (and its fresh cookie's owner) to evil.example.
+#[tokio::test]
+async fn a_login_link_never_redirects_to_another_site() {
+    let (_, addr) = start().await;
+    for (path, to) in [
+        ("//evil.example/x?token=dashboard-secret", "/evil.example/x"),
+        ("///evil.example?token=dashboard-secret", "/evil.example"),
+        ("/api/sweeps?token=dashboard-secret&x=1", "/api/sweeps"),
+    ] {
+        let r = get(&addr, path, &[]).await;
+        assert_eq!(r.status, 303, "{path}");
+        assert_eq!(r.header("location"), Some(to), "{path}");
+    }
+}
+
+/// A linked token is percent-decoded, and a token with `;`, `,` or spaces
+/// still makes one well-formed cookie that opens the pages.
+#[tokio::test]
+async fn any_token_logs_in_by_link_and_cookie() {
+    let token = "semi;colon, and space+plus";
+    let (_, addr) = start_with(CoordinatorOptions { token: Some(token.into()), ..Default::default() }).await;
+    let link = get(&addr, "/?token=semi%3Bcolon%2C%20and%20space+plus", &[]).await;
+    assert_eq!(link.status, 303, "{}", link.body);
+    let set = link.header("set-cookie").unwrap();
+    let cookie = set.split(';').next().unwrap();
+    assert_eq!(cookie, "ksweep_token=semi%3Bcolon%2C%20and%20space%2Bplus");
+    assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+    assert_eq!(get(&addr, "/", &[("Cookie", cookie)]).await.status, 200);
+    assert_eq!(get(&addr, "/", &[("Cookie", "ksweep_token=semi")]).await.status, 401, "the token cut at its `;`");
+    let form = [("Content-Type", "application/x-www-form-urlencoded")];
+    let posted = request(&addr, "POST", "/login", &form, "token=semi%3Bcolon%2C+and+space%2Bplus").await;
+    assert_eq!(posted.status, 303);
+    assert_eq!(posted.header("set-cookie").unwrap().split(';').next(), Some(cookie));
+}
+
+/// Only requests naming the dashboard's own address (or localhost, on a
+/// loopback address) are served: a site rebinding its name to 127.0.0.1
+/// gets 421, however open the dashboard is; `--http-host` names more.
+#[tokio::test]
+async fn only_requests_naming_this_dashboard_are_served() {
+    let open = CoordinatorOptions::default(); // no token
+    let (_, addr) = start_with(open.clone()).await;
+    let port = addr.rsplit(':').next().unwrap().to_string();
+    for host in [addr.clone(), format!("localhost:{port}"), "127.0.0.1".into()] {
+        assert_eq!(get(&addr, "/api/sweeps", &[("Host", &host)]).await.status, 200, "{host}");
+    }
+    for host in [format!("rebound.evil.example:{port}"), "dash.example".into(), String::new()] {
+        let r = get(&addr, "/api/sweeps", &[("Host", &host)]).await;
+        assert_eq!(r.status, 421, "{host:?}");
+        assert!(r.body.contains("--http-host"), "{}", r.body);
+        assert!(!r.body.contains('['), "no data: {}", r.body);
+    }
+    assert_eq!(get(&addr, "/login", &[("Host", "evil.example")]).await.status, 421, "the login form too");
+
+    let mut named = open;
+    named.dashboard.hosts = vec!["dash.example".into()];
+    let (_, addr) = start_with(named).await;
+    assert_eq!(get(&addr, "/api/sweeps", &[("Host", "dash.example:443")]).await.status, 200);
+    assert_eq!(get(&addr, "/api/sweeps", &[("Host", "other.example")]).await.status, 421);
+}
+
+/// Open event streams are capped; one more is answered 503 (the browser
+/// tries again later), and a closed one frees its place.
+#[tokio::test]
+async fn event_streams_beyond_the_cap_are_refused() {
+    let mut options = CoordinatorOptions::default();
+    options.dashboard.event_streams = 2;
+    let (_, addr) = start_with(options).await;
+    let open = |addr: String| async move {
+        let mut s = TcpStream::connect(&addr).await.unwrap();
+        s.write_all(format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).await.unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).await.unwrap();
+        (s, String::from_utf8_lossy(&head).to_string())
+    };
+    let (first, head) = open(addr.clone()).await;
+    assert_eq!(head, "HTTP/1.1 200");
+    let (_second, head) = open(addr.clone()).await;
+    assert_eq!(head, "HTTP/1.1 200");
+    let third = get(&addr, "/events", &[]).await;
+    assert_eq!(third.status, 503);
+    assert!(third.header("retry-after").is_some());
+    drop(first);
+    // The server sees the close at its next write (a change or keep-alive).
+    let mut again = 0;
+    for _ in 0..100 {
+        let (_s, head) = open(addr.clone()).await;
+        if head == "HTTP/1.1 200" {
+            again += 1;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(again, 1, "a closed stream's place is taken again");
+}
+
+/// A request head must arrive whole within the deadline (10 s), and an idle
+/// keep-alive connection is closed then too: such connections had been
+/// kept for ever. On tokio's paused clock.
+#[tokio::test(start_paused = true)]
+async fn a_half_sent_request_is_closed_at_the_header_deadline() {
+    let (_, addr) = start_with(CoordinatorOptions::default()).await;
+    let began = tokio::time::Instant::now();
+    let mut half = TcpStream::connect(&addr).await.unwrap();
+    half.write_all(format!("GET /api/sweeps HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes()).await.unwrap();
+    let mut idle = TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(format!("GET /api/sweeps HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).await.unwrap();
+    for (name, mut s) in [("half-sent", half), ("idle keep-alive", idle)] {
+        let mut got = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(60), s.read_to_end(&mut got)).await;
+        assert!(read.is_ok(), "the {name} connection is closed");
+        let waited = began.elapsed();
+        assert!(waited >= Duration::from_secs(10) && waited < Duration::from_secs(15), "{name}: {waited:?}");
+        if name == "idle keep-alive" {
+            assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"), "answered first");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -72,26 +72,55 @@ fn status_json(s: &pb::SweepStatus) -> Value {
 }
 
 pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
-    let statuses = d.shared.with_store(|s| query::sweeps(s)).await?;
+    let statuses = d.shared.read(query::sweeps).await?;
     let list: Vec<Value> = statuses.into_iter().map(|s| status_json(&d.shared.with_rate(s))).collect();
     Ok(Json(Value::Array(list)))
 }
 
+/// A sweep's page data: the (results, state) it was computed at, when, and
+/// what computing it cost.
+pub(super) struct View {
+    version: (u64, i32),
+    data: Arc<Value>,
+    at: Instant,
+    cost: Duration,
+}
+
+/// Fewest seconds between two computations of a running sweep's view.
+const VIEW_EVERY: Duration = Duration::from_secs(2);
+/// A view is computed again no sooner than this many times its cost after
+/// the last: pages open on a large sweep take at most a twentieth of a core.
+const VIEW_COST_SHARE: u32 = 20;
+
+impl View {
+    /// True while this view may stand for `version`: the same, or the same
+    /// state with results since, within the refresh interval.
+    fn serves(&self, version: (u64, i32), at: Instant) -> bool {
+        let fresh = at.saturating_duration_since(self.at) < VIEW_EVERY.max(self.cost * VIEW_COST_SHARE);
+        self.version == version || (self.version.1 == version.1 && fresh)
+    }
+}
+
 /// One sweep: status, tasks by method, the accuracy tables (with
 /// denominators and intervals), the plots as SVG, and the spec. The heavy
-/// part is computed once per count of results and shared by every page
-/// open on the sweep; the status (rate, ETA) is fresh each time.
+/// part (aggregating every result, rendering tables and plots) is shared
+/// by every page open on the sweep, and computed again only after
+/// VIEW_EVERY or twenty times its cost, whichever is longer, while results
+/// arrive (it had been computed on every event, twice a second); a change
+/// of state shows at once. The status (counts, rate, ETA) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
-    let status = d.shared.with_store(move |s| query::status(s, Some(&id))).await?;
+    let status = d.shared.read(move |s| query::status(s, Some(&id))).await?;
     let status = d.shared.with_rate(status);
     let version = (status.tasks_done, status.state);
     let mut views = d.views.lock().await;
     let view = match views.get(&status.sweep_id) {
-        Some((v, view)) if *v == version => view.clone(),
+        Some(view) if view.serves(version, now()) => view.data.clone(),
         _ => {
-            let view = Arc::new(sweep_view(&d, &status).await?);
-            views.insert(status.sweep_id.clone(), (version, view.clone()));
-            view
+            let began = now();
+            let data = Arc::new(sweep_view(&d, &status).await?);
+            let view = View { version, data: data.clone(), at: began, cost: now().saturating_duration_since(began) };
+            views.insert(status.sweep_id.clone(), view);
+            data
         }
     };
     drop(views);
@@ -106,7 +135,7 @@ pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) ->
 /// The parts of a sweep's page that change only with its results.
 async fn sweep_view(d: &Dashboard, status: &pb::SweepStatus) -> Result<Value, Error> {
     let id = status.sweep_id.clone();
-    let rows = d.shared.with_store(move |s| Ok(query::table(s, Some(&id))?.rows)).await?;
+    let rows = d.shared.read(move |s| Ok(query::table(s, Some(&id))?.rows)).await?;
     let mut methods: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
     let rank = sweep::first_appearances(rows.iter().map(|r| r.method.as_str()));
     for r in &rows {
@@ -163,7 +192,7 @@ fn plot(rows: &[AggregateRow], name: &str, quantity: Quantity) -> Option<String>
 /// The workers: those the scheduler knows (alive, or silent past a lease)
 /// and those registered before but gone since.
 pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
-    let names = d.shared.with_store(|s| s.worker_names()).await?;
+    let names = d.shared.read(|s| s.worker_names()).await?;
     let known = d.shared.scheduler().workers(now());
     let mut list: Vec<Value> = known
         .iter()
@@ -192,10 +221,17 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
 
 /// Live updates: an event whenever results arrive (at most every
 /// UPDATE_EVERY), and every few seconds anyway, for rates and heartbeats.
-pub(super) async fn events(State(d): State<Dashboard>) -> impl IntoResponse {
+/// At most `event_streams` at once: more are answered 503 (a browser's
+/// EventSource tries again a few seconds later).
+pub(super) async fn events(State(d): State<Dashboard>) -> Response {
+    let Ok(open) = d.streams.clone().try_acquire_owned() else {
+        let busy = "too many live-update streams are open on this dashboard; try again later";
+        return (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "10")], busy).into_response();
+    };
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(4);
     let shared = d.shared.clone();
     tokio::spawn(async move {
+        let _open = open;
         let mut changes = shared.subscribe();
         let mut count = 0u64;
         loop {
@@ -211,14 +247,21 @@ pub(super) async fn events(State(d): State<Dashboard>) -> impl IntoResponse {
             tokio::time::sleep(UPDATE_EVERY).await;
         }
     });
-    Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default())
+    Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default()).into_response()
 }
 
-/// Streams a sweep's results as CSV or JSON lines, page by page.
-fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
+/// Streams a sweep's results as CSV or JSON lines, page by page, each page
+/// read on a reader of its own: a slow client holds no reader (nor a
+/// snapshot the WAL must be kept for) between pages.
+async fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
+    let download = match d.downloads.clone().acquire_owned().await {
+        Ok(permit) => permit,
+        Err(_) => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    };
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(2);
     tokio::spawn(async move {
-        let first = d.shared.with_store(move |s| query::export(s, Some(&id))).await;
+        let _download = download;
+        let first = d.shared.read(move |s| query::export(s, Some(&id))).await;
         let export = match first {
             Ok(e) => e,
             Err(e) => {
@@ -234,7 +277,7 @@ fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
         let mut after = None;
         loop {
             let (export_page, at) = (export.clone(), after.take());
-            let page = match d.shared.with_store(move |s| query::export_page(s, &export_page, at, PAGE)).await {
+            let page = match d.shared.read(move |s| query::export_page(s, &export_page, at, PAGE)).await {
                 Ok(p) => p,
                 Err(e) => {
                     let _ = d.shared.send(&tx, Err(std::io::Error::other(e.to_string()))).await;
@@ -259,18 +302,25 @@ fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
 }
 
 pub(super) async fn results_csv(State(d): State<Dashboard>, Path(id): Path<String>) -> Response {
-    results_text(d, id, true)
+    results_text(d, id, true).await
 }
 
 pub(super) async fn results_jsonl(State(d): State<Dashboard>, Path(id): Path<String>) -> Response {
-    results_text(d, id, false)
+    results_text(d, id, false).await
 }
 
-/// The results as one Parquet file, built in memory (it has a footer).
+/// Waits for a turn to build a download or report.
+async fn download_turn(d: &Dashboard) -> Result<tokio::sync::OwnedSemaphorePermit, Error> {
+    d.downloads.clone().acquire_owned().await.map_err(|_| Error::Internal("downloads closed".into()))
+}
+
+/// The results as one Parquet file, built in memory (it has a footer) from
+/// one snapshot on a reader.
 pub(super) async fn results_parquet(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Response> {
+    let _turn = download_turn(&d).await?;
     let bytes = d
         .shared
-        .with_store(move |s| {
+        .read(move |s| {
             let export = query::export(s, Some(&id))?;
             let state = Progress::from(&export.status).state_label().to_string();
             let mut writer = ParquetWriter::new(Vec::new())?;
@@ -292,12 +342,33 @@ pub(super) async fn results_parquet(State(d): State<Dashboard>, Path(id): Path<S
 
 /// The sweep's report page, as `ksweep report` writes it (without failure maps).
 pub(super) async fn report(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Html<String>> {
+    let _turn = download_turn(&d).await?;
     let (status, table) =
-        d.shared.with_store(move |s| Ok((query::status(s, Some(&id))?, query::table(s, Some(&id))?))).await?;
+        d.shared.read(move |s| Ok((query::status(s, Some(&id))?, query::table(s, Some(&id))?))).await?;
     let input = query::report_input(&status, table.rows, Vec::new());
     let html = tokio::task::spawn_blocking(move || figures::report::html(&input))
         .await
         .map_err(|e| Error::Internal(format!("report: {e}")))?
         .map_err(|e| Error::Internal(format!("report: {e}")))?;
     Ok(Html(html))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_is_computed_again_after_its_interval_or_at_once_on_a_change_of_state() {
+        let at = Instant::now();
+        let secs = |s: f64| at + Duration::from_secs_f64(s);
+        let running = pb::SweepState::Running as i32;
+        let view = View { version: (10, running), data: Arc::new(Value::Null), at, cost: Duration::from_millis(50) };
+        assert!(view.serves((10, running), secs(3600.0)), "nothing new");
+        assert!(view.serves((20, running), secs(1.9)), "results since, within VIEW_EVERY");
+        assert!(!view.serves((20, running), secs(2.0)));
+        assert!(!view.serves((20, pb::SweepState::Done as i32), secs(0.1)), "a change of state shows at once");
+        let slow = View { cost: Duration::from_millis(500), ..view };
+        assert!(slow.serves((20, running), secs(9.9)), "twenty times its cost");
+        assert!(!slow.serves((20, running), secs(10.0)));
+    }
 }

@@ -1,17 +1,30 @@
 //! The dashboard's token check: a header, the session cookie, or a
 //! `?token=` link that sets the cookie and drops the token from the URL.
+//!
+//! Any token works in a link and a cookie: the link's is percent-decoded,
+//! and the cookie holds it percent-encoded (a `;`, `,` or space would
+//! otherwise end or split the cookie).
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Deserialize;
 
 use super::Dashboard;
 use crate::secret::constant_time_eq;
 
 const COOKIE: &str = "ksweep_token";
+
+/// Encoded in the cookie: everything but RFC 3986's unreserved characters.
+const COOKIE_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// Percent-decoded text; None when the bytes it names are not UTF-8.
+fn decoded(text: &str) -> Option<String> {
+    percent_decode_str(text).decode_utf8().ok().map(|t| t.into_owned())
+}
 
 /// The token a request presents, if any: header first, then cookie.
 fn presented(headers: &HeaderMap) -> Option<String> {
@@ -24,9 +37,24 @@ fn presented(headers: &HeaderMap) -> Option<String> {
         let cookies = headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok());
         cookies.flat_map(|c| c.split(';')).find_map(|pair| {
             let (name, value) = pair.trim().split_once('=')?;
-            (name == COOKIE).then(|| value.to_string())
+            (name == COOKIE).then(|| decoded(value)).flatten()
         })
     })
+}
+
+/// The token of a `?token=` link, percent-decoded (`+` stays a plus: the
+/// coordinator prints links, not forms).
+fn linked(query: &str) -> Option<String> {
+    query.split('&').find_map(|kv| kv.strip_prefix("token=")).and_then(decoded)
+}
+
+/// Where a login link goes once the cookie is set: the same path on this
+/// site. One leading slash whatever the request had (`//host/x` is another
+/// site to a browser), and backslashes escaped (browsers read `/\host` as
+/// `//host`).
+fn same_origin(path: &str) -> String {
+    let rest = path.trim_start_matches(['/', '\\']);
+    format!("/{}", rest.replace('\\', "%5C"))
 }
 
 fn valid(expected: &str, given: &str) -> bool {
@@ -35,7 +63,7 @@ fn valid(expected: &str, given: &str) -> bool {
 
 /// A cookie holding the token for this site only, out of scripts' reach.
 fn session_cookie(token: &str) -> String {
-    format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/")
+    format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", utf8_percent_encode(token, COOKIE_ESCAPED))
 }
 
 /// Lets a request through with the right token (or when none is set).
@@ -45,11 +73,10 @@ pub(super) async fn require_token(State(d): State<Dashboard>, request: Request, 
         return next.run(request).await;
     }
     // A login link: `?token=...` sets the cookie and goes to the same page without it.
-    let query = request.uri().query().unwrap_or_default();
-    let linked = query.split('&').find_map(|kv| kv.strip_prefix("token="));
-    if let Some(token) = linked.filter(|t| valid(expected, t)) {
-        let path = request.uri().path().to_string();
-        return ([(header::SET_COOKIE, session_cookie(token))], Redirect::to(&path)).into_response();
+    let link = linked(request.uri().query().unwrap_or_default());
+    if let Some(token) = link.filter(|t| valid(expected, t)) {
+        let to = same_origin(request.uri().path());
+        return ([(header::SET_COOKIE, session_cookie(&token))], Redirect::to(&to)).into_response();
     }
     let body = "<!DOCTYPE html><title>knight-sweep: token needed</title>\
                 <p>This coordinator needs its token. <a href=\"/login\">Log in</a>.</p>";
@@ -78,5 +105,35 @@ pub(super) async fn login(State(d): State<Dashboard>, Form(login): Form<Login>) 
                 .into_response()
         }
         _ => ([(header::SET_COOKIE, session_cookie(&login.token))], Redirect::to("/")).into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_login_link_redirects_to_a_path_on_this_site_only() {
+        assert_eq!(same_origin("/"), "/");
+        assert_eq!(same_origin("/api/sweeps"), "/api/sweeps");
+        assert_eq!(same_origin("//evil.example/x"), "/evil.example/x");
+        assert_eq!(same_origin("///evil.example"), "/evil.example");
+        assert_eq!(same_origin("/\\evil.example/x"), "/evil.example/x");
+        assert_eq!(same_origin("/a\\b"), "/a%5Cb");
+        assert_eq!(same_origin(""), "/");
+    }
+
+    #[test]
+    fn tokens_are_percent_decoded_from_links_and_round_trip_through_the_cookie() {
+        assert_eq!(linked("a=1&token=x%3By%20z+w").as_deref(), Some("x;y z+w"));
+        assert_eq!(linked("token=%FF"), None, "not UTF-8");
+        assert_eq!(linked("tokens=x"), None);
+        let token = "t;k,n \"q\"\\=é";
+        let cookie = session_cookie(token);
+        let value = cookie.split(';').next().unwrap();
+        assert!(value.bytes().all(|b| b.is_ascii_alphanumeric() || b"%-._~=".contains(&b)), "{value}");
+        let mut headers = HeaderMap::new();
+        headers.insert(header::COOKIE, format!("other=1; {value}").parse().unwrap());
+        assert_eq!(presented(&headers).as_deref(), Some(token));
     }
 }

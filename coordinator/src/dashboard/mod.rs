@@ -3,13 +3,20 @@
 //! server-sent events. One page, its script and style embedded in the
 //! binary: no build step, nothing fetched from elsewhere.
 //!
-//! With a token set, nothing is served without it: an `Authorization:
-//! Bearer` header, or the cookie the login form (or a `?token=` link, as
-//! the coordinator prints it) sets. Every answer reads the same query
-//! layer and scheduler the gRPC services do.
+//! Only requests naming an accepted host are served ([`hosts`]). With a
+//! token set, nothing is served without it: an `Authorization: Bearer`
+//! header, or the cookie the login form (or a `?token=` link, as the
+//! coordinator prints it) sets. Every answer reads the same query layer
+//! and scheduler the gRPC services do, on the database's readers, never on
+//! the connection the scheduler writes with.
+//!
+//! The port is bounded on its own: connections (which must send a whole
+//! request head within a deadline, and are closed once silent), event
+//! streams, and downloads built at once.
 
 mod api;
 mod auth;
+mod hosts;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,10 +25,17 @@ use std::time::Duration;
 
 use axum::routing::get;
 use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinSet;
 
+use crate::connections::{ConnectionLimits, LimitedConnection, Liveness};
 use crate::error::{Error, Result};
 use crate::state::Shared;
+
+pub(crate) use hosts::Hosts;
 
 /// The page: markup, style and script in one file.
 const PAGE: &str = include_str!("page.html");
@@ -29,26 +43,98 @@ const PAGE: &str = include_str!("page.html");
 /// Fewest milliseconds between two live updates a browser is sent.
 const UPDATE_EVERY: Duration = Duration::from_millis(500);
 
+/// Bounds and names of the dashboard's port.
+#[derive(Debug, Clone)]
+pub struct DashboardOptions {
+    /// Connections open at once (more wait in the kernel's backlog); a
+    /// request's head must arrive whole within `handshake` of the
+    /// connection opening or of the previous answer (so idle keep-alive
+    /// connections close then too); a connection with no bytes moving
+    /// either way for `idle` is closed.
+    pub connections: ConnectionLimits,
+    /// Live-update streams (open pages) at once; more are answered 503.
+    pub event_streams: usize,
+    /// Downloads and reports built at once; more wait their turn.
+    pub downloads: usize,
+    /// Host names served besides the listening address (`*`: any).
+    pub hosts: Vec<String>,
+}
+
+impl Default for DashboardOptions {
+    fn default() -> Self {
+        DashboardOptions {
+            connections: ConnectionLimits {
+                max: 128,
+                handshake: Duration::from_secs(10),
+                idle: Duration::from_secs(120),
+            },
+            event_streams: 32,
+            downloads: 2,
+            hosts: Vec::new(),
+        }
+    }
+}
+
 /// What every handler reads.
 #[derive(Clone)]
 pub(crate) struct Dashboard {
     shared: Arc<Shared>,
     token: Option<Arc<str>>,
+    hosts: Arc<Hosts>,
     /// Each sweep's page data, by id: one computation serves every open page.
-    views: Arc<tokio::sync::Mutex<HashMap<String, View>>>,
+    views: Arc<tokio::sync::Mutex<HashMap<String, api::View>>>,
+    /// A permit per open event stream.
+    streams: Arc<Semaphore>,
+    /// A permit per download or report being built.
+    downloads: Arc<Semaphore>,
 }
 
-/// A sweep's page data and the (results, state) it was computed at.
-type View = ((u64, i32), Arc<serde_json::Value>);
-
-/// Serves the dashboard on `listener` until `shutdown` completes.
+/// Serves the dashboard on `listener`, at most `max_connections` at once,
+/// until `shutdown` completes.
 pub(crate) async fn serve(
     listener: TcpListener,
     shared: Arc<Shared>,
+    max_connections: usize,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let token = shared.options.token.as_deref().map(Arc::from);
-    let state = Dashboard { shared, token, views: Default::default() };
+    let options = shared.options.dashboard.clone();
+    let local = listener.local_addr().map_err(|e| Error::Internal(format!("dashboard: {e}")))?;
+    let state = Dashboard {
+        token: shared.options.token.as_deref().map(Arc::from),
+        hosts: Arc::new(Hosts::new(local, &options.hosts)),
+        views: Default::default(),
+        streams: Arc::new(Semaphore::new(options.event_streams.max(1))),
+        downloads: Arc::new(Semaphore::new(options.downloads.max(1))),
+        shared,
+    };
+    let app = router(state);
+    let limits = ConnectionLimits { max: max_connections, ..options.connections };
+    let (mut incoming, acceptor) = crate::connections::accept(listener, limits, Liveness::EitherWay);
+    // Connections are tasks of this one: dropped (aborted) with it.
+    let mut connections = JoinSet::new();
+    let (closing, closed) = watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = incoming.recv() => match accepted {
+                Some(Ok(conn)) => {
+                    connections.spawn(connection(conn, app.clone(), limits.handshake, closed.clone()));
+                }
+                Some(Err(_)) => {}
+                None => break,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            _ = &mut shutdown => break,
+        }
+    }
+    acceptor.abort();
+    let _ = closing.send(true);
+    while connections.join_next().await.is_some() {}
+    Ok(())
+}
+
+/// The routes, behind the host check and (but for the login form) the token.
+fn router(state: Dashboard) -> Router {
     let protected = Router::new()
         .route("/", get(page))
         .route("/api/sweeps", get(api::sweeps))
@@ -60,11 +146,30 @@ pub(crate) async fn serve(
         .route("/sweeps/{id}/results.parquet", get(api::results_parquet))
         .route("/sweeps/{id}/report.html", get(api::report))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_token));
-    let app = Router::new().route("/login", get(auth::login_form).post(auth::login)).merge(protected).with_state(state);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| Error::Internal(format!("dashboard: {e}")))
+    Router::new()
+        .route("/login", get(auth::login_form).post(auth::login))
+        .merge(protected)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), hosts::require_host))
+        .with_state(state)
+}
+
+/// Serves one connection: HTTP/1.1 with keep-alive, each request's head
+/// within `head_within`; on shutdown, the request in flight is finished.
+async fn connection(conn: LimitedConnection, app: Router, head_within: Duration, mut closing: watch::Receiver<bool>) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(head_within);
+    let served = http.serve_connection(TokioIo::new(conn), TowerToHyperService::new(app));
+    tokio::pin!(served);
+    let result = tokio::select! {
+        r = served.as_mut() => r,
+        _ = async { closing.wait_for(|c| *c).await.is_ok() } => {
+            served.as_mut().graceful_shutdown();
+            served.await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "dashboard connection ended");
+    }
 }
 
 async fn page() -> axum::response::Html<&'static str> {

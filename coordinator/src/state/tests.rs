@@ -393,3 +393,39 @@ async fn a_send_to_a_client_that_stopped_reading_gives_way_to_shutdown() {
     drop(rx);
     assert_eq!(shared.send(&tx, 3).await, Sent::ClientGone);
 }
+
+/// Reads (exports, reports, the dashboard, status) run on readers of the
+/// file: one held open as long as a large export takes does not hold up
+/// the scheduler's writes, nor other reads. They had shared the writer's
+/// lock: four Parquet downloads pushed Poll's p99 to 28.6 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_read_holds_up_neither_writes_nor_other_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = Arc::new(open(&dir.path().join("k.db")).await);
+    let key = submit(&shared).await;
+    let (started, reading) = tokio::sync::oneshot::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let long = tokio::spawn({
+        let shared = shared.clone();
+        async move {
+            shared
+                .read(move |s| {
+                    let _ = started.send(());
+                    let _ = released.recv_timeout(Duration::from_secs(30));
+                    s.record_of(key)
+                })
+                .await
+        }
+    });
+    reading.await.unwrap();
+    let quick = Duration::from_secs(5);
+    let (worker, _) = tokio::time::timeout(quick, shared.register("w".into(), 1)).await.expect("a write").unwrap();
+    let assigned = tokio::time::timeout(quick, shared.assign(worker, 4)).await.expect("a lease").unwrap();
+    assert!(!assigned.is_empty());
+    let status = tokio::time::timeout(quick, shared.record(None)).await.expect("another read").unwrap();
+    assert_eq!(status.key, key);
+    assert!(!long.is_finished(), "the long read is still open");
+    release.send(()).unwrap();
+    assert_eq!(long.await.unwrap().unwrap().key, key);
+    assert!(!shared.store_in_use());
+}

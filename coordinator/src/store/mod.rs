@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 mod aggregates;
 pub mod codes;
 mod lock;
+mod readers;
 mod results;
 pub mod schema;
 mod shards;
@@ -25,6 +26,7 @@ mod sweeps;
 mod workers;
 
 pub use codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
+pub use readers::Readers;
 pub use results::ResultRecord;
 pub use shards::{FailedShard, NewShards, OpenShard};
 pub use sweeps::SweepRecord;

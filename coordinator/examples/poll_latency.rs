@@ -1,0 +1,320 @@
+//! Poll latency under load, with and without dashboards and downloads: the
+//! figures of issue 34. Simulated workers (no engine: each holds a shard for
+//! `--hold-ms`, then reports every task as a W give-up, a legal result on any
+//! board) poll a running coordinator; optional dashboard pages follow the
+//! event stream and fetch the sweep's page data on every event, as the page
+//! does; optional download loops fetch the results as Parquet. Prints Poll's
+//! and `status`'s latency percentiles over the measured window.
+//!
+//! ```sh
+//! ksweep coordinator --db /tmp/load.db --listen 127.0.0.1:50051 --http 127.0.0.1:8080 &
+//! cargo run --release -p ksweep-coordinator --example poll_latency -- \
+//!     --coordinator http://127.0.0.1:50051 --http 127.0.0.1:8080 --workers 100 --pages 1
+//! ```
+//!
+//! The coordinator runs without a token (loopback only).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ksweep_proto::v1 as pb;
+use ksweep_proto::v1::sweeps_client::SweepsClient;
+use ksweep_proto::v1::workers_client::WorkersClient;
+use ksweep_proto::PROTOCOL_VERSION;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+use tonic::transport::Channel;
+
+/// Boards of 8 to 1,600 cells a side, 300 starts each, rule W: 478,200
+/// tasks (a W give-up, one walk, is a legal result anywhere).
+const SPEC: &str = r#"
+name = "poll-latency"
+seed = 7
+starts = 300
+methods = ["w"]
+[[grid]]
+rule = [2, 1]
+dims = [2]
+n_range = { from = 8, to = 1601 }
+"#;
+
+struct Args {
+    coordinator: String,
+    http: Option<String>,
+    workers: usize,
+    pages: usize,
+    downloads: usize,
+    /// Results stored (by workers reporting at once) before measuring.
+    fill: u64,
+    hold: Duration,
+    warmup: Duration,
+    measure: Duration,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        coordinator: "http://127.0.0.1:50051".into(),
+        http: None,
+        workers: 100,
+        pages: 0,
+        downloads: 0,
+        fill: 0,
+        hold: Duration::from_millis(1000),
+        warmup: Duration::from_secs(5),
+        measure: Duration::from_secs(30),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        let number = || value.parse::<u64>().unwrap_or_else(|_| panic!("{flag}: not a number: {value}"));
+        match flag.as_str() {
+            "--coordinator" => a.coordinator = value.clone(),
+            "--http" => a.http = Some(value.clone()),
+            "--workers" => a.workers = number() as usize,
+            "--pages" => a.pages = number() as usize,
+            "--downloads" => a.downloads = number() as usize,
+            "--fill" => a.fill = number(),
+            "--hold-ms" => a.hold = Duration::from_millis(number()),
+            "--warmup-secs" => a.warmup = Duration::from_secs(number()),
+            "--secs" => a.measure = Duration::from_secs(number()),
+            _ => panic!("unknown flag {flag}"),
+        }
+    }
+    a
+}
+
+/// Latencies seen while measuring.
+#[derive(Default)]
+struct Samples {
+    measuring: bool,
+    polls: Vec<Duration>,
+    late_polls: usize,
+    statuses: Vec<Duration>,
+    pages: Vec<Duration>,
+    downloads: Vec<Duration>,
+}
+
+fn percentiles(name: &str, v: &mut [Duration]) {
+    if v.is_empty() {
+        println!("{name}: none");
+        return;
+    }
+    v.sort();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+    println!(
+        "{name}: n={} p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        v.len(),
+        at(0.5),
+        at(0.95),
+        at(0.99),
+        at(1.0)
+    );
+}
+
+// Requests end in `..Default::default()`: fields the protocol gains later keep their defaults.
+#[allow(clippy::needless_update)]
+async fn worker(
+    channel: Channel,
+    n: usize,
+    hold: Duration,
+    fill: Arc<tokio::sync::watch::Receiver<bool>>,
+    samples: Arc<Mutex<Samples>>,
+) {
+    let mut client = WorkersClient::new(channel);
+    let reg = client
+        .register(pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: format!("sim-{n}"),
+            threads: 1,
+            ..Default::default()
+        })
+        .await
+        .expect("register")
+        .into_inner();
+    let mut held: Option<pb::Shard> = None;
+    let mut since = Instant::now();
+    loop {
+        let filling = *fill.borrow();
+        let done = held.as_ref().filter(|_| filling || since.elapsed() >= hold);
+        let results = done
+            .map(|s| {
+                let tasks = s.starts.len() * s.methods.len();
+                let micros = (hold.as_micros() as u64 / tasks.max(1) as u64).max(1);
+                let tasks = (0..s.starts.len() as u32)
+                    .flat_map(|start_offset| {
+                        (0..s.methods.len() as u32).map(move |method_index| pb::TaskOutcome {
+                            start_offset,
+                            method_index,
+                            success: false,
+                            attempts: 1,
+                            visited: 3,
+                            micros,
+                            outcome: pb::Outcome::GaveUp as i32,
+                            ..Default::default()
+                        })
+                    })
+                    .collect();
+                vec![pb::ShardResults { shard_id: s.shard_id, epoch: s.epoch, tasks, ..Default::default() }]
+            })
+            .unwrap_or_default();
+        if done.is_some() {
+            held = None;
+        }
+        let running = held.iter().map(|s| pb::LeaseRef { shard_id: s.shard_id, epoch: s.epoch }).collect();
+        let req = pb::PollRequest {
+            worker_id: reg.worker_id,
+            coordinator_nonce: reg.coordinator_nonce,
+            free_slots: u32::from(held.is_none()),
+            running,
+            results,
+            session_secret: reg.session_secret.clone(),
+            ..Default::default()
+        };
+        let began = Instant::now();
+        let reply = client.poll(req).await;
+        let took = began.elapsed();
+        {
+            let mut s = samples.lock().await;
+            if s.measuring {
+                s.polls.push(took);
+                if took > ksweep_proto::call_timeout(Duration::from_millis(reg.lease_millis.into())) {
+                    s.late_polls += 1;
+                }
+            }
+        }
+        let reply = match reply {
+            Ok(r) => r.into_inner(),
+            Err(e) => {
+                eprintln!("poll: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        if let Some(s) = reply.shards.into_iter().next() {
+            held = Some(s);
+            since = Instant::now();
+        }
+        if !*fill.borrow() {
+            // Heartbeat as a worker does while busy, or wait out the shard.
+            let wait = if held.is_some() { hold.saturating_sub(since.elapsed()) } else { Duration::from_millis(200) };
+            tokio::time::sleep(wait.min(Duration::from_millis(reg.poll_millis as u64))).await;
+        }
+    }
+}
+
+/// One HTTP/1.1 GET on a fresh connection, read to its end.
+async fn get(http: &str, path: &str) -> usize {
+    let mut s = TcpStream::connect(http).await.expect("dashboard");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut body = Vec::new();
+    s.read_to_end(&mut body).await.unwrap_or(0);
+    body.len()
+}
+
+/// A page: follows /events, fetching the sweep's data on every event.
+async fn page(http: String, id: String, samples: Arc<Mutex<Samples>>) {
+    let mut s = TcpStream::connect(&http).await.expect("dashboard");
+    let req = format!("GET /events HTTP/1.1\r\nHost: {http}\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(s).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.starts_with("event: change") {
+            let began = Instant::now();
+            get(&http, &format!("/api/sweeps/{id}")).await;
+            let mut s = samples.lock().await;
+            if s.measuring {
+                s.pages.push(began.elapsed());
+            }
+        }
+    }
+    eprintln!("event stream ended");
+}
+
+#[tokio::main]
+async fn main() {
+    let a = args();
+    let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
+    let mut sweeps = SweepsClient::new(channel.clone());
+    let id =
+        sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: true }).await.unwrap().into_inner().sweep_id;
+    let samples = Arc::new(Mutex::new(Samples::default()));
+    let (filling, fill) = tokio::sync::watch::channel(a.fill > 0);
+    let fill = Arc::new(fill);
+    for n in 0..a.workers {
+        // A connection per worker, as separate processes have.
+        let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
+        tokio::spawn(worker(channel, n, a.hold, fill.clone(), samples.clone()));
+    }
+    let stored = |s: &mut SweepsClient<Channel>, id: String| {
+        let mut s = s.clone();
+        async move { s.status(pb::SweepRef { sweep_id: id }).await.unwrap().into_inner().tasks_done }
+    };
+    if a.fill > 0 {
+        while stored(&mut sweeps, id.clone()).await < a.fill {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        filling.send_replace(false);
+    }
+    println!("results stored before measuring: {}", stored(&mut sweeps, id.clone()).await);
+    if let Some(http) = &a.http {
+        for _ in 0..a.pages {
+            tokio::spawn(page(http.clone(), id.clone(), samples.clone()));
+        }
+        for _ in 0..a.downloads {
+            let (http, id, samples) = (http.clone(), id.clone(), samples.clone());
+            tokio::spawn(async move {
+                loop {
+                    let began = Instant::now();
+                    get(&http, &format!("/sweeps/{id}/results.parquet")).await;
+                    let mut s = samples.lock().await;
+                    if s.measuring {
+                        s.downloads.push(began.elapsed());
+                    }
+                }
+            });
+        }
+    }
+    // `status`, as `ksweep status` asks it, five times a second.
+    {
+        let (mut sweeps, id, samples) = (sweeps.clone(), id.clone(), samples.clone());
+        tokio::spawn(async move {
+            loop {
+                let began = Instant::now();
+                let _ = sweeps.status(pb::SweepRef { sweep_id: id.clone() }).await;
+                let took = began.elapsed();
+                let mut s = samples.lock().await;
+                if s.measuring {
+                    s.statuses.push(took);
+                }
+                drop(s);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        });
+    }
+    tokio::time::sleep(a.warmup).await;
+    let before = stored(&mut sweeps, id.clone()).await;
+    samples.lock().await.measuring = true;
+    tokio::time::sleep(a.measure).await;
+    let mut s = samples.lock().await;
+    s.measuring = false;
+    let after = stored(&mut sweeps, id.clone()).await;
+    println!(
+        "{} workers, {} pages, {} download loops, {:.0} s: {} results stored ({:.0}/s), {} of them at the end",
+        a.workers,
+        a.pages,
+        a.downloads,
+        a.measure.as_secs_f64(),
+        after - before,
+        (after - before) as f64 / a.measure.as_secs_f64(),
+        after
+    );
+    let late = s.late_polls;
+    percentiles("Poll", &mut s.polls);
+    println!("polls past a worker's call deadline (half the lease): {late}");
+    percentiles("status", &mut s.statuses);
+    percentiles("page data", &mut s.pages);
+    percentiles("Parquet download", &mut s.downloads);
+    std::process::exit(0);
+}
