@@ -258,6 +258,7 @@ async fn register(workers: &mut WorkersClient<Channel>, name: &str) -> Fake {
             protocol_version: ksweep_proto::PROTOCOL_VERSION,
             name: name.to_string(),
             threads: 1,
+            ..Default::default()
         }),
     )
     .await
@@ -347,6 +348,7 @@ fn duplicate_late_and_unsolicited_results() {
                 protocol_version: ksweep_proto::PROTOCOL_VERSION + 98,
                 name: "from-the-future".into(),
                 threads: 1,
+                ..Default::default()
             }),
         )
         .await
@@ -725,8 +727,12 @@ fn a_hostile_worker_cannot_change_the_table() {
 
         let mut workers = within("connect", WorkersClient::connect(c.url())).await.expect("connect");
         for (name, threads) in [("w\nINFO forged log line", 1), ("greedy", u32::MAX)] {
-            let req =
-                pb::RegisterRequest { protocol_version: ksweep_proto::PROTOCOL_VERSION, name: name.into(), threads };
+            let req = pb::RegisterRequest {
+                protocol_version: ksweep_proto::PROTOCOL_VERSION,
+                name: name.into(),
+                threads,
+                ..Default::default()
+            };
             let e = within("Register", workers.register(req)).await.expect_err("a hostile registration");
             assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
         }

@@ -1,6 +1,7 @@
 //! The `Workers` service: registration, the poll that carries results,
 //! heartbeats and requests for work, and goodbye.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ksweep_proto::v1 as pb;
@@ -9,7 +10,7 @@ use tonic::{Request, Response, Status};
 
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, WorkerId};
-use crate::scheduler::{Assignment, ShardReport, TaskReport};
+use crate::scheduler::{Assignment, ShardReport, TaskReport, WorkerResources};
 use crate::state::{now, Shared};
 
 /// Most shards one poll may ask for, whatever free capacity it claims.
@@ -60,9 +61,9 @@ impl WorkersService {
 const MAX_NAME_CHARS: usize = 128;
 
 /// Refuses a name that is long or holds control characters (a newline
-/// would forge a log line), and an implausible thread count. Neither is
-/// echoed back.
-fn check_registration(name: &str, threads: u32) -> Result<()> {
+/// would forge a log line), an implausible thread count, and labels past
+/// [`ksweep_proto::labels`]' bounds. None is echoed back.
+fn check_registration(name: &str, threads: u32, labels: &[String]) -> Result<BTreeSet<String>> {
     if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
         return Err(Error::Refused(format!(
             "RegisterRequest.name: at most {MAX_NAME_CHARS} characters, none of them control characters"
@@ -72,7 +73,7 @@ fn check_registration(name: &str, threads: u32) -> Result<()> {
         let most = ksweep_proto::MAX_WORKER_THREADS;
         return Err(Error::Refused(format!("RegisterRequest.threads: at most {most}, got {threads}")));
     }
-    Ok(())
+    ksweep_proto::labels(labels).map_err(|e| Error::Refused(format!("RegisterRequest.labels: {e}")))
 }
 
 /// Longest error text kept from a worker (per task or shard): enough for
@@ -128,10 +129,12 @@ impl pb::workers_server::Workers for WorkersService {
             return Err(Error::ProtocolVersion { got: req.protocol_version, want: PROTOCOL_VERSION }.into());
         }
         let name = if req.name.is_empty() { "worker".to_string() } else { req.name };
-        check_registration(&name, req.threads)?;
+        let labels = check_registration(&name, req.threads, &req.labels)?;
         let threads = req.threads.max(1);
         let (worker, secret) = self.shared.register(name.clone(), threads).await?;
-        tracing::info!(%worker, %name, threads, "worker registered");
+        let memory = req.memory_bytes;
+        tracing::info!(%worker, %name, threads, memory_bytes = ?memory, ?labels, "worker registered");
+        self.shared.scheduler().advertise(worker, WorkerResources { memory, labels });
         let options = &self.shared.options;
         Ok(Response::new(pb::RegisterReply {
             worker_id: worker.0,

@@ -159,7 +159,13 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     let id =
         sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false }).await.unwrap().into_inner().sweep_id;
     let mut workers = WorkersClient::with_interceptor(channel, token);
-    let register = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: "host-a".into(), threads: 3 };
+    let register = pb::RegisterRequest {
+        protocol_version: PROTOCOL_VERSION,
+        name: "host-a".into(),
+        threads: 3,
+        memory_bytes: Some(3 << 30),
+        labels: vec!["site=lab".into(), "bigmem".into(), "bigmem".into()],
+    };
     workers.register(register).await.unwrap();
 
     let list: serde_json::Value = serde_json::from_str(&get(&addr, "/api/sweeps", &[BEARER]).await.body).unwrap();
@@ -183,6 +189,9 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
         (w["name"].as_str(), w["threads"].as_u64(), w["state"].as_str()),
         (Some("host-a"), Some(3), Some("alive"))
     );
+    // What it advertised, its labels as a set.
+    assert_eq!(w["memory_bytes"].as_u64(), Some(3 << 30));
+    assert_eq!(w["labels"], serde_json::json!(["bigmem", "site=lab"]));
 
     let events = get(&addr, "/events", &[BEARER]).await;
     assert_eq!(events.status, 200);

@@ -111,7 +111,12 @@ struct Worker {
 
 async fn register(workers: &mut Workers, name: &str) -> Worker {
     let reply = workers
-        .register(pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: name.into(), threads: 1 })
+        .register(pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: name.into(),
+            threads: 1,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -216,7 +221,12 @@ async fn a_stale_nonce_or_an_unknown_worker_is_refused() {
         ..Default::default()
     };
     assert_eq!(workers.poll(unknown).await.unwrap_err().code(), Code::FailedPrecondition);
-    let old = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION + 1, name: "old".into(), threads: 1 };
+    let old = pb::RegisterRequest {
+        protocol_version: PROTOCOL_VERSION + 1,
+        name: "old".into(),
+        threads: 1,
+        ..Default::default()
+    };
     assert_eq!(workers.register(old).await.unwrap_err().code(), Code::FailedPrecondition);
     // The right nonce still works.
     poll(&mut workers, &w, 0, &[]).await;
@@ -355,7 +365,12 @@ async fn every_rpc_needs_the_token() {
             sweeps.table(r.clone()).await.map(drop).unwrap_err().code(),
             sweeps.export(r.clone()).await.map(drop).unwrap_err().code(),
             workers
-                .register(pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: "w".into(), threads: 1 })
+                .register(pb::RegisterRequest {
+                    protocol_version: PROTOCOL_VERSION,
+                    name: "w".into(),
+                    threads: 1,
+                    ..Default::default()
+                })
                 .await
                 .map(drop)
                 .unwrap_err()
@@ -466,19 +481,30 @@ async fn a_worker_cannot_be_impersonated_without_its_session_secret() {
     c.stop().await.unwrap();
 }
 
-/// A name that would forge log lines or bloat every export, and a thread
-/// count that would claim the whole queue, are refused at registration.
+/// A name that would forge log lines or bloat every export, a thread
+/// count that would claim the whole queue, and labels past their bounds
+/// are refused at registration.
 #[tokio::test(start_paused = true)]
-async fn registration_refuses_hostile_names_and_thread_counts() {
+async fn registration_refuses_hostile_names_thread_counts_and_labels() {
     let c = Coordinator::start(None).await;
     let mut workers = c.workers(None).await;
+    let many: Vec<String> = (0..=ksweep_proto::MAX_LABELS).map(|i| format!("l{i}")).collect();
     let cases = [
-        ("w\n2026-01-01 INFO forged line".to_string(), 1, "RegisterRequest.name"),
-        ("x".repeat(2 << 20), 1, "RegisterRequest.name"),
-        ("greedy".to_string(), u32::MAX, "RegisterRequest.threads"),
+        ("w\n2026-01-01 INFO forged line".to_string(), 1, vec![], "RegisterRequest.name"),
+        ("x".repeat(2 << 20), 1, vec![], "RegisterRequest.name"),
+        ("greedy".to_string(), u32::MAX, vec![], "RegisterRequest.threads"),
+        ("w".to_string(), 1, vec!["ok".into(), "x\nINFO forged".into()], "RegisterRequest.labels: label 2"),
+        ("w".to_string(), 1, vec!["y".repeat(2 << 20)], "RegisterRequest.labels: label 1"),
+        ("w".to_string(), 1, many, "RegisterRequest.labels: at most 32 labels"),
     ];
-    for (name, threads, field) in cases {
-        let req = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, name: name.clone(), threads };
+    for (name, threads, labels, field) in cases {
+        let req = pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: name.clone(),
+            threads,
+            memory_bytes: None,
+            labels,
+        };
         let e = workers.register(req).await.unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
         assert!(e.message().contains(field) && e.message().len() < 200, "named, not echoed: {}", e.message());

@@ -2,7 +2,8 @@
 //! `Workers` service for workers, generated from `ksweep/v1/ksweep.proto`;
 //! the conversions between its messages and the domain types
 //! ([`convert`]); what a worker does on each failed call ([`classify`]);
-//! and the channel settings both ends share.
+//! the rule for worker labels (from `sweep::labels`); and the channel settings both
+//! ends share.
 
 mod action;
 mod channel;
@@ -16,6 +17,8 @@ pub mod v1 {
 }
 
 pub use action::{classify, WorkerAction, WorkerRpc};
+// Labels are part of specs too (`requires`): the rule lives in `sweep`.
+pub use sweep::labels::{label_ok, labels, LabelError, LABEL_RULE, MAX_LABELS, MAX_LABEL_CHARS};
 pub use channel::{
     call_timeout, endpoint, error_chain, worker_endpoint, BearerToken, EndpointError, Liveness, MIN_CALL_TIMEOUT,
 };

@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod labels;
 mod plan;
 mod progress;
 pub mod replay;

@@ -17,5 +17,5 @@ pub mod resources;
 mod session;
 
 pub use error::{Error, Result};
-pub use memory::{available as available_memory, MemoryBudget};
+pub use memory::MemoryBudget;
 pub use session::{run, WorkerOptions};

@@ -66,15 +66,6 @@ impl MemoryBudget {
     }
 }
 
-/// The memory this machine has available now (Linux `MemAvailable`), the
-/// default budget; None where it cannot be read.
-pub fn available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib.saturating_mul(1024))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,12 +102,5 @@ mod tests {
         assert!(!waiter.is_finished(), "no room until the first shard ends");
         drop(held);
         assert_eq!(waiter.join().unwrap(), Ok(2));
-    }
-
-    #[test]
-    fn available_memory_reads_on_linux() {
-        if cfg!(target_os = "linux") {
-            assert!(available().is_some_and(|b| b > 0));
-        }
     }
 }

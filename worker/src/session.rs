@@ -43,7 +43,8 @@ const GOODBYE: Duration = Duration::from_secs(2);
 pub struct WorkerOptions {
     /// Coordinator URL, e.g. `http://127.0.0.1:50051`.
     pub coordinator: String,
-    /// Threads of the rayon pool; 0 for one per core.
+    /// Threads of the rayon pool; 0 for what the process may use (its
+    /// affinity mask and cgroup CPU quota).
     pub threads: usize,
     /// Name shown in the coordinator's logs and exports.
     pub name: String,
@@ -55,8 +56,12 @@ pub struct WorkerOptions {
     /// the coordinator's limit too.
     pub max_message_bytes: usize,
     /// Bytes the boards of running tasks may take in all; None for the
-    /// memory the machine has available at start.
+    /// tightest of the process's cgroup, Slurm and available-memory limits
+    /// at start, less a margin (see `resources`).
     pub memory: Option<u64>,
+    /// Advertised at registration, for placing work (checked by
+    /// [`ksweep_proto::labels`]).
+    pub labels: Vec<String>,
 }
 
 type Client = WorkersClient<InterceptedService<Channel, BearerToken>>;
@@ -162,17 +167,17 @@ fn cause(status: &Status) -> String {
 /// coordinator refuses the worker for good, or when the finished results
 /// could not be delivered at shutdown ([`Error::Undelivered`]).
 pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> Result<()> {
+    let decided = crate::resources::decide(options.threads, options.memory);
     let pool = Arc::new(
         rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads)
+            .num_threads(decided.threads)
             .thread_name(|i| format!("ksweep-task-{i}"))
             .build()
             .map_err(|e| Error::Pool(e.to_string()))?,
     );
     let threads = pool.current_num_threads();
-    let memory = options.memory.or_else(crate::memory::available).unwrap_or(u64::MAX);
-    let resources = Resources { memory: MemoryBudget::new(memory), threads };
-    tracing::info!(threads, memory_bytes = memory, "worker resources");
+    let resources = Resources { memory: MemoryBudget::new(decided.memory), threads };
+    tracing::info!(threads, memory_bytes = decided.memory, labels = ?options.labels, "worker resources");
     let endpoint =
         ksweep_proto::worker_endpoint(&options.coordinator, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
@@ -182,7 +187,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
     loop {
         let registered = tokio::select! {
             _ = &mut shutdown => return Ok(()),
-            r = register(&endpoint, &token, &options, threads) => r,
+            r = register(&endpoint, &token, &options, &resources) => r,
         };
         let mut session = match registered {
             Ok(s) => s,
@@ -229,7 +234,7 @@ async fn register(
     endpoint: &Endpoint,
     token: &BearerToken,
     options: &WorkerOptions,
-    threads: usize,
+    resources: &Resources,
 ) -> Result<Session, RegisterError> {
     let channel = endpoint.connect().await.map_err(|e| RegisterError::Retry(ksweep_proto::error_chain(&e)))?;
     let mut client = WorkersClient::with_interceptor(channel, token.clone())
@@ -239,7 +244,9 @@ async fn register(
         .register(pb::RegisterRequest {
             protocol_version: PROTOCOL_VERSION,
             name: options.name.clone(),
-            threads: threads as u32,
+            threads: resources.threads as u32,
+            memory_bytes: Some(resources.memory.total()),
+            labels: options.labels.clone(),
         })
         .await
         .map_err(|s| match classify(WorkerRpc::Register, &s) {

@@ -41,6 +41,8 @@ struct State {
     /// The most tasks one refused poll carried.
     refused_tasks: usize,
     final_deliveries: usize,
+    /// The last registration.
+    registered: Option<pb::RegisterRequest>,
 }
 
 /// A small shard: 3 starts of the knight on 5x5, one method.
@@ -61,7 +63,8 @@ fn shard() -> pb::Shard {
 
 #[tonic::async_trait]
 impl Workers for Fake {
-    async fn register(&self, _: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+    async fn register(&self, req: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+        self.state.lock().expect("fake state").registered = Some(req.into_inner());
         Ok(Response::new(pb::RegisterReply {
             worker_id: 1,
             coordinator_nonce: 1,
@@ -135,6 +138,7 @@ fn options(url: String) -> WorkerOptions {
         tls_ca: None,
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
         memory: None,
+        labels: vec![],
     }
 }
 
@@ -166,6 +170,26 @@ async fn a_poll_the_coordinator_never_answers_times_out_and_is_made_again() {
         let _ = stopped.await;
     }));
     until(&fake, Duration::from_secs(5), "a second poll after the frozen one", |s| s.polls >= 2).await;
+    let _ = stop.send(());
+    let result = tokio::time::timeout(Duration::from_secs(10), worker).await.expect("the worker stops").expect("join");
+    assert!(result.is_ok(), "{result:?}");
+}
+
+/// A worker advertises its threads, memory budget and labels when it
+/// registers.
+#[tokio::test]
+async fn registration_advertises_threads_memory_and_labels() {
+    let fake = fake(Script::FreezeFirstPoll, 1000);
+    let url = serve(fake.clone()).await;
+    let labels = vec!["bigmem".to_string(), "site=lab".to_string()];
+    let options = WorkerOptions { threads: 2, memory: Some(5 << 20), labels: labels.clone(), ..options(url) };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(ksweep_worker::run(options, async {
+        let _ = stopped.await;
+    }));
+    until(&fake, Duration::from_secs(5), "a poll after registering", |s| s.polls >= 1).await;
+    let registered = fake.state.lock().expect("fake state").registered.clone().expect("registered");
+    assert_eq!((registered.threads, registered.memory_bytes, registered.labels), (2, Some(5 << 20), labels));
     let _ = stop.send(());
     let result = tokio::time::timeout(Duration::from_secs(10), worker).await.expect("the worker stops").expect("join");
     assert!(result.is_ok(), "{result:?}");

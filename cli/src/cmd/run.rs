@@ -99,6 +99,7 @@ pub async fn embedded(
         tls_ca: None,
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
         memory: None,
+        labels: vec![],
     };
     let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
         let _ = worker_stopped.await;

@@ -13,18 +13,33 @@ pub struct WorkerArgs {
     /// Coordinator URL, token and CA: the same as every client command's.
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Threads running tasks (default: all cores).
+    /// Threads running tasks (default: the CPUs the process may use, by its
+    /// affinity mask and cgroup CPU quota).
     #[arg(long, default_value_t = 0, value_parser = thread_count())]
     pub threads: usize,
     /// Name in the coordinator's logs (default: host name and process id).
     #[arg(long)]
     pub name: Option<String>,
     /// Memory the boards of running tasks may take, e.g. 4G, 512M or a byte
-    /// count (default: what the machine has available at start). Fewer
+    /// count (default: the tightest of the process's cgroup limit, Slurm's
+    /// allocation and the memory available at start, less a margin). Fewer
     /// tasks run at once where their boards need it; a board that cannot
     /// fit fails its shard with its need.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub memory: Option<u64>,
+    /// A label this worker advertises, a name or key=value (e.g. bigmem,
+    /// site=lab); repeatable, at most 32, each 1 to 64 characters of
+    /// A-Z a-z 0-9 . _ = -.
+    #[arg(long = "label", value_name = "LABEL", value_parser = parse_label)]
+    pub labels: Vec<String>,
+}
+
+fn parse_label(text: &str) -> Result<String, String> {
+    if ksweep_proto::label_ok(text) {
+        Ok(text.to_string())
+    } else {
+        Err(ksweep_proto::LABEL_RULE.into())
+    }
 }
 
 /// A `--threads` value: 0 (all cores) up to the most a worker may claim
@@ -72,6 +87,10 @@ impl WorkerArgs {
             tls_ca: connect.tls_ca_pem()?,
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             memory: self.memory,
+            labels: ksweep_proto::labels(&self.labels)
+                .map_err(|e| anyhow::anyhow!("--label: {e}"))?
+                .into_iter()
+                .collect(),
         })
     }
 }
@@ -85,7 +104,32 @@ pub async fn run(args: WorkerArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bytes;
+    use clap::Parser;
+
+    use super::{parse_bytes, WorkerArgs};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        worker: WorkerArgs,
+    }
+
+    fn with_labels(labels: &[String]) -> Result<Cli, clap::Error> {
+        let flags = labels.iter().flat_map(|l| ["--label", l.as_str()]);
+        Cli::try_parse_from(["ksweep-worker", "--coordinator", "http://127.0.0.1:1"].into_iter().chain(flags))
+    }
+
+    #[test]
+    fn labels_are_named_bounded_and_folded() {
+        let labels = |given: &[&str]| given.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        let e = with_labels(&labels(&["bigmem", "two words"])).err().expect("refused").to_string();
+        assert!(e.contains("--label") && e.contains("1 to 64 characters of A-Z"), "{e}");
+        let many: Vec<String> = (0..33).map(|i| format!("l{i}")).collect();
+        let e = with_labels(&many).expect("each is a label").worker.options().expect_err("too many").to_string();
+        assert_eq!(e, "--label: at most 32 labels, got 33");
+        let options = with_labels(&labels(&["site=lab", "bigmem", "bigmem"])).unwrap().worker.options().unwrap();
+        assert_eq!(options.labels, ["bigmem", "site=lab"]);
+    }
 
     #[test]
     fn sizes_parse_with_binary_units() {

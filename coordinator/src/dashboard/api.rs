@@ -193,14 +193,18 @@ fn plot(rows: &[AggregateRow], name: &str, quantity: Quantity) -> Option<String>
 /// and those registered before but gone since.
 pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
     let names = d.shared.read(|s| s.worker_names()).await?;
-    let known = d.shared.scheduler().workers(now());
+    let scheduler = d.shared.scheduler();
+    let known = scheduler.workers(now());
     let mut list: Vec<Value> = known
         .iter()
         .map(|w| {
+            let advertised = scheduler.resources(w.id).cloned().unwrap_or_default();
             json!({
                 "id": w.id.0,
                 "name": names.get(&w.id.0).cloned().unwrap_or_default(),
                 "threads": w.threads,
+                "memory_bytes": advertised.memory,
+                "labels": advertised.labels,
                 "shards": w.shards,
                 "silent_secs": w.silent.as_secs_f64(),
                 "tasks": w.tasks,
@@ -210,6 +214,7 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
             })
         })
         .collect();
+    drop(scheduler);
     let mut gone: Vec<(&u64, &String)> = names.iter().filter(|(id, _)| !known.iter().any(|w| w.id.0 == **id)).collect();
     gone.sort();
     // The most recent gone workers; the rest are history.
