@@ -73,8 +73,10 @@ enum Command {
     Watch(cmd::watch::WatchArgs),
     /// Cancel a running sweep.
     Cancel(cmd::cancel::CancelArgs),
-    /// Run a cancelled sweep again from where it stopped (submitting its
-    /// spec again leaves it cancelled).
+    /// Ask a worker to finish the shards it holds and leave.
+    Drain(cmd::drain::DrainArgs),
+    /// Run a cancelled or failed sweep again from where it stopped (a
+    /// failed one's failed shards retried from scratch).
     Resume(cmd::resume::ResumeArgs),
     /// Print a sweep's accuracy or timing tables.
     Table(cmd::table::TableArgs),
@@ -132,6 +134,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Status(args) => block_on("warn", cmd::status::run(args, &mut out))?,
         Command::Watch(args) => block_on("warn", cmd::watch::run(args, &mut out))?,
         Command::Cancel(args) => block_on("warn", cmd::cancel::run(args, &mut out))?,
+        Command::Drain(args) => block_on("warn", cmd::drain::run(args, &mut out))?,
         Command::Resume(args) => block_on("warn", cmd::resume::run(args, &mut out))?,
         Command::Table(args) => block_on("warn", cmd::table::run(args, &mut out))?,
         Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,

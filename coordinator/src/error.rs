@@ -21,6 +21,11 @@ pub enum Error {
     AmbiguousId(String, String),
     #[error("worker {0} is not registered here (the coordinator may have restarted); register again")]
     UnknownWorker(u64),
+    /// A client named a worker (`ksweep drain`) that no registered worker is.
+    #[error("no registered worker has the id or name {0:?}")]
+    WorkerNotFound(String),
+    #[error("{0:?} names several workers (ids {1}); give the id")]
+    AmbiguousWorker(String, String),
     /// Never names the current nonce: it is no credential, but nothing a
     /// caller needs either.
     #[error("coordinator nonce {0} is stale: the coordinator restarted; register again")]
@@ -60,9 +65,11 @@ impl From<Error> for tonic::Status {
         let message = e.to_string();
         match e {
             Error::Spec(_) => Status::invalid_argument(message),
-            Error::SweepNotFound(_) => Status::not_found(message),
+            Error::SweepNotFound(_) | Error::WorkerNotFound(_) => Status::not_found(message),
             Error::IdCollision(_) => Status::already_exists(message),
-            Error::AmbiguousSweep(_) | Error::AmbiguousId(..) => Status::invalid_argument(message),
+            Error::AmbiguousSweep(_) | Error::AmbiguousId(..) | Error::AmbiguousWorker(..) => {
+                Status::invalid_argument(message)
+            }
             Error::UnknownWorker(_) | Error::StaleNonce(_) => Status::failed_precondition(message),
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
             Error::Refused(_) => Status::invalid_argument(message),

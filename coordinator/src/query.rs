@@ -144,6 +144,10 @@ pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
         eta_secs: None,
         // Only `status` lists them, as it carries the spec.
         failed_shards: Vec::new(),
+        // Live figures, like the rate (`Shared::live`).
+        shards_waiting: 0,
+        waiting_memory_bytes: 0,
+        waiting_labels: Vec::new(),
     }
 }
 

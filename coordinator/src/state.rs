@@ -171,11 +171,19 @@ impl Shared {
         })
     }
 
-    /// `status` with its live rate and ETA, its count folded into the
-    /// sweep's window first. Ended sweeps have neither.
-    pub fn with_rate(&self, mut status: pb::SweepStatus) -> pb::SweepStatus {
+    /// `status` with its live figures: the rate and ETA (its count folded
+    /// into the sweep's window first), and the shards that wait for a
+    /// worker able to run them. Ended sweeps have none.
+    pub fn live(&self, mut status: pb::SweepStatus) -> pb::SweepStatus {
+        let running = status.state == pb::SweepState::Running as i32;
+        if running {
+            let waiting = self.scheduler().waiting_for(&status.sweep_id);
+            status.shards_waiting = waiting.shards;
+            status.waiting_memory_bytes = waiting.memory;
+            status.waiting_labels = waiting.labels.into_iter().collect();
+        }
         let mut rates = self.rates.lock().unwrap_or_else(|p| p.into_inner());
-        if status.state != pb::SweepState::Running as i32 {
+        if !running {
             rates.windows.remove(&status.sweep_id);
             return status;
         }
@@ -200,7 +208,7 @@ impl Shared {
         }
         let statuses = self.read(crate::query::sweeps).await?;
         for status in statuses {
-            self.with_rate(status);
+            self.live(status);
         }
         Ok(())
     }
@@ -381,6 +389,32 @@ impl Shared {
         self.scheduler().register(worker, threads, now());
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, secret);
         Ok((worker, secret))
+    }
+
+    /// Asks the registered worker named by `who` (its id, or a name only
+    /// one registered worker has) to finish what it holds and leave.
+    /// Returns its id, name and the shards it still holds.
+    pub async fn drain(&self, who: &str) -> Result<(WorkerId, String, usize)> {
+        let names = self.read(|s| s.worker_names()).await?;
+        let known: Vec<WorkerId> = self.scheduler().workers(now()).into_iter().map(|w| w.id).collect();
+        let by_id = who.parse::<u64>().ok().map(WorkerId).filter(|id| known.contains(id));
+        let matches: Vec<WorkerId> = match by_id {
+            Some(id) => vec![id],
+            None => known.into_iter().filter(|id| names.get(&id.0).is_some_and(|n| n == who)).collect(),
+        };
+        let worker = match matches[..] {
+            [one] => one,
+            [] => return Err(Error::WorkerNotFound(who.to_string())),
+            _ => {
+                let ids: Vec<String> = matches.iter().map(|w| w.0.to_string()).collect();
+                return Err(Error::AmbiguousWorker(who.to_string(), ids.join(", ")));
+            }
+        };
+        let held = self.scheduler().drain(worker).ok_or_else(|| Error::WorkerNotFound(who.to_string()))?;
+        let name = names.get(&worker.0).cloned().unwrap_or_default();
+        tracing::info!(%worker, %name, held, "worker asked to drain: it finishes what it holds and leaves");
+        self.changed();
+        Ok((worker, name, held))
     }
 
     /// Checks that a call comes from the registration of `worker`: its id

@@ -101,14 +101,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {
         let sweeps = self.shared.read(query::sweeps).await?;
-        let sweeps = sweeps.into_iter().map(|s| self.shared.with_rate(s)).collect();
+        let sweeps = sweeps.into_iter().map(|s| self.shared.live(s)).collect();
         Ok(Response::new(pb::ListReply { sweeps }))
     }
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
         let status = self.shared.read(move |s| query::status(s, id.as_deref())).await?;
-        Ok(Response::new(self.shared.with_rate(status)))
+        Ok(Response::new(self.shared.live(status)))
     }
 
     type WatchStream = StatusStream;
@@ -129,7 +129,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                         return;
                     }
                 };
-                let status = shared.with_rate(status_of(&record));
+                let status = shared.live(status_of(&record));
                 if last.as_ref() != Some(&status) {
                     if send(&tx, Ok(status.clone()), &shared).await != Sent::Yes {
                         return;
@@ -163,6 +163,17 @@ impl pb::sweeps_server::Sweeps for SweepsService {
         }
         let record = self.shared.record(Some(record.id)).await?;
         Ok(Response::new(status_of(&record)))
+    }
+
+    async fn drain(&self, req: Request<pb::DrainRequest>) -> Result<Response<pb::DrainReply>, Status> {
+        let who = req.into_inner().worker;
+        let most = crate::workers_service::MAX_NAME_CHARS;
+        if who.is_empty() || who.chars().count() > most {
+            let why = format!("DrainRequest.worker: a worker's id or name, 1 to {most} characters");
+            return Err(Error::Refused(why).into());
+        }
+        let (worker, name, held) = self.shared.drain(&who).await?;
+        Ok(Response::new(pb::DrainReply { worker_id: worker.0, name, shards_held: held as u32 }))
     }
 
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {

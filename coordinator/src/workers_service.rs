@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ksweep_proto::v1 as pb;
 use ksweep_proto::PROTOCOL_VERSION;
@@ -37,14 +38,17 @@ impl WorkersService {
         self.check_nonce(req.coordinator_nonce)?;
         let worker = WorkerId(req.worker_id);
         self.shared.authenticate(worker, &req.session_secret)?;
-        let running: Vec<(ShardId, Epoch)> =
-            req.running.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
+        let (running, returned) = (lease_ids(&req.running), lease_ids(&req.returned));
         let reports: Vec<ShardReport> = req.results.into_iter().map(report_of).collect::<Result<_>>()?;
 
-        let revoked = {
+        let lifetime_left = req.lifetime_left_millis.map(Duration::from_millis);
+        let (revoked, drain) = {
             let mut sched = self.shared.scheduler();
             sched.touch(worker, now())?;
-            sched.heartbeat(worker, &running, now())
+            sched.note_polls(worker, req.task_polls);
+            sched.hand_back(worker, &returned);
+            sched.note_lifetime(worker, lifetime_left, now());
+            (sched.heartbeat(worker, &running, now()), sched.is_draining(worker))
         };
         self.shared.report(worker, &reports).await?;
 
@@ -53,12 +57,18 @@ impl WorkersService {
         Ok(pb::PollReply {
             shards: assignments.iter().map(shard_message).collect(),
             revoked: revoked.into_iter().map(|(s, e)| pb::LeaseRef { shard_id: s.0, epoch: e.0 }).collect(),
+            drain,
         })
     }
 }
 
+/// The (shard, epoch) pairs of leases a worker names.
+fn lease_ids(refs: &[pb::LeaseRef]) -> Vec<(ShardId, Epoch)> {
+    refs.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect()
+}
+
 /// Longest worker name: it goes into logs and every export row.
-const MAX_NAME_CHARS: usize = 128;
+pub(crate) const MAX_NAME_CHARS: usize = 128;
 
 /// Refuses a name that is long or holds control characters (a newline
 /// would forge a log line), an implausible thread count, and labels past
@@ -153,8 +163,7 @@ impl pb::workers_server::Workers for WorkersService {
         let req = req.into_inner();
         self.check_nonce(req.coordinator_nonce)?;
         self.shared.authenticate(WorkerId(req.worker_id), &req.session_secret)?;
-        let returned: Vec<(ShardId, Epoch)> =
-            req.returned.iter().map(|l| (ShardId(l.shard_id), Epoch(l.epoch))).collect();
+        let returned = lease_ids(&req.returned);
         self.shared.scheduler().goodbye(WorkerId(req.worker_id), &returned);
         tracing::info!(worker = req.worker_id, returned = returned.len(), "worker said goodbye");
         Ok(Response::new(pb::GoodbyeReply {}))

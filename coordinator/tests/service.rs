@@ -137,6 +137,7 @@ async fn poll(workers: &mut Workers, w: &Worker, free: u32, running: &[pb::Lease
         running: running.to_vec(),
         results: vec![],
         session_secret: w.secret.clone(),
+        ..Default::default()
     };
     workers.poll(req).await.unwrap().into_inner()
 }
@@ -250,6 +251,32 @@ async fn cancel_revokes_held_shards_and_hands_out_no_more() {
     c.stop().await.unwrap();
 }
 
+/// A shard a worker hands back unstarted with its poll (its threads all
+/// held up by long tasks) goes to the next worker at once, under a new
+/// epoch, and counts no failed attempt.
+#[tokio::test(start_paused = true)]
+async fn a_shard_handed_back_with_a_poll_goes_to_the_next_worker() {
+    let c = Coordinator::start(None).await;
+    submit(&mut c.sweeps(None).await).await;
+    let mut workers = c.workers(None).await;
+    let (busy, idle) = (register(&mut workers, "busy").await, register(&mut workers, "idle").await);
+    let held = poll(&mut workers, &busy, 1, &[]).await.shards;
+    let handed_back = pb::PollRequest {
+        worker_id: busy.id,
+        coordinator_nonce: busy.nonce,
+        returned: vec![lease_of(&held[0])],
+        task_polls: 1_000,
+        session_secret: busy.secret.clone(),
+        ..Default::default()
+    };
+    assert!(workers.poll(handed_back).await.unwrap().into_inner().shards.is_empty(), "it asked for none");
+    let taken = poll(&mut workers, &idle, 1, &[]).await.shards;
+    assert_eq!((taken[0].shard_id, taken[0].starts.clone()), (held[0].shard_id, held[0].starts.clone()));
+    assert_ne!(taken[0].epoch, held[0].epoch);
+    assert_eq!(poll(&mut workers, &busy, 0, &[lease_of(&held[0])]).await.revoked, vec![lease_of(&held[0])]);
+    c.stop().await.unwrap();
+}
+
 /// Reports W failures (a legal result on any board) for `offsets` of a shard.
 async fn report_failures(workers: &mut Workers, w: &Worker, shard: &pb::Shard, offsets: std::ops::Range<u32>) {
     let tasks = offsets
@@ -272,6 +299,7 @@ async fn report_failures(workers: &mut Workers, w: &Worker, shard: &pb::Shard, o
         running: vec![lease_of(shard)],
         results,
         session_secret: w.secret.clone(),
+        ..Default::default()
     };
     workers.poll(req).await.unwrap();
 }
@@ -539,6 +567,37 @@ async fn a_spec_cannot_raise_the_coordinators_limits() {
     // Within the cap, the same spec form is accepted.
     let modest = greedy.replace("to = 30", "to = 9");
     assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest, resume: false }).await.is_ok());
+    c.stop().await.unwrap();
+}
+
+/// A task's budget and iterations are held to the coordinator's caps
+/// (issue 34: `budget = 2^64 - 1` on `bt` pinned a worker for ever),
+/// whatever the spec's own [limits] say; the error names the field and
+/// the limit.
+#[tokio::test(start_paused = true)]
+async fn budgets_and_iterations_are_held_to_the_coordinators_caps() {
+    let mut options = CoordinatorOptions::default();
+    options.spec_caps.max_iterations = 500;
+    let c = Coordinator::start_with(options).await;
+    let mut sweeps = c.sweeps(None).await;
+    let hog = |effort: &str| {
+        format!(
+            "name = \"hog\"\nseed = 1\nstarts = 6\nmethods = [\"bt\", \"nn\"]\n{effort}\n[limits]\n\
+             max_budget = 18446744073709551615\nmax_iterations = 1000000\n[[grid]]\nrule = [3, 2]\ndims = [2]\nn = [12]"
+        )
+    };
+    let refused = [
+        ("budget = 18446744073709551615", "budget: 18446744073709551615 is over the limit 10000000000"),
+        ("budget = 10000000001", "budget: 10000000001 is over the limit 10000000000"),
+        ("iterations = 501", "iterations: 501 is over the limit 500"),
+    ];
+    for (effort, needle) in refused {
+        let e = sweeps.submit(pb::SubmitRequest { spec_toml: hog(effort), resume: false }).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+        assert!(e.message().contains(needle), "{effort}: {e:?}");
+    }
+    let within = hog("budget = 10000000000\niterations = 500");
+    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: within, resume: false }).await.is_ok());
     c.stop().await.unwrap();
 }
 

@@ -130,6 +130,21 @@ pub fn state_name(state: i32) -> &'static str {
     }
 }
 
+/// Shards that no registered worker can run, and what they wait for:
+/// "2 shards wait for a worker with >= 687.0 MiB and labels bigmem".
+pub fn waiting_text(s: &pb::SweepStatus) -> Option<String> {
+    if s.shards_waiting == 0 {
+        return None;
+    }
+    let plural = if s.shards_waiting == 1 { "shard waits" } else { "shards wait" };
+    let mut line =
+        format!("{} {plural} for a worker with >= {}", s.shards_waiting, tour::format_bytes(s.waiting_memory_bytes));
+    if !s.waiting_labels.is_empty() {
+        line.push_str(&format!(" and labels {}", s.waiting_labels.join(", ")));
+    }
+    Some(line)
+}
+
 impl From<&pb::SweepStatus> for sweep::Progress {
     fn from(s: &pb::SweepStatus) -> sweep::Progress {
         sweep::Progress {

@@ -18,10 +18,10 @@ pub mod v1 {
 
 pub use action::{classify, WorkerAction, WorkerRpc};
 // Labels are part of specs too (`requires`): the rule lives in `sweep`.
-pub use sweep::labels::{label_ok, labels, LabelError, LABEL_RULE, MAX_LABELS, MAX_LABEL_CHARS};
 pub use channel::{
     call_timeout, endpoint, error_chain, worker_endpoint, BearerToken, EndpointError, Liveness, MIN_CALL_TIMEOUT,
 };
+pub use sweep::labels::{label_ok, labels, LabelError, LABEL_RULE, MAX_LABELS, MAX_LABEL_CHARS};
 
 /// Version a worker must announce at registration; bumped on any
 /// incompatible change to the protocol.

@@ -24,6 +24,8 @@
 //! max_cells = 4294967296       # cells of one board (default tour::DEFAULT_MAX_CELLS)
 //! max_tasks = 10000000000      # starts x methods over the sweep (default 1e10)
 //! max_configurations = 1000000 # (rule or moves, board) pairs (default 1e6)
+//! max_budget = 10000000000     # budget of one bt or solve task (default 1e10, 100x the default budget)
+//! max_iterations = 10000       # iterations of one nn task (default 1e4, at most 1e6)
 //! ```
 //!
 //! Unknown keys are errors, so a typo (`n_rang`) is not silently ignored.
@@ -105,6 +107,11 @@ pub struct GridSpec {
     /// ([`SweepSpec::read_start_files`]) before the spec goes anywhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_file: Option<String>,
+    /// Labels a worker must carry to run this grid's boards (`requires =
+    /// ["bigmem"]`, matched against `ksweep worker --label`). Placement
+    /// only: results do not depend on it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 /// `n_range = { from, to, step }`: from, from + step, .. up to `to` inclusive.
@@ -130,11 +137,23 @@ pub struct Limits {
     pub max_tasks: u64,
     /// (move set, board) pairs.
     pub max_configurations: u64,
+    /// `budget` of one `bt` or `solve` task: a task runs until its budget
+    /// is spent, pinning a worker's thread (1e10 is about an hour of `bt`
+    /// on a board of 144 cells).
+    pub max_budget: u64,
+    /// `iterations` of one `nn` task (at most [`MAX_ITERATIONS`]).
+    pub max_iterations: u32,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_cells: tour::DEFAULT_MAX_CELLS, max_tasks: 10_000_000_000, max_configurations: 1_000_000 }
+        Limits {
+            max_cells: tour::DEFAULT_MAX_CELLS,
+            max_tasks: 10_000_000_000,
+            max_configurations: 1_000_000,
+            max_budget: 100 * tour::DEFAULT_BUDGET,
+            max_iterations: 100 * tour::DEFAULT_ITERATIONS,
+        }
     }
 }
 
@@ -146,6 +165,8 @@ impl Limits {
             max_cells: self.max_cells.min(caps.max_cells),
             max_tasks: self.max_tasks.min(caps.max_tasks),
             max_configurations: self.max_configurations.min(caps.max_configurations),
+            max_budget: self.max_budget.min(caps.max_budget),
+            max_iterations: self.max_iterations.min(caps.max_iterations),
         }
     }
 }
@@ -292,6 +313,15 @@ impl GridSpec {
             }
             _ => {}
         }
+        match crate::labels::labels(&self.requires) {
+            Err(crate::labels::LabelError::TooMany(n)) => {
+                return Err(field("requires", format!("has {n} labels, over the limit {}", crate::labels::MAX_LABELS)))
+            }
+            Err(crate::labels::LabelError::Malformed(i)) => {
+                return Err(field(&format!("requires[{}]", i - 1), format!("must be {}", crate::labels::LABEL_RULE)))
+            }
+            Ok(_) => {}
+        }
         let has_regular = !self.n.is_empty() || self.n_range.is_some();
         if has_regular && self.regular_dims().is_empty() {
             return Err(field("dims", "is required with n and n_range (e.g. dims = [2, 3])".into()));
@@ -363,12 +393,7 @@ impl SweepSpec {
                 ),
             ));
         }
-        if self.budget == Some(0) {
-            return Err(SpecError::field("budget", "0 is below the minimum 1"));
-        }
-        if let Some(i) = self.iterations.filter(|&i| i == 0 || i > MAX_ITERATIONS) {
-            return Err(SpecError::field("iterations", format!("{i} is outside 1..={MAX_ITERATIONS}")));
-        }
+        self.check_effort()?;
         for (i, m) in self.methods.iter().enumerate() {
             if self.methods[..i].contains(m) {
                 return Err(SpecError::field("methods", format!("lists {:?} twice", m.name())));
@@ -378,6 +403,8 @@ impl SweepSpec {
             ("max_cells", self.limits.max_cells),
             ("max_tasks", self.limits.max_tasks),
             ("max_configurations", self.limits.max_configurations),
+            ("max_budget", self.limits.max_budget),
+            ("max_iterations", u64::from(self.limits.max_iterations)),
         ] {
             if value == 0 {
                 return Err(SpecError::field(format!("limits.{name}"), "0 is below the minimum 1"));
@@ -398,6 +425,47 @@ impl SweepSpec {
         let count = self.grids.iter().map(GridSpec::configuration_count).fold(0u64, u64::saturating_add);
         if count > self.limits.max_configurations {
             return Err(SpecError::TooManyConfigurations { count, max: self.limits.max_configurations });
+        }
+        Ok(())
+    }
+
+    /// `budget` and `iterations` within 1 and their limits, where a method
+    /// spends them (the default counts when they are not given): a task
+    /// runs until its budget is spent, and cancelling its sweep is the only
+    /// other way to stop it.
+    fn check_effort(&self) -> Result<(), SpecError> {
+        if self.limits.max_iterations > MAX_ITERATIONS {
+            return Err(SpecError::field(
+                "limits.max_iterations",
+                format!("{} is over the hard limit {MAX_ITERATIONS}", self.limits.max_iterations),
+            ));
+        }
+        let uses_budget = self.methods.iter().any(|m| matches!(m, Method::Bt | Method::Solve));
+        let uses_iterations = self.methods.iter().any(|m| matches!(m, Method::Nn(_)));
+        for (field, value, default, limit, uses) in [
+            ("budget", self.budget, tour::DEFAULT_BUDGET, self.limits.max_budget, uses_budget),
+            (
+                "iterations",
+                self.iterations.map(u64::from),
+                u64::from(tour::DEFAULT_ITERATIONS),
+                u64::from(self.limits.max_iterations),
+                uses_iterations,
+            ),
+        ] {
+            if value == Some(0) {
+                return Err(SpecError::field(field, "0 is below the minimum 1"));
+            }
+            let effective = value.unwrap_or(default);
+            if uses && effective > limit {
+                let given = if value.is_some() { "" } else { " (the default)" };
+                return Err(SpecError::field(
+                    field,
+                    format!(
+                        "{effective}{given} is over the limit {limit} (limits.max_{field}, which a coordinator \
+                         holds to its --max-{field})"
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -569,6 +637,30 @@ mod tests {
                 "limits.max_configurations",
                 "the sweep has 2e6 configurations, over the limit 1e6",
             ),
+            ("seed = 1", "seed = 1\nbudget = 0", "budget", "0 is below the minimum 1"),
+            ("seed = 1", "seed = 1\niterations = 0", "iterations", "0 is below the minimum 1"),
+            (
+                r#"["w"]"#,
+                "[\"bt\"]\nbudget = 10000000001",
+                "budget",
+                "10000000001 is over the limit 10000000000 (limits.max_budget, which a coordinator holds to its \
+                 --max-budget)",
+            ),
+            (r#"["w"]"#, "[\"solve\"]\nbudget = 2001\n[limits]\nmax_budget = 2000", "budget", "over the limit 2000"),
+            (r#"["w"]"#, "[\"nn-cut\"]\niterations = 10001", "iterations", "10001 is over the limit 10000"),
+            (
+                r#"["w"]"#,
+                "[\"nn\"]\n[limits]\nmax_iterations = 50",
+                "iterations",
+                "100 (the default) is over the limit 50 (limits.max_iterations",
+            ),
+            ("n = [5]", "n = [5]\n[limits]\nmax_budget = 0", "limits.max_budget", "0 is below the minimum 1"),
+            (
+                "n = [5]",
+                "n = [5]\n[limits]\nmax_iterations = 1000001",
+                "limits.max_iterations",
+                "1000001 is over the hard limit 1000000",
+            ),
         ];
         for &(from, to, path, needle) in cases {
             let text = BASE.replacen(from, to, 1);
@@ -578,6 +670,20 @@ mod tests {
         let second_grid =
             format!("{BASE}\n[[grid]]\nrule = [1]\ndims = [1]\nn_range = {{ from = 3, to = 4, step = 0 }}");
         assert_refused(&second_grid, "grid[1].n_range.step", "must be at least 1");
+    }
+
+    /// A budget or iteration cap is held to its limit only where a method
+    /// spends it, and a spec may raise its own limits (up to what a
+    /// coordinator allows, see `Sweep::parse_capped`).
+    #[test]
+    fn effort_limits_bind_the_methods_that_spend_it() {
+        let ok = |text: &str| SweepSpec::from_toml(text).and_then(|s| s.check()).unwrap_or_else(|e| panic!("{e}"));
+        ok(&BASE.replace("seed = 1", "seed = 1\nbudget = 1000000000000\niterations = 1000000"));
+        ok(&BASE.replace(r#"["w"]"#, "[\"bt\", \"nn\"]\nbudget = 10000000000\niterations = 10000"));
+        ok(&format!(
+            "{}\n[limits]\nmax_budget = 1000000000000\nmax_iterations = 1000000",
+            BASE.replace(r#"["w"]"#, "[\"solve\", \"nn-both\"]\nbudget = 1000000000000\niterations = 1000000")
+        ));
     }
 
     #[test]

@@ -349,6 +349,12 @@ impl Sweep {
         Ok(())
     }
 
+    /// The labels a worker must carry to run the boards of grid `grid`
+    /// (its `requires`); none for a grid that requires none.
+    pub fn required_labels(&self, grid: u32) -> std::collections::BTreeSet<String> {
+        self.spec.grids.get(grid as usize).map(|g| g.requires.iter().cloned().collect()).unwrap_or_default()
+    }
+
     /// The spec in canonical TOML; parsing it gives the same id.
     pub fn canonical_toml(&self) -> String {
         self.spec.to_canonical_toml()
@@ -902,6 +908,24 @@ mod tests {
         assert!(e.starts_with("grid[0].n: board 5x5x5 has 125 cells, over the limit limits.max_cells = 100"), "{e}");
         let sweep = Sweep::parse_capped(SPEC, &Limits::default()).unwrap();
         assert_eq!(sweep.id(), Sweep::parse(SPEC).unwrap().id(), "caps do not change the id");
+        // A budget or iteration cap the spec raises for itself is held to
+        // the caller's (issue 34: a bt budget of 2^64 - 1 pinned a worker).
+        let spec = |budget: &str, iterations: u32| {
+            let methods = format!("methods = [\"bt\", \"nn\"]\n{budget}\niterations = {iterations}");
+            let raised = "[limits]\nmax_budget = 18446744073709551615\nmax_iterations = 1000000";
+            format!("{}\n{raised}", SPEC.replace("methods = [\"w\", \"aw+\"]", &methods))
+        };
+        let endless = spec("budget = 18446744073709551615", 1_000_000);
+        let raised = Sweep::parse(&endless).expect("a spec may raise its own limits");
+        assert!(raised.spec().to_canonical_toml().contains("max_budget = 18446744073709551615"));
+        let caps = Limits { max_budget: 1_000_000, ..Limits::default() };
+        let e = Sweep::parse_capped(&endless, &caps).unwrap_err().to_string();
+        assert!(e.starts_with("budget: 18446744073709551615 is over the limit 1000000 (limits.max_budget"), "{e}");
+        let e = Sweep::parse_capped(&spec("", 10), &caps).unwrap_err().to_string();
+        assert!(e.starts_with("budget: 100000000 (the default) is over the limit 1000000"), "{e}");
+        let caps = Limits { max_iterations: 500, ..Limits::default() };
+        let e = Sweep::parse_capped(&spec("budget = 5", 1_000_000), &caps).unwrap_err().to_string();
+        assert!(e.starts_with("iterations: 1000000 is over the limit 500"), "{e}");
     }
 
     #[test]

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+pub mod cgroup;
+
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -62,7 +64,13 @@ static SEQ: AtomicUsize = AtomicUsize::new(0);
 
 fn ksweep_command(args: &[String]) -> Command {
     let mut c = Command::new(KSWEEP);
-    c.args(args).stdin(Stdio::null());
+    c.args(args);
+    scrubbed(c)
+}
+
+/// `c` with no stdin and none of the [`SCRUB`] variables.
+fn scrubbed(mut c: Command) -> Command {
+    c.stdin(Stdio::null());
     for v in SCRUB {
         c.env_remove(v);
     }
@@ -201,8 +209,21 @@ pub struct Proc {
 impl Proc {
     /// Starts `ksweep args` with RUST_LOG=info, stderr to `dir/name.log`.
     pub fn spawn(name: &str, dir: &Path, args: &[String]) -> Proc {
+        Proc::start(name, dir, ksweep_command(args))
+    }
+
+    /// Starts `ksweep args` inside the cgroup whose `cgroup.procs` file is
+    /// `procs`: a shell moves itself in, then becomes ksweep, so ksweep
+    /// runs under the cgroup's limits from its first instruction.
+    pub fn spawn_in_cgroup(name: &str, dir: &Path, procs: &Path, args: &[String]) -> Proc {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(r#"echo $$ > "$0" && exec "$@""#).arg(procs).arg(KSWEEP).args(args);
+        Proc::start(name, dir, scrubbed(c))
+    }
+
+    fn start(name: &str, dir: &Path, mut command: Command) -> Proc {
         let log = dir.join(format!("{name}.log"));
-        let child = ksweep_command(args)
+        let child = command
             .env("RUST_LOG", "info")
             .stdout(File::create(dir.join(format!("{name}.stdout"))).expect("create stdout file"))
             .stderr(File::create(&log).expect("create log file"))
@@ -218,6 +239,20 @@ impl Proc {
     /// Its stderr so far, without colour codes.
     pub fn log_text(&self) -> String {
         plain(&read_lossy(&self.log))
+    }
+
+    /// Waits until its log satisfies `pred`; returns it.
+    #[track_caller]
+    pub fn wait_for_log(&self, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let log = self.log_text();
+            if pred(&log) {
+                return log;
+            }
+            assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for the log of {}", self.name);
+            sleep(Duration::from_millis(50));
+        }
     }
 
     /// Its stdout so far.
@@ -562,22 +597,31 @@ impl Cluster {
 
     /// Starts a worker presenting `token`.
     pub fn add_worker_with(&mut self, threads: usize, token: Option<String>) -> usize {
-        self.spawn_worker(threads, token, &[])
+        self.spawn_worker(threads, token, &[], None)
     }
 
     /// Starts a worker with more flags (e.g. `--memory`).
     pub fn add_worker_with_flags(&mut self, threads: usize, flags: &[&str]) -> usize {
-        self.spawn_worker(threads, self.token.clone(), flags)
+        self.spawn_worker(threads, self.token.clone(), flags, None)
     }
 
-    fn spawn_worker(&mut self, threads: usize, token: Option<String>, flags: &[&str]) -> usize {
+    /// Starts a worker with more flags inside the cgroup whose
+    /// `cgroup.procs` file is `procs`.
+    pub fn add_worker_in_cgroup(&mut self, threads: usize, procs: &Path, flags: &[&str]) -> usize {
+        self.spawn_worker(threads, self.token.clone(), flags, Some(procs))
+    }
+
+    fn spawn_worker(&mut self, threads: usize, token: Option<String>, flags: &[&str], cgroup: Option<&Path>) -> usize {
         self.worker_count += 1;
         let name = format!("worker-{}", self.worker_count);
         let mut args: Vec<String> =
             vec!["worker".into(), "--threads".into(), threads.to_string(), "--name".into(), name.clone()];
         args.extend(flags.iter().map(|f| f.to_string()));
         args.extend(self.connect_args(token.as_deref()));
-        self.workers.push(Proc::spawn(&name, self.dir.path(), &args));
+        self.workers.push(match cgroup {
+            Some(procs) => Proc::spawn_in_cgroup(&name, self.dir.path(), procs, &args),
+            None => Proc::spawn(&name, self.dir.path(), &args),
+        });
         self.workers.len() - 1
     }
 
@@ -646,15 +690,7 @@ impl Cluster {
     /// Waits until the coordinator's log satisfies `pred`; returns it.
     #[track_caller]
     pub fn wait_for_log(&self, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let log = self.coordinator.as_ref().expect("a coordinator is running").log_text();
-            if pred(&log) {
-                return log;
-            }
-            assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for the coordinator's log");
-            sleep(Duration::from_millis(50));
-        }
+        self.coordinator.as_ref().expect("a coordinator is running").wait_for_log(timeout, pred)
     }
 
     /// Waits for the sweep to end `done`, with every task done.

@@ -9,8 +9,9 @@ use ksweep_proto::convert::{self, ShardWork};
 use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{format_bytes, Solver, Task};
+use tour::{format_bytes, Cancel, Solver, Task};
 
+use crate::activity::Activity;
 use crate::memory::MemoryBudget;
 
 /// What a running shard sends to the poll loop.
@@ -31,19 +32,39 @@ pub enum Event {
     },
 }
 
-/// What shards share on a worker: its memory budget and its threads.
+/// What shards share on a worker: its memory budget, its threads and what
+/// they are doing.
 #[derive(Debug, Clone)]
 pub struct Resources {
     pub memory: Arc<MemoryBudget>,
     pub threads: usize,
+    pub activity: Arc<Activity>,
 }
 
-/// Runs a shard to the end (or until `cancelled`), on the current rayon
+/// What the poll loop and a shard's job on the pool share.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Raised to stop the shard (cancelled sweep, lost lease, shutdown):
+    /// its running tasks poll it and stop within milliseconds.
+    pub cancelled: AtomicBool,
+    /// Set once a pool thread takes the shard up.
+    pub started: AtomicBool,
+}
+
+/// Runs a shard to the end (or until cancelled), on the current rayon
 /// pool, with as many tasks at once as `resources` allow.
-pub fn run_shard(shard: pb::Shard, cancelled: Arc<AtomicBool>, events: UnboundedSender<Event>, resources: &Resources) {
+pub fn run_shard(shard: pb::Shard, control: Arc<Control>, events: UnboundedSender<Event>, resources: &Resources) {
     let (id, epoch) = (shard.shard_id, shard.epoch);
     let began = std::time::Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| run_tasks(&shard, &cancelled, &events, resources)));
+    control.started.store(true, Ordering::Relaxed);
+    let cancelled = &control.cancelled;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        if cancelled.load(Ordering::Relaxed) {
+            // Handed back or revoked while it waited: nothing to build.
+            return Ok(());
+        }
+        run_tasks(&shard, cancelled, &events, resources)
+    }));
     let error = match result {
         Ok(Ok(())) => None,
         Ok(Err(e)) => Some(e),
@@ -88,6 +109,7 @@ fn run_tasks(
     // (a few at once, so that their W+ walks pair up: `Solver::run_tasks`).
     let at_once = Solver::tasks_at_once(tasks, lanes);
     let next = AtomicUsize::new(0);
+    let cancel = Cancel::new(cancelled).counting(resources.activity.polls());
     (0..lanes).into_par_iter().for_each(|_| {
         let mut ws = solver.workspace();
         loop {
@@ -105,20 +127,24 @@ fn run_tasks(
                 })
                 .collect();
             let tasks: Vec<Task> = batch.iter().map(|&(_, _, t)| t).collect();
-            let outcomes: Vec<pb::TaskOutcome> = match catch_unwind(AssertUnwindSafe(|| {
-                solver.run_tasks(&mut ws, &tasks)
+            let _busy = resources.activity.batch();
+            let outcomes: Option<Vec<pb::TaskOutcome>> = match catch_unwind(AssertUnwindSafe(|| {
+                solver.run_tasks_cancellable(&mut ws, &tasks, cancel)
             })) {
-                Ok(results) => {
+                Ok(results) => results.ok().map(|results| {
                     batch.iter().zip(&results).map(|(&(offset, m, _), r)| convert::task_done(offset, m, r)).collect()
-                }
+                }),
                 Err(_) => {
                     // The workspace may be half-written. Run the batch's
                     // tasks again one by one, so that only the task that
                     // panics fails.
                     ws = solver.workspace();
-                    batch.iter().map(|&(offset, m, t)| run_alone(&solver, &mut ws, offset, m, &t)).collect()
+                    batch.iter().map(|&(offset, m, t)| run_alone(&solver, &mut ws, offset, m, &t, cancel)).collect()
                 }
             };
+            // Cancelled: no result of the batch is sent (a task stopped part
+            // way has none), and the lane stops.
+            let Some(outcomes) = outcomes else { return };
             for outcome in outcomes {
                 let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
             }
@@ -127,13 +153,22 @@ fn run_tasks(
     Ok(())
 }
 
-/// One task on its own, a panic caught and reported as its failure.
-fn run_alone(solver: &Solver, ws: &mut tour::Workspace, offset: u32, m: u32, task: &Task) -> pb::TaskOutcome {
-    match catch_unwind(AssertUnwindSafe(|| solver.run_task(ws, task.start, task.method, &task.options))) {
-        Ok(r) => convert::task_done(offset, m, &r),
+/// One task on its own, a panic caught and reported as its failure; None
+/// when it was cancelled.
+fn run_alone(
+    solver: &Solver,
+    ws: &mut tour::Workspace,
+    offset: u32,
+    m: u32,
+    task: &Task,
+    cancel: Cancel,
+) -> Option<pb::TaskOutcome> {
+    let run = || solver.run_task_cancellable(ws, task.start, task.method, &task.options, cancel);
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(r) => r.ok().map(|r| convert::task_done(offset, m, &r)),
         Err(panic) => {
             *ws = solver.workspace();
-            convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic)))
+            Some(convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic))))
         }
     }
 }
@@ -169,10 +204,17 @@ mod tests {
         collect_within(shard, u64::MAX)
     }
 
+    fn resources(memory: u64) -> Resources {
+        Resources { memory: MemoryBudget::new(memory), threads: 2, activity: Arc::new(Activity::new(2)) }
+    }
+
     fn collect_within(shard: pb::Shard, memory: u64) -> (Vec<pb::TaskOutcome>, Option<String>) {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let resources = Resources { memory: MemoryBudget::new(memory), threads: 2 };
-        run_shard(shard, Arc::new(AtomicBool::new(false)), tx, &resources);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        run_shard(shard, Arc::new(Control::default()), tx, &resources(memory));
+        drain(rx)
+    }
+
+    fn drain(mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>) -> (Vec<pb::TaskOutcome>, Option<String>) {
         let mut tasks = Vec::new();
         let mut finished = None;
         while let Ok(e) = rx.try_recv() {
@@ -223,6 +265,40 @@ mod tests {
             .contains("needs 18.2 KiB for one task (16.4 KiB shared + 1.8 KiB"));
         let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_624);
         assert_eq!((tasks.len(), error), (6, None));
+    }
+
+    /// A running shard stops within milliseconds of its flag being raised,
+    /// mid-task, and sends no result for the tasks it stopped: `bt` with an
+    /// endless budget on (3,2) 12x12 would run for hours.
+    #[test]
+    fn a_cancelled_shard_stops_mid_task_and_sends_no_result() {
+        let mut hog = shard(vec![0, 6, 13], &["w", "bt"]);
+        hog.config = Some(pb::BoardConfig { sides: vec![12, 12], rule: vec![3, 2], moves_flat: vec![], max_cells: 0 });
+        hog.budget = u64::MAX;
+        let (control, resources) = (Arc::new(Control::default()), resources(u64::MAX));
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let stopped = std::thread::scope(|scope| {
+            let running = scope.spawn(|| {
+                run_shard(hog, control.clone(), tx, &resources);
+                std::time::Instant::now()
+            });
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(control.started.load(Ordering::Relaxed));
+            let raised = std::time::Instant::now();
+            control.cancelled.store(true, Ordering::Relaxed);
+            running.join().unwrap().duration_since(raised)
+        });
+        assert!(stopped < std::time::Duration::from_millis(500), "stopped {stopped:?} after the flag");
+        let (tasks, error) = drain(rx);
+        assert_eq!(error, None);
+        assert!(tasks.iter().all(|t| t.method_index == 0), "no bt result: {tasks:?}");
+        assert!(resources.activity.polls().load(Ordering::Relaxed) > 0, "the bt tasks polled as they worked");
+        // A shard cancelled before a thread takes it up does nothing.
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let control = Arc::new(Control::default());
+        control.cancelled.store(true, Ordering::Relaxed);
+        run_shard(shard(vec![0, 9], &["w"]), control, tx, &resources);
+        assert_eq!(drain(rx), (vec![], None));
     }
 
     #[test]

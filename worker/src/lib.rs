@@ -10,8 +10,10 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod activity;
 mod error;
 mod execute;
+pub mod lifetime;
 mod memory;
 pub mod resources;
 mod session;

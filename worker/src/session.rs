@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,8 +16,9 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
+use crate::activity::{Activity, HELD_UP};
 use crate::error::{Error, Result};
-use crate::execute::{run_shard, Event, Resources};
+use crate::execute::{run_shard, Control, Event, Resources};
 use crate::memory::MemoryBudget;
 
 /// How long results are gathered after the first one arrives before they
@@ -62,14 +63,18 @@ pub struct WorkerOptions {
     /// Advertised at registration, for placing work (checked by
     /// [`ksweep_proto::labels`]).
     pub labels: Vec<String>,
+    /// When the worker must be gone (`--lifetime`, its batch job's end;
+    /// see [`crate::lifetime`]): it takes only shards that end well before
+    /// and leaves on its own [`crate::lifetime::LEAVE_BEFORE`] the end.
+    pub end: Option<std::time::Instant>,
 }
 
 type Client = WorkersClient<InterceptedService<Channel, BearerToken>>;
 
-/// A shard this worker is running.
+/// A shard this worker holds: running, or waiting on the pool.
 struct Running {
     epoch: u64,
-    cancelled: Arc<AtomicBool>,
+    control: Arc<Control>,
 }
 
 /// Everything one registration holds.
@@ -83,11 +88,16 @@ struct Session {
     /// Bound of every call of this session, from the lease.
     call_timeout: Duration,
     running: HashMap<u64, Running>,
+    /// Shards handed back unstarted, until a poll delivers them.
+    returning: Vec<pb::LeaseRef>,
     /// Results not yet delivered, per (shard, epoch).
     outbox: BTreeMap<(u64, u64), pb::ShardResults>,
     /// Smoothed seconds one shard keeps the pool busy (not counting its
     /// wait); None until one has finished.
     shard_secs: Option<f64>,
+    /// Asked to leave (`ksweep drain`): takes nothing more, and leaves
+    /// once what it holds is delivered.
+    draining: bool,
 }
 
 impl Session {
@@ -125,18 +135,49 @@ impl Session {
 
     fn cancel_all(&mut self) {
         for r in self.running.values() {
-            r.cancelled.store(true, Ordering::Relaxed);
+            r.control.cancelled.store(true, Ordering::Relaxed);
         }
     }
 
-    /// How many shards to hold: one per thread plus enough queued to cover
-    /// QUEUED_WORK per thread at the measured shard duration.
-    fn wanted(&self, threads: usize) -> usize {
+    /// Hands back the shards no thread has taken up (they are stopped
+    /// here, and go to the coordinator with the next poll).
+    fn hand_back_waiting(&mut self) {
+        let waiting: Vec<u64> = self
+            .running
+            .iter()
+            .filter(|(_, r)| !r.control.started.load(Ordering::Relaxed))
+            .map(|(&id, _)| id)
+            .collect();
+        if !waiting.is_empty() {
+            tracing::info!(
+                shards = waiting.len(),
+                "every thread is held up by a long task; handing back the shards waiting"
+            );
+        }
+        for shard_id in waiting {
+            if let Some(r) = self.running.remove(&shard_id) {
+                r.control.cancelled.store(true, Ordering::Relaxed);
+                self.returning.push(pb::LeaseRef { shard_id, epoch: r.epoch });
+            }
+        }
+    }
+
+    /// How many more shards to ask for when `held_up` of the `threads` are
+    /// held up by long batches: for the others, one per thread plus enough
+    /// queued to cover QUEUED_WORK per thread at the measured shard
+    /// duration; none when all are held up (a shard would only wait).
+    fn free_slots(&self, threads: usize, held_up: usize) -> usize {
+        let free_threads = threads.saturating_sub(held_up);
+        if free_threads == 0 {
+            return 0;
+        }
         // Until a shard has finished, assume it takes as long as the
         // coordinator aims for (about a second): one per thread.
         let secs = self.shard_secs.unwrap_or(1.0).max(1e-6);
         let per_thread = (QUEUED_WORK.as_secs_f64() / secs).ceil() as usize;
-        threads * per_thread.clamp(1, MAX_SHARDS_PER_THREAD) + 1
+        let wanted = free_threads * per_thread.clamp(1, MAX_SHARDS_PER_THREAD) + 1;
+        // Each held-up thread runs (at most) one of the shards held.
+        wanted.saturating_sub(self.running.len().saturating_sub(held_up))
     }
 
     fn leases(&self) -> Vec<pb::LeaseRef> {
@@ -176,11 +217,24 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             .map_err(|e| Error::Pool(e.to_string()))?,
     );
     let threads = pool.current_num_threads();
-    let resources = Resources { memory: MemoryBudget::new(decided.memory), threads };
+    let resources =
+        Resources { memory: MemoryBudget::new(decided.memory), threads, activity: Arc::new(Activity::new(threads)) };
     tracing::info!(threads, memory_bytes = decided.memory, labels = ?options.labels, "worker resources");
     let endpoint =
         ksweep_proto::worker_endpoint(&options.coordinator, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
+    // Its end is a shutdown too, a little before it.
+    let end = options.end;
+    let leave_at = end.map(|e| Instant::from_std(e.checked_sub(crate::lifetime::LEAVE_BEFORE).unwrap_or(e)));
+    let shutdown = async move {
+        match leave_at {
+            Some(at) => tokio::select! {
+                _ = shutdown => {}
+                _ = sleep_until(at) => tracing::info!("the worker's end is near: leaving"),
+            },
+            None => shutdown.await,
+        }
+    };
     tokio::pin!(shutdown);
 
     let mut backoff = FIRST_BACKOFF;
@@ -208,7 +262,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
         // whose coordinator may reuse their (shard, epoch) numbers.
         let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
         tracing::info!(worker = session.worker_id, threads, "registered");
-        match serve_session(&mut session, &pool, &resources, &events_tx, &mut events, &mut shutdown).await {
+        match serve_session(&mut session, &pool, &resources, end, &events_tx, &mut events, &mut shutdown).await {
             SessionEnd::Shutdown => return farewell(&mut session, &mut events).await,
             SessionEnd::Reregister(why) => {
                 tracing::warn!(%why, "registering again; dropping the shards of the old session");
@@ -262,8 +316,10 @@ async fn register(
         poll_every: Duration::from_millis(reply.poll_millis.max(50) as u64),
         call_timeout: ksweep_proto::call_timeout(Duration::from_millis(reply.lease_millis.into())),
         running: HashMap::new(),
+        returning: Vec::new(),
         outbox: BTreeMap::new(),
         shard_secs: None,
+        draining: false,
     })
 }
 
@@ -271,6 +327,7 @@ async fn serve_session(
     s: &mut Session,
     pool: &Arc<rayon::ThreadPool>,
     resources: &Resources,
+    end: Option<std::time::Instant>,
     events_tx: &mpsc::UnboundedSender<Event>,
     events: &mut mpsc::UnboundedReceiver<Event>,
     shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
@@ -281,7 +338,20 @@ async fn serve_session(
         while let Ok(e) = events.try_recv() {
             s.apply(e);
         }
-        let free = s.wanted(threads).saturating_sub(s.running.len());
+        // A pool whose every thread is held up by a long task (another
+        // sweep's, say) would leave the shards it has not started waiting
+        // for as long: they go back to run elsewhere, and no more are
+        // taken until a thread is free.
+        let held_up = resources.activity.held_up(HELD_UP).min(threads);
+        if held_up == threads {
+            s.hand_back_waiting();
+        }
+        // Drained, with everything delivered: leave.
+        if s.draining && s.running.is_empty() && s.outbox.is_empty() {
+            tracing::info!("drained: leaving");
+            return SessionEnd::Shutdown;
+        }
+        let free = if s.draining { 0 } else { s.free_slots(threads, held_up) };
         let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
         let request = pb::PollRequest {
             worker_id: s.worker_id,
@@ -290,11 +360,16 @@ async fn serve_session(
             running: s.leases(),
             results: results.clone(),
             session_secret: s.secret.clone(),
+            returned: s.returning.clone(),
+            task_polls: resources.activity.polls().load(Ordering::Relaxed),
+            lifetime_left_millis: end
+                .map(|e| e.saturating_duration_since(std::time::Instant::now()).as_millis() as u64),
         };
         let request = s.request(request);
         let reply = match s.client.poll(request).await {
             Ok(r) => {
                 backoff = FIRST_BACKOFF;
+                s.returning.clear();
                 r.into_inner()
             }
             Err(status) => {
@@ -320,24 +395,28 @@ async fn serve_session(
                 continue;
             }
         };
+        if reply.drain && !s.draining {
+            tracing::info!(held = s.running.len(), "asked to drain: finishing the shards held, then leaving");
+            s.draining = true;
+        }
         for lease in &reply.revoked {
             if let Some(r) = s.running.get(&lease.shard_id).filter(|r| r.epoch == lease.epoch) {
-                r.cancelled.store(true, Ordering::Relaxed);
+                r.control.cancelled.store(true, Ordering::Relaxed);
                 s.running.remove(&lease.shard_id);
                 tracing::info!(shard = lease.shard_id, "lease revoked; shard stopped");
             }
         }
         let got_work = !reply.shards.is_empty();
         for shard in reply.shards {
-            let cancelled = Arc::new(AtomicBool::new(false));
-            s.running.insert(shard.shard_id, Running { epoch: shard.epoch, cancelled: cancelled.clone() });
+            let control = Arc::new(Control::default());
+            s.running.insert(shard.shard_id, Running { epoch: shard.epoch, control: control.clone() });
             let tx = events_tx.clone();
             let resources = resources.clone();
-            pool.spawn(move || run_shard(shard, cancelled, tx, &resources));
+            pool.spawn(move || run_shard(shard, control, tx, &resources));
         }
 
         // Wait for results (then gather a batch), the next heartbeat, or shutdown.
-        let room = s.wanted(threads) > s.running.len();
+        let room = s.free_slots(threads, held_up) > 0;
         let wait = if got_work && room {
             Duration::ZERO
         } else if s.running.is_empty() {
@@ -373,7 +452,8 @@ async fn farewell(s: &mut Session, events: &mut mpsc::UnboundedReceiver<Event>) 
         s.apply(e);
     }
     let deadline = Instant::now() + LAST_DELIVERY;
-    let returned = s.leases();
+    let mut returned = s.leases();
+    returned.append(&mut s.returning);
     let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
     let tasks: usize = results.iter().map(|r| r.tasks.len()).sum();
     let delivered = if results.is_empty() { Ok(()) } else { deliver_last(s, results, deadline).await };
@@ -407,6 +487,7 @@ async fn deliver_last(s: &mut Session, results: Vec<pb::ShardResults>, deadline:
             running: vec![],
             results: results.clone(),
             session_secret: s.secret.clone(),
+            ..Default::default()
         });
         let status = match tokio::time::timeout_at(deadline, s.client.poll(request)).await {
             Ok(Ok(_)) => return Ok(()),

@@ -20,6 +20,9 @@ enum Script {
     /// UNAVAILABLE until shutdown; answers the final delivery (the poll
     /// asking for no shards) with these codes in turn, then OK.
     FailDelivery { last: &'static [Code] },
+    /// Hands out a hog shard (`bt` with an endless budget) and a quick one
+    /// together; once the quick one is handed back, revokes the hog.
+    Hog,
 }
 
 struct Fake {
@@ -43,6 +46,11 @@ struct State {
     final_deliveries: usize,
     /// The last registration.
     registered: Option<pb::RegisterRequest>,
+    /// Script::Hog: the poll that handed the quick shard back, when the hog
+    /// was revoked, and the first poll asking for work after that.
+    handed_back: Option<pb::PollRequest>,
+    revoked_at: Option<std::time::Instant>,
+    asked_after_revoke: Option<std::time::Duration>,
 }
 
 /// A small shard: 3 starts of the knight on 5x5, one method.
@@ -59,6 +67,19 @@ fn shard() -> pb::Shard {
         iterations: 0,
         closed: false,
     }
+}
+
+/// Script::Hog's shards: `bt` from one start of (3,2) 12x12 with an endless
+/// budget (hours of search), and the quick [`shard`].
+fn hog_and_quick() -> Vec<pb::Shard> {
+    let hog = pb::Shard {
+        config: Some(pb::BoardConfig { sides: vec![12, 12], rule: vec![3, 2], moves_flat: vec![], max_cells: 0 }),
+        methods: vec!["bt".into()],
+        starts: vec![0],
+        budget: u64::MAX,
+        ..shard()
+    };
+    vec![hog, pb::Shard { shard_id: 2, ..shard() }]
 }
 
 #[tonic::async_trait]
@@ -84,6 +105,19 @@ impl Workers for Fake {
             match self.script {
                 Script::FreezeFirstPoll if st.polls == 1 => None,
                 Script::FreezeFirstPoll => Some(Ok(pb::PollReply::default())),
+                Script::Hog => Some(Ok(if !st.handed_out && req.free_slots > 0 {
+                    st.handed_out = true;
+                    pb::PollReply { shards: hog_and_quick(), ..Default::default() }
+                } else if st.handed_back.is_none() && req.returned.iter().any(|l| l.shard_id == 2) {
+                    st.handed_back = Some(req.clone());
+                    st.revoked_at = Some(std::time::Instant::now());
+                    pb::PollReply { revoked: vec![pb::LeaseRef { shard_id: 1, epoch: 1 }], ..Default::default() }
+                } else {
+                    if let (Some(at), None, true) = (st.revoked_at, st.asked_after_revoke, req.free_slots > 0) {
+                        st.asked_after_revoke = Some(at.elapsed());
+                    }
+                    pb::PollReply::default()
+                })),
                 Script::FailDelivery { last } => Some(if tasks > 0 && req.free_slots == 0 {
                     st.final_deliveries += 1;
                     match last.get(st.final_deliveries - 1) {
@@ -99,7 +133,7 @@ impl Workers for Fake {
                     Err(Status::unavailable("fake: down for now"))
                 } else if !st.handed_out && req.free_slots > 0 {
                     st.handed_out = true;
-                    Ok(pb::PollReply { shards: vec![shard()], revoked: vec![] })
+                    Ok(pb::PollReply { shards: vec![shard()], ..Default::default() })
                 } else {
                     Ok(pb::PollReply::default())
                 }),
@@ -139,6 +173,7 @@ fn options(url: String) -> WorkerOptions {
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
         memory: None,
         labels: vec![],
+        end: None,
     }
 }
 
@@ -239,4 +274,32 @@ async fn a_last_delivery_that_keeps_failing_is_reported() {
     let always: &'static [Code] = &[Code::Unavailable; 64];
     let (result, _) = stop_with_undelivered_results(always).await;
     assert!(matches!(result, Err(Error::Undelivered { tasks: 3, .. })), "{result:?}");
+}
+
+/// Issue 34: a worker whose one thread another sweep's endless `bt` task
+/// holds hands back the shard it cannot start (and asks for none) once the
+/// thread has been held up for a while, its heartbeats showing the hog's
+/// polls; revoked, the hog stops within milliseconds and the worker asks
+/// for work again at its next poll.
+#[tokio::test]
+async fn a_hogged_worker_hands_back_what_waits_and_a_revoked_hog_frees_it() {
+    let fake = fake(Script::Hog, 10_000);
+    let url = serve(fake.clone()).await;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(ksweep_worker::run(options(url), async {
+        let _ = stopped.await;
+    }));
+    until(&fake, Duration::from_secs(20), "the quick shard handed back", |s| s.handed_back.is_some()).await;
+    let back = fake.state.lock().expect("fake state").handed_back.clone().expect("handed back");
+    assert_eq!(back.free_slots, 0, "a held-up pool asks for nothing");
+    assert_eq!(back.running, vec![pb::LeaseRef { shard_id: 1, epoch: 1 }], "the hog is still heartbeated");
+    assert!(back.task_polls > 0, "the hog's polls show it working");
+    until(&fake, Duration::from_secs(5), "a request for work after the revoke", |s| s.asked_after_revoke.is_some())
+        .await;
+    let freed = fake.state.lock().expect("fake state").asked_after_revoke.expect("asked");
+    eprintln!("the hog's thread was free {freed:?} after the revoke");
+    assert!(freed < Duration::from_secs(1), "the thread was freed {freed:?} after the revoke");
+    let _ = stop.send(());
+    let result = tokio::time::timeout(Duration::from_secs(10), worker).await.expect("the worker stops").expect("join");
+    assert!(result.is_ok(), "{result:?}");
 }

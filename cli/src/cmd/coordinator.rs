@@ -47,6 +47,15 @@ pub struct CoordinatorArgs {
     /// Most configurations (move set, board) of one sweep any spec may ask for.
     #[arg(long, default_value_t = sweep::Limits::default().max_configurations)]
     pub max_configurations: u64,
+    /// Most `budget` (bt nodes, solve work) one task of any spec may ask
+    /// for: such a task holds a worker's thread until its budget is spent.
+    #[arg(long, default_value_t = sweep::Limits::default().max_budget)]
+    #[arg(value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_budget: u64,
+    /// Most `iterations` one nn task of any spec may ask for.
+    #[arg(long, default_value_t = sweep::Limits::default().max_iterations)]
+    #[arg(value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_iterations: u32,
     /// Connections served at once; silent ones are closed (10 s before the
     /// handshake, 120 s after), so idle sockets cannot starve clients.
     #[arg(long, default_value_t = ksweep_coordinator::ConnectionLimits::default().max)]
@@ -68,6 +77,26 @@ pub struct HttpArg {
     /// 127.0.0.1:8080. With a token, the dashboard asks for it.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     pub http: Option<String>,
+    /// A host name the dashboard answers to besides its address (and
+    /// localhost): the name a reverse proxy or DNS gives it. Repeatable;
+    /// `*` for any. Requests naming other hosts get 421.
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub http_host: Vec<String>,
+}
+
+/// The dashboard asked for: its address and the names it answers to.
+#[derive(Debug, Clone)]
+pub struct Dashboard {
+    pub addr: SocketAddr,
+    pub hosts: Vec<String>,
+}
+
+impl Dashboard {
+    /// Serves this dashboard with the coordinator of `options`.
+    pub fn serve_with(&self, options: &mut CoordinatorOptions) {
+        options.http = Some(self.addr);
+        options.dashboard.hosts = self.hosts.clone();
+    }
 }
 
 impl HttpArg {
@@ -76,6 +105,17 @@ impl HttpArg {
             .as_deref()
             .map(|a| a.parse().with_context(|| format!("--http: {a:?} is not an address like 127.0.0.1:8080")))
             .transpose()
+    }
+
+    /// The dashboard asked for, its `--http-host` names checked.
+    pub fn dashboard(&self) -> Result<Option<Dashboard>> {
+        let Some(addr) = self.addr()? else { return Ok(None) };
+        for name in &self.http_host {
+            let plain =
+                !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c.is_control() || "/@".contains(c));
+            anyhow::ensure!(plain, "--http-host: {name:?} is not a host name (like dash.example.org, or * for any)");
+        }
+        Ok(Some(Dashboard { addr, hosts: self.http_host.clone() }))
     }
 }
 
@@ -98,8 +138,12 @@ impl CoordinatorArgs {
             max_cells: self.max_cells,
             max_tasks: self.max_tasks,
             max_configurations: self.max_configurations,
+            max_budget: self.max_budget,
+            max_iterations: self.max_iterations,
         };
-        o.http = http;
+        if let Some(dashboard) = self.http.dashboard()? {
+            dashboard.serve_with(&mut o);
+        }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             o.tls = Some(TlsIdentity { cert_pem: read_pem("--tls-cert", cert)?, key_pem: read_pem("--tls-key", key)? });
         }
@@ -160,7 +204,36 @@ pub async fn run(args: CoordinatorArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::loopback_only;
+    use super::{loopback_only, HttpArg};
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Args {
+        #[command(flatten)]
+        http: HttpArg,
+    }
+
+    fn parse(args: &[&str]) -> Result<HttpArg, clap::Error> {
+        Args::try_parse_from(std::iter::once("ksweep").chain(args.iter().copied())).map(|a| a.http)
+    }
+
+    /// `--http-host` names are the dashboard's, checked, and need `--http`.
+    #[test]
+    fn http_hosts_go_with_the_dashboard() {
+        let d = parse(&["--http", "0.0.0.0:8080", "--http-host", "dash.example", "--http-host", "*"]).unwrap();
+        let d = d.dashboard().unwrap().unwrap();
+        assert_eq!((d.addr.port(), d.hosts), (8080, vec!["dash.example".to_string(), "*".to_string()]));
+        let mut options = ksweep_coordinator::CoordinatorOptions::default();
+        parse(&["--http", "--http-host", "x.example"]).unwrap().dashboard().unwrap().unwrap().serve_with(&mut options);
+        assert_eq!(options.http.map(|a| a.to_string()).as_deref(), Some("127.0.0.1:8080"));
+        assert_eq!(options.dashboard.hosts, ["x.example"]);
+        assert!(parse(&["--http-host", "dash.example"]).is_err(), "without --http");
+        for bad in ["", "a b", "http://x", "user@x"] {
+            let e = parse(&["--http", "--http-host", bad]).unwrap().dashboard().unwrap_err().to_string();
+            assert!(e.starts_with("--http-host: "), "{e}");
+        }
+        assert!(parse(&[]).unwrap().dashboard().unwrap().is_none());
+    }
 
     #[test]
     fn only_addresses_all_on_loopback_count() {

@@ -14,7 +14,7 @@ use ksweep_worker::WorkerOptions;
 use sweep::{render, Sweep};
 use tokio::sync::oneshot;
 
-use crate::cmd::coordinator::HttpArg;
+use crate::cmd::coordinator::{Dashboard, HttpArg};
 use crate::cmd::status::print_status;
 use crate::cmd::table::TableView;
 use crate::cmd::watch::follow;
@@ -47,7 +47,7 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     // waits on a pipe included); then a ctrl-c stops the run cleanly.
     let text = crate::spec_file::load(&args.spec)?;
     let mut signals = Signals::install().context("cannot install signal handlers")?;
-    let (id, last) = embedded(text, &args.db, args.threads, args.http.addr()?, &mut signals).await?;
+    let (id, last) = embedded(text, &args.db, args.threads, args.http.dashboard()?, &mut signals).await?;
     let last = last.map_err(|signal| Interrupted {
         signal,
         message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
@@ -70,10 +70,12 @@ pub async fn embedded(
     text: String,
     db: &Path,
     threads: usize,
-    http: Option<std::net::SocketAddr>,
+    http: Option<Dashboard>,
     signals: &mut Signals,
 ) -> Result<(String, std::result::Result<pb::SweepStatus, Signal>)> {
-    Sweep::parse(&text)?; // refuse a bad spec before starting anything
+    // Refuse a bad spec before starting anything. The coordinator serves
+    // this spec alone: what it allows itself (`[limits]`) is the cap.
+    let spec_caps = *Sweep::parse(&text)?.limits();
     let store = Store::open(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
     let url = format!("http://{}", listener.local_addr()?);
@@ -81,10 +83,11 @@ pub async fn embedded(
     // A fresh token for this run: another local process that finds the
     // loopback port cannot submit, poll or forge results into it.
     let token = ksweep_coordinator::random_token()?;
-    let options = CoordinatorOptions { token: Some(token.clone()), http, ..CoordinatorOptions::default() };
-    if let Some(addr) = http {
+    let mut options = CoordinatorOptions { token: Some(token.clone()), spec_caps, ..CoordinatorOptions::default() };
+    if let Some(dashboard) = &http {
+        dashboard.serve_with(&mut options);
         // The run's token is random: the link that logs this browser in.
-        eprintln!("dashboard: http://{addr}/?token={token}");
+        eprintln!("dashboard: http://{}/?token={token}", dashboard.addr);
     }
     let (stop_coordinator, coordinator_stopped) = oneshot::channel::<()>();
     let coordinator = tokio::spawn(ksweep_coordinator::serve(listener, store, options, async {
@@ -100,6 +103,7 @@ pub async fn embedded(
         max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
         memory: None,
         labels: vec![],
+        end: None,
     };
     let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
         let _ = worker_stopped.await;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use ksweep_proto::convert::state_name;
+use ksweep_proto::convert::{state_name, waiting_text};
 use ksweep_proto::v1 as pb;
 use sweep::{format_eta, format_rate};
 
@@ -89,6 +89,9 @@ pub fn print_status(s: &pb::SweepStatus, out: &mut impl Write) -> Result<()> {
     writeln!(out, "successes       {}", s.successes)?;
     if s.state == pb::SweepState::Running as i32 {
         writeln!(out, "rate            {}", speed(s))?;
+    }
+    if let Some(waiting) = waiting_text(s) {
+        writeln!(out, "waiting         {waiting}")?;
     }
     writeln!(out, "configurations  {} ({} impossible)", s.configurations, s.impossible_configurations)?;
     writeln!(out, "shards failed   {}", s.shards_failed)?;

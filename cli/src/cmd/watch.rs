@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use ksweep_proto::convert::state_name;
+use ksweep_proto::convert::{state_name, waiting_text};
 use ksweep_proto::v1 as pb;
 
 use crate::cmd::status::{print_status, speed};
@@ -127,7 +127,10 @@ impl Progress {
     }
 
     fn show(&mut self, s: &pb::SweepStatus) {
-        let message = format!("{} · {}", state_name(s.state), speed(s));
+        let mut message = format!("{} · {}", state_name(s.state), speed(s));
+        if let Some(waiting) = waiting_text(s) {
+            message.push_str(&format!(" · {waiting}"));
+        }
         match &self.bar {
             Some(bar) => {
                 bar.set_length(s.tasks_total);

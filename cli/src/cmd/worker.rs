@@ -32,6 +32,12 @@ pub struct WorkerArgs {
     /// A-Z a-z 0-9 . _ = -.
     #[arg(long = "label", value_name = "LABEL", value_parser = parse_label)]
     pub labels: Vec<String>,
+    /// How long this worker may run, e.g. 11h50m, 90m or 20s (default:
+    /// until stopped, or the end of the Slurm job it runs in). It takes
+    /// only shards estimated to end well within it, and leaves on its own
+    /// shortly before: last results delivered, the rest handed back, exit 0.
+    #[arg(long, value_name = "DURATION", value_parser = ksweep_worker::lifetime::parse_lifetime)]
+    pub lifetime: Option<std::time::Duration>,
 }
 
 fn parse_label(text: &str) -> Result<String, String> {
@@ -79,6 +85,14 @@ impl WorkerArgs {
             .clone()
             .unwrap_or_else(|| format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id()));
         let connect = &self.connect;
+        let left = ksweep_worker::lifetime::time_left(
+            self.lifetime,
+            |key| std::env::var(key).ok(),
+            std::time::SystemTime::now(),
+        );
+        if let Some((left, source)) = left {
+            tracing::info!(left_secs = left.as_secs(), ?source, "the worker's end");
+        }
         Ok(WorkerOptions {
             coordinator: connect.coordinator.clone(),
             threads: self.threads,
@@ -91,6 +105,7 @@ impl WorkerArgs {
                 .map_err(|e| anyhow::anyhow!("--label: {e}"))?
                 .into_iter()
                 .collect(),
+            end: left.map(|(left, _)| std::time::Instant::now() + left),
         })
     }
 }

@@ -13,7 +13,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use figures::{Chart, ChartSpec, Figure, FigureError, Quantity};
-use ksweep_proto::convert::state_name;
+use ksweep_proto::convert::{state_name, waiting_text};
 use ksweep_proto::v1 as pb;
 use serde_json::{json, Value};
 use sweep::{format_eta, format_rate, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions};
@@ -68,12 +68,17 @@ fn status_json(s: &pb::SweepStatus) -> Value {
         "eta_text": s.eta_secs.map(|e| format_eta(Duration::from_secs_f64(e))),
         "warning": progress.warning(),
         "error": s.error,
+        "waiting": waiting_text(s),
+        "failed_shards": s.failed_shards.iter().map(|f| json!({
+            "shard": f.shard_id, "board": f.board, "moves": f.moves,
+            "starts": [f.start_lo, f.start_hi], "error": f.error,
+        })).collect::<Vec<_>>(),
     })
 }
 
 pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
     let statuses = d.shared.read(query::sweeps).await?;
-    let list: Vec<Value> = statuses.into_iter().map(|s| status_json(&d.shared.with_rate(s))).collect();
+    let list: Vec<Value> = statuses.into_iter().map(|s| status_json(&d.shared.live(s))).collect();
     Ok(Json(Value::Array(list)))
 }
 
@@ -110,7 +115,7 @@ impl View {
 /// of state shows at once. The status (counts, rate, ETA) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
     let status = d.shared.read(move |s| query::status(s, Some(&id))).await?;
-    let status = d.shared.with_rate(status);
+    let status = d.shared.live(status);
     let version = (status.tasks_done, status.state);
     let mut views = d.views.lock().await;
     let view = match views.get(&status.sweep_id) {

@@ -1,11 +1,13 @@
 //! Handing shards out: queued ones first, then newly cut ones, within the
 //! worker's budget of held work.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
 use sweep::{Cursor, Planner, ShardPlan, Sweep};
 
+use super::placement::MAX_UNFIT_CUTS;
 use super::shard::{Lease, ShardRun, ShardState};
 use super::sweep_run::SweepPhase;
 use super::Scheduler;
@@ -37,6 +39,19 @@ pub struct LeasedShard {
     pub starts: Option<Arc<[u64]>>,
 }
 
+/// Estimated work a worker holds, and the most it may hold (µs).
+struct Room {
+    held: f64,
+    budget: f64,
+}
+
+impl Room {
+    /// Nothing more fits (a worker holding nothing takes one shard anyway).
+    fn full(&self) -> bool {
+        self.held > 0.0 && self.held >= self.budget
+    }
+}
+
 /// What one [`Scheduler::assign`] leased.
 #[derive(Debug, Clone, Default)]
 pub struct Grant {
@@ -44,14 +59,17 @@ pub struct Grant {
 }
 
 impl Scheduler {
-    /// Leases up to `free` shards to the worker, within its budget of held
-    /// work (target shards per trusted thread, see `WorkerRun::trusted_threads`):
-    /// queued ones first, then
-    /// newly cut ones (kept for the database to record, see
+    /// Leases up to `free` shards that the worker can run (see
+    /// [`super::placement`]) within its budget of held work (target shards
+    /// per trusted thread, see `WorkerRun::trusted_threads`): queued ones
+    /// first, then newly cut ones (kept for the database to record, see
     /// [`Scheduler::take_unstored`], before the assignments are sent). Start
     /// cells not cached are left to [`Grant::draw_starts`], outside the lock.
     pub fn assign(&mut self, worker: WorkerId, free: usize, now: Instant) -> Grant {
         let mut grant = Grant::default();
+        if self.is_draining(worker) {
+            return grant;
+        }
         // However many slots a worker asks for, it holds at most about
         // `held_per_thread` target shards of estimated work per thread, so
         // one fast-polling worker cannot take the remaining work from others.
@@ -59,57 +77,118 @@ impl Scheduler {
         let target = self.shard_micros_now();
         let budget = target * self.config.held_per_thread * threads;
         let held_shards = self.shards.values().filter(|r| r.lease().is_some_and(|l| l.worker == worker));
-        let mut held: f64 = held_shards.map(|r| self.estimate_micros(r)).sum();
+        let held: f64 = held_shards.map(|r| self.estimate_micros(r)).sum();
         if held == 0.0 {
             // Its progress clock starts with the work it now takes.
             if let Some(w) = self.workers.get_mut(&worker) {
                 w.progress_at = now;
             }
         }
-        while grant.leased.len() < free {
-            let shard = match self.queue.pop_front() {
-                Some(id) => match self.shards.get(&id) {
-                    Some(run) if run.state == ShardState::Queued => id,
-                    _ => continue,
-                },
-                None => match self.cut(target) {
-                    Some(id) => id,
-                    None => break,
-                },
-            };
-            let Some(run) = self.shards.get(&shard) else { continue };
-            let estimate = self.estimate_micros(run);
-            if held > 0.0 && held + estimate > budget {
+        let mut room = Room { held, budget };
+        let mut taken = HashSet::new();
+        for shard in self.queued_for(worker, now) {
+            if grant.leased.len() >= free || !self.lease_within(shard, worker, now, &mut room, &mut grant) {
+                break;
+            }
+            taken.insert(shard);
+        }
+        if !taken.is_empty() {
+            self.queue.retain(|id| !taken.contains(id));
+        }
+        // New cuts when the queue had nothing more for this worker. A cut
+        // it cannot run is queued for others; a few, so that the grid's
+        // order cannot keep a worker from the boards it can run.
+        let mut unfit = 0;
+        while grant.leased.len() < free && !room.full() && unfit < MAX_UNFIT_CUTS {
+            let Some(shard) = self.cut(target) else { break };
+            if !self.can_run(worker, shard, now) {
+                self.queue.push_back(shard);
+                unfit += 1;
+                // Too long for the time the worker has left: so is the
+                // next cut, about as large.
+                if self.shards.get(&shard).is_some_and(|r| r.requirement.met_by(self.resources(worker))) {
+                    break;
+                }
+                continue;
+            }
+            if !self.lease_within(shard, worker, now, &mut room, &mut grant) {
                 self.queue.push_front(shard);
                 break;
             }
-            held += estimate;
-            let epoch = Epoch(self.next_epoch);
-            self.next_epoch += 1;
-            let lease = Lease { worker, epoch, deadline: now + self.config.lease };
-            // A shard of a queued sweep is always in the map; taken above.
-            let (key, plan) = (run.sweep, run.plan.clone());
-            let starts = run.starts.clone().or_else(|| self.cached_starts(key, &plan));
-            let Some(s) = self.sweeps.get(&key) else { continue };
-            let (sweep_id, sweep) = (s.id.clone(), s.sweep.clone());
-            self.transition(shard, ShardState::Leased(lease));
-            if let Some(run) = self.shards.get_mut(&shard) {
-                if !run.given_to.contains(&worker) {
-                    run.given_to.push(worker);
-                }
-                if run.starts.is_none() {
-                    run.starts = starts.clone();
-                }
-            }
-            grant.leased.push(LeasedShard { shard, epoch, sweep_key: key, sweep_id, sweep, plan, starts });
         }
         grant
+    }
+
+    /// Leases `shard` if it fits in the worker's `room`; true when it did.
+    fn lease_within(
+        &mut self,
+        shard: ShardId,
+        worker: WorkerId,
+        now: Instant,
+        room: &mut Room,
+        grant: &mut Grant,
+    ) -> bool {
+        let Some(run) = self.shards.get(&shard) else { return false };
+        let estimate = self.estimate_micros(run);
+        if room.held > 0.0 && room.held + estimate > room.budget {
+            return false;
+        }
+        room.held += estimate;
+        self.lease(shard, worker, now, grant);
+        true
+    }
+
+    /// The queued shards `worker` can run, in the order it should take
+    /// them: first those no other registered worker can (boards larger than
+    /// any other's memory), so large workers are kept for the boards only
+    /// they can run, then the rest in queue order.
+    fn queued_for(&self, worker: WorkerId, now: Instant) -> Vec<ShardId> {
+        let others = self.others_memory(worker);
+        let mut only_here = Vec::new();
+        let mut rest = Vec::new();
+        for &id in &self.queue {
+            let Some(run) = self.shards.get(&id).filter(|r| r.state == ShardState::Queued) else { continue };
+            if !self.suits(worker, run, now) {
+                continue;
+            }
+            if run.requirement.memory > others {
+                only_here.push(id);
+            } else {
+                rest.push(id);
+            }
+        }
+        only_here.extend(rest);
+        only_here
+    }
+
+    /// Leases a queued shard to `worker` under a new epoch and adds it to
+    /// `grant` (the caller takes it out of the queue).
+    fn lease(&mut self, shard: ShardId, worker: WorkerId, now: Instant, grant: &mut Grant) {
+        let Some(run) = self.shards.get(&shard) else { return };
+        let epoch = Epoch(self.next_epoch);
+        self.next_epoch += 1;
+        let lease = Lease { worker, epoch, deadline: now + self.config.lease };
+        // A shard of a queued sweep is always in the map; taken above.
+        let (key, plan) = (run.sweep, run.plan.clone());
+        let starts = run.starts.clone().or_else(|| self.cached_starts(key, &plan));
+        let Some(s) = self.sweeps.get(&key) else { return };
+        let (sweep_id, sweep) = (s.id.clone(), s.sweep.clone());
+        self.transition(shard, ShardState::Leased(lease));
+        if let Some(run) = self.shards.get_mut(&shard) {
+            if !run.given_to.contains(&worker) {
+                run.given_to.push(worker);
+            }
+            if run.starts.is_none() {
+                run.starts = starts.clone();
+            }
+        }
+        grant.leased.push(LeasedShard { shard, epoch, sweep_key: key, sweep_id, sweep, plan, starts });
     }
 
     /// Cuts one new shard, of about `target` estimated microseconds, from
     /// the oldest running sweep with grid left. The new shard is queued
     /// state-wise but not in the queue: the caller leases it at once.
-    fn cut(&mut self, target: f64) -> Option<ShardId> {
+    pub(super) fn cut(&mut self, target: f64) -> Option<ShardId> {
         let target_cost = target / self.rate.micros_per_cost;
         let key = self.sweeps.iter_mut().find_map(|(&key, s)| {
             if s.phase == SweepPhase::Draining {
@@ -139,7 +218,8 @@ impl Scheduler {
             }
             None => (0, Cursor::default()),
         };
-        self.shards.insert(id, ShardRun::new(key, plan.clone(), methods, 0));
+        let requirement = self.requirement(key, plan.config);
+        self.shards.insert(id, ShardRun::new(key, plan.clone(), methods, 0, requirement));
         match self.unstored.last_mut() {
             Some(n) if n.sweep == key => {
                 n.shards.push((id, plan));

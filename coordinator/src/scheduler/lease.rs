@@ -25,8 +25,11 @@ pub(super) struct WorkerRun {
     pub threads: u32,
     /// When it last delivered a new result, or began holding work.
     pub progress_at: Instant,
-    /// New results came since the last heartbeat.
+    /// New results came since the last heartbeat, or its tasks polled.
     pub progressed: bool,
+    /// Its running tasks' cancel-flag polls in all, as last reported: a
+    /// count that grows shows them working while no result comes.
+    pub polls: u64,
     /// Task time (bounded per task) reported since `sampled_at`, in µs.
     pub reported_micros: f64,
     pub sampled_at: Instant,
@@ -37,6 +40,11 @@ pub(super) struct WorkerRun {
     /// Tasks it delivered, and their rate over the last minute.
     pub tasks: u64,
     pub delivered: sweep::RateWindow,
+    /// When it must be gone (`--lifetime`, its batch job's end), as of its
+    /// last poll: it is given only shards that end well before.
+    pub deadline: Option<Instant>,
+    /// Asked to leave (`ksweep drain`): given nothing more.
+    pub draining: bool,
 }
 
 /// A worker as the dashboard shows it.
@@ -54,6 +62,10 @@ pub struct WorkerView {
     pub tasks_per_sec: Option<f64>,
     /// Silent past a lease: presumed gone, its shards go to others.
     pub lost: bool,
+    /// Asked to leave (`ksweep drain`); it finishes what it holds.
+    pub draining: bool,
+    /// Time it has left (`--lifetime`, its job's end), if it has an end.
+    pub lifetime_left: Option<Duration>,
 }
 
 impl WorkerRun {
@@ -88,12 +100,15 @@ impl Scheduler {
             threads: threads.max(1),
             progress_at: now,
             progressed: false,
+            polls: 0,
             reported_micros: 0.0,
             sampled_at: now,
             parallelism: 0.0,
             registered: now,
             tasks: 0,
             delivered: sweep::RateWindow::new(Duration::from_secs(60)),
+            deadline: None,
+            draining: false,
         };
         self.workers.insert(worker, run);
     }
@@ -121,6 +136,8 @@ impl Scheduler {
                     tasks: w.tasks,
                     tasks_per_sec: delivered.rate(),
                     lost: silent > self.config.lease,
+                    draining: w.draining,
+                    lifetime_left: w.deadline.map(|d| d.saturating_duration_since(now)),
                 }
             })
             .collect();
@@ -135,6 +152,17 @@ impl Scheduler {
             w.progressed = true;
             w.reported_micros += micros;
             w.tasks += tasks as u64;
+        }
+    }
+
+    /// Notes how often the worker's running tasks have polled their cancel
+    /// flags in all (bt, solve and nn poll every millisecond or so of
+    /// work): a count that grew is progress, as a new result is, so a
+    /// worker busy on long tasks is not taken for a stalled one.
+    pub fn note_polls(&mut self, worker: WorkerId, polls: u64) {
+        if let Some(w) = self.workers.get_mut(&worker).filter(|w| polls > w.polls) {
+            w.polls = polls;
+            w.progressed = true;
         }
     }
 
@@ -256,7 +284,16 @@ impl Scheduler {
     /// A worker leaves: the shards it hands back go to the front of the
     /// queue at once.
     pub fn goodbye(&mut self, worker: WorkerId, returned: &[(ShardId, Epoch)]) {
-        for &(id, epoch) in returned {
+        self.hand_back(worker, returned);
+        self.workers.remove(&worker);
+    }
+
+    /// Shards a worker hands back unfinished (leaving, or every thread
+    /// held up by long tasks so that they would only wait): next in line
+    /// for any worker, and no failed attempt, since nothing went wrong.
+    pub fn hand_back(&mut self, worker: WorkerId, returned: &[(ShardId, Epoch)]) {
+        // Last first, so that they keep their order at the front.
+        for &(id, epoch) in returned.iter().rev() {
             if self.shards.get(&id).is_some_and(|run| run.is_held_by(worker, epoch)) {
                 self.transition(id, ShardState::Queued);
                 // Handed back on purpose: next in line, before older ones.
@@ -266,6 +303,5 @@ impl Scheduler {
                 self.queue.push_front(id);
             }
         }
-        self.workers.remove(&worker);
     }
 }

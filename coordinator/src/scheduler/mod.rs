@@ -7,7 +7,8 @@
 //! phases and how it ends), `lease` (workers, heartbeats, expiry), `assign`
 //! (handing shards out), `sizing` (how large a shard is cut), `starts`
 //! (start cells, drawn off the lock), `report` (validating and committing
-//! results), `resources` (the memory and labels workers advertise).
+//! results), `resources` (the memory and labels workers advertise),
+//! `placement` (which worker may run which shard).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use crate::store::{NewShards, OpenShard};
 
 mod assign;
 mod lease;
+mod placement;
 mod report;
 mod resources;
 mod shard;
@@ -29,6 +31,7 @@ mod sweep_run;
 
 pub use assign::{Assignment, Grant, LeasedShard};
 pub use lease::WorkerView;
+pub use placement::{Requirement, Waiting};
 pub use report::{Settled, ShardReport, TaskReport};
 pub use resources::WorkerResources;
 pub use shard::{Lease, ShardState};
@@ -117,13 +120,16 @@ impl Scheduler {
     ) {
         let mut run = SweepRun::new(id, sweep, cursor);
         run.tally.failed = shards_failed as usize;
+        let methods = run.sweep.methods().len();
+        self.sweeps.insert(key, run);
         for s in open {
-            let shard = ShardRun::new(key, s.plan, run.sweep.methods().len(), s.failures);
-            self.shards.insert(s.id, shard);
-            run.tally.open += 1;
+            let requirement = self.requirement(key, s.plan.config);
+            self.shards.insert(s.id, ShardRun::new(key, s.plan, methods, s.failures, requirement));
+            if let Some(run) = self.sweeps.get_mut(&key) {
+                run.tally.open += 1;
+            }
             self.queue.push_back(s.id);
         }
-        self.sweeps.insert(key, run);
     }
 
     /// True while the sweep is known and running here.

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use sweep::ShardPlan;
 
+use super::placement::Requirement;
 use crate::ids::{Epoch, SweepKey, WorkerId};
 
 /// Where a shard is. A shard is in the queue exactly when it is `Queued`.
@@ -52,11 +53,13 @@ pub(super) struct ShardRun {
     /// Tasks per shard, kept after `received` is emptied.
     pub tasks: usize,
     pub failures: u32,
+    /// What a worker needs to run it.
+    pub requirement: Requirement,
 }
 
 impl ShardRun {
     /// A queued shard of `methods` methods per start.
-    pub fn new(sweep: SweepKey, plan: ShardPlan, methods: usize, failures: u32) -> ShardRun {
+    pub fn new(sweep: SweepKey, plan: ShardPlan, methods: usize, failures: u32, requirement: Requirement) -> ShardRun {
         let tasks = (plan.start_hi - plan.start_lo) as usize * methods;
         ShardRun {
             sweep,
@@ -68,6 +71,7 @@ impl ShardRun {
             remaining: tasks,
             tasks,
             failures,
+            requirement,
         }
     }
 

@@ -1,10 +1,12 @@
 //! A running sweep's phases: shards are cut from its grid, then the last
 //! ones settle and the sweep ends done or failed.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use sweep::{Cursor, Planner, ShardPlan, Sweep};
 
+use super::placement::Requirement;
 use super::shard::ShardState;
 use super::Scheduler;
 use crate::ids::SweepKey;
@@ -55,11 +57,22 @@ pub(super) struct SweepRun {
     pub tally: Tally,
     /// The start list of the configuration shards are being cut from.
     pub starts: Option<(u32, Arc<Vec<u64>>)>,
+    /// Each configuration's requirement, computed when its first shard is
+    /// made ([`Scheduler::requirement`]).
+    pub requirements: HashMap<u32, Requirement>,
 }
 
 impl SweepRun {
     pub fn new(id: String, sweep: Arc<Sweep>, cursor: Cursor) -> SweepRun {
-        SweepRun { id, sweep, cursor, phase: SweepPhase::Cutting, tally: Tally::default(), starts: None }
+        SweepRun {
+            id,
+            sweep,
+            cursor,
+            phase: SweepPhase::Cutting,
+            tally: Tally::default(),
+            starts: None,
+            requirements: HashMap::new(),
+        }
     }
 
     /// The final state, once the grid is cut and every shard settled.

@@ -564,3 +564,87 @@ fn a_holder_that_delivers_nothing_loses_its_shards() {
     let (taken, _) = assign(&mut s, WorkerId(2), 1024, t);
     assert!(taken.iter().any(|a| a.shard == held[0].0), "the honest worker runs them");
 }
+
+/// One sweep of endless-looking `bt` tasks beside the quick [`SPEC`].
+const HOG: &str = r#"
+    name = "hog"
+    seed = 3
+    starts = 6
+    methods = ["bt"]
+    budget = 10000000000
+    [[grid]]
+    rule = [3, 2]
+    dims = [2]
+    n = [12]
+"#;
+
+/// Issue 34: a worker whose every thread another sweep's long tasks hold
+/// hands back the quick shards it has not started, and keeps its long
+/// shard while its tasks poll (paused time, ten minutes of it): nothing is
+/// charged a failure, the quick sweep ends done on the other worker. A
+/// worker whose polls stop moving is still caught.
+#[test]
+fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
+    let now = Instant::now();
+    let mut s = Scheduler::new(SchedulerConfig::default(), 0);
+    let (hog_key, quick_key) = (SweepKey(1), SweepKey(2));
+    for (key, spec) in [(hog_key, HOG), (quick_key, SPEC)] {
+        let sweep = Arc::new(Sweep::parse(spec).unwrap());
+        s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    }
+    let (hogged, free) = (WorkerId(1), WorkerId(2));
+    s.register(hogged, 2, now);
+    s.register(free, 2, now);
+    // The hogged worker asked first: the hog's one shard (the older sweep)
+    // and quick shards that then wait behind it.
+    let (given, _) = assign(&mut s, hogged, 3, now);
+    assert_eq!(given.iter().map(|a| a.sweep_key).collect::<Vec<_>>(), [hog_key, quick_key, quick_key]);
+    let hog = [(given[0].shard, given[0].epoch)];
+    let unstarted: Vec<(ShardId, Epoch)> = given[1..].iter().map(|a| (a.shard, a.epoch)).collect();
+    // A worker cannot hand back what it does not hold.
+    s.hand_back(free, &hog);
+    assert!(s.heartbeat(hogged, &hog, now).is_empty());
+
+    let mut t = now + Duration::from_secs(2);
+    s.touch(hogged, t).unwrap();
+    s.note_polls(hogged, 2_000);
+    s.hand_back(hogged, &unstarted);
+    assert!(s.heartbeat(hogged, &hog, t).is_empty());
+    assert_eq!(s.heartbeat(hogged, &unstarted, t).len(), 2, "handed back: no longer its leases");
+    // The other worker takes them first and finishes the quick sweep.
+    let (taken, _) = assign(&mut s, free, 3, t);
+    assert_eq!(taken.iter().map(|a| a.shard).collect::<Vec<_>>(), unstarted.iter().map(|u| u.0).collect::<Vec<_>>());
+    let reports: Vec<ShardReport> = taken.iter().map(full_report).collect();
+    s.validate(free, &reports).unwrap();
+    assert_eq!(s.commit(free, &reports).finished, vec![(quick_key, SweepState::Done)]);
+
+    // Ten minutes of heartbeats whose polls move: the hog keeps its shard.
+    let mut polls = 2_000;
+    while t < now + Duration::from_secs(600) {
+        t += Duration::from_secs(2);
+        polls += 2_000;
+        for w in [hogged, free] {
+            s.touch(w, t).unwrap();
+        }
+        s.note_polls(hogged, polls);
+        assert!(s.heartbeat(hogged, &hog, t).is_empty(), "still held at {:?}", t - now);
+        assert_eq!(s.expire(t), Settled::default(), "at {:?}", t - now);
+    }
+    // Polls that stop moving (a count sent again is no progress) are a
+    // stall like any other: after six leases the shard goes elsewhere.
+    let stalled_at = t;
+    let settled = loop {
+        t += Duration::from_secs(2);
+        s.touch(hogged, t).unwrap();
+        s.note_polls(hogged, polls);
+        s.heartbeat(hogged, &hog, t);
+        let settled = s.expire(t);
+        if settled != Settled::default() {
+            break settled;
+        }
+        assert!(t < stalled_at + Duration::from_secs(70), "a stalled holder must be caught");
+    };
+    assert!(t >= stalled_at + Duration::from_secs(60), "caught after {:?}", t - stalled_at);
+    assert_eq!(settled.retried.iter().map(|r| r.0).collect::<Vec<_>>(), vec![hog[0].0]);
+    assert!(settled.retried[0].1.contains("delivered no result"), "{settled:?}");
+}

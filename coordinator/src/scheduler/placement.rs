@@ -1,0 +1,271 @@
+//! Placement: which worker may run which shard. A shard's board needs a
+//! known amount of memory for one task ([`tour::Configuration::memory_need_for`],
+//! the figure a worker reserves before it runs anything), and its grid may
+//! require labels; a worker runs only shards whose need fits the memory it
+//! advertised and whose labels it carries. A shard no worker can run waits
+//! in the queue, visibly ([`Scheduler::waiting`]), instead of failing on
+//! every small worker it is offered to.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::resources::WorkerResources;
+use super::shard::ShardRun;
+use super::Scheduler;
+use crate::ids::{ShardId, SweepKey, WorkerId};
+
+/// What a worker must have to run a shard's tasks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirement {
+    /// Bytes one task of the shard's board takes (shared arrays and one
+    /// thread's), as the worker's memory budget counts them.
+    pub memory: u64,
+    /// Labels the shard's grid requires (`requires = [..]`), all of them.
+    pub labels: Arc<BTreeSet<String>>,
+}
+
+impl Requirement {
+    /// True when a worker with these resources can run the shard. A worker
+    /// that advertised no memory (one older than the field) is taken at its
+    /// word that it fits: its own budget still refuses what cannot.
+    pub fn met_by(&self, resources: Option<&WorkerResources>) -> bool {
+        let Some(r) = resources else { return self.labels.is_empty() };
+        r.memory.is_none_or(|m| self.memory <= m) && self.labels.is_subset(&r.labels)
+    }
+}
+
+/// Queued shards of a sweep that no live worker can run, and the most
+/// they need: what `status` shows while they wait.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Waiting {
+    pub shards: u64,
+    /// The largest memory need among them.
+    pub memory: u64,
+    /// Every label some of them require.
+    pub labels: BTreeSet<String>,
+}
+
+/// Shards a cut may queue for other workers in one call, when the one
+/// asking cannot run them: enough to step past a few large boards in the
+/// grid's order, few enough that the queue never fills with work nobody
+/// here can run.
+pub(super) const MAX_UNFIT_CUTS: usize = 64;
+
+/// How many times over a shard's estimated time must fit in the time a
+/// worker with an end has left: estimates are rough, and a worker must
+/// deliver before its batch job is killed.
+const LIFETIME_SAFETY: f64 = 2.0;
+
+impl Scheduler {
+    /// The requirement of a shard of `key` on configuration `config`,
+    /// computed once per configuration and kept with the sweep.
+    pub(super) fn requirement(&mut self, key: SweepKey, config: u32) -> Requirement {
+        let Some(run) = self.sweeps.get_mut(&key) else { return Requirement::default() };
+        if let Some(r) = run.requirements.get(&config) {
+            return r.clone();
+        }
+        let sweep = &run.sweep;
+        let requirement = match sweep.configurations().get(config as usize) {
+            Some(entry) => Requirement {
+                memory: entry.configuration().memory_need_for(sweep.methods(), false).with_threads(1),
+                labels: Arc::new(sweep.required_labels(entry.grid)),
+            },
+            None => Requirement::default(),
+        };
+        run.requirements.insert(config, requirement.clone());
+        requirement
+    }
+
+    /// True when `worker` can run the queued shard `id`, and end it well
+    /// before its own end if it has one.
+    pub(super) fn can_run(&self, worker: WorkerId, id: ShardId, now: Instant) -> bool {
+        self.shards.get(&id).is_some_and(|run| self.suits(worker, run, now))
+    }
+
+    /// [`Scheduler::can_run`] of a shard in hand.
+    pub(super) fn suits(&self, worker: WorkerId, run: &ShardRun, now: Instant) -> bool {
+        run.requirement.met_by(self.resources(worker)) && self.ends_in_time(worker, run, now)
+    }
+
+    /// True unless the worker has an end (`--lifetime`) and the shard's
+    /// estimated time, spread over its threads, does not fit
+    /// `LIFETIME_SAFETY` times in what is left: near its end a worker takes
+    /// short shards only, then none.
+    fn ends_in_time(&self, worker: WorkerId, run: &ShardRun, now: Instant) -> bool {
+        let Some(w) = self.workers.get(&worker) else { return true };
+        let Some(deadline) = w.deadline else { return true };
+        let parallel = f64::from(w.threads).min(run.tasks.max(1) as f64);
+        let wall = self.estimate_micros(run) / parallel * LIFETIME_SAFETY;
+        wall < deadline.saturating_duration_since(now).as_micros() as f64
+    }
+
+    /// Notes the time a worker has left, from its poll (None: no end).
+    pub fn note_lifetime(&mut self, worker: WorkerId, left: Option<Duration>, now: Instant) {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.deadline = left.map(|l| now + l);
+        }
+    }
+
+    /// Asks a worker to leave: it is given nothing more, and its polls'
+    /// replies tell it to finish what it holds. Returns the shards it
+    /// holds, or None for a worker not registered here.
+    pub fn drain(&mut self, worker: WorkerId) -> Option<usize> {
+        self.workers.get_mut(&worker)?.draining = true;
+        Some(self.shards.values().filter(|r| r.lease().is_some_and(|l| l.worker == worker)).count())
+    }
+
+    /// True once a worker was asked to leave.
+    pub fn is_draining(&self, worker: WorkerId) -> bool {
+        self.workers.get(&worker).is_some_and(|w| w.draining)
+    }
+
+    /// The most memory any live worker but `worker` advertised (a worker
+    /// that advertised none counts as unbounded): shards needing more are
+    /// ones only `worker` can run.
+    pub(super) fn others_memory(&self, worker: WorkerId) -> u64 {
+        self.workers
+            .keys()
+            .filter(|&&w| w != worker)
+            .map(|w| self.resources(*w).map_or(u64::MAX, |r| r.memory.unwrap_or(u64::MAX)))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// [`Scheduler::waiting`] of the running sweep with this id (none for
+    /// a sweep not running here).
+    pub fn waiting_for(&self, sweep_id: &str) -> Waiting {
+        match self.sweeps.iter().find(|(_, s)| s.id == sweep_id) {
+            Some((&key, _)) => self.waiting(key),
+            None => Waiting::default(),
+        }
+    }
+
+    /// The queued shards of `key` that no registered worker can run now.
+    pub fn waiting(&self, key: SweepKey) -> Waiting {
+        let mut waiting = Waiting::default();
+        let mut checked: Vec<(&Requirement, bool)> = Vec::new();
+        for id in &self.queue {
+            let Some(run) = self.shards.get(id).filter(|r| r.sweep == key) else { continue };
+            let r = &run.requirement;
+            // Few distinct requirements (one per board): each is checked
+            // against the workers once.
+            let runnable = match checked.iter().find(|(c, _)| *c == r) {
+                Some(&(_, runnable)) => runnable,
+                None => {
+                    let runnable = self.workers.keys().any(|w| r.met_by(self.resources(*w)));
+                    checked.push((r, runnable));
+                    runnable
+                }
+            };
+            if !runnable {
+                waiting.shards += 1;
+                waiting.memory = waiting.memory.max(r.memory);
+                waiting.labels.extend(r.labels.iter().cloned());
+            }
+        }
+        waiting
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sweep::{Cursor, Sweep};
+
+    use super::*;
+    use crate::scheduler::SchedulerConfig;
+
+    /// Two small boards and one large, one start each: 3 shards.
+    const MIXED: &str = r#"
+        name = "mixed"
+        seed = 1
+        starts = 2
+        methods = ["w"]
+        [[grid]]
+        rule = [2, 1]
+        dims = [2]
+        n = [8, 10, 400]
+    "#;
+
+    fn scheduler(spec: &str) -> (Scheduler, SweepKey, Instant) {
+        let config = SchedulerConfig {
+            target_shard: Duration::from_nanos(1),
+            held_per_thread: f64::INFINITY,
+            ..SchedulerConfig::default()
+        };
+        let mut s = Scheduler::new(config, 0);
+        let sweep = Arc::new(Sweep::parse(spec).unwrap());
+        s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+        (s, SweepKey(1), Instant::now())
+    }
+
+    fn join(s: &mut Scheduler, id: u64, memory: Option<u64>, labels: &[&str], now: Instant) -> WorkerId {
+        let worker = WorkerId(id);
+        s.register(worker, 4, now);
+        s.advertise(worker, WorkerResources { memory, labels: labels.iter().map(|l| l.to_string()).collect() });
+        worker
+    }
+
+    /// The boards (side N) of the shards a worker is given.
+    fn boards(s: &mut Scheduler, worker: WorkerId, now: Instant) -> Vec<u32> {
+        let drawn = s.assign_drawn(worker, 64, now);
+        drawn.assignments.iter().map(|a| a.sweep.configurations()[a.plan.config as usize].sides[0]).collect()
+    }
+
+    /// Bytes one task of the N x N board of MIXED needs.
+    fn need(s: &mut Scheduler, key: SweepKey, config: u32) -> u64 {
+        s.requirement(key, config).memory
+    }
+
+    #[test]
+    fn a_shard_goes_only_to_a_worker_that_fits_it_and_waits_visibly_until_one_joins() {
+        let (mut s, key, now) = scheduler(MIXED);
+        let (small_need, large_need) = (need(&mut s, key, 1), need(&mut s, key, 2));
+        assert!(large_need > 100 * small_need, "{small_need} {large_need}");
+        let small = join(&mut s, 1, Some(2 * small_need), &[], now);
+        let mut got = boards(&mut s, small, now);
+        got.sort();
+        assert_eq!(got, [8, 8, 10, 10], "the small boards, never the large one");
+        assert!(boards(&mut s, small, now).is_empty(), "nothing more it can run");
+        assert_eq!(s.waiting(key), Waiting { shards: 2, memory: large_need, labels: BTreeSet::new() });
+        // A worker large enough joins (late): the waiting shards are its.
+        let big = join(&mut s, 2, Some(large_need), &[], now);
+        assert_eq!(s.waiting(key), Waiting::default(), "someone can run them now");
+        assert_eq!(boards(&mut s, big, now), [400, 400]);
+    }
+
+    #[test]
+    fn a_large_worker_takes_the_boards_only_it_can_run_first() {
+        let (mut s, key, now) = scheduler(MIXED);
+        let large_need = need(&mut s, key, 2);
+        let small = join(&mut s, 1, Some(large_need / 2), &[], now);
+        let big = join(&mut s, 2, Some(4 * large_need), &[], now);
+        // The whole grid is cut into the queue (the small worker steps past
+        // the large board, leaving it queued).
+        let first = s.assign_drawn(small, 1, now).assignments;
+        assert_eq!(first.len(), 1);
+        while s.cut(0.0).map(|id| s.queue.push_back(id)).is_some() {}
+        assert_eq!(boards(&mut s, big, now)[..2], [400, 400], "its own boards before the small ones");
+    }
+
+    #[test]
+    fn required_labels_are_honoured() {
+        let spec = MIXED.replace("n = [8, 10, 400]", "n = [8]\nrequires = [\"bigmem\", \"site=lab\"]");
+        let (mut s, key, now) = scheduler(&spec);
+        let plain = join(&mut s, 1, None, &["site=lab"], now);
+        assert!(boards(&mut s, plain, now).is_empty(), "one label missing");
+        let waiting = s.waiting(key);
+        assert_eq!((waiting.shards, waiting.labels.len()), (2, 2), "{waiting:?}");
+        let labelled = join(&mut s, 2, None, &["bigmem", "site=lab", "gpu"], now);
+        assert_eq!(boards(&mut s, labelled, now), [8, 8]);
+    }
+
+    #[test]
+    fn a_worker_that_advertised_no_memory_is_taken_at_its_word() {
+        let unbounded = Requirement { memory: u64::MAX, labels: Arc::default() };
+        assert!(unbounded.met_by(Some(&WorkerResources::default())));
+        assert!(unbounded.met_by(None));
+        let labelled = Requirement { memory: 1, labels: Arc::new(["x".to_string()].into()) };
+        assert!(!labelled.met_by(None), "an unknown worker carries no labels");
+    }
+}
