@@ -944,10 +944,10 @@ fn a_hog_sweep_neither_fails_nor_starves_its_neighbour_and_cancel_frees_the_work
     eprintln!("the quick sweep was done {:?} after it was submitted, beside the hog", began.elapsed());
 
     // Past six leases of a hog that delivers nothing: not one failed attempt.
-    sleep(Duration::from_secs(8).saturating_sub(began.elapsed()));
-    let busy = cpu_over(&c, Duration::from_millis(500));
-    // A whole core is 50 ticks; the machine may be shared.
-    assert!(busy.iter().any(|&t| t >= 10), "a worker should be busy on the hog: {busy:?} ticks in 0.5 s");
+    sleep(Duration::from_secs(6).saturating_sub(began.elapsed()));
+    // A whole core is 100 ticks a second; the machine may be shared.
+    let busy = cpu_over(&c, Duration::from_secs(2));
+    assert!(busy.iter().any(|&t| t >= 10), "a worker should be busy on the hog: {busy:?} ticks in 2 s");
     let log = c.coordinator.as_ref().expect("coordinator").log_text();
     assert!(!log.contains("failed attempt"), "nothing may be charged a failure:\n{}", tail(&log, 40));
     let s = c.status(&hog);
@@ -956,7 +956,7 @@ fn a_hog_sweep_neither_fails_nor_starves_its_neighbour_and_cancel_frees_the_work
     let out = c.client(&["cancel", &hog]).ok();
     assert!(out.stdout.contains("state           cancelled"), "cancel printed:\n{}", out.stdout);
     sleep(Duration::from_secs(1));
-    let idle = cpu_over(&c, Duration::from_millis(500));
+    let idle = cpu_over(&c, Duration::from_secs(1));
     assert!(idle.iter().all(|&t| t <= 5), "the workers should be idle a second after the cancel: {idle:?} ticks");
     assert!(c.workers.iter_mut().all(|w| w.try_exit().is_none()), "the workers live on");
     assert_eq!(c.status(&hog).tasks_done, 0, "a cancelled task reports nothing");
