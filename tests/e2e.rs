@@ -202,7 +202,11 @@ fn bad_input_and_auth() {
             vec!["methods", "zz"],
         ),
         ("unknown-key.toml", format!("{valid_head}{grid}n_rang = 3\n"), vec!["grid[0].n_rang"]),
-        ("oversized.toml", format!("{valid_head}{grid}#{}\n", "x".repeat(1 << 20)), vec!["spec", "over the limit"]),
+        (
+            "oversized.toml",
+            format!("{valid_head}{grid}#{}\n", "x".repeat(1 << 20)),
+            vec!["spec", "larger than 1048576 bytes (the limit of a spec)"],
+        ),
     ];
     for (name, text, needles) in &cases {
         let path = c.write(name, text);
