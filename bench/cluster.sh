@@ -10,6 +10,10 @@
 #                                 following the event stream and fetching the sweep's page
 #                                 data on every event, as the page does): time, coordinator
 #                                 CPU, and the page-data latency
+#   bench/cluster.sh polls        Poll and status latency of 100 simulated workers on a sweep
+#                                 of 300,000 stored results: alone, with one dashboard page
+#                                 open, and with 4 and 20 loops downloading its Parquet file
+#                                 (coordinator/examples/poll_latency.rs)
 #   bench/cluster.sh all
 #
 # Everything listens on 127.0.0.1 and is killed on exit.
@@ -180,11 +184,31 @@ PY
     done
 }
 
+polls() {
+    cargo build --release -q -p ksweep-coordinator --example poll_latency
+    local harness="$PWD/target/release/examples/poll_latency"
+    echo "## Poll latency beside the dashboard (100 simulated workers, 300,000 results stored first)"
+    local run
+    for run in "0 0" "1 0" "0 4" "0 20"; do
+        local pages=${run% *} downloads=${run#* } port http
+        port=$(free_port)
+        http=$(free_port)
+        start_coordinator "$WORK/polls-$pages-$downloads.db" "$port" --http "127.0.0.1:$http"
+        "$harness" --coordinator "http://127.0.0.1:$port" --http "127.0.0.1:$http" --workers 100 \
+            --pages "$pages" --downloads "$downloads" --fill 300000 --warmup-secs 12 --secs 30 2>/dev/null |
+            grep -v '^results stored before'
+        kill "${PIDS[@]}" 2>/dev/null || true
+        PIDS=()
+        wait 2>/dev/null || true
+    done
+}
+
 case "${1:-all}" in
     throughput) throughput ;;
     overhead) overhead ;;
     memory) memory ;;
     dashboards) dashboards ;;
-    all) throughput; overhead; memory; dashboards ;;
-    *) echo "usage: $0 [throughput|overhead|memory|dashboards|all]" >&2; exit 2 ;;
+    polls) polls ;;
+    all) throughput; overhead; memory; dashboards; polls ;;
+    *) echo "usage: $0 [throughput|overhead|memory|dashboards|polls|all]" >&2; exit 2 ;;
 esac

@@ -12,7 +12,8 @@
 //!     --coordinator http://127.0.0.1:50051 --http 127.0.0.1:8080 --workers 100 --pages 1
 //! ```
 //!
-//! The coordinator runs without a token (loopback only).
+//! The coordinator runs without a token (loopback only). `bench/cluster.sh
+//! polls` runs the cases of issue 34 this way.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

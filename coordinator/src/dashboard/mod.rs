@@ -54,7 +54,10 @@ pub struct DashboardOptions {
     pub connections: ConnectionLimits,
     /// Live-update streams (open pages) at once; more are answered 503.
     pub event_streams: usize,
-    /// Downloads and reports built at once; more wait their turn.
+    /// Downloads and reports built at once; more wait their turn. Each
+    /// keeps a core busy (Parquet encoding, report plots) while it is
+    /// built, so by default half the cores, 1 to 4: on two cores, two at
+    /// once left Poll's p99 at 1.05 s under 20 download loops.
     pub downloads: usize,
     /// Host names served besides the listening address (`*`: any).
     pub hosts: Vec<String>,
@@ -69,7 +72,7 @@ impl Default for DashboardOptions {
                 idle: Duration::from_secs(120),
             },
             event_streams: 32,
-            downloads: 2,
+            downloads: std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).clamp(1, 4)),
             hosts: Vec::new(),
         }
     }
