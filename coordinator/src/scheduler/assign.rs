@@ -60,7 +60,7 @@ pub struct Grant {
 
 impl Scheduler {
     /// Leases up to `free` shards that the worker can run (see
-    /// [`super::placement`]) within its budget of held work (target shards
+    /// `scheduler::placement`) within its budget of held work (target shards
     /// per trusted thread, see `WorkerRun::trusted_threads`): queued ones
     /// first, then newly cut ones (kept for the database to record, see
     /// [`Scheduler::take_unstored`], before the assignments are sent). Start
