@@ -103,15 +103,7 @@ impl Store {
         )?;
         let rows = stmt
             .query_map(params![sweep.0, StoredShardState::Failed, limit as i64], |r| {
-                Ok(FailedShard {
-                    id: ShardId(r.get::<_, i64>(0)? as u64),
-                    plan: ShardPlan {
-                        config: r.get(1)?,
-                        start_lo: r.get::<_, i64>(2)? as u64,
-                        start_hi: r.get::<_, i64>(3)? as u64,
-                    },
-                    error: r.get(4)?,
-                })
+                Ok(FailedShard { id: ShardId(r.get::<_, i64>(0)? as u64), plan: plan_at(r, 1)?, error: r.get(4)? })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
@@ -189,15 +181,7 @@ impl Store {
         )?;
         let rows = stmt
             .query_map(params![sweep.0, StoredShardState::Open], |r| {
-                Ok(OpenShard {
-                    id: ShardId(r.get::<_, i64>(0)? as u64),
-                    plan: ShardPlan {
-                        config: r.get(1)?,
-                        start_lo: r.get::<_, i64>(2)? as u64,
-                        start_hi: r.get::<_, i64>(3)? as u64,
-                    },
-                    failures: r.get(4)?,
-                })
+                Ok(OpenShard { id: ShardId(r.get::<_, i64>(0)? as u64), plan: plan_at(r, 1)?, failures: r.get(4)? })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
@@ -213,5 +197,14 @@ pub struct FailedShard {
 }
 
 fn plan_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShardPlan> {
-    Ok(ShardPlan { config: r.get(0)?, start_lo: r.get::<_, i64>(1)? as u64, start_hi: r.get::<_, i64>(2)? as u64 })
+    plan_at(r, 0)
+}
+
+/// The plan in columns `first..first + 3` (config, start_lo, start_hi).
+fn plan_at(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<ShardPlan> {
+    Ok(ShardPlan {
+        config: r.get(first)?,
+        start_lo: r.get::<_, i64>(first + 1)? as u64,
+        start_hi: r.get::<_, i64>(first + 2)? as u64,
+    })
 }
