@@ -215,7 +215,8 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
                 "tasks": w.tasks,
                 "tasks_per_sec": w.tasks_per_sec,
                 "rate_text": w.tasks_per_sec.map(format_rate),
-                "state": if w.lost { "silent" } else { "alive" },
+                "memory_text": advertised.memory.map(tour::format_bytes),
+                "state": if w.lost { "silent" } else if w.draining { "draining" } else { "alive" },
             })
         })
         .collect();
