@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use ksweep_proto::cluster_dir::{ClusterDir, Located};
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::BearerToken;
 use tonic::codegen::InterceptedService;
@@ -26,6 +27,10 @@ pub struct ConnectArgs {
     /// it, the public web roots.
     #[arg(long, env = "KSWEEP_TLS_CA", value_name = "FILE")]
     pub tls_ca: Option<PathBuf>,
+    /// A cluster directory (`ksweep slurm --dir`): the coordinator's
+    /// address and the token are read from the files its jobs write there.
+    #[arg(long, env = "KSWEEP_DIR", value_name = "DIR", conflicts_with = "coordinator")]
+    pub dir: Option<PathBuf>,
 }
 
 /// A sweeps client that presents the token on every call.
@@ -35,7 +40,39 @@ impl ConnectArgs {
     /// The arguments of a coordinator at `url` with `token` and no TLS (the
     /// embedded one of `ksweep run`).
     pub fn plain(url: String, token: String) -> ConnectArgs {
-        ConnectArgs { coordinator: url, token: TokenArgs::new(token), tls_ca: None }
+        ConnectArgs { coordinator: url, token: TokenArgs::new(token), tls_ca: None, dir: None }
+    }
+
+    /// The `--dir` cluster directory, if any.
+    pub fn cluster_dir(&self) -> Option<ClusterDir> {
+        self.dir.as_ref().map(ClusterDir::new)
+    }
+
+    /// The token: as given, or else the cluster directory's.
+    pub fn token(&self) -> Result<Option<String>> {
+        match self.cluster_dir() {
+            Some(dir) if self.token.token.is_none() && self.token.token_file.is_none() => {
+                TokenArgs { token: None, token_file: Some(dir.token_file()) }.resolve().context("--dir")
+            }
+            _ => self.token.resolve(),
+        }
+    }
+
+    /// The coordinator's URL: as given, or as the cluster directory says.
+    pub fn url(&self) -> Result<String> {
+        let Some(dir) = self.cluster_dir() else { return Ok(self.coordinator.clone()) };
+        match dir.locate() {
+            Located::At(url) => Ok(url),
+            Located::NotYet => anyhow::bail!(
+                "--dir: no coordinator has announced itself in {} yet (is its job still pending? squeue --me)",
+                dir.path().display()
+            ),
+            Located::Finished(state) => anyhow::bail!(
+                "--dir: the coordinator of {} has finished ({state}); its results stay in {}",
+                dir.path().display(),
+                dir.database().display()
+            ),
+        }
     }
 
     /// The CA certificate of `--tls-ca`, read whole.
@@ -46,15 +83,13 @@ impl ConnectArgs {
     /// A connected channel and the token interceptor.
     pub async fn channel(&self) -> Result<(Channel, BearerToken)> {
         // The files first: a bad token or CA is said even with no coordinator up.
-        let token = BearerToken::new(self.token.resolve()?.as_deref()).context("--token: not valid header text")?;
+        let token = BearerToken::new(self.token()?.as_deref()).context("--token: not valid header text")?;
         let ca = self.tls_ca_pem()?;
-        let endpoint = ksweep_proto::endpoint(&self.coordinator, ca.as_deref())
+        let url = self.url()?;
+        let endpoint = ksweep_proto::endpoint(&url, ca.as_deref())
             .context("--coordinator")?
             .connect_timeout(Duration::from_secs(5));
-        let channel = endpoint
-            .connect()
-            .await
-            .with_context(|| format!("--coordinator: cannot connect to {}", self.coordinator))?;
+        let channel = endpoint.connect().await.with_context(|| format!("--coordinator: cannot connect to {url}"))?;
         Ok((channel, token))
     }
 
@@ -120,6 +155,22 @@ pub struct SourceArgs {
     /// Read this database file instead of asking a coordinator.
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    /// The database to read offline: `--db`, or a cluster directory's
+    /// whose coordinator has finished (or never started: its results, if
+    /// any, are all in the file).
+    pub fn offline_db(&self) -> Option<PathBuf> {
+        if self.db.is_some() {
+            return self.db.clone();
+        }
+        let dir = self.connect.cluster_dir()?;
+        match dir.locate() {
+            Located::At(_) => None,
+            Located::Finished(_) | Located::NotYet => Some(dir.database()).filter(|db| db.exists()),
+        }
+    }
 }
 
 /// The PEM file behind a flag, read whole (within its limit).

@@ -65,6 +65,11 @@ enum Command {
     Coordinator(cmd::coordinator::CoordinatorArgs),
     /// Run shards for a coordinator.
     Worker(cmd::worker::WorkerArgs),
+    /// Run a sweep on a Slurm cluster: the coordinator as a job of its own,
+    /// the workers as a job array, found through a shared directory.
+    ///
+    /// Example: ksweep slurm specs/quick.toml --workers 8 --cpus-per-worker 4 --time 2:00:00
+    Slurm(cmd::slurm::SlurmArgs),
     /// Submit a sweep spec to a coordinator; prints the sweep id last.
     Submit(cmd::submit::SubmitArgs),
     /// Show a sweep's progress (or every sweep's).
@@ -130,6 +135,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => block_on("warn", cmd::replay::run(args, &mut out))?,
         Command::Coordinator(args) => block_on("info", cmd::coordinator::run(args))?,
         Command::Worker(args) => block_on("info", cmd::worker::run(args))?,
+        Command::Slurm(args) => cmd::slurm::run(args, &mut out)?,
         Command::Submit(args) => block_on("warn", cmd::submit::run(args, &mut out))?,
         Command::Status(args) => block_on("warn", cmd::status::run(args, &mut out))?,
         Command::Watch(args) => block_on("warn", cmd::watch::run(args, &mut out))?,

@@ -417,6 +417,20 @@ impl Shared {
         Ok((worker, name, held))
     }
 
+    /// Asks every live registered worker to finish what it holds and
+    /// leave. Returns how many are draining and the shards they hold; a
+    /// coordinator ending with its sweeps calls it until none is left.
+    pub fn drain_all(&self) -> (usize, usize) {
+        let mut sched = self.scheduler();
+        let live: Vec<WorkerId> = sched.workers(now()).into_iter().filter(|w| !w.lost).map(|w| w.id).collect();
+        let held = live.iter().filter_map(|w| sched.drain(*w)).sum();
+        drop(sched);
+        if !live.is_empty() {
+            self.changed();
+        }
+        (live.len(), held)
+    }
+
     /// Checks that a call comes from the registration of `worker`: its id
     /// alone (sequential, and in every export) is no proof.
     pub fn authenticate(&self, worker: WorkerId, presented: &[u8]) -> Result<()> {

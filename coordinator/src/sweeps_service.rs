@@ -166,14 +166,23 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn drain(&self, req: Request<pb::DrainRequest>) -> Result<Response<pb::DrainReply>, Status> {
-        let who = req.into_inner().worker;
+        let req = req.into_inner();
+        if req.all {
+            let (workers, held) = self.shared.drain_all();
+            return Ok(Response::new(pb::DrainReply {
+                workers: workers as u32,
+                shards_held: held as u32,
+                ..Default::default()
+            }));
+        }
+        let who = req.worker;
         let most = crate::workers_service::MAX_NAME_CHARS;
         if who.is_empty() || who.chars().count() > most {
             let why = format!("DrainRequest.worker: a worker's id or name, 1 to {most} characters");
             return Err(Error::Refused(why).into());
         }
         let (worker, name, held) = self.shared.drain(&who).await?;
-        Ok(Response::new(pb::DrainReply { worker_id: worker.0, name, shards_held: held as u32 }))
+        Ok(Response::new(pb::DrainReply { worker_id: worker.0, name, shards_held: held as u32, workers: 1 }))
     }
 
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {

@@ -192,6 +192,11 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     // What it advertised, its labels as a set.
     assert_eq!(w["memory_bytes"].as_u64(), Some(3 << 30));
     assert_eq!(w["labels"], serde_json::json!(["bigmem", "site=lab"]));
+    assert_eq!(w["memory_text"].as_str(), Some("3.0 GiB"));
+    // Asked to leave (`ksweep drain`), it shows as draining.
+    sweeps.drain(pb::DrainRequest { worker: "host-a".into(), all: false }).await.unwrap();
+    let w: serde_json::Value = serde_json::from_str(&get(&addr, "/api/workers", &[BEARER]).await.body).unwrap();
+    assert_eq!(w["workers"][0]["state"].as_str(), Some("draining"));
 
     let events = get(&addr, "/events", &[BEARER]).await;
     assert_eq!(events.status, 200);

@@ -2,11 +2,13 @@
 //! `Workers` service for workers, generated from `ksweep/v1/ksweep.proto`;
 //! the conversions between its messages and the domain types
 //! ([`convert`]); what a worker does on each failed call ([`classify`]);
-//! the rule for worker labels (from `sweep::labels`); and the channel settings both
-//! ends share.
+//! the rule for worker labels (from `sweep::labels`); the channel settings both
+//! ends share; and the files by which batch jobs find their coordinator
+//! ([`cluster_dir`]).
 
 mod action;
 mod channel;
+pub mod cluster_dir;
 pub mod codec;
 pub mod convert;
 

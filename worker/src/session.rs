@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ksweep_proto::cluster_dir::{ClusterDir, Located};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::workers_client::WorkersClient;
 use ksweep_proto::{classify, BearerToken, Liveness, WorkerAction, WorkerRpc, PROTOCOL_VERSION};
@@ -67,6 +68,12 @@ pub struct WorkerOptions {
     /// see [`crate::lifetime`]): it takes only shards that end well before
     /// and leaves on its own [`crate::lifetime::LEAVE_BEFORE`] the end.
     pub end: Option<std::time::Instant>,
+    /// A cluster directory to find the coordinator in (`--dir`): read
+    /// before every registration, so a worker waits for a coordinator not
+    /// yet started, follows one that moved (a requeued batch job) and
+    /// leaves once it has finished. `coordinator` is then only the first
+    /// guess.
+    pub cluster_dir: Option<ClusterDir>,
 }
 
 type Client = WorkersClient<InterceptedService<Channel, BearerToken>>;
@@ -220,8 +227,8 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
     let resources =
         Resources { memory: MemoryBudget::new(decided.memory), threads, activity: Arc::new(Activity::new(threads)) };
     tracing::info!(threads, memory_bytes = decided.memory, labels = ?options.labels, "worker resources");
-    let endpoint =
-        ksweep_proto::worker_endpoint(&options.coordinator, options.tls_ca.as_deref(), &Liveness::default())?;
+    let mut url = options.coordinator.clone();
+    let mut endpoint = ksweep_proto::worker_endpoint(&url, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
     // Its end is a shutdown too, a little before it.
     let end = options.end;
@@ -239,6 +246,30 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
 
     let mut backoff = FIRST_BACKOFF;
     loop {
+        if let Some(dir) = &options.cluster_dir {
+            match dir.locate() {
+                Located::Finished(state) => {
+                    tracing::info!(dir = %dir.path().display(), %state, "the coordinator has finished: leaving");
+                    return Ok(());
+                }
+                Located::NotYet => {
+                    tracing::info!(dir = %dir.path().display(), retry_in = ?backoff, "no coordinator has announced itself yet");
+                    tokio::select! {
+                        _ = &mut shutdown => return Ok(()),
+                        _ = sleep(backoff) => {}
+                    }
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    continue;
+                }
+                Located::At(announced) if announced != url => {
+                    tracing::info!(coordinator = %announced, "the coordinator announced itself");
+                    endpoint =
+                        ksweep_proto::worker_endpoint(&announced, options.tls_ca.as_deref(), &Liveness::default())?;
+                    url = announced;
+                }
+                Located::At(_) => {}
+            }
+        }
         let registered = tokio::select! {
             _ = &mut shutdown => return Ok(()),
             r = register(&endpoint, &token, &options, &resources) => r,
@@ -247,7 +278,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             Ok(s) => s,
             Err(RegisterError::Fatal(e)) => return Err(e),
             Err(RegisterError::Retry(why)) => {
-                tracing::warn!(coordinator = %options.coordinator, %why, retry_in = ?backoff, "cannot reach the coordinator");
+                tracing::warn!(coordinator = %url, %why, retry_in = ?backoff, "cannot reach the coordinator");
                 tokio::select! {
                     _ = &mut shutdown => return Ok(()),
                     _ = sleep(backoff) => {}
@@ -262,7 +293,8 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
         // whose coordinator may reuse their (shard, epoch) numbers.
         let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
         tracing::info!(worker = session.worker_id, threads, "registered");
-        match serve_session(&mut session, &pool, &resources, end, &events_tx, &mut events, &mut shutdown).await {
+        let target = Target { options: &options, url: &url };
+        match serve_session(&mut session, &pool, &resources, &target, &events_tx, &mut events, &mut shutdown).await {
             SessionEnd::Shutdown => return farewell(&mut session, &mut events).await,
             SessionEnd::Reregister(why) => {
                 tracing::warn!(%why, "registering again; dropping the shards of the old session");
@@ -270,6 +302,21 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             }
             SessionEnd::Fatal(e) => return Err(e),
         }
+    }
+}
+
+/// The coordinator a session serves: the worker's options and the URL it
+/// registered at.
+struct Target<'a> {
+    options: &'a WorkerOptions,
+    url: &'a str,
+}
+
+impl Target<'_> {
+    /// Whether the cluster directory (if any) says the coordinator is no
+    /// longer at this session's URL: moved (a requeued job) or finished.
+    fn moved(&self) -> bool {
+        self.options.cluster_dir.as_ref().is_some_and(|d| d.locate() != Located::At(self.url.to_string()))
     }
 }
 
@@ -327,7 +374,7 @@ async fn serve_session(
     s: &mut Session,
     pool: &Arc<rayon::ThreadPool>,
     resources: &Resources,
-    end: Option<std::time::Instant>,
+    target: &Target<'_>,
     events_tx: &mpsc::UnboundedSender<Event>,
     events: &mut mpsc::UnboundedReceiver<Event>,
     shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
@@ -362,7 +409,9 @@ async fn serve_session(
             session_secret: s.secret.clone(),
             returned: s.returning.clone(),
             task_polls: resources.activity.polls().load(Ordering::Relaxed),
-            lifetime_left_millis: end
+            lifetime_left_millis: target
+                .options
+                .end
                 .map(|e| e.saturating_duration_since(std::time::Instant::now()).as_millis() as u64),
         };
         let request = s.request(request);
@@ -379,6 +428,11 @@ async fn serve_session(
                     WorkerAction::DropResults => {
                         let tasks: usize = results.iter().map(|r| r.tasks.len()).sum();
                         tracing::error!(tasks, error = %cause(&status), "coordinator refused our results; dropping them");
+                    }
+                    WorkerAction::RetryLater if target.moved() => {
+                        // Its results go with the old session: the shards'
+                        // leases lapse and they run again wherever it is now.
+                        return SessionEnd::Reregister("the coordinator moved or finished".into());
                     }
                     WorkerAction::RetryLater => {
                         for r in results {

@@ -174,6 +174,7 @@ fn options(url: String) -> WorkerOptions {
         memory: None,
         labels: vec![],
         end: None,
+        cluster_dir: None,
     }
 }
 
@@ -302,4 +303,53 @@ async fn a_hogged_worker_hands_back_what_waits_and_a_revoked_hog_frees_it() {
     let _ = stop.send(());
     let result = tokio::time::timeout(Duration::from_secs(10), worker).await.expect("the worker stops").expect("join");
     assert!(result.is_ok(), "{result:?}");
+}
+
+/// Serves `fake` on a loopback port until `stop` completes (then closes its
+/// connections); returns its URL.
+async fn serve_until(fake: Arc<Fake>, stop: oneshot::Receiver<()>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("local addr"));
+    tokio::spawn(
+        tonic::transport::Server::builder().add_service(WorkersServer::from_arc(fake)).serve_with_incoming_shutdown(
+            TcpListenerStream::new(listener),
+            async {
+                let _ = stop.await;
+            },
+        ),
+    );
+    url
+}
+
+/// A worker given a cluster directory (`--dir`) waits for a coordinator to
+/// announce itself there, follows it when it moves (a requeued batch job on
+/// another node and port) and leaves, exit 0, once it has finished.
+#[tokio::test]
+async fn a_worker_finds_its_coordinator_through_a_cluster_directory() {
+    use ksweep_proto::cluster_dir::ClusterDir;
+    let path = std::env::temp_dir().join(format!("ksweep-worker-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&path).expect("temp dir");
+    let dir = ClusterDir::new(&path);
+    let options = WorkerOptions { cluster_dir: Some(dir.clone()), ..options("http://127.0.0.1:9".into()) };
+    let worker = tokio::spawn(ksweep_worker::run(options, std::future::pending::<()>()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!worker.is_finished(), "it waits while nothing is announced");
+
+    let (stop_first, first_stopped) = oneshot::channel::<()>();
+    let first = fake(Script::FreezeFirstPoll, 1000);
+    dir.announce(&serve_until(first.clone(), first_stopped).await).expect("announce");
+    until(&first, Duration::from_secs(10), "a poll of the announced coordinator", |s| s.polls >= 2).await;
+
+    // The coordinator's job ends; its successor serves elsewhere.
+    let second = fake(Script::FreezeFirstPoll, 1000);
+    let (_stop_second, second_stopped) = oneshot::channel::<()>();
+    dir.announce(&serve_until(second.clone(), second_stopped).await).expect("announce");
+    let _ = stop_first.send(());
+    until(&second, Duration::from_secs(15), "a poll of the coordinator that moved", |s| s.polls >= 2).await;
+
+    dir.finish("done").expect("finish");
+    drop(_stop_second);
+    let result = tokio::time::timeout(Duration::from_secs(20), worker).await.expect("the worker leaves").expect("join");
+    assert!(result.is_ok(), "{result:?}");
+    std::fs::remove_dir_all(&path).expect("remove temp dir");
 }

@@ -1,6 +1,6 @@
 //! `ksweep coordinator`: serve sweeps to workers and clients over gRPC.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -8,7 +8,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ksweep_coordinator::{CoordinatorOptions, TlsIdentity};
 
-use crate::connect::{read_pem, TokenArgs};
+use ksweep_proto::cluster_dir::ClusterDir;
+use ksweep_proto::v1 as pb;
+
+use crate::connect::{read_pem, ConnectArgs, TokenArgs};
 use crate::shutdown::Signals;
 
 /// Start a coordinator.
@@ -18,8 +21,25 @@ pub struct CoordinatorArgs {
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub listen: String,
     /// SQLite database file (created if missing; running sweeps resume).
-    #[arg(long, default_value = "sweeps.db")]
-    pub db: PathBuf,
+    /// Default: sweeps.db, or the cluster directory's.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// A cluster directory (`ksweep slurm` makes one): the database and
+    /// token are its own, and once listening the coordinator announces its
+    /// address there (`coordinator.url`) for workers and clients to find.
+    #[arg(long, env = "KSWEEP_DIR", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The host name announced in --dir (default: this machine's name).
+    #[arg(long, value_name = "HOST", requires = "dir")]
+    pub announce_host: Option<String>,
+    /// Submit this spec once serving (resuming it if the database holds it).
+    #[arg(long, value_name = "SPEC")]
+    pub submit: Option<PathBuf>,
+    /// Once the submitted sweep has ended, drain every worker, say so in
+    /// --dir (`finished`) and exit: 0 if it is done. A batch job's
+    /// coordinator, whose job should end with its sweep.
+    #[arg(long, requires = "submit")]
+    pub until_done: bool,
     /// Shared secret every client and worker must present.
     #[command(flatten)]
     pub token: TokenArgs,
@@ -120,8 +140,31 @@ impl HttpArg {
 }
 
 impl CoordinatorArgs {
+    /// The database file: --db, the cluster directory's, or sweeps.db.
+    pub fn database(&self) -> PathBuf {
+        match (&self.db, self.cluster_dir()) {
+            (Some(db), _) => db.clone(),
+            (None, Some(dir)) => dir.database(),
+            (None, None) => PathBuf::from("sweeps.db"),
+        }
+    }
+
+    fn cluster_dir(&self) -> Option<ClusterDir> {
+        self.dir.as_ref().map(ClusterDir::new)
+    }
+
+    /// The token as given, or else the cluster directory's.
+    fn resolve_token(&self) -> Result<Option<String>> {
+        match self.cluster_dir() {
+            Some(dir) if self.token.token.is_none() && self.token.token_file.is_none() => {
+                TokenArgs { token: None, token_file: Some(dir.token_file()) }.resolve().context("--dir")
+            }
+            _ => self.token.resolve(),
+        }
+    }
+
     pub fn options(&self) -> Result<CoordinatorOptions> {
-        let token = self.token.resolve()?;
+        let token = self.resolve_token()?;
         let http = self.http.addr()?;
         if token.is_none() {
             self.refuse_exposed_without_token(http)?;
@@ -190,16 +233,135 @@ fn positive_secs(field: &str, v: f64) -> Result<Duration> {
 
 pub async fn run(args: CoordinatorArgs) -> Result<()> {
     let options = args.options()?;
-    let signals = Signals::install().context("cannot install signal handlers")?;
-    let store = ksweep_coordinator::store::Store::open(&args.db)
-        .with_context(|| format!("--db: cannot open {}", args.db.display()))?;
+    // The spec first: a bad one is said before anything starts.
+    let submit = args.submit.as_deref().map(crate::spec_file::load).transpose().context("--submit")?;
+    anyhow::ensure!(
+        submit.is_none() || args.tls_cert.is_none(),
+        "--submit: not with --tls-cert (submit with ksweep submit)"
+    );
+    let mut signals = Signals::install().context("cannot install signal handlers")?;
+    let db = args.database();
+    let store =
+        ksweep_coordinator::store::Store::open(&db).with_context(|| format!("--db: cannot open {}", db.display()))?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("--listen: cannot listen on {}", args.listen))?;
+    let local = listener.local_addr().context("--listen: no local address")?;
     // On stdout, for scripts and tests that listen on port 0.
-    println!("listening on {}", listener.local_addr().context("--listen: no local address")?);
-    ksweep_coordinator::serve(listener, store, options, signals.shutdown()).await?;
+    println!("listening on {local}");
+    let token = options.token.clone();
+    let Some(spec) = submit else {
+        if let Some(dir) = args.cluster_dir() {
+            announce(&dir, args.announce_host.as_deref(), local)?;
+        }
+        ksweep_coordinator::serve(listener, store, options, signals.shutdown()).await?;
+        return Ok(());
+    };
+
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(ksweep_coordinator::serve(listener, store, options, async {
+        let _ = stopped.await;
+    }));
+    let own = format!("http://{}", SocketAddr::new(reachable_ip(local.ip()), local.port()));
+    let dir = args.cluster_dir();
+    let driven = async {
+        let own =
+            ConnectArgs { coordinator: own, token: TokenArgs { token, token_file: None }, tls_ca: None, dir: None };
+        let mut client = own.connect().await?;
+        if let Some(dir) = &dir {
+            announce(dir, args.announce_host.as_deref(), local)?;
+        }
+        let reply = client
+            .submit(pb::SubmitRequest { spec_toml: spec, resume: true })
+            .await
+            .map_err(crate::connect::status_error)?
+            .into_inner();
+        tracing::info!(sweep = %reply.sweep_id, "serving the submitted sweep");
+        if !args.until_done {
+            return Ok(None);
+        }
+        let last = crate::cmd::watch::follow(&mut client, &reply.sweep_id).await?;
+        drain_everyone(&mut client).await?;
+        Ok::<_, anyhow::Error>(Some(last))
+    };
+    let outcome = tokio::select! {
+        outcome = driven => outcome,
+        _ = signals.recv() => Ok(None),
+    };
+    // Without --until-done, serve on until a signal.
+    let outcome = match outcome {
+        Ok(None) if !args.until_done => {
+            signals.recv().await;
+            Ok(None)
+        }
+        other => other,
+    };
+    let _ = stop.send(());
+    server.await.context("coordinator task")??;
+    let Some(last) = outcome? else { return Ok(()) };
+    let state = ksweep_proto::convert::state_name(last.state);
+    if let Some(dir) = &dir {
+        dir.finish(state).with_context(|| format!("--dir: cannot write to {}", dir.path().display()))?;
+    }
+    anyhow::ensure!(last.state == pb::SweepState::Done as i32, "sweep {} ended {state}", last.sweep_id);
+    tracing::info!(sweep = %last.sweep_id, "the sweep is done; leaving");
     Ok(())
+}
+
+/// How long a coordinator ending with its sweep waits for its workers to
+/// leave: drained ones leave at their next poll.
+const WORKERS_LEAVE_WITHIN: Duration = Duration::from_secs(60);
+
+/// Asks every worker to leave, until none is left (or a minute passed:
+/// one that vanished is not waited for longer than its lease).
+async fn drain_everyone(client: &mut crate::connect::Client) -> Result<()> {
+    let began = std::time::Instant::now();
+    loop {
+        let request = pb::DrainRequest { worker: String::new(), all: true };
+        let left = client.drain(request).await.map_err(crate::connect::status_error)?.into_inner().workers;
+        if left == 0 || began.elapsed() > WORKERS_LEAVE_WITHIN {
+            if left > 0 {
+                tracing::warn!(workers = left, "workers still registered; leaving without them");
+            }
+            return Ok(());
+        }
+        tracing::info!(workers = left, "waiting for the workers to leave");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Writes this coordinator's address into the cluster directory.
+fn announce(dir: &ClusterDir, host: Option<&str>, local: SocketAddr) -> Result<()> {
+    let host = match host {
+        Some(h) => h.to_string(),
+        // Listening on every address: others reach it by this machine's name.
+        None if local.ip().is_unspecified() => host_name()?,
+        None => local.ip().to_string(),
+    };
+    let host = if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host };
+    let url = format!("http://{host}:{}", local.port());
+    dir.announce(&url).with_context(|| format!("--dir: cannot write to {}", dir.path().display()))?;
+    tracing::info!(%url, dir = %dir.path().display(), "announced");
+    Ok(())
+}
+
+/// This machine's host name (the kernel's).
+fn host_name() -> Result<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .context("cannot read this machine's host name; give --announce-host")?;
+    let name = name.trim();
+    anyhow::ensure!(!name.is_empty(), "this machine has no host name; give --announce-host");
+    Ok(name.to_string())
+}
+
+/// An address this process can reach its own listener at.
+fn reachable_ip(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(v6) if v6.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        other => other,
+    }
 }
 
 #[cfg(test)]

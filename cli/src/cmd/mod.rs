@@ -15,6 +15,7 @@ pub mod replay;
 pub mod report;
 pub mod resume;
 pub mod run;
+pub mod slurm;
 pub mod status;
 pub mod submit;
 pub mod table;

@@ -104,6 +104,7 @@ pub async fn embedded(
         memory: None,
         labels: vec![],
         end: None,
+        cluster_dir: None,
     };
     let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
         let _ = worker_stopped.await;

@@ -6,11 +6,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ksweep_proto::cluster_dir::Located;
 use ksweep_proto::convert::{state_name, waiting_text};
 use ksweep_proto::v1 as pb;
 
 use crate::cmd::status::{print_status, speed};
 use crate::connect::{status_error, Client, ConnectArgs};
+use crate::source::DbSource;
 
 /// How long `watch` keeps reconnecting to a coordinator that went away.
 const RECONNECT_FOR: Duration = Duration::from_secs(300);
@@ -20,8 +22,9 @@ const LOG_EVERY: Duration = Duration::from_secs(10);
 /// Follow a sweep's progress until it ends.
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// The sweep: its id, a unique prefix of it, or its name.
-    pub id: String,
+    /// The sweep: its id, a unique prefix of it, or its name (default:
+    /// the coordinator's only sweep).
+    pub id: Option<String>,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }
@@ -31,14 +34,24 @@ pub struct WatchArgs {
 pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
     let mut progress = Progress::new();
     let mut lost_since: Option<Instant> = None;
+    let id = args.id.as_deref().unwrap_or_default();
     let last = loop {
+        // A cluster directory's coordinator that has finished (or moved
+        // and finished since) is not coming back: its database answers.
+        if let Some(dir) = args.connect.cluster_dir() {
+            if let Located::Finished(_) = dir.locate() {
+                progress.finish();
+                break DbSource::open(&dir.database())?.status(args.id.as_deref())?;
+            }
+        }
         let attempt = async {
             let mut client = args.connect.connect().await?;
-            follow_with(&mut client, &args.id, &mut progress).await
+            follow_with(&mut client, id, &mut progress).await
         };
         match attempt.await {
             Ok(last) => break last,
-            Err(e) if is_unreachable(&e) => {
+            // A coordinator moving (a requeued job) is a restart too.
+            Err(e) if is_unreachable(&e) || is_moving(&args.connect) => {
                 let since = *lost_since.get_or_insert_with(Instant::now);
                 if since.elapsed() > RECONNECT_FOR {
                     return Err(
@@ -61,6 +74,12 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
 
 /// A lost connection or a coordinator shutting down, as opposed to an
 /// answer (a sweep not found, a bad token).
+/// Whether a cluster directory says its coordinator is between jobs (a
+/// requeued one not started yet).
+fn is_moving(connect: &ConnectArgs) -> bool {
+    connect.cluster_dir().is_some_and(|d| d.locate() == Located::NotYet)
+}
+
 fn is_unreachable(e: &anyhow::Error) -> bool {
     let text = format!("{e:#}");
     ["cannot connect", "shutting down", "transport error", "connection", "unavailable", "broken pipe"]

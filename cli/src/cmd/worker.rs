@@ -95,9 +95,10 @@ impl WorkerArgs {
         }
         Ok(WorkerOptions {
             coordinator: connect.coordinator.clone(),
+            cluster_dir: connect.cluster_dir(),
             threads: self.threads,
             name,
-            token: connect.token.resolve()?,
+            token: connect.token()?,
             tls_ca: connect.tls_ca_pem()?,
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             memory: self.memory,

@@ -9,8 +9,8 @@
 //! `memory.limit_in_bytes` of the process's cgroup and its parents,
 //! Slurm's `SLURM_MEM_PER_NODE` or `SLURM_MEM_PER_CPU` times the task's
 //! CPUs, and `MemAvailable`, less [`margin`]. Threads: the tightest of the
-//! affinity mask and the cgroup CPU quota (v2 `cpu.max`, v1
-//! `cpu.cfs_quota_us`). `std::thread::available_parallelism` takes the same
+//! affinity mask, the cgroup CPU quota (v2 `cpu.max`, v1
+//! `cpu.cfs_quota_us`) and Slurm's `SLURM_CPUS_PER_TASK`. `std::thread::available_parallelism` takes the same
 //! minimum but does not say which bound it; it is the fallback where
 //! neither can be read.
 //!
@@ -122,6 +122,7 @@ impl Bounds {
         b.available_memory(host);
         b.cgroup_cpus(host);
         b.affinity(host);
+        b.slurm_cpus(host);
         b
     }
 
@@ -309,6 +310,15 @@ impl Bounds {
         match cpu_count(list) {
             Some(n) => self.push(Bound::Threads, n, format!("affinity mask (Cpus_allowed_list {list})")),
             None => self.ignored.push(format!("Cpus_allowed_list in /proc/self/status = {list:?}: not a CPU list")),
+        }
+    }
+
+    /// `SLURM_CPUS_PER_TASK`: the CPUs the job asked for, a bound even
+    /// where Slurm does not bind tasks to them (`TaskPlugin=task/none`)
+    /// and the affinity mask shows the whole node.
+    fn slurm_cpus(&mut self, host: &Host) {
+        if let Some(n) = self.slurm_number(host, "SLURM_CPUS_PER_TASK").filter(|&n| n > 0) {
+            self.push(Bound::Threads, n, format!("Slurm SLURM_CPUS_PER_TASK={n}"));
         }
     }
 

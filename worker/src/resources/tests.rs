@@ -134,6 +134,18 @@ fn slurm_memory_per_node_and_per_cpu() {
     assert_eq!(f.bounds(&[("SLURM_MEM_PER_NODE", "0")]), Bounds::default());
 }
 
+/// A Slurm job's CPUs bound its threads even where its tasks are not
+/// bound to them (the affinity mask then shows the whole node).
+#[test]
+fn slurm_cpus_per_task_bounds_threads() {
+    let f = Fixture::new("slurm-cpus");
+    f.file("/proc/self/status", "Cpus_allowed_list:\t0-7\n");
+    let b = f.bounds(&[("SLURM_CPUS_PER_TASK", "2"), ("SLURM_CPUS_ON_NODE", "8")]);
+    assert_eq!(b.threads(), Some(&figure(2, "Slurm SLURM_CPUS_PER_TASK=2")));
+    let b = f.bounds(&[("SLURM_CPUS_PER_TASK", "16")]);
+    assert_eq!(b.threads(), Some(&figure(8, "affinity mask (Cpus_allowed_list 0-7)")), "the tighter bound wins");
+}
+
 /// Values that are not what the kernel or Slurm writes are refused, each
 /// noted with its source, and bound nothing.
 #[test]
