@@ -149,7 +149,7 @@ fn replay_all(files: &[PathBuf], options: &[&str]) {
 /// first 2 starts per (N, method); larger boards are left out, except the
 /// (1,2,2) 3D boards of N = 400..550, which replay their first start.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier: run with cargo test --release")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn every_published_experiment_replays() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("data/replay"))
         .expect("data/replay")

@@ -226,13 +226,13 @@ fn agrees_with_brute_force_3d_small() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn agrees_with_brute_force_2d_up_to_25_cells() {
     agree_on_all_boards(2, &move_sets_2d(), DEBUG_MAX_CELLS + 1, MAX_CELLS);
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn agrees_with_brute_force_3d_up_to_25_cells() {
     agree_on_all_boards(3, &move_sets_3d(), DEBUG_MAX_CELLS + 1, MAX_CELLS);
 }

@@ -54,7 +54,7 @@ fn every_start_small_squares() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn every_start_squares_to_40() {
     let t = Instant::now();
     let starts: u64 = (5..=40).map(every_start).sum();
@@ -82,7 +82,7 @@ fn every_start_small_rectangles() {
 /// Rectangles with sides 5..=24: odd x odd ones with one band (the start's
 /// block spans a side, with a detour) and every kind of cut.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn every_start_rectangles_to_24() {
     let t = Instant::now();
     let starts: u64 = (5..=24).flat_map(|m| (5..=24).map(move |n| every_start_rect(m, n))).sum();
@@ -107,7 +107,7 @@ impl Stream {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn random_starts_up_to_666() {
     let mut rng = Stream(2025);
     let moves = knight();
@@ -236,7 +236,7 @@ fn deterministic() {
 /// The n = 665 and 666 benchmark: printed, not asserted (run with
 /// `--nocapture` in release mode to see it).
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn timing_666() {
     let moves = knight();
     for n in [666u32, 665] {

@@ -74,7 +74,7 @@ fn every_tour_passes_the_closed_tour_check() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn every_tour_passes_the_closed_tour_check_many_seeds() {
     let (tours, runs) = check_many(200, 10 * CAP);
     // Measured: 4297 tours in 9600 runs.

@@ -54,7 +54,7 @@ fn load() -> BTreeMap<(String, u32), Vec<Row>> {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier: run with cargo test --release")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn engine_reproduces_every_published_flag() {
     let groups = load();
     let total: usize = groups.values().map(Vec::len).sum();

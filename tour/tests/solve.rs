@@ -162,7 +162,7 @@ fn starts_share_one_tour_of_the_board_in_any_order() {
 /// all its starts, with the same figures whichever start asked first and
 /// the same answer as each start's own proof.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn a_board_without_tours_is_refuted_once() {
     let (board, moves) = board_moves(&[4, 3], &[24, 24]);
     let budget = 100_000_000;
@@ -266,7 +266,7 @@ proptest! {
 /// Every start is settled (a tour, or a proof), except on the boards listed
 /// as open questions, where no start may be answered wrongly either.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn settles_every_start_of_4_3_boards() {
     let (rule, budget) = ([4u32, 3], 20_000_000);
     for n in [8u32, 11, 14, 15, 21, 22, 26, 29, 33, 40, 57, 80] {
@@ -335,7 +335,7 @@ fn cycle_covers_of_4_3_boards() {
 /// thirteen from (11,12); from a corner the moves stay in one piece and
 /// the search settles it deeper.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode tier")]
+#[cfg_attr(not(optimized), ignore = "slow tier: runs in optimised builds (--release, --profile checked)")]
 fn boards_whose_covers_fall_apart_have_no_tour() {
     let budget = 200_000_000;
     let settled = |rule: &[u32], n: u32, start: u64, closed: bool| {
