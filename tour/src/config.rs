@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::method::Method;
 use crate::moves::{Colouring, MoveSource, Moves};
 use crate::seed::{Rng, SeedHasher};
+use crate::walk::select::{Cpu, Kernels};
 
 /// Most starts one configuration may ask for (they are held in memory).
 pub const MAX_STARTS: u64 = 1 << 24;
@@ -130,47 +131,25 @@ impl Configuration {
         MemoryNeed { shared: degrees, per_thread: degrees.saturating_add(path) }
     }
 
-    /// [`Configuration::memory_need`] for tasks of `methods`: W+ walks on
-    /// 2D boards run on 16-bit cells (`walk::minpos`) or, where those do
-    /// not fit, 4-byte keyed cells (`walk::plus_cells`); rule-W walks
-    /// advancing together need more byte degrees a thread; `solve` keeps
+    /// [`Configuration::memory_need`] for tasks of `methods`: what the
+    /// walks' kernels on this machine add (`walk::select`: W+ walks on 2D
+    /// boards run on 16-bit cells or 4-byte keyed cells; rule-W walks
+    /// advancing together need more byte degrees a thread); `solve` keeps
     /// its own graph, walk and cover state per thread, about 44 bytes a
     /// padded cell and 32 a board cell, on small boards its search's
     /// ([`crate::solve::search_memory`]), and on large ones the tour its
     /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
+        let kernels = Kernels::choose(&self.board, &self.moves, Cpu::detect());
+        let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
         if methods.iter().any(|m| m.walks_w_plus()) {
-            use crate::walk::{minpos, plus_cells};
-            let padded = self.padded_cells();
-            let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
-            if minpos::fits(&self.board, &self.moves) {
-                // W+ walks' 16-bit cells: the starting ones and the tables
-                // shared, and a thread's working copy for each of the walks
-                // it advances together (see `Solver::run_tasks`).
-                need.shared = need.shared.saturating_add(bytes(minpos::shared_bytes(padded)));
-                let lanes = minpos::cell_bytes(padded).saturating_mul(minpos::LANES as u128);
-                need.per_thread = need.per_thread.saturating_add(bytes(lanes));
-            } else if plus_cells::fits(&self.board, &self.moves) {
-                // Keyed cells, 4 bytes a padded cell: the starting ones
-                // shared, and a thread's two working copies.
-                need.shared = need.shared.saturating_add(bytes(padded.saturating_mul(4)));
-                need.per_thread = need.per_thread.saturating_add(bytes(padded.saturating_mul(8)));
-            }
+            let (shared, per_thread) = kernels.w_plus_bytes();
+            need.shared = need.shared.saturating_add(bytes(shared));
+            need.per_thread = need.per_thread.saturating_add(bytes(per_thread));
         }
         if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) {
-            // Rule-W walks advance two (3D) or four (2D) at a time too, and
-            // the walks of their tasks that do not pair run on the slot's
-            // own degrees: one or three more byte buffers a thread.
-            let more = if crate::solver::degree_pairs(self) {
-                1
-            } else if crate::solver::w_lanes(self) {
-                crate::walk::minpos::LANES as u64 - 1
-            } else {
-                0
-            };
-            let padded = u64::try_from(self.padded_cells()).unwrap_or(u64::MAX);
-            need.per_thread = need.per_thread.saturating_add(padded.saturating_mul(more));
+            need.per_thread = need.per_thread.saturating_add(bytes(kernels.w_bytes()));
         }
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();

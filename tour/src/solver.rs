@@ -13,7 +13,8 @@ use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
 use crate::walk::minpos::{self, Kernel};
-use crate::walk::{plus_cells, scaled, walk, Tiebreak, WalkMoves};
+use crate::walk::select::{Cpu, GroupKernel, Kernels};
+use crate::walk::{plus_cells, walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -50,17 +51,13 @@ pub struct Solver {
     layout: Layout,
     /// Starting degrees, copied into a workspace before each walk.
     pristine: Degrees,
-    /// Whether W+ walks run on 16-bit cells here ([`minpos::fits`]).
-    minpos_fits: bool,
+    /// The CPU features the kernels may use.
+    cpu: Cpu,
+    /// Which kernels the walks run on ([`Kernels::choose`]).
+    kernels: Kernels,
     /// The plan of rule-W walks advancing four at a time on byte degrees in
-    /// [`Solver::run_tasks`], where they do ([`w_lanes`]).
-    w_lanes: Option<minpos::bytes::Plan>,
-    /// Whether W+ walks run on keyed cells here, where 16-bit cells do not
-    /// ([`plus_cells::fits`]).
-    plus_fits: bool,
-    /// Whether [`Solver::run_tasks`] advances rule-W walks two at a time on
-    /// scaled degrees here ([`degree_pairs`]).
-    degree_pairs: bool,
+    /// [`Solver::run_tasks`], where they do ([`GroupKernel::WWindows`]).
+    w_windows: Option<minpos::bytes::Plan>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
     plus_pristine: OnceLock<Vec<u32>>,
@@ -152,6 +149,12 @@ impl Solver {
     /// Builds the padded layout and starting degrees. Costs one pass over
     /// the board per move; do it once per configuration.
     pub fn new(config: Configuration) -> Result<Solver> {
+        Solver::on_cpu(config, Cpu::detect())
+    }
+
+    /// [`Solver::new`] with the kernels `cpu` allows (tests turn features
+    /// off to run the fallbacks).
+    pub(crate) fn on_cpu(config: Configuration, cpu: Cpu) -> Result<Solver> {
         let layout = Layout::for_walks(config.board(), config.moves())?;
         let pristine = if config.moves().len() < u8::MAX as usize {
             Degrees::Narrow(layout.initial_degrees::<u8>())
@@ -163,18 +166,16 @@ impl Solver {
             layout.offset_table(&negated.iter().map(Vec::as_slice).collect::<Vec<_>>())
         });
         let existence = known(config.board(), config.moves());
-        let minpos_fits = minpos::fits(config.board(), config.moves());
-        let w_lanes = w_lanes(&config).then(|| minpos::bytes::Plan::new(&layout, config.moves()));
-        let plus_fits = !minpos_fits && plus_cells::fits(config.board(), config.moves());
-        let degree_pairs = degree_pairs(&config);
+        let kernels = Kernels::choose(config.board(), config.moves(), cpu);
+        let w_windows = (kernels.w_grouped() == Some(GroupKernel::WWindows))
+            .then(|| minpos::bytes::Plan::new(&layout, config.moves(), cpu).expect("chosen where it fits"));
         Ok(Solver {
             config,
             layout,
             pristine,
-            minpos_fits,
-            w_lanes,
-            plus_fits,
-            degree_pairs,
+            cpu,
+            kernels,
+            w_windows,
             plus_pristine: OnceLock::new(),
             minpos_plan: OnceLock::new(),
             predecessors,
@@ -186,6 +187,12 @@ impl Solver {
     /// The configuration this solver runs.
     pub fn config(&self) -> &Configuration {
         &self.config
+    }
+
+    /// The kernels its walks run on.
+    #[cfg(test)]
+    pub(crate) fn kernels(&self) -> Kernels {
+        self.kernels
     }
 
     /// A fresh workspace for one thread.
@@ -326,22 +333,8 @@ impl Solver {
     /// pair, and no path is asked for.
     fn pairs(&self, task: &Task) -> bool {
         let m = task.method;
-        let keyed = (self.minpos_fits || self.plus_fits) && m.walks(Tiebreak::Distance);
-        let degrees = (self.degree_pairs || self.w_lanes.is_some()) && m.walks(Tiebreak::First);
-        (keyed || degrees) && !task.options.record_path
-    }
-
-    /// How a walk of this tiebreak runs in [`Solver::run_tasks`]: beside
-    /// another task's walk on keyed cells or on scaled degrees, or alone
-    /// (`None`).
-    fn paired(&self, tiebreak: Tiebreak) -> Option<Paired> {
-        match tiebreak {
-            Tiebreak::Distance if self.minpos_fits => Some(Paired::Lanes),
-            Tiebreak::Distance if self.plus_fits => Some(Paired::KeyedCells),
-            Tiebreak::First if self.w_lanes.is_some() => Some(Paired::ByteLanes),
-            Tiebreak::First if self.degree_pairs => Some(Paired::Degrees),
-            _ => None,
-        }
+        let grouped = |t: Tiebreak| self.kernels.grouped(t).is_some() && m.walks(t);
+        (grouped(Tiebreak::Distance) || grouped(Tiebreak::First)) && !task.options.record_path
     }
 
     /// A finished task's outcome: a failure is a proof of absence when the
@@ -364,13 +357,23 @@ impl Solver {
         while let Some(walk) = walks.next() {
             self.rotate(ws, walk.rotation);
             ws.path.clear();
-            let visited = if walk.tiebreak == Tiebreak::Distance && self.minpos_fits {
-                let path = options.record_path.then_some(&mut ws.path);
-                self.walk_minpos((&mut ws.lanes[0], &ws.offsets), padded_start, path, walk.stop_when_doomed)
-            } else if walk.tiebreak == Tiebreak::Distance && self.plus_fits {
-                self.walk_plus_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
-            } else {
-                self.walk_degrees(ws, padded_start, walk.tiebreak, &mut rng, options.record_path, walk.stop_when_doomed)
+            let w_plus = if walk.tiebreak == Tiebreak::Distance { self.kernels.w_plus() } else { None };
+            let visited = match w_plus {
+                Some(GroupKernel::WPlusWindows) => {
+                    let path = options.record_path.then_some(&mut ws.path);
+                    self.walk_minpos((&mut ws.lanes[0], &ws.offsets), padded_start, path, walk.stop_when_doomed)
+                }
+                Some(GroupKernel::WPlusDistanceCells) => {
+                    self.walk_plus_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
+                }
+                _ => self.walk_degrees(
+                    ws,
+                    padded_start,
+                    walk.tiebreak,
+                    &mut rng,
+                    options.record_path,
+                    walk.stop_when_doomed,
+                ),
             };
             walks.record(visited);
         }
@@ -489,7 +492,9 @@ impl Solver {
     /// The 16-bit cells' plan, built by the first W+ walk.
     fn minpos_plan(&self) -> &minpos::Plan {
         self.minpos_plan.get_or_init(|| match &self.pristine {
-            Degrees::Narrow(d) => minpos::Plan::new(&self.layout, self.config.moves(), d),
+            Degrees::Narrow(d) => {
+                minpos::Plan::new(&self.layout, self.config.moves(), d, self.cpu).expect("chosen where it fits")
+            }
             Degrees::Wide(_) => unreachable!("16-bit cells are for 8 moves, whose degrees are bytes"),
         })
     }
@@ -576,43 +581,6 @@ impl Walks {
         let outcome = if success { Outcome::Tour } else { Outcome::GaveUp };
         TaskResult { success, outcome, attempts: self.attempts as u32, visited: self.visited, micros: 0, path: None }
     }
-}
-
-/// How a walk advances beside other tasks' in [`Solver::run_tasks`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Paired {
-    /// W+ on 16-bit cells ([`minpos::Plan`]): 2D leapers, up to
-    /// [`minpos::LANES`] walks at once.
-    Lanes,
-    /// Rule W on byte degrees ([`minpos::bytes::Plan`]): 2D leapers, up to
-    /// [`minpos::LANES`] walks at once.
-    ByteLanes,
-    /// W+ on keyed cells ([`plus_cells::Pointers`]): 2D, 8 moves.
-    KeyedCells,
-    /// Rule W on degrees scaled by four ([`scaled::Pointers`]): 3D, 24
-    /// moves.
-    Degrees,
-}
-
-/// Largest padded board whose rule-W walks pair up: a pair costs a thread
-/// a second degree buffer, which on huge boards would rather go to
-/// another thread's walk.
-pub(crate) const PAIRED_DEGREES_MAX: u128 = 1 << 28;
-
-/// Whether rule-W walks advance four at a time on byte degrees on this
-/// configuration ([`minpos::bytes::fits`], at most [`PAIRED_DEGREES_MAX`]
-/// padded cells) rather than one at a time: a thread holds three more
-/// degree buffers for them. 2D (2,1) N=1000, eight starts, `ksweep bench`:
-/// see docs/engine.md.
-pub(crate) fn w_lanes(config: &Configuration) -> bool {
-    minpos::bytes::fits(config.board(), config.moves()) && config.padded_cells() <= PAIRED_DEGREES_MAX
-}
-
-/// Whether rule-W walks advance two at a time on scaled degrees on this
-/// configuration ([`scaled::fits`], at most [`PAIRED_DEGREES_MAX`] padded
-/// cells).
-pub(crate) fn degree_pairs(config: &Configuration) -> bool {
-    scaled::fits(config.board(), config.moves()) && config.padded_cells() <= PAIRED_DEGREES_MAX
 }
 
 #[cfg(test)]

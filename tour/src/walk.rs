@@ -688,5 +688,6 @@ pub(crate) fn run_pair(a: (impl Stepper, &mut Progress), b: (impl Stepper, &mut 
 pub(crate) mod minpos;
 pub(crate) mod plus_cells;
 pub(crate) mod scaled;
+pub(crate) mod select;
 #[cfg(test)]
 mod tests;

@@ -9,10 +9,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Paired, Solver, Task, TaskResult, Walks, Workspace};
+use super::{Solver, Task, TaskResult, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
 use crate::walk::minpos::{self, Kernel};
+use crate::walk::select::GroupKernel;
 use crate::walk::{plus_cells, run_pair, scaled, Lane, Progress};
 
 impl Solver {
@@ -42,7 +43,7 @@ impl Solver {
             }
             // The kind most busy slots stand in goes first (mw's, and a
             // batch of aw and aw+ tasks, mix W+ and W walks).
-            let kinds: Vec<Option<Paired>> = slots.iter().flatten().map(|s| s.kind).collect();
+            let kinds: Vec<Option<GroupKernel>> = slots.iter().flatten().map(|s| s.kind).collect();
             let Some(&kind) = kinds.iter().max_by_key(|&k| kinds.iter().filter(|&j| j == k).count()) else {
                 return done;
             };
@@ -71,11 +72,7 @@ impl Solver {
 
     /// Slots [`Solver::run_paired`] keeps: as many walks as advance at once.
     fn slots(&self) -> usize {
-        if self.minpos_fits || self.w_lanes.is_some() {
-            minpos::LANES
-        } else {
-            2
-        }
+        self.kernels.walks_at_once()
     }
 
     /// Makes a slot's walks up to its next walk that pairs, which it sets
@@ -87,22 +84,22 @@ impl Solver {
         let Degrees::Narrow(pristine) = &self.pristine else { unreachable!("walks that pair have byte degrees") };
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
-            let kind = self.paired(walk.tiebreak);
+            let kind = self.kernels.grouped(walk.tiebreak);
             let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.own_degrees());
             match (kind, partnered) {
-                (Some(Paired::Lanes), false) => {
+                (Some(GroupKernel::WPlusWindows), false) => {
                     let visited = self.walk_minpos((cells, offsets), s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
-                (Some(Paired::KeyedCells), false) => {
+                (Some(GroupKernel::WPlusDistanceCells), false) => {
                     copy_into(keyed, self.plus_pristine());
                     let visited = plus_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
                 // Rule W alone is fastest on byte degrees.
-                (None, _) | (Some(Paired::Degrees | Paired::ByteLanes), false) => {
+                (None, _) | (Some(GroupKernel::WScaled3d | GroupKernel::WWindows), false) => {
                     copy_into(degrees, pristine);
                     // Tasks that pair are deterministic (no random draw)
                     // and record no path.
@@ -113,19 +110,19 @@ impl Solver {
                     s.walks.record(visited);
                     continue;
                 }
-                (Some(Paired::Lanes), true) => {
+                (Some(GroupKernel::WPlusWindows), true) => {
                     copy_into(cells, self.minpos_plan().starting_cells());
                     s.progress = minpos::begin::<minpos::Plan>(cells, s.start);
                 }
-                (Some(Paired::ByteLanes), true) => {
+                (Some(GroupKernel::WWindows), true) => {
                     copy_into(degrees, pristine);
                     s.progress = minpos::begin::<minpos::bytes::Plan>(degrees, s.start);
                 }
-                (Some(Paired::KeyedCells), true) => {
+                (Some(GroupKernel::WPlusDistanceCells), true) => {
                     copy_into(keyed, self.plus_pristine());
                     s.progress = plus_cells::begin(keyed, s.start);
                 }
-                (Some(Paired::Degrees), true) => {
+                (Some(GroupKernel::WScaled3d), true) => {
                     copy_into(degrees, pristine);
                     s.progress = scaled::begin(degrees, s.start);
                 }
@@ -143,10 +140,10 @@ impl Solver {
         &self,
         ws: &mut Workspace,
         slots: &mut [Option<Slot>],
-        (kind, group): (Option<Paired>, &[usize]),
+        (kind, group): (Option<GroupKernel>, &[usize]),
     ) -> Vec<bool> {
         let mut ended = vec![false; slots.len()];
-        if group.len() == 1 && matches!(kind, Some(Paired::KeyedCells | Paired::Degrees)) {
+        if group.len() == 1 && kind.is_some_and(GroupKernel::pairs_only) {
             self.alone(ws, group[0], slots[group[0]].as_mut().expect("a busy slot"));
             ended[group[0]] = true;
             return ended;
@@ -162,7 +159,7 @@ impl Solver {
         fn walks<'a, C>(
             slots: &'a mut [Option<Slot>],
             cells: impl Iterator<Item = &'a mut Vec<C>>,
-            kind: Option<Paired>,
+            kind: Option<GroupKernel>,
         ) -> Vec<Lane<'a, C>> {
             slots
                 .iter_mut()
@@ -171,17 +168,17 @@ impl Solver {
                 .collect()
         }
         let out = match kind {
-            Some(Paired::Lanes) => self.minpos_plan().run(&mut walks(slots, lanes.iter_mut(), kind)),
-            Some(Paired::ByteLanes) => {
-                let plan = self.w_lanes.as_ref().expect("byte lanes fit");
+            Some(GroupKernel::WPlusWindows) => self.minpos_plan().run(&mut walks(slots, lanes.iter_mut(), kind)),
+            Some(GroupKernel::WWindows) => {
+                let plan = self.w_windows.as_ref().expect("chosen where it fits");
                 plan.run(&mut walks(slots, slot_degrees, kind))
             }
-            Some(Paired::KeyedCells) => {
+            Some(GroupKernel::WPlusDistanceCells) => {
                 let [Some(a), Some(b)] = slots else { unreachable!("keyed cells pair two slots") };
                 let [x, y] = run_pair(keyed(a, plus), keyed(b, plus_pair));
                 [x, y, false, false]
             }
-            Some(Paired::Degrees) => {
+            Some(GroupKernel::WScaled3d) => {
                 let ([Some(a), Some(b)], Some(da), Some(db)) = (slots, slot_degrees.next(), slot_degrees.next()) else {
                     unreachable!("degrees pair two slots")
                 };
@@ -199,7 +196,7 @@ impl Solver {
     /// Whether each slot's walks on degrees use a buffer of its own (where
     /// rule-W walks pause to advance together), not the workspace's.
     fn own_degrees(&self) -> bool {
-        self.degree_pairs || self.w_lanes.is_some()
+        self.kernels.slot_degrees()
     }
 
     /// One slot's walk, alone, to its end.
@@ -207,8 +204,10 @@ impl Solver {
         let mask = self.layout.phase_mask();
         let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot, self.own_degrees());
         match s.kind {
-            Some(Paired::KeyedCells) => plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed),
-            Some(Paired::Degrees) => scaled::run(s.lane(degrees), mask, None),
+            Some(GroupKernel::WPlusDistanceCells) => {
+                plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed)
+            }
+            Some(GroupKernel::WScaled3d) => scaled::run(s.lane(degrees), mask, None),
             kind => unreachable!("a slot stands in a walk that pairs two at a time, not {kind:?}"),
         }
     }
@@ -263,7 +262,7 @@ struct Slot {
     walks: Walks,
     /// The current walk: how it pairs, its move order (a row of offsets
     /// per phase), where it stands, whether it may stop when doomed.
-    kind: Option<Paired>,
+    kind: Option<GroupKernel>,
     offsets: Vec<isize>,
     progress: Progress,
     stop_when_doomed: bool,

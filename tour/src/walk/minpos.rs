@@ -38,6 +38,7 @@ use super::{doomed, Lane, Progress};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
+use crate::walk::select::Cpu;
 
 pub(crate) mod bytes;
 
@@ -91,22 +92,24 @@ impl Windows {
     }
 }
 
-/// Whether W+ walks on this board and move set run here: x86-64 with
-/// SSE4.1, a 2D row-major board, 8 moves of one length closed under
+/// Whether W+ walks on this board and move set run here on `cpu`: x86-64
+/// with SSE4.1, a 2D row-major board, 8 moves of one length closed under
 /// negation, two in each of four rows within 8 consecutive cells, and
 /// rows wide enough that the windows neither overlap nor cover the cell.
-pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
-    supported() && windows(board.sides(), moves).is_some()
+pub(crate) fn fits(board: &Board, moves: &Moves, cpu: Cpu) -> bool {
+    Sse41::new(cpu).is_some() && windows(board.sides(), moves).is_some()
 }
 
-fn supported() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("sse4.1") && std::arch::is_x86_feature_detected!("ssse3")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+/// Proof that the CPU running this has SSE4.1 and SSSE3: made only from a
+/// [`Cpu`] that has them, and held by every plan, so a plan's kernel runs
+/// only where its instructions exist.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sse41(());
+
+impl Sse41 {
+    /// The proof, where `cpu` has the features.
+    pub(crate) fn new(cpu: Cpu) -> Option<Sse41> {
+        cpu.has_sse41().then_some(Sse41(()))
     }
 }
 
@@ -162,6 +165,9 @@ pub(crate) trait Kernel: Sized {
     const VISITED: Self::Cell;
     /// Keys below this (degree 0 or 1) may mean the walk is doomed.
     const DOOM_CHECK: u16;
+
+    /// The proof that this CPU runs the kernel's instructions.
+    fn sse41(&self) -> Sse41;
 
     /// Each key lane's padded offset.
     fn offsets(&self) -> &[isize; K];
@@ -270,7 +276,8 @@ fn advance<P: Kernel>(plan: &P, walks: &mut [Lane<'_, P::Cell>], path: Option<&m
 
 #[cfg(target_arch = "x86_64")]
 fn step_until_one_ends<P: Kernel>(plan: &P, walkers: &mut [Walker<P::Cell>], path: Option<&mut Vec<usize>>) {
-    // SAFETY: the CPU has SSE4.1 (a plan exists only where `fits`);
+    let Sse41(()) = plan.sse41();
+    // SAFETY: the CPU has SSE4.1 and SSSE3 (the plan holds the proof);
     // each walker stands on a board cell of its own cells, which no
     // reference reaches while the kernel runs (the walks are borrowed
     // mutably by the caller and not used until this returns).
@@ -346,14 +353,16 @@ pub(crate) struct Plan {
     /// order (a fixed size, so a board's need is known before it is built).
     ranks: Vec<Row>,
     pristine: Vec<u16>,
+    sse41: Sse41,
 }
 
 impl Plan {
-    /// The plan of a board that [`fits`], from the layout's byte degrees.
-    /// One pass over the board, a few sectors a row.
-    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &[u8]) -> Plan {
+    /// The plan of a board, from the layout's byte degrees, where it
+    /// [`fits`] on `cpu`. One pass over the board, a few sectors a row.
+    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &[u8], cpu: Cpu) -> Option<Plan> {
+        let sse41 = Sse41::new(cpu)?;
         let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
-        let w = windows(&sides, moves).expect("the board fits");
+        let w = windows(&sides, moves)?;
         let offsets = w.lanes.map(|(k, _, _)| layout.offsets()[k]);
         let mut gather = [[0x80u8; 16]; 4];
         let mut decrements = [[Row::default(); 4]; K + 1];
@@ -378,7 +387,7 @@ impl Plan {
                 }
             }
         }
-        Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, pristine }
+        Some(Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, pristine, sse41 })
     }
 
     /// The starting cells, copied before each walk.
@@ -396,6 +405,10 @@ impl Kernel for Plan {
     type Cell = u16;
     const VISITED: u16 = VISITED;
     const DOOM_CHECK: u16 = 2 * ONE;
+
+    fn sse41(&self) -> Sse41 {
+        self.sse41
+    }
 
     fn offsets(&self) -> &[isize; K] {
         &self.offsets

@@ -5,6 +5,7 @@ use super::*;
 use crate::board::Board;
 use crate::layout::Layout;
 use crate::moves::Moves;
+use crate::walk::select::Cpu;
 
 /// One walk's inputs, rotated by `rotation` like an aw attempt.
 struct Case {
@@ -302,14 +303,14 @@ fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan, minpos::bytes::
     let mut out = Vec::new();
     for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
         let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, 2).unwrap());
-        if !minpos::fits(&board, &moves) {
+        if !minpos::fits(&board, &moves, Cpu::detect()) {
             continue;
         }
-        assert!(minpos::bytes::fits(&board, &moves), "{rule:?} {sides:?}");
+        assert!(minpos::bytes::fits(&board, &moves, Cpu::detect()), "{rule:?} {sides:?}");
         for &rotation in rotations {
             let case = Case::new(&rule, &sides, rotation);
-            let plan = minpos::Plan::new(&case.layout, &moves, &case.pristine);
-            let bytes = minpos::bytes::Plan::new(&case.layout, &moves);
+            let plan = minpos::Plan::new(&case.layout, &moves, &case.pristine, Cpu::detect()).expect("it fits");
+            let bytes = minpos::bytes::Plan::new(&case.layout, &moves, Cpu::detect()).expect("it fits");
             out.push((case, plan, bytes));
         }
     }
@@ -419,8 +420,9 @@ fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_m
 fn lanes_need_a_leapers_rows_within_one_window() {
     let fits = |rule: &[u32], sides: &[u32]| {
         let (board, moves) = (Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap());
-        let fits = minpos::fits(&board, &moves);
-        assert_eq!(minpos::bytes::fits(&board, &moves), fits, "{rule:?} {sides:?}");
+        let fits = minpos::fits(&board, &moves, Cpu::detect());
+        assert_eq!(minpos::bytes::fits(&board, &moves, Cpu::detect()), fits, "{rule:?} {sides:?}");
+        assert!(!minpos::fits(&board, &moves, Cpu::detect().without_sse41()), "{rule:?} {sides:?}");
         fits
     };
     assert!(fits(&[3, 2], &[400, 400]) && fits(&[2, 1], &[5, 5]) && fits(&[3, 1], &[3000, 7]));

@@ -18,10 +18,11 @@
 //! 208.6-236.5 M steps a second four at once against 128.8-142.8 M alone
 //! (docs/engine.md).
 
-use super::{back, rotation, supported, windows, Kernel, Row, Windows, K, VISITED as VISITED_KEY};
+use super::{back, rotation, windows, Kernel, Row, Sse41, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
 use crate::layout::Layout;
 use crate::moves::Moves;
+use crate::walk::select::Cpu;
 
 /// The visited bit of a byte.
 const VISITED: u8 = 0x80;
@@ -37,8 +38,8 @@ struct Bytes([u8; 16]);
 
 /// Whether rule-W walks on this board and move set run on byte lanes:
 /// as for 16-bit cells ([`super::fits`]), the windows placed as above.
-pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
-    supported() && byte_windows(board.sides(), moves).is_some()
+pub(crate) fn fits(board: &Board, moves: &Moves, cpu: Cpu) -> bool {
+    Sse41::new(cpu).is_some() && byte_windows(board.sides(), moves).is_some()
 }
 
 /// The windows of [`super::windows`], those below the current row moved
@@ -82,13 +83,15 @@ pub(crate) struct Plan {
     /// the lane back to the previous cell, K + 1 rows (by the lane the walk
     /// came in through) per rotation of the move order.
     ranks: Vec<Row>,
+    sse41: Sse41,
 }
 
 impl Plan {
-    /// The plan of a board that [`fits`].
-    pub(crate) fn new(layout: &Layout, moves: &Moves) -> Plan {
+    /// The plan of a board, where it [`fits`] on `cpu`.
+    pub(crate) fn new(layout: &Layout, moves: &Moves, cpu: Cpu) -> Option<Plan> {
+        let sse41 = Sse41::new(cpu)?;
         let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
-        let w = byte_windows(&sides, moves).expect("the board fits");
+        let w = byte_windows(&sides, moves)?;
         let offsets = w.lanes.map(|(k, _, _)| layout.offsets()[k]);
         let mut gather = [Bytes([0x80; 16]); 2];
         let mut decrements = [[Bytes::default(); 2]; K + 1];
@@ -113,7 +116,16 @@ impl Plan {
                 }
             }
         }
-        Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, cells: layout.len(), ranks }
+        Some(Plan {
+            windows: w.starts,
+            gather,
+            decrements,
+            offsets,
+            moves: lane_moves,
+            cells: layout.len(),
+            ranks,
+            sse41,
+        })
     }
 }
 
@@ -122,6 +134,10 @@ impl Kernel for Plan {
     const VISITED: u8 = VISITED;
     // Keys carry the degree before the step's decrement.
     const DOOM_CHECK: u16 = 3 << 8;
+
+    fn sse41(&self) -> Sse41 {
+        self.sse41
+    }
 
     fn offsets(&self) -> &[isize; K] {
         &self.offsets
