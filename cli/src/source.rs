@@ -6,11 +6,12 @@
 //! answers with, so the offline answer cannot drift from the online one.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use ksweep_coordinator::query::{Export, ExportCursor, Query};
 use ksweep_proto::v1 as pb;
-use sweep::AggregateRow;
+use sweep::{AggregateRow, Sweep};
 
 use crate::connect::{status_error, Client, SourceArgs};
 
@@ -65,6 +66,16 @@ impl Source {
                 Ok(reply.into_inner().rows.into_iter().map(AggregateRow::from).collect())
             }
         }
+    }
+
+    /// The parsed spec of the sweep `status` describes: the database's own
+    /// parse offline, else the status's spec text parsed here.
+    pub fn sweep(&self, status: &pb::SweepStatus) -> Result<Arc<Sweep>> {
+        let sweep: Result<Arc<Sweep>> = match self {
+            Source::Db(db) => db.query.sweep(Some(&status.sweep_id)).map_err(Into::into),
+            Source::Coordinator(_) => Sweep::parse(&status.spec_toml).map(Arc::new).map_err(Into::into),
+        };
+        sweep.context("the sweep's stored spec")
     }
 
     /// Every task result of a sweep, page by page. Fails here, before the

@@ -105,6 +105,12 @@ impl Query {
         Ok(table(&self.store, id)?.rows)
     }
 
+    /// A sweep's parsed spec (parsed once per query layer, whatever else
+    /// reads it: tables, exports, failed shards).
+    pub fn sweep(&self, id: Option<&str>) -> Result<Arc<Sweep>> {
+        self.store.sweep_of(&self.store.resolve(id)?)
+    }
+
     /// Starts an export of a sweep.
     pub fn export(&self, id: Option<&str>) -> Result<Export> {
         export(&self.store, id)
@@ -188,7 +194,7 @@ fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<pb::FailedSh
         return Ok(Vec::new());
     }
     let failed = store.failed_shards(record.key, ksweep_proto::MAX_FAILED_SHARDS)?;
-    let sweep = Sweep::parse(&record.spec)?;
+    let sweep = store.sweep_of(record)?;
     Ok(failed
         .into_iter()
         .map(|f| {
@@ -208,14 +214,14 @@ fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<pb::FailedSh
 
 pub(crate) fn table(store: &Store, id: Option<&str>) -> Result<Table> {
     let record = store.resolve(id)?;
-    let sweep = Sweep::parse(&record.spec)?;
+    let sweep = store.sweep_of(&record)?;
     let rows = store.aggregates(&record, &sweep)?;
     Ok(Table { status: status_of(&record), rows })
 }
 
 pub(crate) fn export(store: &Store, id: Option<&str>) -> Result<Export> {
     let record = store.resolve(id)?;
-    let sweep = Arc::new(Sweep::parse(&record.spec)?);
+    let sweep = store.sweep_of(&record)?;
     Ok(Export { status: status_of(&record), key: record.key, sweep })
 }
 

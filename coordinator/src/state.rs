@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::scheduler::{Assignment, Scheduler, SchedulerConfig, Settled, ShardReport};
 use crate::secret::SessionSecret;
-use crate::store::{Readers, Store, SweepRecord, SweepState};
+use crate::store::{ParsedSweeps, Readers, Store, SweepRecord, SweepState};
 
 /// Settings of a coordinator.
 #[derive(Debug, Clone)]
@@ -102,6 +102,8 @@ pub struct Shared {
     /// Connections that read beside it; None for an in-memory store.
     readers: Option<Arc<Readers>>,
     pub(crate) scheduler: Mutex<Scheduler>,
+    /// Every sweep's spec, parsed once (the store's, shared with its readers).
+    parsed: Arc<ParsedSweeps>,
     /// Random per process start: a worker that sees it change registers again.
     pub(crate) nonce: u64,
     changes: watch::Sender<u64>,
@@ -155,10 +157,12 @@ impl Shared {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
                 ^ (std::process::id() as u64) << 32;
         let readers = Readers::of(&store, options.dashboard.downloads + QUERY_READERS).map(Arc::new);
+        let parsed = store.parsed().clone();
         Ok(Shared {
             store: Arc::new(Mutex::new(store)),
             readers,
             scheduler: Mutex::new(scheduler),
+            parsed,
             nonce,
             changes: watch::channel(0).0,
             stopping: watch::channel(false).0,
@@ -295,9 +299,8 @@ impl Shared {
             .await?;
         for record in running {
             let (key, id) = (record.key, record.id.clone());
-            let spec = record.spec.clone();
-            let parsed = blocking(move || Ok(Sweep::parse(&spec)?)).await;
-            match parsed.map(Arc::new) {
+            let parsed = self.parsed.clone();
+            match blocking(move || parsed.of(&record)).await {
                 Ok(sweep) => self.load(key, sweep).await?,
                 Err(e) => tracing::error!(sweep = %id, error = %e, "cannot resume this sweep; it stays as stored"),
             }
@@ -355,6 +358,8 @@ impl Shared {
     pub async fn submit(&self, sweep: Arc<Sweep>, resume: bool) -> Result<(SweepRecord, bool)> {
         let for_store = sweep.clone();
         let (mut record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
+        // The stored text is this spec's canonical form: no need to parse it again.
+        self.parsed.keep(record.key, &record.id, sweep.clone());
         if resume && matches!(record.state, SweepState::Cancelled | SweepState::Failed) {
             let key = record.key;
             let was = record.state;
@@ -667,7 +672,7 @@ fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result
             continue;
         }
         if record.tasks_done < record.tasks_total {
-            let sweep = Arc::new(Sweep::parse(&record.spec)?);
+            let sweep = s.sweep_of(&record)?;
             let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
             let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
             let gaps = Planner::new(&sweep).uncovered(&settled, end, target_cost);

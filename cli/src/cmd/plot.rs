@@ -150,7 +150,7 @@ pub async fn failure_map(
     rows: &[AggregateRow],
     source: &mut Source,
 ) -> Result<FailureMap> {
-    let sweep = Sweep::parse(&status.spec_toml).context("the sweep's stored spec")?;
+    let sweep = source.sweep(status)?;
     let entry = pick_board(&sweep, rows, args)?;
     if args.all_starts {
         let title = map_title(entry, "every square, run now", &status.name);

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use figures::report;
-use sweep::Sweep;
 
 use crate::cmd::plot::{failures, found_some, start_results, sweep_map};
 use crate::connect::SourceArgs;
@@ -48,7 +47,7 @@ pub async fn run(args: ReportArgs, _out: &mut impl Write) -> Result<()> {
     let mut source = Source::open(&args.source).await?;
     let status = source.status(args.id.as_deref()).await?;
     let rows = source.table_rows(Some(&status.sweep_id)).await?;
-    let sweep = Sweep::parse(&status.spec_toml).context("the sweep's stored spec")?;
+    let sweep = source.sweep(&status)?;
 
     // The boards with the most failures where some start found a tour, at
     // most one per (rule, D).

@@ -9,6 +9,7 @@
 //! `workers` and `aggregates`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
@@ -18,6 +19,7 @@ use crate::error::{Error, Result};
 mod aggregates;
 pub mod codes;
 mod lock;
+mod parsed;
 mod readers;
 mod results;
 pub mod schema;
@@ -26,6 +28,7 @@ mod sweeps;
 mod workers;
 
 pub use codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
+pub use parsed::ParsedSweeps;
 pub use readers::Readers;
 pub use results::ResultRecord;
 pub use shards::{FailedShard, NewShards, OpenShard};
@@ -39,6 +42,8 @@ pub struct Store {
     conn: Connection,
     _lock: Option<WriterLock>,
     created: Option<CreatedFile>,
+    /// Its sweeps' specs, parsed once; shared with its [`Readers`].
+    parsed: Arc<ParsedSweeps>,
 }
 
 /// A database file this store created: removed when the store is dropped
@@ -93,7 +98,7 @@ impl Store {
         // Armed by `Drop for Store` only, once it knows the file is empty.
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
         // From here on a failure drops `store`, which removes a new file.
-        let store = Store { conn, _lock: Some(lock), created };
+        let store = Store { conn, _lock: Some(lock), created, parsed: Arc::default() };
         if existed {
             check_shm_writable(path)?;
         }
@@ -131,7 +136,7 @@ impl Store {
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(schema::foreign)?;
         match schema::check(&conn) {
-            Ok(()) => Ok(Store { conn, _lock: None, created: None }),
+            Ok(()) => Ok(Store { conn, _lock: None, created: None, parsed: Arc::default() }),
             Err(Error::Database(e)) if needs_immutable(&e) => {
                 drop(conn);
                 let conn = Connection::open_with_flags(
@@ -140,7 +145,7 @@ impl Store {
                 )
                 .map_err(schema::foreign)?;
                 schema::check(&conn)?;
-                Ok(Store { conn, _lock: None, created: None })
+                Ok(Store { conn, _lock: None, created: None, parsed: Arc::default() })
             }
             Err(e) => Err(e),
         }
@@ -149,7 +154,7 @@ impl Store {
     /// A private in-memory database (tests, and a coordinator that keeps
     /// nothing).
     pub fn in_memory() -> Result<Store> {
-        let store = Store { conn: Connection::open_in_memory()?, _lock: None, created: None };
+        let store = Store { conn: Connection::open_in_memory()?, _lock: None, created: None, parsed: Arc::default() };
         store.init()?;
         Ok(store)
     }
@@ -172,6 +177,16 @@ impl Store {
             [now_ms() as i64],
         )?;
         Ok(())
+    }
+
+    /// A stored sweep's spec, parsed once ([`ParsedSweeps`]).
+    pub fn sweep_of(&self, record: &SweepRecord) -> Result<Arc<sweep::Sweep>> {
+        self.parsed.of(record)
+    }
+
+    /// The specs parsed for this database, shared by its writer and readers.
+    pub fn parsed(&self) -> &Arc<ParsedSweeps> {
+        &self.parsed
     }
 
     /// The connection, for tests that break the database on purpose.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::Semaphore;
 
-use super::{schema, Store};
+use super::{schema, ParsedSweeps, Store};
 use crate::error::{Error, Result};
 
 /// The readers of one database file.
@@ -23,6 +23,8 @@ pub struct Readers {
     /// A permit per connection in use.
     permits: Arc<Semaphore>,
     size: usize,
+    /// The writer's parsed specs.
+    parsed: Arc<ParsedSweeps>,
 }
 
 impl Readers {
@@ -36,6 +38,7 @@ impl Readers {
             idle: Mutex::new(Vec::new()),
             permits: Arc::new(Semaphore::new(size)),
             size,
+            parsed: store.parsed.clone(),
         })
     }
 
@@ -75,7 +78,7 @@ impl Readers {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).map_err(schema::foreign)?;
         conn.busy_timeout(Duration::from_secs(10))?;
-        Ok(Store { conn, _lock: None, created: None })
+        Ok(Store { conn, _lock: None, created: None, parsed: self.parsed.clone() })
     }
 }
 
