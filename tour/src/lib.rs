@@ -33,6 +33,11 @@
 //! how the tasks are split.
 
 #![warn(missing_docs)]
+// Unsafe code (the walk kernels only) is documented and explicit: every
+// unsafe block says why it holds, and an `unsafe fn`'s body proves its own
+// unsafe operations.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod backtrack;
 pub mod baseline;

@@ -463,7 +463,11 @@ impl Solver {
             predecessors: self.predecessors.as_deref(),
             sides: self.layout.sides(),
         };
-        walk(deg, &walk_moves, start, tiebreak, rng, xy, path, stop_when_doomed)
+        // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
+        #[allow(unsafe_code)]
+        unsafe {
+            walk(deg, &walk_moves, start, tiebreak, rng, xy, path, stop_when_doomed)
+        }
     }
 
     /// A W+ walk on keyed cells (see [`plus_cells`]), in the workspace's
@@ -471,7 +475,11 @@ impl Solver {
     fn walk_plus_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
         copy_into(&mut ws.plus, self.plus_pristine());
         let path = record_path.then_some(&mut ws.path);
-        plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
+        // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
+        #[allow(unsafe_code)]
+        unsafe {
+            plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
+        }
     }
 
     /// A W+ walk on 16-bit cells (see [`minpos`]): `cells` reset from the

@@ -1,6 +1,14 @@
 //! The walk kernel: one Warnsdorff walk on a padded degree buffer. This is
 //! the inner loop every figure of a sweep is made of, so it is monomorphised
 //! per tiebreak and move-set symmetry and touches each neighbour once.
+//!
+//! The kernels here and in this module's children index the padded buffer
+//! without bounds checks (the one place in the workspace that holds unsafe
+//! code): every `unsafe fn` says what its caller proves under `# Safety`,
+//! and every unsafe block why it holds.
+
+// The workspace denies unsafe code; the walk kernels are the exception.
+#![allow(unsafe_code)]
 
 use crate::layout::{phase_row, Degree};
 use crate::seed::Rng;
@@ -55,8 +63,12 @@ impl WalkMoves<'_> {
 /// than it would have visited, once it can no longer become a tour (see
 /// [`doomed`]): for walks whose length nobody reads, such as every attempt
 /// of aw, aw+ and mw but the last.
+///
+/// # Safety
+/// `deg` is a buffer of the padded layout the offsets of `moves` (and its
+/// predecessors) come from, and `start` a board cell of it.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn walk<T: Degree>(
+pub(crate) unsafe fn walk<T: Degree>(
     deg: &mut [T],
     moves: &WalkMoves<'_>,
     start: usize,
@@ -83,23 +95,27 @@ pub(crate) fn walk<T: Degree>(
             _ => None,
         };
         if let Some(key) = key {
-            return walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed);
+            // SAFETY: the caller's.
+            return unsafe { walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed) };
         }
     }
     let symmetric = moves.predecessors.is_none();
     let many = moves.count() > BRANCH_FREE_MIN_MOVES;
     let a = (deg, moves, start, rng, xy, path);
-    match (tiebreak, symmetric, many) {
-        (First, true, false) => walk_with::<T, false, false, true, false>(a),
-        (First, false, false) => walk_with::<T, false, false, false, false>(a),
-        (First, true, true) => walk_with::<T, false, false, true, true>(a),
-        (First, false, true) => walk_with::<T, false, false, false, true>(a),
-        (Distance, true, _) => walk_with::<T, true, false, true, false>(a),
-        (Distance, false, _) => walk_with::<T, true, false, false, false>(a),
-        (Random, true, _) => walk_with::<T, false, true, true, false>(a),
-        (Random, false, _) => walk_with::<T, false, true, false, false>(a),
-        (DistanceRandom, true, _) => walk_with::<T, true, true, true, false>(a),
-        (DistanceRandom, false, _) => walk_with::<T, true, true, false, false>(a),
+    // SAFETY: the caller's.
+    unsafe {
+        match (tiebreak, symmetric, many) {
+            (First, true, false) => walk_with::<T, false, false, true, false>(a),
+            (First, false, false) => walk_with::<T, false, false, false, false>(a),
+            (First, true, true) => walk_with::<T, false, false, true, true>(a),
+            (First, false, true) => walk_with::<T, false, false, false, true>(a),
+            (Distance, true, _) => walk_with::<T, true, false, true, false>(a),
+            (Distance, false, _) => walk_with::<T, true, false, false, false>(a),
+            (Random, true, _) => walk_with::<T, false, true, true, false>(a),
+            (Random, false, _) => walk_with::<T, false, true, false, false>(a),
+            (DistanceRandom, true, _) => walk_with::<T, true, true, true, false>(a),
+            (DistanceRandom, false, _) => walk_with::<T, true, true, false, false>(a),
+        }
     }
 }
 
@@ -107,37 +123,49 @@ pub(crate) fn walk<T: Degree>(
 type WalkArgs<'d, 'm, 'a, T> =
     (&'d mut [T], &'m WalkMoves<'a>, usize, &'d mut Rng, &'d mut [i64], Option<&'d mut Vec<usize>>);
 
-// The kernel indexes without bounds checks. Sound because of the padded
+// The kernels index without bounds checks. Sound because of the padded
 // layout's invariant: the walk only ever stands on board cells, every board
 // cell is at least `reach` cells from the array's edge on every axis, and no
 // offset (nor its negation) reaches further than `reach` on any axis; so a
 // neighbour or predecessor index is always inside the buffer. Debug builds
 // assert it.
 
-#[allow(unsafe_code)]
+/// The value at `n`, unchecked.
+///
+/// # Safety
+/// `n < deg.len()`: in the kernels, `n` is a board cell of the layout
+/// `deg` is a buffer of, or a neighbour or predecessor of one.
 #[inline(always)]
-fn cell<T: Copy>(deg: &[T], n: usize) -> T {
+unsafe fn cell<T: Copy>(deg: &[T], n: usize) -> T {
     debug_assert!(n < deg.len());
-    // SAFETY: see the layout invariant above.
+    // SAFETY: the caller's.
     unsafe { *deg.get_unchecked(n) }
 }
 
-#[allow(unsafe_code)]
+/// Sets the value at `n`, unchecked.
+///
+/// # Safety
+/// As for [`cell`].
 #[inline(always)]
-fn set_cell<T: Copy>(deg: &mut [T], n: usize, value: T) {
+unsafe fn set_cell<T: Copy>(deg: &mut [T], n: usize, value: T) {
     debug_assert!(n < deg.len());
-    // SAFETY: see the layout invariant above.
+    // SAFETY: the caller's.
     unsafe { *deg.get_unchecked_mut(n) = value }
 }
 
+/// The generic kernel, for the tiebreak and move set the parameters say.
+///
+/// # Safety
+/// As for [`walk`].
 #[inline(always)]
-fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool, const BRANCH_FREE: bool>(
+unsafe fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool, const BRANCH_FREE: bool>(
     (deg, moves, start, rng, xy, mut path): WalkArgs<'_, '_, '_, T>,
 ) -> u64 {
     let (mask, k) = (moves.phase_mask, moves.count());
     let dims = xy.len();
     let mut cur = start;
-    set_cell(deg, cur, T::BLOCKED);
+    // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+    unsafe { set_cell(deg, cur, T::BLOCKED) };
     let mut visited = 1u64;
     if let Some(p) = path.as_deref_mut() {
         p.push(cur);
@@ -146,23 +174,28 @@ fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: b
         if !SYMMETRIC {
             for &o in moves.predecessors.map_or(&[][..], |p| phase_row(p, mask, k, cur)) {
                 let n = cur.wrapping_add_signed(o);
-                let d = cell(deg, n);
+                // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+                let d = unsafe { cell(deg, n) };
                 if d != T::BLOCKED {
-                    set_cell(deg, n, d.decrement());
+                    // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+                    unsafe { set_cell(deg, n, d.decrement()) };
                 }
             }
         }
         let offsets = phase_row(moves.offsets, mask, k, cur);
         let chosen = if BRANCH_FREE {
-            choose_first_branch_free::<T, SYMMETRIC>(deg, offsets, cur)
+            // SAFETY: `cur` is a board cell, `offsets` its row.
+            unsafe { choose_first_branch_free::<T, SYMMETRIC>(deg, offsets, cur) }
         } else {
-            choose::<T, PLUS, RANDOM, SYMMETRIC>(deg, moves, offsets, cur, rng, xy)
+            // SAFETY: as above.
+            unsafe { choose::<T, PLUS, RANDOM, SYMMETRIC>(deg, moves, offsets, cur, rng, xy) }
         };
         let Some(chosen) = chosen else {
             return visited;
         };
         cur = cur.wrapping_add_signed(offsets[chosen]);
-        set_cell(deg, cur, T::BLOCKED);
+        // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+        unsafe { set_cell(deg, cur, T::BLOCKED) };
         visited += 1;
         if PLUS {
             let v = &moves.vectors[chosen * dims..(chosen + 1) * dims];
@@ -180,8 +213,12 @@ fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: b
 /// unvisited cell is one move away. With SYMMETRIC it first does the visit's
 /// bookkeeping in the same pass: `cur` was just visited, so each unvisited
 /// neighbour loses one unvisited neighbour.
+///
+/// # Safety
+/// `cur` is a board cell of the layout `deg` is a buffer of, `offsets` its
+/// row of move offsets.
 #[inline(always)]
-fn choose<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool>(
+unsafe fn choose<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool>(
     deg: &mut [T],
     moves: &WalkMoves<'_>,
     offsets: &[isize],
@@ -198,13 +235,15 @@ fn choose<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool
     let mut ties = 0u64;
     for (k, &o) in offsets.iter().enumerate() {
         let n = cur.wrapping_add_signed(o);
-        let mut d = cell(deg, n);
+        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+        let mut d = unsafe { cell(deg, n) };
         if d == T::BLOCKED {
             continue;
         }
         if SYMMETRIC {
             d = d.decrement();
-            set_cell(deg, n, d);
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            unsafe { set_cell(deg, n, d) };
         }
         if d < best {
             best = d;
@@ -239,8 +278,11 @@ fn choose<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool
 /// Rule W's choice without data-dependent branches: the least
 /// (degree, move index) key. Blocked cells are written back unchanged so the
 /// decrement needs no branch either.
+///
+/// # Safety
+/// As for [`choose`].
 #[inline(always)]
-fn choose_first_branch_free<T: Degree, const SYMMETRIC: bool>(
+unsafe fn choose_first_branch_free<T: Degree, const SYMMETRIC: bool>(
     deg: &mut [T],
     offsets: &[isize],
     cur: usize,
@@ -248,12 +290,14 @@ fn choose_first_branch_free<T: Degree, const SYMMETRIC: bool>(
     let mut best_key = u32::MAX;
     for (k, &o) in offsets.iter().enumerate() {
         let n = cur.wrapping_add_signed(o);
-        let mut d = cell(deg, n);
+        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+        let mut d = unsafe { cell(deg, n) };
         if SYMMETRIC {
             if d != T::BLOCKED {
                 d = d.decrement();
             }
-            set_cell(deg, n, d);
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            unsafe { set_cell(deg, n, d) };
         }
         best_key = best_key.min(d.to_u32() << 16 | k as u32);
     }
@@ -318,7 +362,10 @@ fn distance_bound(moves: &WalkMoves<'_>) -> u128 {
 /// doubled distance is sum c^2 + 4 rel(k), so a larger rel is farther.
 /// Specialised for the common move counts (8 in 2D, 24 in 3D) so the loop
 /// over moves unrolls.
-fn walk_keyed(
+///
+/// # Safety
+/// As for [`walk`].
+unsafe fn walk_keyed(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
@@ -332,16 +379,19 @@ fn walk_keyed(
     }
     let shape = (moves.count(), xy.len(), key);
     let a = (deg, moves, start, xy, path, stop_when_doomed);
-    match shape {
-        (8, 2, KEY_W) => walk_keyed_with::<8, 2, KEY_W>(a),
-        (8, 2, KEY_PACKED) if moves.phase_mask == 0 => walk_plus_8(a),
-        (scaled::K, 3, KEY_W) => scaled::walk(a.0, a.1, a.2, a.4, a.5),
-        (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
-        // Past the unrolled shapes a step is bound by its K keys, not by
-        // its latency, so the key with fewer instructions.
-        (_, _, KEY_W | KEY_W_SMALL) => walk_keyed_with::<0, 0, KEY_W_SMALL>(a),
-        (_, _, KEY_PACKED) => walk_keyed_with::<0, 0, KEY_PACKED>(a),
-        _ => walk_keyed_with::<0, 0, KEY_PLUS>(a),
+    // SAFETY: the caller's.
+    unsafe {
+        match shape {
+            (8, 2, KEY_W) => walk_keyed_with::<8, 2, KEY_W>(a),
+            (8, 2, KEY_PACKED) if moves.phase_mask == 0 => walk_plus_8(a),
+            (scaled::K, 3, KEY_W) => scaled::walk(a.0, a.1, a.2, a.4, a.5),
+            (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
+            // Past the unrolled shapes a step is bound by its K keys, not by
+            // its latency, so the key with fewer instructions.
+            (_, _, KEY_W | KEY_W_SMALL) => walk_keyed_with::<0, 0, KEY_W_SMALL>(a),
+            (_, _, KEY_PACKED) => walk_keyed_with::<0, 0, KEY_PACKED>(a),
+            _ => walk_keyed_with::<0, 0, KEY_PLUS>(a),
+        }
     }
 }
 
@@ -354,8 +404,11 @@ type KeyedArgs<'d, 'm, 'a> = (&'d mut [u8], &'m WalkMoves<'a>, usize, &'d mut [i
 const LANES: usize = 8;
 
 /// [`walk_keyed`] for K moves in D dimensions (0: as many as given).
+///
+/// # Safety
+/// As for [`walk`].
 #[inline(always)]
-fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
+unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     (deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>,
 ) -> u64 {
     const BLOCKED: u8 = u8::MAX;
@@ -392,7 +445,8 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     }
     let base: &mut [u64] = if K > 0 { &mut base_fixed } else { &mut base_any };
     let mut cur = start;
-    set_cell(deg, cur, BLOCKED);
+    // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+    unsafe { set_cell(deg, cur, BLOCKED) };
     let mut visited = 1u64;
     let mut forced = 0u32;
     if let Some(p) = path.as_deref_mut() {
@@ -408,8 +462,10 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             // Blocked cells lose one too, which keeps this branch-free: a
             // cell is decremented at most once per neighbour, so a blocked
             // cell (255 when blocked) never falls below 255 - K >= OPEN.
-            let d = (cell(deg, n) as u32).wrapping_sub(1);
-            set_cell(deg, n, d as u8);
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            let d = (unsafe { cell(deg, n) } as u32).wrapping_sub(1);
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            unsafe { set_cell(deg, n, d as u8) };
             if KEY == KEY_W {
                 return ((d as u64) << (W_CELL_BITS + 8)) | (((k as u64) << W_CELL_BITS) + n as u64);
             }
@@ -456,7 +512,11 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
         };
         // A cell left behind can doom the walk only if it has at most one
         // unvisited neighbour, and then so has the least-degree candidate.
-        if stop_when_doomed && least < 2 && doomed(deg, |d| d, (table, mask, k_count), cur, next, &mut forced) {
+        if stop_when_doomed
+            && least < 2
+            // SAFETY: `cur` is a board cell, `table` the layout's rows of offsets.
+            && unsafe { doomed(deg, |d| d, (table, mask, k_count), cur, next, &mut forced) }
+        {
             return visited;
         }
         if plus {
@@ -465,7 +525,8 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             }
         }
         cur = next;
-        set_cell(deg, cur, BLOCKED);
+        // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+        unsafe { set_cell(deg, cur, BLOCKED) };
         visited += 1;
         if let Some(p) = path.as_deref_mut() {
             p.push(cur);
@@ -480,7 +541,10 @@ fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
 /// registers: about 120 instructions a step on (3,2) N=400, against 213. The
 /// neighbour's address comes from the offset, not the key part: the part
 /// waits on the chosen move's row of `dot2`, the address only on the cell.
-fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>) -> u64 {
+///
+/// # Safety
+/// As for [`walk`].
+unsafe fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>) -> u64 {
     const K: usize = 8;
     const OPEN: u64 = KEYED_MAX_MOVES as u64 + 1;
     // Key bits, high first: degree 8, PACKED_BIAS - rel 20, move index 4,
@@ -500,7 +564,8 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
         }
     }
     let mut cur = start;
-    set_cell(deg, cur, u8::MAX);
+    // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+    unsafe { set_cell(deg, cur, u8::MAX) };
     let (mut visited, mut forced) = (1u64, 0u32);
     if let Some(p) = path.as_deref_mut() {
         p.push(cur);
@@ -512,8 +577,10 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
             // As in walk_keyed_with: every neighbour loses one, branch-free
             // (and never from 0: `cur` was one of its unvisited neighbours,
             // or it is blocked), so the wide decrement needs no widening.
-            let d = (cell(deg, n) as u64).wrapping_sub(1);
-            set_cell(deg, n, d as u8);
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            let d = (unsafe { cell(deg, n) } as u64).wrapping_sub(1);
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            unsafe { set_cell(deg, n, d as u8) };
             *key = d << 56 | (part + n as u64);
         }
         let best = tree_min(keys);
@@ -523,14 +590,17 @@ fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedAr
         }
         let next = best as u32 as usize;
         let chosen = ((best >> MOVE_SHIFT) as usize) & (K - 1);
-        if stop_when_doomed && least < 2 && doomed(deg, |d| d, (moves.offsets, 0, K), cur, next, &mut forced) {
+        // SAFETY: `cur` is a board cell, the offsets the layout's.
+        if stop_when_doomed && least < 2 && unsafe { doomed(deg, |d| d, (moves.offsets, 0, K), cur, next, &mut forced) }
+        {
             return visited;
         }
         for (part, &d) in parts.iter_mut().zip(&dot2[chosen]) {
             *part = part.wrapping_sub(d);
         }
         cur = next;
-        set_cell(deg, cur, u8::MAX);
+        // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+        unsafe { set_cell(deg, cur, u8::MAX) };
         visited += 1;
         if let Some(p) = path.as_deref_mut() {
             p.push(cur);
@@ -573,9 +643,13 @@ fn tree_min(l: [u64; LANES]) -> u64 {
 /// here, when the walk moves away from it; `forced` counts the last-cell
 /// candidates seen so far. A counted cell is examined again only when the
 /// walk stands on its u, and then the walk ends at the next step anyway.
+///
+/// # Safety
+/// `cur` is a board cell of the layout `deg` is a buffer of, and `table`
+/// holds that layout's offsets (one row of `k` per phase of `mask`).
 #[cold]
 #[inline(never)]
-fn doomed<C: Copy>(
+unsafe fn doomed<C: Copy>(
     deg: &[C],
     degree: impl Fn(C) -> u8,
     (table, mask, k): (&[isize], usize, usize),
@@ -585,7 +659,8 @@ fn doomed<C: Copy>(
 ) -> bool {
     for &o in phase_row(table, mask, k, cur) {
         let n = cur.wrapping_add_signed(o);
-        let d = degree(cell(deg, n));
+        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+        let d = degree(unsafe { cell(deg, n) });
         if n == next || d >= 2 {
             continue;
         }
@@ -644,7 +719,6 @@ pub(crate) trait Stepper {
     /// # Safety
     /// `cur` is a board cell of this walk's buffer, and no reference to
     /// the buffer is live.
-    #[allow(unsafe_code)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize>;
 }
 
@@ -657,16 +731,15 @@ pub(crate) trait Stepper {
 /// Never inlined: in a large caller the loop lost registers to it
 /// (callgrind, aw+ (3,2) N=400: 8 % more instructions, 1.49 -> 1.62 ms a
 /// task).
-#[allow(unsafe_code)]
 #[inline(never)]
 pub(crate) fn run_pair(a: (impl Stepper, &mut Progress), b: (impl Stepper, &mut Progress)) -> [bool; 2] {
     let ((a, pa), (b, pb)) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);
     let mut steps = 0u64;
-    // SAFETY (every step): each walk stands on a board cell of its own
-    // buffer, which only its stepper reaches while the pair runs.
     let [extra_a, extra_b, ended_a, ended_b] = loop {
+        // SAFETY: each walk stands on a board cell of its own buffer, which
+        // only its stepper reaches while the pair runs.
         match unsafe { (a.step(x, &mut fx), b.step(y, &mut fy)) } {
             (Some(p), Some(q)) => (x, y, steps) = (p, q, steps + 1),
             (None, Some(q)) => {

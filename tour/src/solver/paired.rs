@@ -94,7 +94,9 @@ impl Solver {
                 }
                 (Some(GroupKernel::WPlusDistanceCells), false) => {
                     copy_into(keyed, self.plus_pristine());
-                    let visited = plus_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed);
+                    // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
+                    #[allow(unsafe_code)]
+                    let visited = unsafe { plus_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed) };
                     s.walks.record(visited);
                     continue;
                 }
@@ -204,10 +206,17 @@ impl Solver {
         let mask = self.layout.phase_mask();
         let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot, self.own_degrees());
         match s.kind {
-            Some(GroupKernel::WPlusDistanceCells) => {
+            #[allow(unsafe_code)]
+            // SAFETY: the slot's buffer is a copy of this solver's starting
+            // one for `self.layout`, its offsets that layout's rows, and its
+            // walk stands on a board cell (`begin` from a padded start, then
+            // steps).
+            Some(GroupKernel::WPlusDistanceCells) => unsafe {
                 plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed)
-            }
-            Some(GroupKernel::WScaled3d) => scaled::run(s.lane(degrees), mask, None),
+            },
+            #[allow(unsafe_code)]
+            // SAFETY: as above.
+            Some(GroupKernel::WScaled3d) => unsafe { scaled::run(s.lane(degrees), mask, None) },
             kind => unreachable!("a slot stands in a walk that pairs two at a time, not {kind:?}"),
         }
     }
@@ -221,7 +230,7 @@ impl Solver {
 }
 
 /// A walk on keyed cells, ready to pair.
-fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers, &'a mut Progress) {
+fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers<'a>, &'a mut Progress) {
     plus_cells::Pointers::of(s.lane(cells))
 }
 

@@ -197,7 +197,6 @@ pub(crate) trait Kernel: Sized {
     /// [`Kernel::buffer_len`] cells, which hold every window of a board
     /// cell), and `ranks` the walk's rank rows.
     #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
     unsafe fn step(&self, cells: *mut Self::Cell, cur: usize, key: u32, ranks: *const Row) -> (usize, u32);
 
     /// One walk from padded cell `start` on `cells` (reset from the
@@ -281,7 +280,6 @@ fn step_until_one_ends<P: Kernel>(plan: &P, walkers: &mut [Walker<P::Cell>], pat
     // each walker stands on a board cell of its own cells, which no
     // reference reaches while the kernel runs (the walks are borrowed
     // mutably by the caller and not used until this returns).
-    #[allow(unsafe_code)]
     unsafe {
         match walkers.len() {
             1 => simd::run::<1, P>(plan, walkers, path),
@@ -435,11 +433,10 @@ impl Kernel for Plan {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn step(&self, cells: *mut u16, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
         use std::arch::x86_64::*;
-        // SAFETY (whole body): the windows of a board cell lie in the
+        // SAFETY: (the whole body) the windows of a board cell lie in the
         // buffer (border, then slack, see `windows`), the tables are the
         // plan's own, `key >> 16` is a lane or NONE (decrements has K + 1
         // rows) and `key & 0xff` one of the plan's classes.
@@ -548,7 +545,6 @@ fn dense_ranks(d: &[i128; K]) -> [u8; K] {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
 mod simd {
     use super::{doomed, Kernel, Walker, K, NONE, VISITED};
 
@@ -633,7 +629,8 @@ mod simd {
                     // lives (the kernel's stores to it are done).
                     let view = unsafe { std::slice::from_raw_parts(w.cells, w.len) };
                     let from = before(plan, next[l], key[l]);
-                    doomed(view, P::degree, (plan.offsets(), 0, K), from, next[l], &mut w.forced)
+                    // SAFETY: `from` is a board cell, the offsets the plan's.
+                    unsafe { doomed(view, P::degree, (plan.offsets(), 0, K), from, next[l], &mut w.forced) }
                 });
             any |= w.ended;
         }

@@ -11,6 +11,8 @@
 //! alternating with the byte kernel's binary: 69.9-88.1 ms against
 //! 82.3-107.3 ms, 1.14-1.22x run by run.
 
+use std::marker::PhantomData;
+
 use super::{cell, doomed, set_cell, tree_min, Lane, Progress, Stepper};
 use crate::board::Board;
 use crate::layout::{self, Layout};
@@ -70,7 +72,7 @@ pub(crate) fn starting_cells(layout: &Layout, degrees: &[u8]) -> Vec<u32> {
 
 /// A walk about to leave padded cell `start`, which this marks visited.
 pub(crate) fn begin(cells: &mut [u32], start: usize) -> Progress {
-    set_cell(cells, start, BLOCKED);
+    cells[start] = BLOCKED;
     Progress::at(start)
 }
 
@@ -78,7 +80,11 @@ pub(crate) fn begin(cells: &mut [u32], start: usize) -> Progress {
 /// [`starting_cells`]), `offsets` the 8 moves in the current order; returns
 /// cells visited. The same walk as [`super::walk`]'s with rule W+, the doom
 /// cut included (see [`doomed`]).
-pub(crate) fn walk(
+///
+/// # Safety
+/// `cells` is a buffer of the padded layout `offsets` come from, and
+/// `start` a board cell of it.
+pub(crate) unsafe fn walk(
     cells: &mut [u32],
     offsets: &[isize],
     start: usize,
@@ -89,7 +95,8 @@ pub(crate) fn walk(
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
     }
-    run(cells, offsets, &mut progress, path, stop_when_doomed);
+    // SAFETY: the caller's; `begin` stood the walk on `start`.
+    unsafe { run(cells, offsets, &mut progress, path, stop_when_doomed) };
     progress.visited
 }
 
@@ -98,7 +105,11 @@ pub(crate) fn walk(
 /// A candidate's key is (cell before its decrement, move index, cell): each
 /// neighbour loses the same one, so the least key is the same, and the key
 /// does not wait on the subtraction.
-pub(crate) fn run(
+///
+/// # Safety
+/// `cells` is a buffer of the padded layout `offsets` come from, and the
+/// walk of `progress` stands on a board cell of it.
+pub(crate) unsafe fn run(
     cells: &mut [u32],
     offsets: &[isize],
     progress: &mut Progress,
@@ -112,8 +123,10 @@ pub(crate) fn run(
         let mut keys = [0u64; K];
         for k in 0..K {
             let n = cur.wrapping_add_signed(offset[k]);
-            let before = cell(cells, n);
-            set_cell(cells, n, before.wrapping_sub(ONE));
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            let before = unsafe { cell(cells, n) };
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            unsafe { set_cell(cells, n, before.wrapping_sub(ONE)) };
             keys[k] = (before as u64) << 32 | (k << CELL_BITS | n) as u64;
         }
         let best = tree_min(keys);
@@ -128,12 +141,14 @@ pub(crate) fn run(
         // if it has at most one unvisited neighbour (then so has `next`).
         if stop_when_doomed
             && least < 3
-            && doomed(cells, |c| (c >> DISTANCE_BITS) as u8, (&offset, 0, K), cur, next, &mut forced)
+            // SAFETY: `cur` is a board cell, the offsets the layout's.
+            && unsafe { doomed(cells, |c| (c >> DISTANCE_BITS) as u8, (&offset, 0, K), cur, next, &mut forced) }
         {
             break;
         }
         cur = next;
-        set_cell(cells, cur, BLOCKED);
+        // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+        unsafe { set_cell(cells, cur, BLOCKED) };
         visited += 1;
         if let Some(p) = path.as_deref_mut() {
             p.push(cur);
@@ -151,7 +166,7 @@ pub(crate) fn run(
 /// holds `cells + offset`, its key is `cell << 3 | k` (one `lea`), and the
 /// next cell is `cur + offset[k]` (aw+ (3,2) N=400: 5.7 ns a step in a
 /// pair, 8.5 alone, against [`run`]'s 7.8 alone).
-pub(crate) struct Pointers {
+pub(crate) struct Pointers<'a> {
     base: *mut u32,
     len: usize,
     stop_when_doomed: bool,
@@ -159,25 +174,27 @@ pub(crate) struct Pointers {
     /// `base + offset` per move: outside the buffer for negative offsets,
     /// which `wrapping_offset` allows; `cur` is added before any access.
     bases: [*mut u32; K],
+    /// The cells, borrowed for as long as the pointers live.
+    cells: PhantomData<&'a mut [u32]>,
 }
 
-impl Pointers {
+impl<'a> Pointers<'a> {
     /// A walk from [`begin`] on its own cells, ready to step.
-    pub(crate) fn of(lane: Lane<'_, u32>) -> (Pointers, &mut Progress) {
+    pub(crate) fn of(lane: Lane<'a, u32>) -> (Pointers<'a>, &'a mut Progress) {
         let base = lane.cells.as_mut_ptr();
         let mut offsets = [0isize; K];
         offsets.copy_from_slice(&lane.offsets[..K]);
         let bases = offsets.map(|o| base.wrapping_offset(o));
         let len = lane.cells.len();
-        (Pointers { base, len, stop_when_doomed: lane.stop_when_doomed, offsets, bases }, lane.progress)
+        let stop_when_doomed = lane.stop_when_doomed;
+        (Pointers { base, len, stop_when_doomed, offsets, bases, cells: PhantomData }, lane.progress)
     }
 }
 
-impl Stepper for Pointers {
-    #[allow(unsafe_code)]
+impl Stepper for Pointers<'_> {
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
-        let Pointers { base, len, stop_when_doomed, ref offsets, ref bases } = *self;
+        let Pointers { base, len, stop_when_doomed, ref offsets, ref bases, .. } = *self;
         let mut keys = [0u64; K];
         for (k, key) in keys.iter_mut().enumerate() {
             let p = bases[k].wrapping_add(cur);
@@ -198,7 +215,8 @@ impl Stepper for Pointers {
         if stop_when_doomed && least < 3 {
             // SAFETY: the buffer, read only while this view lives.
             let view = unsafe { std::slice::from_raw_parts(base, len) };
-            if doomed(view, |c| (c >> DISTANCE_BITS) as u8, (offsets, 0, K), cur, next, forced) {
+            // SAFETY: `cur` is a board cell, the offsets the layout's.
+            if unsafe { doomed(view, |c| (c >> DISTANCE_BITS) as u8, (offsets, 0, K), cur, next, forced) } {
                 return None;
             }
         }

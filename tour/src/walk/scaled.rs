@@ -19,6 +19,8 @@
 //! alone (400 starts of (2,1) N=300, w and aw: 0.87-0.91 s either way), so
 //! 2D rule-W walks keep to the keyed kernel and do not pair.
 
+use std::marker::PhantomData;
+
 use super::{doomed, tree_min, Lane, Progress, Stepper, WalkMoves, LANES};
 use crate::board::Board;
 use crate::moves::Moves;
@@ -62,7 +64,11 @@ pub(crate) fn begin(deg: &mut [u8], start: usize) -> Progress {
 /// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
 /// (unscaled on entry, left scaled), 24 moves in the rows of `moves`.
 /// Returns cells visited; see [`super::walk`].
-pub(crate) fn walk(
+///
+/// # Safety
+/// As for [`super::walk`]: `deg` is a buffer of the layout the offsets of
+/// `moves` come from, `start` a board cell of it.
+pub(crate) unsafe fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
@@ -75,18 +81,22 @@ pub(crate) fn walk(
         p.push(start);
     }
     let lane = Lane { cells: deg, offsets: moves.offsets, progress: &mut progress, stop_when_doomed };
-    run(lane, moves.phase_mask, path);
+    // SAFETY: the caller's; `begin` stood the walk on `start`.
+    unsafe { run(lane, moves.phase_mask, path) };
     progress.visited()
 }
 
 /// Takes a walk on (from [`begin`]) to its end, pushing each cell it enters
 /// to `path`; `phase_mask` picks a cell's row of offsets.
-#[allow(unsafe_code)]
-pub(crate) fn run(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
+///
+/// # Safety
+/// The lane's cells are a buffer of the layout its offsets come from (rows
+/// picked by `phase_mask`), and its walk stands on a board cell of it.
+pub(crate) unsafe fn run(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
     let (walk, progress) = Pointers::of(lane, phase_mask);
     let (mut cur, mut forced) = (progress.cur, progress.forced);
-    // SAFETY: the walk stands on a board cell of its buffer, which only its
-    // pointers reach until it ends.
+    // SAFETY: the walk stands on a board cell of its buffer (the caller's),
+    // which only its pointers reach until it ends.
     while let Some(next) = unsafe { walk.step(cur, &mut forced) } {
         cur = next;
         progress.visited += 1;
@@ -111,6 +121,8 @@ pub(crate) struct Pointers<'a> {
     /// offsets, which `wrapping_offset` allows; `cur` is added before any
     /// access, and that lands inside (the layout's invariant, see walk.rs).
     pointers: Vec<*mut u8>,
+    /// The buffer, borrowed for as long as the pointers live.
+    cells: PhantomData<&'a mut [u8]>,
 }
 
 impl<'a> Pointers<'a> {
@@ -125,13 +137,13 @@ impl<'a> Pointers<'a> {
             phase_mask,
             stop_when_doomed: lane.stop_when_doomed,
             pointers,
+            cells: PhantomData,
         };
         (walk, lane.progress)
     }
 }
 
 impl Stepper for Pointers<'_> {
-    #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
         let (base, len) = (self.base, self.len);
@@ -161,7 +173,8 @@ impl Stepper for Pointers<'_> {
         if self.stop_when_doomed && best < LOW_KEY {
             // SAFETY: no pointer writes while this view lives.
             let view = unsafe { std::slice::from_raw_parts(base, len) };
-            if doomed(view, |d| d / SCALE, (self.table, self.phase_mask, K), cur, next, forced) {
+            // SAFETY: `cur` is a board cell, the table the layout's.
+            if unsafe { doomed(view, |d| d / SCALE, (self.table, self.phase_mask, K), cur, next, forced) } {
                 return None;
             }
         }

@@ -46,8 +46,10 @@ impl Case {
         let padded = self.layout.padded(start);
         self.layout.coords(padded, &mut xy);
         let mut rng = Rng::new(0);
+        let moves = self.moves();
+        // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
         let visited =
-            walk(&mut deg, &self.moves(), padded, tiebreak, &mut rng, &mut xy, Some(&mut path), stop_when_doomed);
+            unsafe { walk(&mut deg, &moves, padded, tiebreak, &mut rng, &mut xy, Some(&mut path), stop_when_doomed) };
         (visited, path)
     }
 
@@ -60,9 +62,11 @@ impl Case {
         let moves = self.moves();
         let a = (&mut deg[..], &moves, padded, &mut rng, &mut xy[..], Some(&mut path));
         let visited = if plus {
-            walk_with::<u8, true, false, true, false>(a)
+            // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
+            unsafe { walk_with::<u8, true, false, true, false>(a) }
         } else {
-            walk_with::<u8, false, false, true, false>(a)
+            // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
+            unsafe { walk_with::<u8, false, false, true, false>(a) }
         };
         (visited, path)
     }
@@ -72,8 +76,9 @@ impl Case {
 fn plus_cells_walk(case: &Case, start: u64, stop_when_doomed: bool) -> (u64, Vec<usize>) {
     let mut cells = plus_cells::starting_cells(&case.layout, &case.pristine);
     let mut path = Vec::new();
-    let visited =
-        plus_cells::walk(&mut cells, &case.offsets, case.layout.padded(start), Some(&mut path), stop_when_doomed);
+    let start = case.layout.padded(start);
+    // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
+    let visited = unsafe { plus_cells::walk(&mut cells, &case.offsets, start, Some(&mut path), stop_when_doomed) };
     (visited, path)
 }
 
@@ -260,7 +265,8 @@ fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
             let kernel = PairKernel {
                 starting: plus_cells::starting_cells(&case.layout, &case.pristine),
                 begin: plus_cells::begin,
-                run: |l| plus_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed),
+                // SAFETY: the case's buffers and offsets, walks begun on board cells.
+                run: |l| unsafe { plus_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed) },
                 pair: |a, b| run_pair(plus_cells::Pointers::of(a), plus_cells::Pointers::of(b)),
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
@@ -285,7 +291,8 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
             let kernel = PairKernel {
                 starting: case.pristine.clone(),
                 begin: scaled::begin,
-                run: |l| scaled::run(l, 63, None),
+                // SAFETY: the case's buffers and offsets, walks begun on board cells.
+                run: |l| unsafe { scaled::run(l, 63, None) },
                 pair: |a, b| run_pair(scaled::Pointers::of(a, 63), scaled::Pointers::of(b, 63)),
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);

@@ -164,11 +164,10 @@ impl Kernel for Plan {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn step(&self, cells: *mut u8, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
         use std::arch::x86_64::*;
-        // SAFETY (whole body): the windows of a board cell lie in the
+        // SAFETY: (the whole body) the windows of a board cell lie in the
         // padded board (see `Plan::new`), the tables are the plan's own and
         // `key >> 16` is a lane or NONE (decrements and each rotation's
         // ranks have K + 1 rows).
