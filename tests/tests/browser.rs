@@ -5,15 +5,13 @@
 //! that must not be blank. Skipped, saying so, where no Chromium is
 //! installed (CI installs Debian's).
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use common::Cluster;
+use ksweep_e2e::Cluster;
 use serde_json::{json, Value};
 
 const TOKEN: &str = "browser-secret";

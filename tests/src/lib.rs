@@ -6,8 +6,6 @@
 //! Every service writes its stderr (RUST_LOG=info) to a file in the test's
 //! temporary directory; when a test fails, the [`Cluster`] prints them all.
 
-#![allow(dead_code)]
-
 pub mod cgroup;
 
 use std::collections::{HashMap, HashSet};
@@ -15,15 +13,62 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// The binary under test.
-pub const KSWEEP: &str = env!("CARGO_BIN_EXE_ksweep");
+/// The binary under test: `KSWEEP_BIN`, or the `ksweep` beside this test's
+/// own executable (`target/<profile>/`), which `cargo test --workspace`
+/// builds with it. Refused when missing or older than a source file of the
+/// workspace (`cargo test -p ksweep-e2e` alone does not build it), so a
+/// stale binary is never what passes.
+pub static KSWEEP: LazyLock<PathBuf> = LazyLock::new(|| {
+    if let Some(bin) = std::env::var_os("KSWEEP_BIN") {
+        return PathBuf::from(bin);
+    }
+    let exe = std::env::current_exe().expect("the test's own path");
+    // target/<profile>/deps/<test>-<hash>
+    let bin = exe.parent().and_then(Path::parent).expect("target/<profile>").join("ksweep");
+    let built = std::fs::metadata(&bin).and_then(|m| m.modified()).unwrap_or_else(|e| {
+        panic!("{}: {e}; build it (cargo test --workspace, or cargo build -p ksweep) or set KSWEEP_BIN", bin.display())
+    });
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
+    if let Some(newer) = newest_source(workspace).filter(|(at, _)| *at > built) {
+        panic!(
+            "{} is older than {}: build it again (cargo test --workspace, or cargo build -p ksweep)",
+            bin.display(),
+            newer.1.display()
+        );
+    }
+    bin
+});
+
+/// The most recently changed `.rs` file under the workspace's crates.
+fn newest_source(workspace: &Path) -> Option<(std::time::SystemTime, PathBuf)> {
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    let mut dirs: Vec<PathBuf> = ["tour", "sweep", "figures", "proto", "coordinator", "worker", "cli"]
+        .iter()
+        .map(|c| workspace.join(c).join("src"))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let at = entry.metadata().and_then(|m| m.modified()).ok();
+                if let Some(at) = at.filter(|at| newest.as_ref().is_none_or(|(n, _)| at > n)) {
+                    newest = Some((at, path));
+                }
+            }
+        }
+    }
+    newest
+}
 
 /// A sweep of a few seconds of CPU: the (2,1) knight on N^2 and N^3 boards,
 /// N = 5..40, 30 starts, five methods (one of them random, seeded): 10,690
@@ -63,7 +108,7 @@ pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
 static SEQ: AtomicUsize = AtomicUsize::new(0);
 
 fn ksweep_command(args: &[String]) -> Command {
-    let mut c = Command::new(KSWEEP);
+    let mut c = Command::new(&*KSWEEP);
     c.args(args);
     scrubbed(c)
 }
@@ -217,7 +262,7 @@ impl Proc {
     /// runs under the cgroup's limits from its first instruction.
     pub fn spawn_in_cgroup(name: &str, dir: &Path, procs: &Path, args: &[String]) -> Proc {
         let mut c = Command::new("sh");
-        c.arg("-c").arg(r#"echo $$ > "$0" && exec "$@""#).arg(procs).arg(KSWEEP).args(args);
+        c.arg("-c").arg(r#"echo $$ > "$0" && exec "$@""#).arg(procs).arg(&*KSWEEP).args(args);
         Proc::start(name, dir, scrubbed(c))
     }
 

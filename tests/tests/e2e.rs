@@ -8,15 +8,12 @@
 //! worker in one process) on the same spec: identical success flags, counts
 //! and tables, timings aside.
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::future::Future;
 use std::path::Path;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use common::*;
+use ksweep_e2e::*;
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::v1::workers_client::WorkersClient;
@@ -873,7 +870,7 @@ fn a_worker_leaves_before_its_lifetime_ends_with_nothing_lost() {
 #[test]
 fn a_worker_in_a_memory_limited_cgroup_budgets_by_its_limit() {
     let limit: u64 = 300 << 20;
-    let cgroup = match cgroup::MemoryCgroup::create(limit) {
+    let cgroup = match ksweep_e2e::cgroup::MemoryCgroup::create(limit) {
         Ok(cgroup) => cgroup,
         Err(why) => {
             eprintln!("skipped: cannot make a cgroup with a memory limit here: {why}");
