@@ -95,6 +95,41 @@ pub fn task_outcome(t: &pb::TaskOutcome) -> Result<tour::Outcome, ConvertError> 
     }))
 }
 
+/// Longest error text kept from a worker (per task or shard): enough for
+/// a panic message, never a whole spec or a flood.
+pub const MAX_ERROR_CHARS: usize = 1000;
+
+/// A worker's error text as kept: None when empty, cut after
+/// [`MAX_ERROR_CHARS`] characters (the cut says how long it was).
+pub fn reported_error(text: String) -> Option<String> {
+    if text.is_empty() {
+        return None;
+    }
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((cut, _)) => Some(format!("{}... ({} bytes)", &text[..cut], text.len())),
+        None => Some(text),
+    }
+}
+
+impl TryFrom<pb::TaskOutcome> for sweep::TaskReport {
+    type Error = ConvertError;
+
+    /// A reported task as the coordinator checks it; an outcome code this
+    /// build does not know is refused.
+    fn try_from(t: pb::TaskOutcome) -> Result<sweep::TaskReport, ConvertError> {
+        Ok(sweep::TaskReport {
+            outcome: task_outcome(&t)?,
+            start_offset: t.start_offset,
+            method_index: t.method_index,
+            success: t.success,
+            attempts: t.attempts,
+            visited: t.visited,
+            micros: t.micros,
+            error: reported_error(t.error),
+        })
+    }
+}
+
 // ------------------------------------------------------------ aggregates
 
 impl From<sweep::AggregateRow> for pb::AggregateRow {
@@ -366,6 +401,19 @@ mod tests {
         assert_eq!(task_outcome(&pb::TaskOutcome::default()).unwrap(), tour::Outcome::GaveUp);
         let failed = task_failed(1, 2, "boom".into());
         assert_eq!((failed.error.as_str(), failed.success, failed.attempts), ("boom", false, 0));
+    }
+
+    #[test]
+    fn a_reported_task_decodes_with_its_error_cut() {
+        let long = "x".repeat(MAX_ERROR_CHARS + 5);
+        let t = pb::TaskOutcome { start_offset: 3, method_index: 1, error: long, ..Default::default() };
+        let report = sweep::TaskReport::try_from(t).unwrap();
+        assert_eq!((report.start_offset, report.method_index, report.outcome), (3, 1, tour::Outcome::GaveUp));
+        let error = report.error.unwrap();
+        assert!(error.ends_with(&format!("... ({} bytes)", MAX_ERROR_CHARS + 5)), "{error}");
+        assert_eq!(reported_error(String::new()), None);
+        let bad = pb::TaskOutcome { outcome: 9, ..Default::default() };
+        assert_eq!(sweep::TaskReport::try_from(bad).unwrap_err().field(), "TaskOutcome.outcome");
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub mod spec;
 mod starts;
 mod sweep;
 mod table;
+mod task_report;
 
 pub use error::SpecError;
 pub use plan::{Cursor, Planner, ShardPlan};
@@ -56,3 +57,4 @@ pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,
     TableOptions, IMPOSSIBLE,
 };
+pub use task_report::TaskReport;

@@ -9,18 +9,9 @@ use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
 use crate::store::{ResultRecord, SweepState};
 
-/// One task's report, as the scheduler sees it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskReport {
-    pub start_offset: u32,
-    pub method_index: u32,
-    pub success: bool,
-    pub attempts: u32,
-    pub visited: u64,
-    pub micros: u64,
-    pub error: Option<String>,
-    pub outcome: tour::Outcome,
-}
+/// One task's report, as the scheduler sees it (decoded by
+/// `ksweep_proto::convert`).
+pub use sweep::TaskReport;
 
 /// A worker's reports for one shard.
 #[derive(Debug, Clone, PartialEq)]
