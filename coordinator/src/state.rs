@@ -101,7 +101,7 @@ pub struct Shared {
     store: Arc<Mutex<Store>>,
     /// Connections that read beside it; None for an in-memory store.
     readers: Option<Arc<Readers>>,
-    pub(crate) scheduler: Mutex<Scheduler>,
+    scheduler: Mutex<Scheduler>,
     /// Every sweep's spec, parsed once (the store's, shared with its readers).
     parsed: Arc<ParsedSweeps>,
     /// Random per process start: a worker that sees it change registers again.
@@ -252,8 +252,9 @@ impl Shared {
         .map_err(|e| Error::Internal(format!("store task: {e}")))?
     }
 
-    /// The scheduler, locked (never held across an await).
-    pub fn scheduler(&self) -> std::sync::MutexGuard<'_, Scheduler> {
+    /// The scheduler, locked (never held across an await). Only this
+    /// state's own methods reach it: the services ask them.
+    fn scheduler(&self) -> std::sync::MutexGuard<'_, Scheduler> {
         self.scheduler.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -382,68 +383,6 @@ impl Shared {
             self.load(record.key, sweep).await?;
         }
         Ok((record, created))
-    }
-
-    /// Registers a worker: a new id, stored, known to the scheduler, and
-    /// the session secret its polls must present.
-    pub async fn register(&self, name: String, threads: u32) -> Result<(WorkerId, SessionSecret)> {
-        let secret = SessionSecret::new()?;
-        let registered = self.with_store(move |s| s.register_worker(&name, threads)).await;
-        self.note_write(&registered);
-        let worker = registered?;
-        self.scheduler().register(worker, threads, now());
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, secret);
-        Ok((worker, secret))
-    }
-
-    /// Asks the registered worker named by `who` (its id, or a name only
-    /// one registered worker has) to finish what it holds and leave.
-    /// Returns its id, name and the shards it still holds.
-    pub async fn drain(&self, who: &str) -> Result<(WorkerId, String, usize)> {
-        let names = self.read(|s| s.worker_names()).await?;
-        let known: Vec<WorkerId> = self.scheduler().workers(now()).into_iter().map(|w| w.id).collect();
-        let by_id = who.parse::<u64>().ok().map(WorkerId).filter(|id| known.contains(id));
-        let matches: Vec<WorkerId> = match by_id {
-            Some(id) => vec![id],
-            None => known.into_iter().filter(|id| names.get(&id.0).is_some_and(|n| n == who)).collect(),
-        };
-        let worker = match matches[..] {
-            [one] => one,
-            [] => return Err(Error::WorkerNotFound(who.to_string())),
-            _ => {
-                let ids: Vec<String> = matches.iter().map(|w| w.0.to_string()).collect();
-                return Err(Error::AmbiguousWorker(who.to_string(), ids.join(", ")));
-            }
-        };
-        let held = self.scheduler().drain(worker).ok_or_else(|| Error::WorkerNotFound(who.to_string()))?;
-        let name = names.get(&worker.0).cloned().unwrap_or_default();
-        tracing::info!(%worker, %name, held, "worker asked to drain: it finishes what it holds and leaves");
-        self.changed();
-        Ok((worker, name, held))
-    }
-
-    /// Asks every live registered worker to finish what it holds and
-    /// leave. Returns how many are draining and the shards they hold; a
-    /// coordinator ending with its sweeps calls it until none is left.
-    pub fn drain_all(&self) -> (usize, usize) {
-        let mut sched = self.scheduler();
-        let live: Vec<WorkerId> = sched.workers(now()).into_iter().filter(|w| !w.lost).map(|w| w.id).collect();
-        let held = live.iter().filter_map(|w| sched.drain(*w)).sum();
-        drop(sched);
-        if !live.is_empty() {
-            self.changed();
-        }
-        (live.len(), held)
-    }
-
-    /// Checks that a call comes from the registration of `worker`: its id
-    /// alone (sequential, and in every export) is no proof.
-    pub fn authenticate(&self, worker: WorkerId, presented: &[u8]) -> Result<()> {
-        let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        match sessions.get(&worker) {
-            Some(secret) if secret.matches(presented) => Ok(()),
-            _ => Err(Error::UnknownWorker(worker.0)),
-        }
     }
 
     /// Records which results of a worker's poll are new, then settles what
@@ -695,3 +634,6 @@ fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result
 
 #[cfg(test)]
 mod tests;
+mod workers;
+
+pub use workers::{Heartbeat, HeartbeatReply};

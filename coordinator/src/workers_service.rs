@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ksweep_proto::v1 as pb;
-use ksweep_proto::PROTOCOL_VERSION;
+use ksweep_proto::{convert, PROTOCOL_VERSION};
 use tonic::{Request, Response, Status};
 
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, WorkerId};
 use crate::scheduler::{Assignment, ShardReport, TaskReport, WorkerResources};
-use crate::state::{now, Shared};
+use crate::state::{Heartbeat, HeartbeatReply, Shared};
 
 /// Most shards one poll may ask for, whatever free capacity it claims.
 const MAX_SLOTS_PER_POLL: usize = 1024;
@@ -38,18 +38,14 @@ impl WorkersService {
         self.check_nonce(req.coordinator_nonce)?;
         let worker = WorkerId(req.worker_id);
         self.shared.authenticate(worker, &req.session_secret)?;
-        let (running, returned) = (lease_ids(&req.running), lease_ids(&req.returned));
         let reports: Vec<ShardReport> = req.results.into_iter().map(report_of).collect::<Result<_>>()?;
-
-        let lifetime_left = req.lifetime_left_millis.map(Duration::from_millis);
-        let (revoked, drain) = {
-            let mut sched = self.shared.scheduler();
-            sched.touch(worker, now())?;
-            sched.note_polls(worker, req.task_polls);
-            sched.hand_back(worker, &returned);
-            sched.note_lifetime(worker, lifetime_left, now());
-            (sched.heartbeat(worker, &running, now()), sched.is_draining(worker))
+        let beat = Heartbeat {
+            running: lease_ids(&req.running),
+            returned: lease_ids(&req.returned),
+            task_polls: req.task_polls,
+            lifetime_left: req.lifetime_left_millis.map(Duration::from_millis),
         };
+        let HeartbeatReply { revoked, drain } = self.shared.heartbeat(worker, &beat)?;
         self.shared.report(worker, &reports).await?;
 
         let free = (req.free_slots as usize).min(MAX_SLOTS_PER_POLL);
@@ -86,20 +82,6 @@ fn check_registration(name: &str, threads: u32, labels: &[String]) -> Result<BTr
     ksweep_proto::labels(labels).map_err(|e| Error::Refused(format!("RegisterRequest.labels: {e}")))
 }
 
-/// Longest error text kept from a worker (per task or shard): enough for
-/// a panic message, never a whole spec or a flood.
-const MAX_ERROR_CHARS: usize = 1000;
-
-fn worker_error(text: String) -> Option<String> {
-    if text.is_empty() {
-        return None;
-    }
-    match text.char_indices().nth(MAX_ERROR_CHARS) {
-        Some((cut, _)) => Some(format!("{}... ({} bytes)", &text[..cut], text.len())),
-        None => Some(text),
-    }
-}
-
 /// A shard's results as the scheduler sees them; an outcome code this
 /// build does not know refuses the whole poll.
 fn report_of(r: pb::ShardResults) -> Result<ShardReport> {
@@ -108,27 +90,17 @@ fn report_of(r: pb::ShardResults) -> Result<ShardReport> {
         .tasks
         .into_iter()
         .map(|t| {
-            let outcome = ksweep_proto::convert::task_outcome(&t)
-                .map_err(|e| Error::Refused(format!("{shard} task ({}, {}): {e}", t.start_offset, t.method_index)))?;
-            Ok(TaskReport {
-                start_offset: t.start_offset,
-                method_index: t.method_index,
-                success: t.success,
-                attempts: t.attempts,
-                visited: t.visited,
-                micros: t.micros,
-                outcome,
-                error: worker_error(t.error),
-            })
+            let task = (t.start_offset, t.method_index);
+            TaskReport::try_from(t).map_err(|e| Error::Refused(format!("{shard} task ({}, {}): {e}", task.0, task.1)))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(ShardReport { shard, epoch: Epoch(r.epoch), tasks, error: worker_error(r.error) })
+    Ok(ShardReport { shard, epoch: Epoch(r.epoch), tasks, error: convert::reported_error(r.error) })
 }
 
 /// The message for an assignment: configuration, methods and start cells.
 fn shard_message(a: &Assignment) -> pb::Shard {
     let entry = &a.sweep.configurations()[a.plan.config as usize];
-    ksweep_proto::convert::shard(a.shard.0, a.epoch.0, &a.sweep_id, &a.sweep, entry, &a.starts)
+    convert::shard(a.shard.0, a.epoch.0, &a.sweep_id, &a.sweep, entry, &a.starts)
 }
 
 #[tonic::async_trait]
@@ -144,7 +116,7 @@ impl pb::workers_server::Workers for WorkersService {
         let (worker, secret) = self.shared.register(name.clone(), threads).await?;
         let memory = req.memory_bytes;
         tracing::info!(%worker, %name, threads, memory_bytes = ?memory, ?labels, "worker registered");
-        self.shared.scheduler().advertise(worker, WorkerResources { memory, labels });
+        self.shared.advertise(worker, WorkerResources { memory, labels });
         let options = &self.shared.options;
         Ok(Response::new(pb::RegisterReply {
             worker_id: worker.0,
@@ -164,7 +136,7 @@ impl pb::workers_server::Workers for WorkersService {
         self.check_nonce(req.coordinator_nonce)?;
         self.shared.authenticate(WorkerId(req.worker_id), &req.session_secret)?;
         let returned = lease_ids(&req.returned);
-        self.shared.scheduler().goodbye(WorkerId(req.worker_id), &returned);
+        self.shared.goodbye(WorkerId(req.worker_id), &returned);
         tracing::info!(worker = req.worker_id, returned = returned.len(), "worker said goodbye");
         Ok(Response::new(pb::GoodbyeReply {}))
     }

@@ -198,12 +198,10 @@ fn plot(rows: &[AggregateRow], name: &str, quantity: Quantity) -> Option<String>
 /// and those registered before but gone since.
 pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
     let names = d.shared.read(|s| s.worker_names()).await?;
-    let scheduler = d.shared.scheduler();
-    let known = scheduler.workers(now());
+    let known = d.shared.workers();
     let mut list: Vec<Value> = known
         .iter()
-        .map(|w| {
-            let advertised = scheduler.resources(w.id).cloned().unwrap_or_default();
+        .map(|(w, advertised)| {
             json!({
                 "id": w.id.0,
                 "name": names.get(&w.id.0).cloned().unwrap_or_default(),
@@ -220,8 +218,7 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
             })
         })
         .collect();
-    drop(scheduler);
-    let mut gone: Vec<(&u64, &String)> = names.iter().filter(|(id, _)| !known.iter().any(|w| w.id.0 == **id)).collect();
+    let mut gone: Vec<(&u64, &String)> = names.iter().filter(|(id, _)| !known.iter().any(|(w, _)| w.id.0 == **id)).collect();
     gone.sort();
     // The most recent gone workers; the rest are history.
     for (id, name) in gone.into_iter().rev().take(50) {
