@@ -218,7 +218,8 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
             })
         })
         .collect();
-    let mut gone: Vec<(&u64, &String)> = names.iter().filter(|(id, _)| !known.iter().any(|(w, _)| w.id.0 == **id)).collect();
+    let mut gone: Vec<(&u64, &String)> =
+        names.iter().filter(|(id, _)| !known.iter().any(|(w, _)| w.id.0 == **id)).collect();
     gone.sort();
     // The most recent gone workers; the rest are history.
     for (id, name) in gone.into_iter().rev().take(50) {
