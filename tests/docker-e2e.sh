@@ -9,8 +9,8 @@
 # answers. Bounded in time; cleans up on any exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-started=$(date +%s)
-say() { printf '[docker-e2e %3ds] %s\n' "$(( $(date +%s) - started ))" "$*"; }
+NAME=docker-e2e
+. tests/e2e-lib.sh
 
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
     say "SKIPPED: no Docker engine answers here"
@@ -23,8 +23,8 @@ fi
 
 spec=specs/docker-e2e.toml
 project="ksweep-e2e-$$"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-http_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
+http_port=$(free_port)
 export KSWEEP_PORT=$port KSWEEP_HTTP_PORT=$http_port KSWEEP_IMAGE="knight-sweep:e2e-$$" KSWEEP_TOKEN="e2e-secret-$$"
 url="http://127.0.0.1:$port"
 work=$(mktemp -d)
@@ -45,22 +45,11 @@ say "building the image"
 docker/build-image.sh >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 size=$(docker image inspect -f '{{.Size}}' "$KSWEEP_IMAGE")
 say "image $KSWEEP_IMAGE: $(( size / 1024 )) KiB"
-# The binary .ci/run's tests built (KSWEEP_BIN), or one built here.
-if [ -n "${KSWEEP_BIN:-}" ]; then
-    k=$KSWEEP_BIN
-else
-    cargo build --release -q -p ksweep
-    k=$PWD/target/release/ksweep
-fi
-# Past the builds the test is bounded: past this, fail (and clean up). The
-# builds are left to CI's own limit: on a slow 2-core machine the static
-# build alone took 1,319 s, most of what had been the whole test's bound.
-deadline=$(( $(date +%s) + ${KSWEEP_E2E_TIMEOUT:-1500} ))
-check_deadline() { [ "$(date +%s)" -lt "$deadline" ] || { say "timed out"; exit 1; }; }
+ksweep_binary
+start_deadline 1500
 
 say "reference: ksweep run on the host"
-"$k" run "$spec" --db "$work/ref.db" --threads 2 >/dev/null 2>"$work/ref.log"
-"$k" table --db "$work/ref.db" --format json | grep -v micros >"$work/ref.json"
+reference_table "$spec" "$work"
 
 say "cluster: coordinator + 3 workers"
 compose up -d --scale worker=3 >"$work/up.log" 2>&1 || { cat "$work/up.log"; exit 1; }
@@ -132,12 +121,7 @@ rows=$("$k" export "$id" --coordinator "$url" --format csv | tail -n +2 | wc -l)
 [ "$rows" = "$t" ] || { say "export has $rows rows, expected $t"; exit 1; }
 
 "$k" table "$id" --coordinator "$url" --format json | grep -v micros >"$work/cluster.json"
-if ! diff -u "$work/ref.json" "$work/cluster.json" >"$work/diff"; then
-    say "tables differ from ksweep run:"
-    head -40 "$work/diff"
-    exit 1
-fi
-say "table identical to ksweep run (timings aside)"
+same_as_reference "$work" "$work/cluster.json"
 
 compose down -v --remove-orphans >/dev/null 2>&1
 left=$(docker ps -aq --filter "label=com.docker.compose.project=$project"; docker volume ls -q --filter "label=com.docker.compose.project=$project"; docker network ls -q --filter "label=com.docker.compose.project=$project")

@@ -12,8 +12,8 @@
 # where the cluster cannot be made (not root, no apt, no packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-started=$(date +%s)
-say() { printf '[slurm-e2e %3ds] %s\n' "$(( $(date +%s) - started ))" "$*"; }
+NAME=slurm-e2e
+. tests/e2e-lib.sh
 skip() { say "SKIPPED: $*"; exit 0; }
 
 [ "$(uname -s)" = Linux ] || skip "Slurm runs on Linux only"
@@ -46,7 +46,6 @@ SPEC
 state=$work/slurm
 mkdir -p "$state/ctld" "$state/d" "$state/munge"
 host=$(hostname -s)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'; }
 ctld_port=$(free_port)
 d_port=$(free_port)
 export SLURM_CONF=$state/slurm.conf
@@ -140,19 +139,11 @@ sinfo -h -o %T 2>/dev/null | grep -qx idle || skip "the node never became idle: 
 cluster_secs=$(( $(date +%s) - t0 ))
 say "cluster up in ${cluster_secs} s: $(sinfo -h -o '%P %D %c CPUs %m MB %T')"
 
-# The binary .ci/run's tests built (KSWEEP_BIN), or one built here.
-if [ -n "${KSWEEP_BIN:-}" ]; then
-    k=$KSWEEP_BIN
-else
-    cargo build --release -q -p ksweep
-    k=$PWD/target/release/ksweep
-fi
-deadline=$(( $(date +%s) + ${KSWEEP_E2E_TIMEOUT:-900} ))
-check_deadline() { [ "$(date +%s)" -lt "$deadline" ] || { say "timed out"; squeue; exit 1; }; }
+ksweep_binary
+start_deadline 900
 
 say "reference: ksweep run on the host"
-"$k" run "$spec" --db "$work/ref.db" --threads 2 >/dev/null 2>"$work/ref.log"
-"$k" table --db "$work/ref.db" --format json | grep -v micros >"$work/ref.json"
+reference_table "$spec" "$work"
 
 dir=$work/sweep
 t0=$(date +%s)
@@ -198,12 +189,7 @@ sweep_secs=$(( $(date +%s) - t0 ))
 say "sweep done in ${sweep_secs} s from submission"
 
 "$k" table --dir "$dir" --format json | grep -v micros >"$work/cluster.json"
-if ! diff -u "$work/ref.json" "$work/cluster.json" >"$work/diff"; then
-    say "tables differ from ksweep run:"
-    head -40 "$work/diff"
-    exit 1
-fi
-say "table identical to ksweep run (timings aside)"
+same_as_reference "$work" "$work/cluster.json"
 
 # What the logs say happened: the time limits and the restart.
 logs=$(ls "$dir"/coordinator-*.log | wc -l)

@@ -13,8 +13,8 @@
 # Bounded in time; cleans up on any exit; prints each phase's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-started=$(date +%s)
-say() { printf '[swarm-e2e %3ds] %s\n' "$(( $(date +%s) - started ))" "$*"; }
+NAME=swarm-e2e
+. tests/e2e-lib.sh
 
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
     say "SKIPPED: no Docker engine answers here"
@@ -25,7 +25,6 @@ fi
 unset KSWEEP_TOKEN KSWEEP_TOKEN_FILE KSWEEP_COORDINATOR
 spec=specs/docker-e2e.toml
 stack="ksweep-swarm-$$"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 export KSWEEP_PORT=$port KSWEEP_IMAGE="knight-sweep:swarm-e2e-$$" KSWEEP_TOKEN_SECRET="${stack}_token"
 url="http://127.0.0.1:$port"
@@ -121,23 +120,13 @@ say "building the image"
 docker/build-image.sh >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 size=$(docker image inspect -f '{{.Size}}' "$KSWEEP_IMAGE")
 say "image $KSWEEP_IMAGE: $(( size / 1024 )) KiB"
-# The binary .ci/run's tests built (KSWEEP_BIN), or one built here.
-if [ -n "${KSWEEP_BIN:-}" ]; then
-    k=$KSWEEP_BIN
-else
-    cargo build --release -q -p ksweep
-    k=$PWD/target/release/ksweep
-fi
+ksweep_binary
 t_build=$(( $(date +%s) - t0 ))
-# Past the builds the test is bounded: past this, fail (and clean up). The
-# builds are left to CI's own limit, as in tests/docker-e2e.sh.
-deadline=$(( $(date +%s) + ${KSWEEP_E2E_TIMEOUT:-1500} ))
-check_deadline() { [ "$(date +%s)" -lt "$deadline" ] || { say "timed out"; exit 1; }; }
+start_deadline 1500
 
 t0=$(date +%s)
 say "reference: ksweep run on the host"
-"$k" run "$spec" --db "$work/ref.db" --threads 2 >/dev/null 2>"$work/ref.log"
-"$k" table --db "$work/ref.db" --format json | grep -v micros >"$work/ref.json"
+reference_table "$spec" "$work"
 t_reference=$(( $(date +%s) - t0 ))
 
 t0=$(date +%s)
@@ -240,12 +229,7 @@ rows=$("$k" export "$id" --coordinator "$url" --token-file "$token_file" --forma
 [ "$rows" = "$t" ] || { say "export has $rows rows, expected $t"; exit 1; }
 
 "$k" table "$id" --coordinator "$url" --token-file "$token_file" --format json | grep -v micros >"$work/cluster.json"
-if ! diff -u "$work/ref.json" "$work/cluster.json" >"$work/diff"; then
-    say "tables differ from ksweep run:"
-    head -40 "$work/diff"
-    exit 1
-fi
-say "table identical to ksweep run (timings aside)"
+same_as_reference "$work" "$work/cluster.json"
 
 t0=$(date +%s)
 say "teardown: docker stack rm, the secret, the volume, the image$([ "$own_swarm" = 1 ] && echo ", the swarm")"
