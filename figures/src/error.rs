@@ -1,5 +1,6 @@
 //! What can go wrong drawing a figure.
 
+use plotters::drawing::DrawingAreaErrorKind;
 use thiserror::Error;
 
 /// A figure that cannot be drawn, or written.
@@ -15,4 +16,9 @@ pub enum FigureError {
     /// plotters failed (an I/O error writing the PNG, mostly).
     #[error("drawing the figure: {0}")]
     Draw(String),
+}
+
+/// A plotters error as ours.
+pub(crate) fn draw_error<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> FigureError {
+    FigureError::Draw(e.to_string())
 }

@@ -7,6 +7,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::error::draw_error;
 use crate::{plot, Chart, FailureMap, FigureError};
 
 /// Something to draw.
@@ -54,11 +55,6 @@ impl Figure {
             Figure::Map(map) => map.draw(root),
         }
     }
-}
-
-/// A plotters error as ours.
-pub(crate) fn draw_error<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> FigureError {
-    FigureError::Draw(e.to_string())
 }
 
 /// The one font: DejaVu Sans, registered as plotters' "sans-serif" (in both

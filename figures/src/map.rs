@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use tour::Method;
 
-use crate::figure::draw_error;
+use crate::error::draw_error;
 use crate::palette::nth;
 use crate::FigureError;
 

@@ -9,7 +9,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::figure::draw_error;
+use crate::error::draw_error;
 use crate::palette::colour;
 use crate::{Chart, FigureError, Panel, Quantity};
 
