@@ -1,0 +1,64 @@
+//! A coordinator's settings.
+
+use std::time::Duration;
+
+use crate::connections::ConnectionLimits;
+use crate::dashboard::DashboardOptions;
+use crate::scheduler::SchedulerConfig;
+
+/// Settings of a coordinator.
+#[derive(Debug, Clone)]
+pub struct CoordinatorOptions {
+    pub scheduler: SchedulerConfig,
+    /// How often a busy worker should poll (its heartbeat).
+    pub poll_interval: Duration,
+    /// When set, every RPC must carry `authorization: Bearer <token>`.
+    pub token: Option<String>,
+    /// Largest spec accepted, in bytes.
+    pub max_spec_bytes: usize,
+    /// The most any spec's own `[limits]` may allow here: a spec asking for
+    /// more is held to these (a few bytes of TOML must not make the
+    /// coordinator expand 2^24 configurations).
+    pub spec_caps: sweep::Limits,
+    /// Largest gRPC message accepted, in bytes.
+    pub max_message_bytes: usize,
+    /// Serve TLS with this identity instead of plain HTTP/2.
+    pub tls: Option<TlsIdentity>,
+    /// Connections open at once, and how long one may stay silent.
+    pub connections: ConnectionLimits,
+    /// Serve the web dashboard on this address (off when None).
+    pub http: Option<std::net::SocketAddr>,
+    /// The dashboard's bounds and the host names it answers to.
+    pub dashboard: DashboardOptions,
+}
+
+/// The coordinator's certificate chain and private key, PEM.
+#[derive(Clone)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsIdentity {
+    /// Never prints the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsIdentity").field("cert_pem", &format_args!("{} bytes", self.cert_pem.len())).finish()
+    }
+}
+
+impl Default for CoordinatorOptions {
+    fn default() -> Self {
+        CoordinatorOptions {
+            scheduler: SchedulerConfig::default(),
+            poll_interval: Duration::from_millis(1000),
+            token: None,
+            max_spec_bytes: sweep::MAX_SPEC_BYTES,
+            spec_caps: sweep::Limits::default(),
+            max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
+            tls: None,
+            connections: ConnectionLimits::default(),
+            http: None,
+            dashboard: DashboardOptions::default(),
+        }
+    }
+}

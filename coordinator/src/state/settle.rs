@@ -1,0 +1,147 @@
+//! Workers' results and what they settle: stored before the scheduler
+//! counts them; the shards and sweeps they end, written (and retried while
+//! the database refuses).
+
+use std::sync::Arc;
+
+use sweep::{Cursor, Planner, ShardPlan, Sweep};
+
+use super::Shared;
+use crate::error::Result;
+use crate::ids::WorkerId;
+use crate::scheduler::{Settled, ShardReport};
+use crate::store::{Store, SweepRecord, SweepState};
+
+pub(super) fn log_settled(settled: &Settled) {
+    for (shard, error) in &settled.retried {
+        tracing::warn!(%shard, %error, "shard failed; queued again");
+    }
+    for (shard, error) in &settled.failed {
+        tracing::error!(%shard, %error, "shard failed for good");
+    }
+}
+
+/// A sweep that drained with fewer results stored than it has tasks.
+struct ShortSweep {
+    record: SweepRecord,
+    sweep: Arc<Sweep>,
+    gaps: Vec<ShardPlan>,
+}
+
+/// Writes one settled batch. A sweep ends only when every task has a
+/// result or lies in a shard that failed for good: one that drained short
+/// (results lost) stays running and is returned with the missing starts.
+fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result<Vec<ShortSweep>> {
+    s.finish_shards(&settled.done, &settled.failed)?;
+    for (shard, error) in &settled.retried {
+        s.shard_failed_once(*shard, error)?;
+    }
+    let mut short = Vec::new();
+    for &(key, state) in &settled.finished {
+        let record = s.record_of(key)?;
+        if record.state != SweepState::Running {
+            continue;
+        }
+        if record.tasks_done < record.tasks_total {
+            let sweep = s.sweep_of(&record)?;
+            let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
+            let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
+            let gaps = Planner::new(&sweep).uncovered(&settled, end, target_cost);
+            if !gaps.is_empty() {
+                short.push(ShortSweep { record, sweep, gaps });
+                continue;
+            }
+        }
+        tracing::info!(sweep = %record.id, ?state, "sweep finished");
+        let error = (state == SweepState::Failed).then(|| {
+            format!(
+                "{} shards failed on every retry (`ksweep status` says why; `ksweep resume` retries them)",
+                record.shards_failed
+            )
+        });
+        s.set_state(key, state, error.as_deref())?;
+    }
+    Ok(short)
+}
+
+impl Shared {
+    /// Records which results of a worker's poll are new, then settles what
+    /// they complete: rows are stored before the scheduler counts them, so a
+    /// crash in between only means the worker's results are taken again.
+    pub async fn report(&self, worker: WorkerId, reports: &[ShardReport]) -> Result<()> {
+        if reports.is_empty() {
+            return Ok(());
+        }
+        let rows = self.scheduler().validate(worker, reports)?;
+        if !rows.is_empty() {
+            let stored = self.with_store(move |s| s.record(&rows)).await;
+            self.note_write(&stored);
+            stored?;
+        }
+        let settled = self.scheduler().commit(worker, reports);
+        self.persist_settled(settled).await?;
+        self.changed();
+        Ok(())
+    }
+
+    /// Persists what settling shards decided. The scheduler has already
+    /// moved on, so a write that fails is kept and retried on every tick
+    /// (the sweep would otherwise stay running for ever in the database);
+    /// the error still reaches the caller.
+    pub async fn persist_settled(&self, settled: Settled) -> Result<()> {
+        if settled == Settled::default() {
+            return Ok(());
+        }
+        log_settled(&settled);
+        let pending = {
+            let mut unsettled = self.unsettled.lock().unwrap_or_else(|p| p.into_inner());
+            unsettled.push(settled);
+            std::mem::take(&mut *unsettled)
+        };
+        self.write_settled(pending).await
+    }
+
+    /// Writes settled batches, oldest first; on failure keeps the rest for
+    /// the next try.
+    pub(super) async fn write_settled(&self, pending: Vec<Settled>) -> Result<()> {
+        let target_cost = self.scheduler().target_cost();
+        let mut pending = pending.into_iter();
+        while let Some(settled) = pending.next() {
+            let batch = settled.clone();
+            let written = self.with_store(move |s| settle_in_store(s, &batch, target_cost)).await;
+            self.note_write(&written);
+            match written {
+                Ok(short) => self.reopen(short),
+                Err(e) => {
+                    let mut unsettled = self.unsettled.lock().unwrap_or_else(|p| p.into_inner());
+                    let later = std::mem::take(&mut *unsettled);
+                    unsettled.push(settled);
+                    unsettled.extend(pending);
+                    unsettled.extend(later);
+                    return Err(e);
+                }
+            }
+        }
+        self.changed();
+        Ok(())
+    }
+
+    /// Takes sweeps whose results fell short back into the scheduler, with
+    /// shards for the starts that lack results.
+    fn reopen(&self, short: Vec<ShortSweep>) {
+        if short.is_empty() {
+            return;
+        }
+        let mut sched = self.scheduler();
+        for s in short {
+            tracing::error!(
+                sweep = %s.record.id, stored = s.record.tasks_done, tasks = s.record.tasks_total,
+                shards = s.gaps.len(),
+                "a drained sweep lacks results; running the missing starts again instead of ending it"
+            );
+            let (key, id, failed) = (s.record.key, s.record.id.clone(), s.record.shards_failed);
+            sched.add_sweep(key, id, s.sweep, s.record.cursor, Vec::new(), failed);
+            sched.replan(key, s.gaps);
+        }
+    }
+}
