@@ -1,0 +1,161 @@
+//! One configuration of a sweep (a move set on a board shape) and its move
+//! set as the spec gave it.
+
+use std::sync::Arc;
+
+use tour::exists::Existence;
+use tour::{Board, Configuration, Eligibility, Moves};
+
+use super::expand::shape;
+use super::id::IdHasher;
+
+/// A configuration's move set as the spec gave it. The list is shared by
+/// every configuration of its grid, so a long list times many boards costs
+/// one copy.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MoveSpec {
+    /// A leaper rule, unpadded, as written.
+    Rule(Vec<u32>),
+    /// An explicit move list, in its order.
+    List(Arc<[Vec<i64>]>),
+}
+
+/// One configuration of a sweep: a move set on one board shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// Position in [`Sweep::configurations`](super::Sweep::configurations).
+    pub index: u32,
+    /// The `[[grid]]` it came from (0-based).
+    pub grid: u32,
+    /// The move set as the spec gave it.
+    pub moves: MoveSpec,
+    /// The board's side lengths.
+    pub sides: Vec<u32>,
+    // Computed once at parse time, so planning never rebuilds move sets.
+    pub(super) cells: u64,
+    pub(super) move_count: u32,
+    pub(super) eligibility: Eligibility,
+    pub(super) eligible: u64,
+    pub(super) existence: Existence,
+    /// The grid's explicit starts as cell indices, in the order given;
+    /// `None` when the starts are sampled.
+    pub(super) explicit_starts: Option<Arc<[u64]>>,
+}
+
+impl MoveSpec {
+    /// The move set in `dims` dimensions (the engine validates it).
+    pub fn moves(&self, dims: usize) -> tour::Result<Moves> {
+        match self {
+            MoveSpec::Rule(rule) => Moves::from_rule(rule, dims),
+            MoveSpec::List(list) => Moves::explicit(list, dims),
+        }
+    }
+
+    /// `"2,1"` for a rule, `"2,1 1,2 .."` for a list, as
+    /// [`tour::Moves::describe`] writes them.
+    pub fn label(&self) -> String {
+        let join = |parts: Vec<String>, sep: &str| parts.join(sep);
+        match self {
+            MoveSpec::Rule(rule) => join(rule.iter().map(u32::to_string).collect(), ","),
+            MoveSpec::List(list) => {
+                join(list.iter().map(|mv| join(mv.iter().map(i64::to_string).collect(), ",")).collect(), " ")
+            }
+        }
+    }
+
+    pub(super) fn hash_into(&self, h: &mut IdHasher) {
+        match self {
+            MoveSpec::Rule(rule) => {
+                h.word(1).word(rule.len() as u64);
+                for &a in rule {
+                    h.word(a.into());
+                }
+            }
+            MoveSpec::List(list) => {
+                h.word(2).word(list.len() as u64);
+                for mv in list.iter() {
+                    h.word(mv.len() as u64);
+                    for &c in mv {
+                        h.word(c as u64);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl ConfigEntry {
+    /// The engine's configuration. Validated when the sweep was parsed.
+    pub fn configuration(&self) -> Configuration {
+        let moves = self.moves.moves(self.dims()).expect("moves were validated when the sweep was parsed");
+        // The spec's own max_cells was applied at parse time.
+        let board = Board::with_max_cells(&self.sides, u64::MAX).expect("board was validated at parse");
+        Configuration::new(board, moves).expect("dims were matched at parse")
+    }
+
+    /// D, the number of axes.
+    pub fn dims(&self) -> usize {
+        self.sides.len()
+    }
+
+    /// N when every side is N (a regular board).
+    pub fn n(&self) -> Option<u32> {
+        let first = *self.sides.first()?;
+        self.sides.iter().all(|&s| s == first).then_some(first)
+    }
+
+    /// `"8x8"`, `"100x80"`.
+    pub fn shape_label(&self) -> String {
+        shape(&self.sides)
+    }
+
+    /// `"2,1"` or `"2,1 1,2 .."`.
+    pub fn moves_label(&self) -> String {
+        self.moves.label()
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> u64 {
+        self.cells
+    }
+
+    /// K, the number of moves.
+    pub fn move_count(&self) -> u32 {
+        self.move_count
+    }
+
+    /// What the theorems of [`tour::exists`] prove about tours on this board.
+    pub fn existence(&self) -> Existence {
+        self.existence
+    }
+
+    /// Which cells may start a tour (docs/methods.md).
+    pub fn eligibility(&self) -> Eligibility {
+        self.eligibility
+    }
+
+    /// Number of eligible starts (0 when impossible).
+    pub fn eligible_count(&self) -> u64 {
+        self.eligible
+    }
+
+    /// Starts the sweep runs here: the explicit starts if the spec lists
+    /// them, else min(eligible, S), 0 when impossible.
+    pub fn start_count(&self, per_config: u64) -> u64 {
+        match &self.explicit_starts {
+            Some(cells) => cells.len() as u64,
+            None => self.eligible.min(per_config),
+        }
+    }
+
+    /// The spec's explicit starts (cell indices, in the order given), if any.
+    pub fn explicit_starts(&self) -> Option<&Arc<[u64]>> {
+        self.explicit_starts.as_ref()
+    }
+
+    /// Relative cost of one walk: a walk visits up to every cell and looks
+    /// at K neighbours per step. For shard sizing, not a time prediction.
+    pub fn cost_per_task(&self) -> f64 {
+        self.cells as f64 * f64::from(self.move_count)
+    }
+}
