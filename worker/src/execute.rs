@@ -245,25 +245,31 @@ mod tests {
 
     #[test]
     fn a_board_past_the_memory_budget_fails_its_shard_with_its_need() {
-        // 8x8 with (2,1): 12x12 padded = 144 bytes shared, 144 a thread,
-        // and three more a thread for the rule-W walks it advances four at
-        // a time.
+        // The need is the engine's on the CPU running this
+        // (`memory_need_for`): on 8x8 with (2,1), 12x12 padded = 144 bytes
+        // shared and 144 a thread, plus what this CPU's kernels add (with
+        // SSE4.1, three more degree buffers a thread for rule-W walks
+        // advancing four at a time).
+        let config = tour::Configuration::try_from(&shard(vec![], &[]).config.unwrap()).unwrap();
+        let need = |methods: &[tour::Method]| config.memory_need_for(methods, false);
+        let w = need(&[tour::Method::W]);
+        assert!(w.shared == 144 && [144, 4 * 144].contains(&w.per_thread), "{w}");
         let (tasks, error) = collect_within(shard(vec![0, 9], &["w"]), 200);
         assert!(tasks.is_empty());
         let error = error.expect("an error, not an abort");
-        assert!(
-            error.contains("board 8x8 needs 720 B for one task (144 B shared + 576 B a thread)")
-                && error.contains("budget is 200 B"),
-            "{error}"
-        );
-        // aw+ walks on 16-bit cells too, four tasks' walks at a time: 144
-        // bytes + 152 cells x 2 + 16 KiB of rank tables shared, 576 bytes
-        // + 4 x 152 x 2 a thread. Room for one thread: every task still runs.
-        let (_, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_623);
-        assert!(error
-            .expect("a budget a byte short")
-            .contains("needs 18.2 KiB for one task (16.4 KiB shared + 1.8 KiB"));
-        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), 18_624);
+        assert!(error.contains(&format!("board 8x8 needs {w}")) && error.contains("budget is 200 B"), "{error}");
+        // aw+ walks add their own cells (16-bit cells and rank tables with
+        // SSE4.1, keyed cells without). Room for one thread: every task
+        // still runs; a byte less and the shard fails, naming its need.
+        let both = need(&[tour::Method::W, tour::Method::AwPlus]);
+        assert!(both.shared > w.shared && both.per_thread > w.per_thread, "{both} against {w}");
+        let exact = both.with_threads(1);
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), exact - 1);
+        assert!(tasks.is_empty());
+        let error = error.expect("a budget a byte short");
+        assert!(error.contains(&format!("board 8x8 needs {both}")), "{error}");
+        assert!(error.contains(&format!("budget is {}", format_bytes(exact - 1))), "{error}");
+        let (tasks, error) = collect_within(shard(vec![0, 9, 27], &["w", "aw+"]), exact);
         assert_eq!((tasks.len(), error), (6, None));
     }
 

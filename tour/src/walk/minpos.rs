@@ -97,7 +97,13 @@ impl Windows {
 /// negation, two in each of four rows within 8 consecutive cells, and
 /// rows wide enough that the windows neither overlap nor cover the cell.
 pub(crate) fn fits(board: &Board, moves: &Moves, cpu: Cpu) -> bool {
-    Sse41::new(cpu).is_some() && windows(board.sides(), moves).is_some()
+    Sse41::new(cpu).is_some() && windows_fit(board, moves)
+}
+
+/// [`fits`] on a CPU with SSE4.1: whether the board and move set have the
+/// windows.
+pub(crate) fn windows_fit(board: &Board, moves: &Moves) -> bool {
+    windows(board.sides(), moves).is_some()
 }
 
 /// Proof that the CPU running this has SSE4.1 and SSSE3: made only from a

@@ -39,7 +39,13 @@ struct Bytes([u8; 16]);
 /// Whether rule-W walks on this board and move set run on byte lanes:
 /// as for 16-bit cells ([`super::fits`]), the windows placed as above.
 pub(crate) fn fits(board: &Board, moves: &Moves, cpu: Cpu) -> bool {
-    Sse41::new(cpu).is_some() && byte_windows(board.sides(), moves).is_some()
+    Sse41::new(cpu).is_some() && windows_fit(board, moves)
+}
+
+/// [`fits`] on a CPU with SSE4.1: whether the board and move set have the
+/// windows.
+pub(crate) fn windows_fit(board: &Board, moves: &Moves) -> bool {
+    byte_windows(board.sides(), moves).is_some()
 }
 
 /// The windows of [`super::windows`], those below the current row moved
