@@ -47,7 +47,7 @@ pub enum Error {
     #[error("damaged database: {0}")]
     Corrupt(String),
     #[error("{0}")]
-    UnknownCode(#[from] crate::store::UnknownCode),
+    UnknownCode(#[from] crate::codes::UnknownCode),
     /// Another process has the database open for writing.
     #[error("{db} is in use by {holder}; stop it first, or use another database file")]
     Locked { db: String, holder: String },

@@ -8,12 +8,14 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod codes;
 mod connections;
 mod dashboard;
 mod descriptors;
 pub mod error;
 pub mod export;
 pub mod ids;
+pub mod model;
 pub mod query;
 pub mod records;
 pub mod scheduler;

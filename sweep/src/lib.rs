@@ -36,6 +36,7 @@
 
 #![warn(missing_docs)]
 
+mod cursor;
 mod error;
 pub mod labels;
 mod plan;
@@ -47,8 +48,9 @@ mod sweep;
 mod table;
 mod task_report;
 
+pub use cursor::Cursor;
 pub use error::SpecError;
-pub use plan::{Cursor, Planner, ShardPlan};
+pub use plan::{Planner, ShardPlan};
 pub use progress::{format_eta, format_rate, Progress, RateWindow};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::{parse_start_line, StartLineError};

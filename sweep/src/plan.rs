@@ -5,20 +5,8 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
+use crate::cursor::Cursor;
 use crate::sweep::Sweep;
-
-/// Where planning stands: the next unplanned start index of
-/// `configurations()[config]`. `Cursor::default()` is the beginning; a
-/// coordinator stores it to resume planning after a restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Cursor {
-    /// Index of the configuration planning is in.
-    pub config: u32,
-    /// Its next unplanned start index.
-    pub start: u64,
-}
 
 /// Start indices `[start_lo, start_hi)` of one configuration's start list
 /// (see [`Planner::starts`]), each run with every method of the sweep.

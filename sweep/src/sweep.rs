@@ -4,8 +4,8 @@
 use tour::exists::Claim;
 use tour::{Configuration, Method, Outcome, TaskResult};
 
+use crate::cursor::Cursor;
 use crate::error::SpecError;
-use crate::plan::Cursor;
 use crate::spec::{Limits, SweepSpec};
 
 /// A spec that passed every check, expanded into its configurations.

@@ -12,7 +12,7 @@ use super::shard::{Lease, ShardRun, ShardState};
 use super::sweep_run::SweepPhase;
 use super::Scheduler;
 use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
-use crate::store::NewShards;
+use crate::model::NewShards;
 
 /// A shard handed to a worker: everything it needs to run it.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ use std::time::Duration;
 use sweep::{Cursor, Sweep};
 
 use crate::ids::{ShardId, SweepKey, WorkerId};
-use crate::store::{NewShards, OpenShard};
+use crate::model::{NewShards, OpenShard};
 
 mod assign;
 mod lease;

@@ -5,9 +5,10 @@ use std::collections::HashSet;
 
 use super::shard::ShardState;
 use super::Scheduler;
+use crate::codes::SweepState;
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
-use crate::store::{ResultRecord, SweepState};
+use crate::model::ResultRecord;
 
 /// One task's report, as the scheduler sees it (decoded by
 /// `ksweep_proto::convert`).

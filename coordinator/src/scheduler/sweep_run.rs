@@ -9,8 +9,8 @@ use sweep::{Cursor, Planner, ShardPlan, Sweep};
 use super::placement::Requirement;
 use super::shard::ShardState;
 use super::Scheduler;
+use crate::codes::SweepState;
 use crate::ids::SweepKey;
-use crate::store::SweepState;
 
 /// Where a running sweep is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,9 +3,10 @@ use std::time::{Duration, Instant};
 use sweep::{Cursor, ShardPlan};
 
 use super::*;
+use crate::codes::SweepState;
 use crate::error::Error;
 use crate::ids::Epoch;
-use crate::store::{OpenShard, SweepState};
+use crate::model::OpenShard;
 
 /// Leases and draws start cells at once, as the tests need.
 fn assign(s: &mut Scheduler, worker: WorkerId, free: usize, now: Instant) -> (Vec<Assignment>, Vec<NewShards>) {

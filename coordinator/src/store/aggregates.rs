@@ -4,9 +4,9 @@
 use rusqlite::params;
 use sweep::{AggregateRow, Sweep};
 
-use super::codes::StoredOutcome;
 use super::sweeps::SweepRecord;
 use super::Store;
+use crate::codes::StoredOutcome;
 use crate::error::{Error, Result};
 
 impl Store {

@@ -17,7 +17,6 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::error::{Error, Result};
 
 mod aggregates;
-pub mod codes;
 mod lock;
 mod parsed;
 mod readers;
@@ -27,11 +26,11 @@ mod shards;
 mod sweeps;
 mod workers;
 
-pub use codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
+pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
+pub use crate::model::{NewShards, OpenShard, ResultRecord};
 pub use parsed::ParsedSweeps;
 pub use readers::Readers;
-pub use results::ResultRecord;
-pub use shards::{FailedShard, NewShards, OpenShard};
+pub use shards::FailedShard;
 pub use sweeps::SweepRecord;
 
 use lock::WriterLock;

@@ -3,26 +3,11 @@
 
 use rusqlite::{params, OptionalExtension};
 
-use super::codes::{StoredOutcome, SweepState};
 use super::Store;
+use crate::codes::{StoredOutcome, SweepState};
 use crate::error::Result;
 use crate::ids::{SweepKey, WorkerId};
-
-/// One task's result, keyed by (sweep, config, start index, method index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResultRecord {
-    pub sweep: SweepKey,
-    pub config: u32,
-    pub start_index: u64,
-    pub method: u32,
-    pub start_cell: u64,
-    pub success: bool,
-    pub attempts: u32,
-    pub visited: u64,
-    pub micros: u64,
-    pub worker: WorkerId,
-    pub outcome: tour::Outcome,
-}
+use crate::model::ResultRecord;
 
 impl Store {
     /// Inserts results, ignoring any already stored (same task key) and any

@@ -2,33 +2,13 @@
 //! open ones are queued again after a restart.
 
 use rusqlite::params;
-use sweep::{Cursor, ShardPlan};
+use sweep::ShardPlan;
 
-use super::codes::{StoredShardState, SweepState};
 use super::Store;
+use crate::codes::{StoredShardState, SweepState};
 use crate::error::Result;
 use crate::ids::{ShardId, SweepKey};
-
-/// A shard not yet done or failed, for resuming after a restart.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenShard {
-    pub id: ShardId,
-    pub plan: ShardPlan,
-    pub failures: u32,
-}
-
-/// Shards cut (or re-planned) in memory that the database has not recorded
-/// yet, with the cursor they advanced their sweep to. The scheduler keeps
-/// them until a write records them, in the order they were cut
-/// ([`crate::scheduler::Scheduler::take_unstored`]): a stored cursor is
-/// then never past a shard the database lacks, even when the call that cut
-/// them was dropped or its write failed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewShards {
-    pub sweep: SweepKey,
-    pub shards: Vec<(ShardId, ShardPlan)>,
-    pub cursor: Cursor,
-}
+use crate::model::{NewShards, OpenShard};
 
 impl Store {
     /// Records cuts (ids chosen by the scheduler) and the cursor each

@@ -3,8 +3,8 @@
 use rusqlite::{params, OptionalExtension};
 use sweep::{Cursor, Sweep};
 
-use super::codes::SweepState;
 use super::{now_ms, Store};
+use crate::codes::SweepState;
 use crate::error::{Error, Result};
 use crate::ids::SweepKey;
 

@@ -1,0 +1,44 @@
+//! The coordinator's records of work, shared by the scheduler (which makes
+//! and reads them in memory) and the store (which writes and reads them in
+//! SQLite): neither depends on the other for them.
+
+use sweep::{Cursor, ShardPlan};
+
+use crate::ids::{ShardId, SweepKey, WorkerId};
+
+/// One task's result, keyed by (sweep, config, start index, method index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultRecord {
+    pub sweep: SweepKey,
+    pub config: u32,
+    pub start_index: u64,
+    pub method: u32,
+    pub start_cell: u64,
+    pub success: bool,
+    pub attempts: u32,
+    pub visited: u64,
+    pub micros: u64,
+    pub worker: WorkerId,
+    pub outcome: tour::Outcome,
+}
+
+/// A shard not yet done or failed, for resuming after a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenShard {
+    pub id: ShardId,
+    pub plan: ShardPlan,
+    pub failures: u32,
+}
+
+/// Shards cut (or re-planned) in memory that the database has not recorded
+/// yet, with the cursor they advanced their sweep to. The scheduler keeps
+/// them until a write records them, in the order they were cut
+/// ([`crate::scheduler::Scheduler::take_unstored`]): a stored cursor is
+/// then never past a shard the database lacks, even when the call that cut
+/// them was dropped or its write failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewShards {
+    pub sweep: SweepKey,
+    pub shards: Vec<(ShardId, ShardPlan)>,
+    pub cursor: Cursor,
+}
