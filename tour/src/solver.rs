@@ -463,10 +463,10 @@ impl Solver {
             predecessors: self.predecessors.as_deref(),
             sides: self.layout.sides(),
         };
-        // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
+        // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), the start `layout.padded` of a board cell, and the kernel chosen for this configuration.
         #[allow(unsafe_code)]
         unsafe {
-            walk(deg, &walk_moves, start, tiebreak, rng, xy, path, stop_when_doomed)
+            walk(deg, &walk_moves, start, self.kernels.degree_kernel(tiebreak), rng, xy, path, stop_when_doomed)
         }
     }
 

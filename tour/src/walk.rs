@@ -28,7 +28,7 @@ pub enum Tiebreak {
 
 /// Above this many moves rule W picks its move branch-free in the generic
 /// kernel (16-bit degrees); byte degrees always take the keyed kernel.
-const BRANCH_FREE_MIN_MOVES: usize = 32;
+pub(super) const BRANCH_FREE_MIN_MOVES: usize = 32;
 
 /// What a walk needs to know besides the degree buffer, in the current
 /// (possibly rotated) move order.
@@ -56,7 +56,9 @@ impl WalkMoves<'_> {
     }
 }
 
-/// Runs one walk from padded cell `start`; returns cells visited. `xy` holds
+/// Runs one walk from padded cell `start` on the kernel `kernel` (chosen
+/// for this configuration and the walk's tiebreak by
+/// [`select::Kernels::degree_kernel`]); returns cells visited. `xy` holds
 /// the start's coordinates on entry (used by the distance tiebreaks).
 ///
 /// With `stop_when_doomed` the walk may stop early, returning fewer cells
@@ -66,45 +68,44 @@ impl WalkMoves<'_> {
 ///
 /// # Safety
 /// `deg` is a buffer of the padded layout the offsets of `moves` (and its
-/// predecessors) come from, and `start` a board cell of it.
+/// predecessors) come from, `start` a board cell of it, and `kernel` the
+/// one [`select::Kernels`] chose for that layout's board and move set.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn walk<T: Degree>(
     deg: &mut [T],
     moves: &WalkMoves<'_>,
     start: usize,
-    tiebreak: Tiebreak,
+    kernel: DegreeKernel,
     rng: &mut Rng,
     xy: &mut [i64],
     path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
-    use Tiebreak::*;
-    let keyed = moves.predecessors.is_none() && moves.count() <= KEYED_MAX_MOVES;
-    if let (Some(deg), true) = (T::narrow(deg), keyed) {
-        let key = match tiebreak {
-            First if deg.len() <= 1 << W_CELL_BITS => Some(KEY_W),
-            First => Some(KEY_W_SMALL),
-            Distance => {
-                let bound = distance_bound(moves);
-                if bound < PACKED_BIAS as u128 && deg.len() <= 1 << PACKED_CELL_BITS {
-                    Some(KEY_PACKED)
-                } else {
-                    (bound < BIAS as u128).then_some(KEY_PLUS)
-                }
-            }
-            _ => None,
-        };
-        if let Some(key) = key {
+    match kernel {
+        DegreeKernel::Keyed(key) => {
+            let deg = T::narrow(deg).expect("keyed walks are chosen for byte degrees");
+            // A key that carries the cell must hold every cell of the buffer.
+            assert!(key_holds_cells(key, deg.len() as u128), "key {key} on {} cells", deg.len());
             // SAFETY: the caller's.
-            return unsafe { walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed) };
+            unsafe { walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed) }
         }
+        // SAFETY: the caller's.
+        DegreeKernel::Generic { tiebreak, symmetric, branch_free } => unsafe {
+            walk_generic((deg, moves, start, rng, xy, path), (tiebreak, symmetric, branch_free))
+        },
     }
-    let symmetric = moves.predecessors.is_none();
-    let many = moves.count() > BRANCH_FREE_MIN_MOVES;
-    let a = (deg, moves, start, rng, xy, path);
+}
+
+/// The generic kernel for this tiebreak, symmetry and branch-free choice.
+///
+/// # Safety
+/// As for [`walk`].
+#[inline(never)]
+unsafe fn walk_generic<T: Degree>(a: WalkArgs<'_, '_, '_, T>, kernel: (Tiebreak, bool, bool)) -> u64 {
+    use Tiebreak::*;
     // SAFETY: the caller's.
     unsafe {
-        match (tiebreak, symmetric, many) {
+        match kernel {
             (First, true, false) => walk_with::<T, false, false, true, false>(a),
             (First, false, false) => walk_with::<T, false, false, false, false>(a),
             (First, true, true) => walk_with::<T, false, false, true, true>(a),
@@ -117,6 +118,21 @@ pub(crate) unsafe fn walk<T: Degree>(
             (DistanceRandom, false, _) => walk_with::<T, true, true, false, false>(a),
         }
     }
+}
+
+/// The kernel a walk on the degree buffer runs on ([`walk`]), for one
+/// tiebreak: chosen once per configuration by [`select::Kernels`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DegreeKernel {
+    /// One integer key a candidate, the least wins ([`walk_keyed`]), in
+    /// this key layout (`KEY_W`, `KEY_W_SMALL`, `KEY_PACKED`, `KEY_PLUS`):
+    /// byte degrees, a move set closed under negation of at most 127
+    /// moves, and a deterministic tiebreak.
+    Keyed(u8),
+    /// The generic kernel ([`walk_with`]): the tiebreak, whether the move
+    /// set is closed under negation, and whether rule W picks its move
+    /// branch-free (many moves).
+    Generic { tiebreak: Tiebreak, symmetric: bool, branch_free: bool },
 }
 
 /// The arguments of one walk, passed as one value to the monomorphised kernels.
@@ -345,12 +361,14 @@ const PACKED_BIAS: i64 = 1 << 19;
 /// Bits of the padded cell in a packed W+ key.
 const PACKED_CELL_BITS: u32 = 28;
 
-/// A bound on |rel| (see [`walk_keyed`]) over the board:
-/// D * reach * (longest side + reach).
-fn distance_bound(moves: &WalkMoves<'_>) -> u128 {
-    let reach = moves.vectors.iter().map(|c| c.unsigned_abs() as u128).max().unwrap_or(0);
-    let side = moves.sides.iter().copied().max().unwrap_or(0) as u128;
-    (moves.sides.len() as u128) * reach * (side + reach)
+/// Whether keys of layout `key` hold every cell of a buffer of `cells`:
+/// those of W and packed W+ carry the cell in their low bits.
+fn key_holds_cells(key: u8, cells: u128) -> bool {
+    match key {
+        KEY_W => cells <= 1 << W_CELL_BITS,
+        KEY_PACKED => cells <= 1 << PACKED_CELL_BITS,
+        _ => true,
+    }
 }
 
 /// The walk for byte degrees, a move set closed under negation and a

@@ -7,7 +7,7 @@
 use crate::board::Board;
 use crate::layout;
 use crate::moves::Moves;
-use crate::walk::{minpos, plus_cells, scaled, Tiebreak};
+use crate::walk::{minpos, plus_cells, scaled, DegreeKernel, Tiebreak};
 
 /// The CPU features the kernels use. A feature is on only where the CPU
 /// running this has it ([`Cpu::detect`]); tests turn features off to run
@@ -111,6 +111,49 @@ pub(crate) struct Kernels {
     w_grouped: Option<GroupKernel>,
     /// Cells of the padded layout.
     padded: u128,
+    /// The kernel of walks on the degree buffer, by tiebreak (in
+    /// [`TIEBREAKS`] order).
+    degrees: [DegreeKernel; 4],
+}
+
+/// Every tiebreak, in the order [`Kernels`] keeps their degree kernels.
+const TIEBREAKS: [Tiebreak; 4] = [Tiebreak::First, Tiebreak::Distance, Tiebreak::Random, Tiebreak::DistanceRandom];
+
+/// The kernel walks of `tiebreak` on the degrees of `board` (of `padded`
+/// cells) take, `symmetric` if `moves` is closed under negation: the keyed kernel for byte degrees, a move set closed under
+/// negation and a deterministic tiebreak, where its keys hold the board;
+/// the generic kernel elsewhere.
+fn degree_kernel(board: &Board, moves: &Moves, symmetric: bool, padded: u128, tiebreak: Tiebreak) -> DegreeKernel {
+    use super::{BIAS, KEYED_MAX_MOVES, KEY_PACKED, KEY_PLUS, KEY_W, KEY_W_SMALL, PACKED_BIAS};
+    let narrow = moves.len() < u8::MAX as usize;
+    if narrow && symmetric && moves.len() <= KEYED_MAX_MOVES {
+        let holds = |key| super::key_holds_cells(key, padded);
+        let key = match tiebreak {
+            Tiebreak::First if holds(KEY_W) => Some(KEY_W),
+            Tiebreak::First => Some(KEY_W_SMALL),
+            Tiebreak::Distance => {
+                let bound = distance_bound(board, moves);
+                if bound < PACKED_BIAS as u128 && holds(KEY_PACKED) {
+                    Some(KEY_PACKED)
+                } else {
+                    (bound < BIAS as u128).then_some(KEY_PLUS)
+                }
+            }
+            _ => None,
+        };
+        if let Some(key) = key {
+            return DegreeKernel::Keyed(key);
+        }
+    }
+    DegreeKernel::Generic { tiebreak, symmetric, branch_free: moves.len() > super::BRANCH_FREE_MIN_MOVES }
+}
+
+/// A bound on |rel| (see [`super::walk_keyed`]) over the board:
+/// D * reach * (longest side + reach).
+fn distance_bound(board: &Board, moves: &Moves) -> u128 {
+    let reach = u128::from(moves.reach());
+    let side = board.sides().iter().copied().max().map_or(0, u128::from);
+    (board.dims() as u128) * reach * (side + reach)
 }
 
 impl Kernels {
@@ -134,7 +177,15 @@ impl Kernels {
         } else {
             None
         };
-        Kernels { w_plus, w_grouped, padded }
+        let symmetric = moves.closed_under_negation();
+        let degrees = TIEBREAKS.map(|t| degree_kernel(board, moves, symmetric, padded, t));
+        Kernels { w_plus, w_grouped, padded, degrees }
+    }
+
+    /// The kernel of walks of `tiebreak` on the degree buffer.
+    pub(crate) fn degree_kernel(&self, tiebreak: Tiebreak) -> DegreeKernel {
+        let at = TIEBREAKS.iter().position(|&t| t == tiebreak).expect("every tiebreak");
+        self.degrees[at]
     }
 
     /// The kernel of W+ walks, `None` for the byte degrees'.
@@ -224,6 +275,23 @@ mod tests {
             assert_eq!(solver.kernels().w_plus(), Some(GroupKernel::WPlusDistanceCells));
             assert_eq!(solver.kernels().w_grouped(), None);
         }
+    }
+
+    #[test]
+    fn walks_on_degrees_take_the_keyed_kernel_where_its_keys_hold_and_the_generic_one_elsewhere() {
+        use crate::walk::{DegreeKernel, Tiebreak, KEY_PACKED, KEY_W};
+        let generic = |tiebreak, branch_free| DegreeKernel::Generic { tiebreak, symmetric: true, branch_free };
+        let c = config(&[2, 1], &[8, 8]);
+        let k = Kernels::choose(c.board(), c.moves(), Cpu::detect());
+        assert_eq!(k.degree_kernel(Tiebreak::First), DegreeKernel::Keyed(KEY_W));
+        assert_eq!(k.degree_kernel(Tiebreak::Distance), DegreeKernel::Keyed(KEY_PACKED));
+        assert_eq!(k.degree_kernel(Tiebreak::Random), generic(Tiebreak::Random, false));
+        assert_eq!(k.degree_kernel(Tiebreak::DistanceRandom), generic(Tiebreak::DistanceRandom, false));
+        // 256 moves in 8D: 16-bit degrees, and rule W picks branch-free.
+        let c = config(&[1; 8], &[3; 8]);
+        let k = Kernels::choose(c.board(), c.moves(), Cpu::detect());
+        assert_eq!(k.degree_kernel(Tiebreak::First), generic(Tiebreak::First, true));
+        assert_eq!(k.degree_kernel(Tiebreak::Distance), generic(Tiebreak::Distance, true));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::*;
 use crate::board::Board;
 use crate::layout::Layout;
 use crate::moves::Moves;
-use crate::walk::select::Cpu;
+use crate::walk::select::{Cpu, Kernels};
 
 /// One walk's inputs, rotated by `rotation` like an aw attempt.
 struct Case {
@@ -15,6 +15,8 @@ struct Case {
     vectors: Vec<i32>,
     pristine: Vec<u8>,
     cells: u64,
+    /// The kernels this configuration's walks run on.
+    kernels: Kernels,
 }
 
 impl Case {
@@ -27,7 +29,8 @@ impl Case {
         let offsets = layout.offset_rows().chunks_exact(k).flat_map(|row| order.iter().map(|&j| row[j])).collect();
         let vectors = order.iter().flat_map(|&j| moves.get(j).iter().copied()).collect();
         let pristine = layout.initial_degrees::<u8>();
-        Case { layout, offsets, vectors, pristine, cells: board.cells() }
+        let kernels = Kernels::choose(&board, &moves, Cpu::detect());
+        Case { layout, offsets, vectors, pristine, cells: board.cells(), kernels }
     }
 
     fn moves(&self) -> WalkMoves<'_> {
@@ -47,9 +50,12 @@ impl Case {
         self.layout.coords(padded, &mut xy);
         let mut rng = Rng::new(0);
         let moves = self.moves();
-        // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
+        let kernel = self.kernels.degree_kernel(tiebreak);
+        assert!(matches!(kernel, DegreeKernel::Keyed(_)), "{kernel:?}");
+        // SAFETY: the case's buffer, its layout's offsets, a padded board
+        // cell and the kernel chosen for the case.
         let visited =
-            unsafe { walk(&mut deg, &moves, padded, tiebreak, &mut rng, &mut xy, Some(&mut path), stop_when_doomed) };
+            unsafe { walk(&mut deg, &moves, padded, kernel, &mut rng, &mut xy, Some(&mut path), stop_when_doomed) };
         (visited, path)
     }
 
