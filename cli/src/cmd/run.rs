@@ -10,9 +10,8 @@ use clap::Args;
 use ksweep_coordinator::store::Store;
 use ksweep_coordinator::CoordinatorOptions;
 use ksweep_proto::v1 as pb;
-use ksweep_worker::WorkerOptions;
+use ksweep_standalone::Standalone;
 use sweep::{render, Sweep};
-use tokio::sync::oneshot;
 
 use crate::cmd::coordinator::{Dashboard, HttpArg};
 use crate::cmd::status::print_status;
@@ -77,40 +76,17 @@ pub async fn embedded(
     // this spec alone: what it allows itself (`[limits]`) is the cap.
     let spec_caps = *Sweep::parse(&text)?.limits();
     let store = Store::open(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on loopback")?;
-    let url = format!("http://{}", listener.local_addr()?);
-
-    // A fresh token for this run: another local process that finds the
-    // loopback port cannot submit, poll or forge results into it.
-    let token = ksweep_coordinator::random_token()?;
-    let mut options = CoordinatorOptions { token: Some(token.clone()), spec_caps, ..CoordinatorOptions::default() };
+    let mut options = CoordinatorOptions { spec_caps, ..CoordinatorOptions::default() };
     if let Some(dashboard) = &http {
         dashboard.serve_with(&mut options);
-        // The run's token is random: the link that logs this browser in.
-        eprintln!("dashboard: http://{}/?token={token}", dashboard.addr);
     }
-    let (stop_coordinator, coordinator_stopped) = oneshot::channel::<()>();
-    let coordinator = tokio::spawn(ksweep_coordinator::serve(listener, store, options, async {
-        let _ = coordinator_stopped.await;
-    }));
-    let (stop_worker, worker_stopped) = oneshot::channel::<()>();
-    let worker_options = WorkerOptions {
-        coordinator: url.clone(),
-        threads,
-        name: format!("embedded-{}", std::process::id()),
-        token: Some(token.clone()),
-        tls_ca: None,
-        max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
-        memory: None,
-        labels: vec![],
-        end: None,
-        cluster_dir: None,
-    };
-    let worker = tokio::spawn(ksweep_worker::run(worker_options, async {
-        let _ = worker_stopped.await;
-    }));
+    let cluster = Standalone::start(store, options, threads).await?;
+    if let Some(dashboard) = &http {
+        // The run's token is random: the link that logs this browser in.
+        eprintln!("dashboard: http://{}/?token={}", dashboard.addr, cluster.token());
+    }
 
-    let connect = ConnectArgs::plain(url, token);
+    let connect = ConnectArgs::plain(cluster.url().to_string(), cluster.token().to_string());
     let outcome = async {
         let mut client = connect.connect().await?;
         let reply = client
@@ -124,21 +100,8 @@ pub async fn embedded(
         }
     }
     .await;
-
-    let _ = stop_worker.send(());
-    if let Ok(Err(e)) = worker.await {
-        tracing::warn!(error = %e, "worker stopped with an error");
-    }
-    let (id, last) = match outcome {
-        Ok(v) => v,
-        Err(e) => {
-            let _ = stop_coordinator.send(());
-            let _ = coordinator.await;
-            return Err(e);
-        }
-    };
-    let _ = stop_coordinator.send(());
-    coordinator.await.context("coordinator task")??;
-
+    let stopped = cluster.stop().await;
+    let (id, last) = outcome?;
+    stopped.context("the in-process coordinator")?;
     Ok((id, last))
 }
