@@ -252,23 +252,15 @@ mod tests {
     use crate::ids::WorkerId;
     use crate::store::ResultRecord;
 
-    const SPEC: &str = r#"
-        name = "query"
-        seed = 3
-        starts = 3
-        methods = ["w", "aw"]
-        [[grid]]
-        rule = [2, 1]
-        dims = [2]
-        n = [5, 6]
-    "#;
+    static SPEC: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("query", 3, 3, &[5, 6]));
 
     /// A file with one sweep and all its results, read back through `Query`.
     #[test]
     fn a_database_file_reads_back_through_the_query_layer() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("q.db");
-        let sweep = Sweep::parse(SPEC).unwrap();
+        let sweep = Sweep::parse(&SPEC).unwrap();
         let mut rows = Vec::new();
         {
             let mut store = Store::open(&path).unwrap();

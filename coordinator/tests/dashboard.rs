@@ -14,16 +14,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const TOKEN: &str = "dashboard-secret";
-const SPEC: &str = r#"
-    name = "dash"
-    seed = 1
-    starts = 4
-    methods = ["w", "aw"]
-    [[grid]]
-    rule = [2, 1]
-    dims = [2]
-    n = [5, 6]
-"#;
+static SPEC: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("dash", 1, 4, &[5, 6]));
 
 /// A coordinator with a token and a dashboard; returns (gRPC url, HTTP address).
 async fn start() -> (String, String) {
@@ -156,8 +148,12 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
     let token = BearerToken::new(Some(TOKEN)).unwrap();
     let mut sweeps = SweepsClient::with_interceptor(channel.clone(), token.clone());
-    let id =
-        sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false }).await.unwrap().into_inner().sweep_id;
+    let id = sweeps
+        .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false })
+        .await
+        .unwrap()
+        .into_inner()
+        .sweep_id;
     let mut workers = WorkersClient::with_interceptor(channel, token);
     let register = pb::RegisterRequest {
         protocol_version: PROTOCOL_VERSION,

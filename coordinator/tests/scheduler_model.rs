@@ -16,16 +16,8 @@ use ksweep_coordinator::store::{Store, SweepState};
 use proptest::prelude::*;
 use sweep::{Planner, Sweep};
 
-const SPEC: &str = r#"
-    name = "model"
-    seed = 7
-    starts = 4
-    methods = ["w", "aw"]
-    [[grid]]
-    rule = [2, 1]
-    dims = [2]
-    n = [5, 6]
-"#;
+static SPEC: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("model", 7, 4, &[5, 6]));
 
 const LEASE: Duration = Duration::from_secs(10);
 const WORKERS: usize = 3;
@@ -104,7 +96,7 @@ impl Harness {
             held_per_thread: f64::INFINITY,
         };
         let mut store = Store::in_memory().unwrap();
-        let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+        let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
         let (record, _) = store.insert_sweep(&sweep).unwrap();
         let planner = Planner::new(&sweep);
         let starts = (0..sweep.configurations().len() as u32).map(|c| planner.starts(c)).collect();

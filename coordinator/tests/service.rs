@@ -16,16 +16,8 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::Channel;
 use tonic::Code;
 
-const SPEC: &str = r#"
-    name = "service"
-    seed = 1
-    starts = 4
-    methods = ["w", "aw"]
-    [[grid]]
-    rule = [2, 1]
-    dims = [2]
-    n = [5, 6]
-"#;
+static SPEC: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("service", 1, 4, &[5, 6]));
 
 const LEASE: Duration = Duration::from_secs(10);
 
@@ -143,7 +135,7 @@ async fn poll(workers: &mut Workers, w: &Worker, free: u32, running: &[pb::Lease
 }
 
 async fn submit(sweeps: &mut Sweeps) -> String {
-    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false }).await.unwrap().into_inner().sweep_id
+    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false }).await.unwrap().into_inner().sweep_id
 }
 
 /// Lets the coordinator's background tasks catch up. The clock is paused,
@@ -381,7 +373,7 @@ async fn every_rpc_needs_the_token() {
         let r = pb::SweepRef::default();
         let codes = [
             sweeps
-                .submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false })
+                .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false })
                 .await
                 .map(drop)
                 .unwrap_err()
@@ -460,7 +452,7 @@ async fn when_serve_returns_the_database_is_free() {
         let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
         let mut sweeps = SweepsClient::with_interceptor(channel, BearerToken::new(None).unwrap());
         let id = sweeps
-            .submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: false })
+            .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false })
             .await
             .unwrap()
             .into_inner()

@@ -38,6 +38,8 @@
 
 mod cursor;
 mod error;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 pub mod labels;
 mod plan;
 mod progress;

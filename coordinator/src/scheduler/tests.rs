@@ -20,16 +20,8 @@ fn requeued(settled: Settled) -> Vec<ShardId> {
     settled.retried.into_iter().map(|(id, _)| id).collect()
 }
 
-const SPEC: &str = r#"
-    name = "t"
-    seed = 1
-    starts = 4
-    methods = ["w", "aw"]
-    [[grid]]
-    rule = [2, 1]
-    dims = [2]
-    n = [5, 6]
-"#;
+static SPEC: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("t", 1, 4, &[5, 6]));
 
 fn scheduler() -> (Scheduler, SweepKey, Instant) {
     // A tiny target: every shard holds one start, so there are several;
@@ -40,7 +32,7 @@ fn scheduler() -> (Scheduler, SweepKey, Instant) {
         ..SchedulerConfig::default()
     };
     let mut s = Scheduler::new(config, 0);
-    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
     let key = SweepKey(1);
     s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
     let now = Instant::now();
@@ -270,7 +262,7 @@ fn a_worker_holds_a_bounded_amount_of_estimated_work() {
     // rate is far less; a large target makes every shard a whole config).
     let config = SchedulerConfig { target_shard: Duration::from_nanos(1), ..SchedulerConfig::default() };
     let mut s = Scheduler::new(config, 0);
-    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
     s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
     let now = Instant::now();
     s.register(WorkerId(1), 1, now);
@@ -327,7 +319,7 @@ fn resumed_open_shards_are_queued_before_new_ones() {
         ..SchedulerConfig::default()
     };
     let mut s = Scheduler::new(config, 41);
-    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
     let open =
         vec![OpenShard { id: ShardId(40), plan: ShardPlan { config: 0, start_lo: 2, start_hi: 3 }, failures: 1 }];
     s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor { config: 0, start: 3 }, open, 0);
@@ -389,7 +381,7 @@ fn a_task_twice_in_one_batch_is_new_once() {
 fn a_resumed_sweep_with_a_failed_shard_ends_failed() {
     let config = SchedulerConfig { held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(config, 0);
-    let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+    let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
     s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 1);
     let now = Instant::now();
     s.register(WorkerId(1), 1, now);
@@ -589,7 +581,7 @@ fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
     let now = Instant::now();
     let mut s = Scheduler::new(SchedulerConfig::default(), 0);
     let (hog_key, quick_key) = (SweepKey(1), SweepKey(2));
-    for (key, spec) in [(hog_key, HOG), (quick_key, SPEC)] {
+    for (key, spec) in [(hog_key, HOG), (quick_key, SPEC.as_str())] {
         let sweep = Arc::new(Sweep::parse(spec).unwrap());
         s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
     }

@@ -16,16 +16,8 @@ use crate::scheduler::{ShardReport, TaskReport};
 use crate::store::NewShards;
 
 /// 5x5 to 8x8, up to 8 starts each, two methods.
-const SPEC: &str = r#"
-    name = "lost-work"
-    seed = 7
-    starts = 8
-    methods = ["w", "aw"]
-    [[grid]]
-    rule = [2, 1]
-    dims = [2]
-    n = [5, 6, 7, 8]
-"#;
+static SPEC: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("lost-work", 7, 8, &[5, 6, 7, 8]));
 
 fn options() -> CoordinatorOptions {
     let mut options = CoordinatorOptions::default();
@@ -49,7 +41,7 @@ async fn resumed(store: Store) -> Shared {
 }
 
 async fn submit(shared: &Shared) -> SweepKey {
-    shared.submit(Arc::new(Sweep::parse(SPEC).unwrap()), false).await.unwrap().0.key
+    shared.submit(Arc::new(Sweep::parse(&SPEC).unwrap()), false).await.unwrap().0.key
 }
 
 /// What an honest worker reports for an assignment: the engine's results.
@@ -117,7 +109,7 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     let store = Store::open(&path).unwrap();
     let stored = store.shard_plans(key).unwrap();
     assert_eq!(stored.len(), 4, "both polls' shards are stored: {stored:?}");
-    let sweep = Sweep::parse(SPEC).unwrap();
+    let sweep = Sweep::parse(&SPEC).unwrap();
     let cursor = store.record_of(key).unwrap().cursor;
     assert_eq!(Planner::new(&sweep).uncovered(&stored, cursor, 0.0), vec![], "the shards tile the cursor");
     drop(store);
@@ -128,7 +120,7 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
 async fn a_gap_in_the_stored_shards_is_planned_again_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let sweep = Sweep::parse(SPEC).unwrap();
+    let sweep = Sweep::parse(&SPEC).unwrap();
     let key = {
         // What the old coordinator could leave: a cursor past config 0,
         // with starts 2..5 of it in no shard.
@@ -246,7 +238,7 @@ async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
     for f in &status.failed_shards {
         assert_eq!((f.config, f.board.as_str(), f.moves.as_str(), f.error.as_str()), (0, "5x5", "2,1", refused));
     }
-    let (record, created) = shared.submit(Arc::new(Sweep::parse(SPEC).unwrap()), true).await.unwrap();
+    let (record, created) = shared.submit(Arc::new(Sweep::parse(&SPEC).unwrap()), true).await.unwrap();
     assert!(!created);
     assert_eq!((record.state, record.shards_failed), (SweepState::Running, 0));
     assert_complete(&run_to_end(&shared, key).await);
