@@ -12,9 +12,9 @@ use crate::layout::{copy_into, Degrees, Layout};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::minpos::{self, Kernel};
 use crate::walk::select::{Cpu, GroupKernel, Kernels};
-use crate::walk::{plus_cells, walk, Tiebreak, WalkMoves};
+use crate::walk::sse_windows::{self, WindowKernel};
+use crate::walk::{distance_cells, walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -57,12 +57,12 @@ pub struct Solver {
     kernels: Kernels,
     /// The plan of rule-W walks advancing four at a time on byte degrees in
     /// [`Solver::run_tasks`], where they do ([`GroupKernel::WWindows`]).
-    w_windows: Option<minpos::bytes::Plan>,
+    w_windows: Option<sse_windows::w_bytes::WTables>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
     plus_pristine: OnceLock<Vec<u32>>,
     /// The 16-bit cells' plan, built by the first W+ walk likewise.
-    minpos_plan: OnceLock<minpos::Plan>,
+    w_plus_tables: OnceLock<sse_windows::WPlusTables>,
     /// Negated offsets, when the move set is not closed under negation.
     predecessors: Option<Vec<isize>>,
     /// What theorems prove about tours here, to tell "gave up" from "none".
@@ -77,7 +77,7 @@ impl Workspace {
         self.degrees.bytes()
             + (self.plus.capacity() + self.plus_pair.capacity()) * 4
             + self.more_degrees.iter().map(Vec::capacity).sum::<usize>()
-            + self.lanes.iter().map(|l| l.capacity() * 2).sum::<usize>()
+            + self.window_cells.iter().map(|l| l.capacity() * 2).sum::<usize>()
     }
 }
 
@@ -135,10 +135,10 @@ pub struct Workspace {
     plus_pair: Vec<u32>,
     /// The other walks' degrees when several tasks' rule-W walks advance
     /// together (two on a 3D board, four on a 2D one), empty until then.
-    more_degrees: [Vec<u8>; minpos::LANES - 1],
-    /// The 16-bit cells of up to [`minpos::LANES`] tasks' W+ walks
+    more_degrees: [Vec<u8>; sse_windows::WALKS_AT_ONCE - 1],
+    /// The 16-bit cells of up to [`sse_windows::WALKS_AT_ONCE`] tasks' W+ walks
     /// advancing together; the first also a lone walk's. Empty until used.
-    lanes: [Vec<u16>; minpos::LANES],
+    window_cells: [Vec<u16>; sse_windows::WALKS_AT_ONCE],
     offsets: Vec<isize>,
     vectors: Vec<i32>,
     xy: Vec<i64>,
@@ -168,7 +168,7 @@ impl Solver {
         let existence = known(config.board(), config.moves());
         let kernels = Kernels::choose(config.board(), config.moves(), cpu);
         let w_windows = (kernels.w_grouped() == Some(GroupKernel::WWindows))
-            .then(|| minpos::bytes::Plan::new(&layout, config.moves(), cpu).expect("chosen where it fits"));
+            .then(|| sse_windows::w_bytes::WTables::new(&layout, config.moves(), cpu).expect("chosen where it fits"));
         Ok(Solver {
             config,
             layout,
@@ -177,7 +177,7 @@ impl Solver {
             kernels,
             w_windows,
             plus_pristine: OnceLock::new(),
-            minpos_plan: OnceLock::new(),
+            w_plus_tables: OnceLock::new(),
             predecessors,
             existence,
             solve_shared: Default::default(),
@@ -203,7 +203,7 @@ impl Solver {
             plus: Vec::new(),
             plus_pair: Vec::new(),
             more_degrees: Default::default(),
-            lanes: Default::default(),
+            window_cells: Default::default(),
             offsets: Vec::with_capacity(self.config.moves().len()),
             vectors: Vec::with_capacity(self.config.moves().len() * self.config.board().dims()),
             xy: vec![0; self.config.board().dims()],
@@ -215,7 +215,7 @@ impl Solver {
     pub fn board_bytes(&self) -> usize {
         self.pristine.bytes()
             + self.plus_pristine.get().map_or(0, |p| p.capacity() * 4)
-            + self.minpos_plan.get().map_or(0, minpos::Plan::bytes)
+            + self.w_plus_tables.get().map_or(0, sse_windows::WPlusTables::bytes)
     }
 
     /// Runs `method` from the start at cell index `start` with default
@@ -361,10 +361,15 @@ impl Solver {
             let visited = match w_plus {
                 Some(GroupKernel::WPlusWindows) => {
                     let path = options.record_path.then_some(&mut ws.path);
-                    self.walk_minpos((&mut ws.lanes[0], &ws.offsets), padded_start, path, walk.stop_when_doomed)
+                    self.walk_sse_windows(
+                        (&mut ws.window_cells[0], &ws.offsets),
+                        padded_start,
+                        path,
+                        walk.stop_when_doomed,
+                    )
                 }
                 Some(GroupKernel::WPlusDistanceCells) => {
-                    self.walk_plus_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
+                    self.walk_distance_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
                 }
                 _ => self.walk_degrees(
                     ws,
@@ -470,39 +475,38 @@ impl Solver {
         }
     }
 
-    /// A W+ walk on keyed cells (see [`plus_cells`]), in the workspace's
+    /// A W+ walk on keyed cells (see [`distance_cells`]), in the workspace's
     /// current move order.
-    fn walk_plus_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
+    fn walk_distance_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
         copy_into(&mut ws.plus, self.plus_pristine());
         let path = record_path.then_some(&mut ws.path);
         // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
         #[allow(unsafe_code)]
         unsafe {
-            plus_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
+            distance_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
         }
     }
 
-    /// A W+ walk on 16-bit cells (see [`minpos`]): `cells` reset from the
+    /// A W+ walk on 16-bit cells (see [`sse_windows`]): `cells` reset from the
     /// plan's starting cells, in move order `offsets`. Lone tasks walk on
     /// the workspace's first cells, a batch's lone walks on their slot's.
-    fn walk_minpos(
+    fn walk_sse_windows(
         &self,
         (cells, offsets): (&mut Vec<u16>, &[isize]),
         start: usize,
         path: Option<&mut Vec<usize>>,
         stop_when_doomed: bool,
     ) -> u64 {
-        let plan = self.minpos_plan();
+        let plan = self.w_plus_tables();
         copy_into(cells, plan.starting_cells());
         plan.walk((cells, offsets), start, path, stop_when_doomed)
     }
 
     /// The 16-bit cells' plan, built by the first W+ walk.
-    fn minpos_plan(&self) -> &minpos::Plan {
-        self.minpos_plan.get_or_init(|| match &self.pristine {
-            Degrees::Narrow(d) => {
-                minpos::Plan::new(&self.layout, self.config.moves(), d, self.cpu).expect("chosen where it fits")
-            }
+    fn w_plus_tables(&self) -> &sse_windows::WPlusTables {
+        self.w_plus_tables.get_or_init(|| match &self.pristine {
+            Degrees::Narrow(d) => sse_windows::WPlusTables::new(&self.layout, self.config.moves(), d, self.cpu)
+                .expect("chosen where it fits"),
             Degrees::Wide(_) => unreachable!("16-bit cells are for 8 moves, whose degrees are bytes"),
         })
     }
@@ -510,7 +514,7 @@ impl Solver {
     /// The starting keyed cells, built by the first W+ walk.
     fn plus_pristine(&self) -> &[u32] {
         self.plus_pristine.get_or_init(|| match &self.pristine {
-            Degrees::Narrow(d) => plus_cells::starting_cells(&self.layout, d),
+            Degrees::Narrow(d) => distance_cells::starting_cells(&self.layout, d),
             Degrees::Wide(_) => unreachable!("keyed cells are for 8 moves, whose degrees are bytes"),
         })
     }

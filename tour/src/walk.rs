@@ -402,7 +402,7 @@ unsafe fn walk_keyed(
         match shape {
             (8, 2, KEY_W) => walk_keyed_with::<8, 2, KEY_W>(a),
             (8, 2, KEY_PACKED) if moves.phase_mask == 0 => walk_plus_8(a),
-            (scaled::K, 3, KEY_W) => scaled::walk(a.0, a.1, a.2, a.4, a.5),
+            (w_3d_scaled::K, 3, KEY_W) => w_3d_scaled::walk(a.0, a.1, a.2, a.4, a.5),
             (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
             // Past the unrolled shapes a step is bound by its K keys, not by
             // its latency, so the key with fewer instructions.
@@ -419,7 +419,7 @@ type KeyedArgs<'d, 'm, 'a> = (&'d mut [u8], &'m WalkMoves<'a>, usize, &'d mut [i
 /// Independent running minima per step: the minimum over K keys is the
 /// critical path of a step, and a tree of eight chains makes it ~K/8 + 3
 /// compare-and-select deep instead of K.
-const LANES: usize = 8;
+const MINIMA_CHAINS: usize = 8;
 
 /// [`walk_keyed`] for K moves in D dimensions (0: as many as given).
 ///
@@ -497,19 +497,19 @@ unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
                 (d as u64) << 56 | base[k]
             }
         };
-        // Whole rounds of LANES keys (unrolled, the minima in registers),
+        // Whole rounds of MINIMA_CHAINS keys (unrolled, the minima in registers),
         // then the rest.
-        let mut lanes = [u64::MAX; LANES];
-        let rounds = k_count / LANES;
+        let mut chains = [u64::MAX; MINIMA_CHAINS];
+        let rounds = k_count / MINIMA_CHAINS;
         for round in 0..rounds {
-            for (j, lane) in lanes.iter_mut().enumerate() {
-                *lane = (*lane).min(key_of(round * LANES + j));
+            for (j, chain) in chains.iter_mut().enumerate() {
+                *chain = (*chain).min(key_of(round * MINIMA_CHAINS + j));
             }
         }
-        for (lane, k) in lanes.iter_mut().zip(rounds * LANES..k_count) {
-            *lane = (*lane).min(key_of(k));
+        for (chain, k) in chains.iter_mut().zip(rounds * MINIMA_CHAINS..k_count) {
+            *chain = (*chain).min(key_of(k));
         }
-        let best = tree_min(lanes);
+        let best = tree_min(chains);
         let least = match KEY {
             KEY_W => (best >> (W_CELL_BITS + 8)) as u8,
             KEY_W_SMALL => (best >> 8) as u8,
@@ -553,7 +553,7 @@ unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
 }
 
 /// Rule W+ with a packed key for 8 moves on a row-major layout (2D leapers
-/// on boards too wide for [`plus_cells`], which the solver uses where the
+/// on boards too wide for [`distance_cells`], which the solver uses where the
 /// distance fits a cell): [`walk_keyed_with`]'s
 /// walk with every per-move quantity a local the compiler keeps in
 /// registers: about 120 instructions a step on (3,2) N=400, against 213. The
@@ -641,9 +641,9 @@ fn dot2_of(a: &[i32], b: &[i32]) -> i64 {
     2 * a.iter().zip(b).map(|(&a, &b)| a as i64 * b as i64).sum::<i64>()
 }
 
-/// The least of the lanes, as a tree of pairwise minima (3 deep, not 7).
+/// The least of the chains' minima, as a tree of pairwise minima (3 deep, not 7).
 #[inline(always)]
-fn tree_min(l: [u64; LANES]) -> u64 {
+fn tree_min(l: [u64; MINIMA_CHAINS]) -> u64 {
     let quarter = [l[0].min(l[1]), l[2].min(l[3]), l[4].min(l[5]), l[6].min(l[7])];
     quarter[0].min(quarter[1]).min(quarter[2].min(quarter[3]))
 }
@@ -700,17 +700,17 @@ unsafe fn doomed<C: Copy>(
 /// another kernel (see [`run_pair`]): it stands on `cur`, which is
 /// blocked, and `cur`'s neighbours have not lost it yet.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Progress {
+pub(crate) struct PausedWalk {
     cur: usize,
     visited: u64,
     /// Last-cell candidates seen so far (see [`doomed`]).
     forced: u32,
 }
 
-impl Progress {
+impl PausedWalk {
     /// A walk standing on `start`, which the caller has blocked.
-    fn at(start: usize) -> Progress {
-        Progress { cur: start, visited: 1, forced: 0 }
+    fn at(start: usize) -> PausedWalk {
+        PausedWalk { cur: start, visited: 1, forced: 0 }
     }
 
     /// Cells visited so far (all of them once the walk has ended).
@@ -721,10 +721,10 @@ impl Progress {
 
 /// One of the two walks a pair kernel advances: its own cells, its move
 /// order (one row of offsets per phase), where it stands.
-pub(crate) struct Lane<'a, C> {
+pub(crate) struct BufferedWalk<'a, C> {
     pub cells: &'a mut [C],
     pub offsets: &'a [isize],
-    pub progress: &'a mut Progress,
+    pub progress: &'a mut PausedWalk,
     pub stop_when_doomed: bool,
 }
 
@@ -750,7 +750,7 @@ pub(crate) trait Stepper {
 /// (callgrind, aw+ (3,2) N=400: 8 % more instructions, 1.49 -> 1.62 ms a
 /// task).
 #[inline(never)]
-pub(crate) fn run_pair(a: (impl Stepper, &mut Progress), b: (impl Stepper, &mut Progress)) -> [bool; 2] {
+pub(crate) fn run_pair(a: (impl Stepper, &mut PausedWalk), b: (impl Stepper, &mut PausedWalk)) -> [bool; 2] {
     let ((a, pa), (b, pb)) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);
@@ -771,14 +771,14 @@ pub(crate) fn run_pair(a: (impl Stepper, &mut Progress), b: (impl Stepper, &mut 
             (None, None) => break [0, 0, 1, 1],
         }
     };
-    *pa = Progress { cur: x, visited: pa.visited + steps + extra_a, forced: fx };
-    *pb = Progress { cur: y, visited: pb.visited + steps + extra_b, forced: fy };
+    *pa = PausedWalk { cur: x, visited: pa.visited + steps + extra_a, forced: fx };
+    *pb = PausedWalk { cur: y, visited: pb.visited + steps + extra_b, forced: fy };
     [ended_a == 1, ended_b == 1]
 }
 
-pub(crate) mod minpos;
-pub(crate) mod plus_cells;
-pub(crate) mod scaled;
+pub(crate) mod distance_cells;
 pub(crate) mod select;
+pub(crate) mod sse_windows;
 #[cfg(test)]
 mod tests;
+pub(crate) mod w_3d_scaled;

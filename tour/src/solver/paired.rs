@@ -1,6 +1,6 @@
 //! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
 //! slot holds a task and makes its walks; whenever busy slots stand in
-//! walks that advance together ([`Paired`]: W+ on 16-bit cells or W on
+//! walks that advance together ([`GroupKernel`]: W+ on 16-bit cells or W on
 //! byte degrees in 2D, up to four at once; W+ on keyed cells in 2D or rule
 //! W on scaled degrees in 3D, two at once), those of the kind most busy
 //! slots stand in go on together until one ends (the others wait their
@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use super::{Solver, Task, TaskResult, Walks, Workspace};
 use crate::layout::{copy_into, Degrees};
 use crate::seed::Rng;
-use crate::walk::minpos::{self, Kernel};
 use crate::walk::select::GroupKernel;
-use crate::walk::{plus_cells, run_pair, scaled, Lane, Progress};
+use crate::walk::sse_windows::{self, WindowKernel};
+use crate::walk::{distance_cells, run_pair, w_3d_scaled, BufferedWalk, PausedWalk};
 
 impl Solver {
     /// The tasks `indices` of `tasks` (all of which [`Solver::pairs`]),
@@ -88,7 +88,7 @@ impl Solver {
             let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.own_degrees());
             match (kind, partnered) {
                 (Some(GroupKernel::WPlusWindows), false) => {
-                    let visited = self.walk_minpos((cells, offsets), s.start, None, walk.stop_when_doomed);
+                    let visited = self.walk_sse_windows((cells, offsets), s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
@@ -96,7 +96,7 @@ impl Solver {
                     copy_into(keyed, self.plus_pristine());
                     // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
                     #[allow(unsafe_code)]
-                    let visited = unsafe { plus_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed) };
+                    let visited = unsafe { distance_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed) };
                     s.walks.record(visited);
                     continue;
                 }
@@ -113,20 +113,20 @@ impl Solver {
                     continue;
                 }
                 (Some(GroupKernel::WPlusWindows), true) => {
-                    copy_into(cells, self.minpos_plan().starting_cells());
-                    s.progress = minpos::begin::<minpos::Plan>(cells, s.start);
+                    copy_into(cells, self.w_plus_tables().starting_cells());
+                    s.progress = sse_windows::begin::<sse_windows::WPlusTables>(cells, s.start);
                 }
                 (Some(GroupKernel::WWindows), true) => {
                     copy_into(degrees, pristine);
-                    s.progress = minpos::begin::<minpos::bytes::Plan>(degrees, s.start);
+                    s.progress = sse_windows::begin::<sse_windows::w_bytes::WTables>(degrees, s.start);
                 }
                 (Some(GroupKernel::WPlusDistanceCells), true) => {
                     copy_into(keyed, self.plus_pristine());
-                    s.progress = plus_cells::begin(keyed, s.start);
+                    s.progress = distance_cells::begin(keyed, s.start);
                 }
                 (Some(GroupKernel::WScaled3d), true) => {
                     copy_into(degrees, pristine);
-                    s.progress = scaled::begin(degrees, s.start);
+                    s.progress = w_3d_scaled::begin(degrees, s.start);
                 }
             }
             copy_into(&mut s.offsets, offsets);
@@ -152,7 +152,7 @@ impl Solver {
         }
         let mask = self.layout.phase_mask();
         ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, more_degrees, lanes, .. } = ws;
+        let Workspace { degrees, plus, plus_pair, more_degrees, window_cells, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
         // Each slot's degrees, as `Buffers::of` gives them where walks on
         // degrees pause.
@@ -162,15 +162,17 @@ impl Solver {
             slots: &'a mut [Option<Slot>],
             cells: impl Iterator<Item = &'a mut Vec<C>>,
             kind: Option<GroupKernel>,
-        ) -> Vec<Lane<'a, C>> {
+        ) -> Vec<BufferedWalk<'a, C>> {
             slots
                 .iter_mut()
                 .zip(cells)
-                .filter_map(|(s, cells)| Some(s.as_mut().filter(|s| s.kind == kind)?.lane(cells)))
+                .filter_map(|(s, cells)| Some(s.as_mut().filter(|s| s.kind == kind)?.buffered(cells)))
                 .collect()
         }
         let out = match kind {
-            Some(GroupKernel::WPlusWindows) => self.minpos_plan().run(&mut walks(slots, lanes.iter_mut(), kind)),
+            Some(GroupKernel::WPlusWindows) => {
+                self.w_plus_tables().run(&mut walks(slots, window_cells.iter_mut(), kind))
+            }
             Some(GroupKernel::WWindows) => {
                 let plan = self.w_windows.as_ref().expect("chosen where it fits");
                 plan.run(&mut walks(slots, slot_degrees, kind))
@@ -184,7 +186,10 @@ impl Solver {
                 let ([Some(a), Some(b)], Some(da), Some(db)) = (slots, slot_degrees.next(), slot_degrees.next()) else {
                     unreachable!("degrees pair two slots")
                 };
-                let [x, y] = run_pair(scaled::Pointers::of(a.lane(da), mask), scaled::Pointers::of(b.lane(db), mask));
+                let [x, y] = run_pair(
+                    w_3d_scaled::Pointers::of(a.buffered(da), mask),
+                    w_3d_scaled::Pointers::of(b.buffered(db), mask),
+                );
                 [x, y, false, false]
             }
             None => unreachable!("a busy slot stands in a walk that pairs"),
@@ -212,11 +217,11 @@ impl Solver {
             // walk stands on a board cell (`begin` from a padded start, then
             // steps).
             Some(GroupKernel::WPlusDistanceCells) => unsafe {
-                plus_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed)
+                distance_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed)
             },
             #[allow(unsafe_code)]
             // SAFETY: as above.
-            Some(GroupKernel::WScaled3d) => unsafe { scaled::run(s.lane(degrees), mask, None) },
+            Some(GroupKernel::WScaled3d) => unsafe { w_3d_scaled::run(s.buffered(degrees), mask, None) },
             kind => unreachable!("a slot stands in a walk that pairs two at a time, not {kind:?}"),
         }
     }
@@ -230,8 +235,8 @@ impl Solver {
 }
 
 /// A walk on keyed cells, ready to pair.
-fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (plus_cells::Pointers<'a>, &'a mut Progress) {
-    plus_cells::Pointers::of(s.lane(cells))
+fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (distance_cells::Pointers<'a>, &'a mut PausedWalk) {
+    distance_cells::Pointers::of(s.buffered(cells))
 }
 
 /// A slot's buffers in the workspace: slot `i` walks on the `i`th 16-bit
@@ -253,11 +258,11 @@ struct Buffers<'w> {
 impl<'w> Buffers<'w> {
     fn of(ws: &'w mut Workspace, slot: usize, own_degrees: bool) -> Buffers<'w> {
         ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, more_degrees, lanes, offsets, vectors, xy, .. } = ws;
+        let Workspace { degrees, plus, plus_pair, more_degrees, window_cells, offsets, vectors, xy, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
         let keyed = if slot == 0 { plus } else { plus_pair };
         let degrees = if slot == 0 || !own_degrees { own } else { &mut more_degrees[slot - 1] };
-        Buffers { cells: &mut lanes[slot], keyed, degrees, offsets, vectors, xy }
+        Buffers { cells: &mut window_cells[slot], keyed, degrees, offsets, vectors, xy }
     }
 }
 
@@ -273,7 +278,7 @@ struct Slot {
     /// per phase), where it stands, whether it may stop when doomed.
     kind: Option<GroupKernel>,
     offsets: Vec<isize>,
-    progress: Progress,
+    progress: PausedWalk,
     stop_when_doomed: bool,
     /// Time charged to the task so far.
     nanos: u128,
@@ -288,7 +293,7 @@ impl Slot {
             walks: Walks::new(task.method, config.moves().len(), config.board().cells()),
             kind: None,
             offsets: Vec::new(),
-            progress: Progress::default(),
+            progress: PausedWalk::default(),
             stop_when_doomed: false,
             nanos: 0,
         }
@@ -298,8 +303,13 @@ impl Slot {
         self.nanos += time.as_nanos();
     }
 
-    /// The current walk as a lane of the walks advancing together, on `cells`.
-    fn lane<'a, C>(&'a mut self, cells: &'a mut [C]) -> Lane<'a, C> {
-        Lane { cells, offsets: &self.offsets, progress: &mut self.progress, stop_when_doomed: self.stop_when_doomed }
+    /// The current walk on `cells`, ready to advance beside others.
+    fn buffered<'a, C>(&'a mut self, cells: &'a mut [C]) -> BufferedWalk<'a, C> {
+        BufferedWalk {
+            cells,
+            offsets: &self.offsets,
+            progress: &mut self.progress,
+            stop_when_doomed: self.stop_when_doomed,
+        }
     }
 }

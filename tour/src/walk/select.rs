@@ -7,7 +7,7 @@
 use crate::board::Board;
 use crate::layout;
 use crate::moves::Moves;
-use crate::walk::{minpos, plus_cells, scaled, DegreeKernel, Tiebreak};
+use crate::walk::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
 
 /// The CPU features the kernels use. A feature is on only where the CPU
 /// running this has it ([`Cpu::detect`]); tests turn features off to run
@@ -73,16 +73,16 @@ impl Cpu {
 /// in turn ([`crate::Solver::run_tasks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GroupKernel {
-    /// W+ on 16-bit cells ([`minpos::Plan`]): 2D leapers, SSE4.1, up to
-    /// [`minpos::LANES`] walks at once.
+    /// W+ on 16-bit cells ([`sse_windows::WPlusTables`]): 2D leapers, SSE4.1, up to
+    /// [`sse_windows::WALKS_AT_ONCE`] walks at once.
     WPlusWindows,
-    /// Rule W on byte degrees ([`minpos::bytes::Plan`]): 2D leapers,
-    /// SSE4.1, up to [`minpos::LANES`] walks at once.
+    /// Rule W on byte degrees ([`sse_windows::w_bytes::WTables`]): 2D leapers,
+    /// SSE4.1, up to [`sse_windows::WALKS_AT_ONCE`] walks at once.
     WWindows,
-    /// W+ on cells that carry their distance ([`plus_cells::Pointers`]):
+    /// W+ on cells that carry their distance ([`distance_cells::Pointers`]):
     /// 2D, 8 moves, two walks at once.
     WPlusDistanceCells,
-    /// Rule W on degrees scaled by four ([`scaled::Pointers`]): 3D, 24
+    /// Rule W on degrees scaled by four ([`w_3d_scaled::Pointers`]): 3D, 24
     /// moves, two walks at once.
     WScaled3d,
 }
@@ -161,18 +161,18 @@ impl Kernels {
     pub(crate) fn choose(board: &Board, moves: &Moves, cpu: Cpu) -> Kernels {
         let tile_bits = layout::walk_tile_bits(board.dims());
         let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
-        let w_plus = if minpos::fits(board, moves, cpu) {
+        let w_plus = if sse_windows::fits(board, moves, cpu) {
             Some(GroupKernel::WPlusWindows)
-        } else if plus_cells::fits(board, moves) {
+        } else if distance_cells::fits(board, moves) {
             Some(GroupKernel::WPlusDistanceCells)
         } else {
             None
         };
         let w_grouped = if padded > GROUPED_DEGREES_MAX {
             None
-        } else if scaled::fits(board, moves) {
+        } else if w_3d_scaled::fits(board, moves) {
             Some(GroupKernel::WScaled3d)
-        } else if minpos::bytes::fits(board, moves, cpu) {
+        } else if sse_windows::w_bytes::fits(board, moves, cpu) {
             Some(GroupKernel::WWindows)
         } else {
             None
@@ -211,7 +211,7 @@ impl Kernels {
     pub(crate) fn walks_at_once(&self) -> usize {
         let windows = |k: Option<GroupKernel>| matches!(k, Some(GroupKernel::WPlusWindows | GroupKernel::WWindows));
         if windows(self.w_plus) || windows(self.w_grouped) {
-            minpos::LANES
+            sse_windows::WALKS_AT_ONCE
         } else {
             2
         }
@@ -230,9 +230,10 @@ impl Kernels {
     pub(crate) fn w_plus_bytes(&self) -> (u128, u128) {
         let padded = self.padded;
         match self.w_plus {
-            Some(GroupKernel::WPlusWindows) => {
-                (minpos::shared_bytes(padded), minpos::cell_bytes(padded).saturating_mul(minpos::LANES as u128))
-            }
+            Some(GroupKernel::WPlusWindows) => (
+                sse_windows::shared_bytes(padded),
+                sse_windows::cell_bytes(padded).saturating_mul(sse_windows::WALKS_AT_ONCE as u128),
+            ),
             Some(GroupKernel::WPlusDistanceCells) => (padded.saturating_mul(4), padded.saturating_mul(8)),
             _ => (0, 0),
         }
@@ -243,7 +244,7 @@ impl Kernels {
     pub(crate) fn w_bytes(&self) -> u128 {
         let more = match self.w_grouped {
             Some(GroupKernel::WScaled3d) => 1,
-            Some(GroupKernel::WWindows) => minpos::LANES as u128 - 1,
+            Some(GroupKernel::WWindows) => sse_windows::WALKS_AT_ONCE as u128 - 1,
             _ => 0,
         };
         self.padded.saturating_mul(more)

@@ -79,12 +79,12 @@ impl Case {
 }
 
 /// (visited, path) of a W+ walk on keyed cells (2D, 8 moves).
-fn plus_cells_walk(case: &Case, start: u64, stop_when_doomed: bool) -> (u64, Vec<usize>) {
-    let mut cells = plus_cells::starting_cells(&case.layout, &case.pristine);
+fn distance_cells_walk(case: &Case, start: u64, stop_when_doomed: bool) -> (u64, Vec<usize>) {
+    let mut cells = distance_cells::starting_cells(&case.layout, &case.pristine);
     let mut path = Vec::new();
     let start = case.layout.padded(start);
     // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
-    let visited = unsafe { plus_cells::walk(&mut cells, &case.offsets, start, Some(&mut path), stop_when_doomed) };
+    let visited = unsafe { distance_cells::walk(&mut cells, &case.offsets, start, Some(&mut path), stop_when_doomed) };
     (visited, path)
 }
 
@@ -181,13 +181,13 @@ fn w_plus_on_keyed_cells_takes_the_generic_walks_path_and_the_doom_cut_never_sto
         if moves.len() != 8 {
             continue;
         }
-        assert!(plus_cells::fits(&board, &moves), "rule {rule:?} board {sides:?}");
+        assert!(distance_cells::fits(&board, &moves), "rule {rule:?} board {sides:?}");
         for rotation in [0, 1, 3, 6] {
             let case = Case::new(&rule, &sides, rotation);
             let step = (case.cells / 60).max(1) as usize;
             for start in (0..case.cells).step_by(step) {
                 let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start}");
-                tally.check(&case, start, true, &label, |stop| plus_cells_walk(&case, start, stop));
+                tally.check(&case, start, true, &label, |stop| distance_cells_walk(&case, start, stop));
             }
         }
     }
@@ -197,7 +197,7 @@ fn w_plus_on_keyed_cells_takes_the_generic_walks_path_and_the_doom_cut_never_sto
 #[test]
 fn keyed_cells_need_2d_eight_moves_and_room_for_the_distance() {
     let fits = |rule: &[u32], sides: &[u32]| {
-        plus_cells::fits(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
+        distance_cells::fits(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
     };
     assert!(fits(&[3, 2], &[400, 400]) && fits(&[2, 1], &[2897, 2897]));
     // (n - 1)^2 summed over both axes must stay below 2^24.
@@ -209,13 +209,18 @@ fn keyed_cells_need_2d_eight_moves_and_room_for_the_distance() {
 /// A pair kernel and its lone twin, for [`walks_in_pairs_are_the_walks_made_alone`].
 struct PairKernel<C> {
     starting: Vec<C>,
-    begin: fn(&mut [C], usize) -> Progress,
-    run: fn(Lane<'_, C>),
-    pair: fn(Lane<'_, C>, Lane<'_, C>) -> [bool; 2],
+    begin: fn(&mut [C], usize) -> PausedWalk,
+    run: fn(BufferedWalk<'_, C>),
+    pair: fn(BufferedWalk<'_, C>, BufferedWalk<'_, C>) -> [bool; 2],
 }
 
-fn lane<'a, C>(case: &'a Case, cells: &'a mut [C], progress: &'a mut Progress, stop_when_doomed: bool) -> Lane<'a, C> {
-    Lane { cells, offsets: &case.offsets, progress, stop_when_doomed }
+fn lane<'a, C>(
+    case: &'a Case,
+    cells: &'a mut [C],
+    progress: &'a mut PausedWalk,
+    stop_when_doomed: bool,
+) -> BufferedWalk<'a, C> {
+    BufferedWalk { cells, offsets: &case.offsets, progress, stop_when_doomed }
 }
 
 /// Each walk of `case` (every third start) is advanced in pairs with a
@@ -269,11 +274,11 @@ fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
         for rotation in [0, 5] {
             let case = Case::new(&rule, &sides, rotation);
             let kernel = PairKernel {
-                starting: plus_cells::starting_cells(&case.layout, &case.pristine),
-                begin: plus_cells::begin,
+                starting: distance_cells::starting_cells(&case.layout, &case.pristine),
+                begin: distance_cells::begin,
                 // SAFETY: the case's buffers and offsets, walks begun on board cells.
-                run: |l| unsafe { plus_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed) },
-                pair: |a, b| run_pair(plus_cells::Pointers::of(a), plus_cells::Pointers::of(b)),
+                run: |l| unsafe { distance_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed) },
+                pair: |a, b| run_pair(distance_cells::Pointers::of(a), distance_cells::Pointers::of(b)),
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
             (walks, resumed) = (walks + w, resumed + r);
@@ -287,7 +292,7 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
     let (mut walks, mut resumed) = (0, 0);
     for (rule, sides) in cases() {
         let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        if !scaled::fits(&board, &moves) {
+        if !w_3d_scaled::fits(&board, &moves) {
             continue;
         }
         for rotation in [0, 7] {
@@ -296,10 +301,10 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
             // Pair kernels take no mask here; the tiles' is 63.
             let kernel = PairKernel {
                 starting: case.pristine.clone(),
-                begin: scaled::begin,
+                begin: w_3d_scaled::begin,
                 // SAFETY: the case's buffers and offsets, walks begun on board cells.
-                run: |l| unsafe { scaled::run(l, 63, None) },
-                pair: |a, b| run_pair(scaled::Pointers::of(a, 63), scaled::Pointers::of(b, 63)),
+                run: |l| unsafe { w_3d_scaled::run(l, 63, None) },
+                pair: |a, b| run_pair(w_3d_scaled::Pointers::of(a, 63), w_3d_scaled::Pointers::of(b, 63)),
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
             (walks, resumed) = (walks + w, resumed + r);
@@ -310,23 +315,23 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
     assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
 }
 
-/// The 2D cases whose walks run on [`minpos`]'s lanes, with their plans:
+/// The 2D cases whose walks run on [`sse_windows`]'s lanes, with their plans:
 /// W+ on 16-bit cells, W on byte degrees. Empty where this CPU lacks
 /// SSE4.1 (or `KSWEEP_NO_SIMD` is set): the plans refuse to be made there.
-fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan, minpos::bytes::Plan)> {
+fn sse_windows_cases(rotations: &[usize]) -> Vec<(Case, sse_windows::WPlusTables, sse_windows::w_bytes::WTables)> {
     let cpu = Cpu::detect();
     let mut out = Vec::new();
     for (rule, sides) in cases().into_iter().filter(|(rule, sides)| rule.len() == 2 && sides.len() == 2) {
         let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, 2).unwrap());
-        if !minpos::windows_fit(&board, &moves) {
+        if !sse_windows::windows_fit(&board, &moves) {
             continue;
         }
-        assert!(minpos::bytes::windows_fit(&board, &moves), "{rule:?} {sides:?}");
-        assert_eq!(minpos::fits(&board, &moves, cpu), cpu.has_sse41(), "{rule:?} {sides:?}");
+        assert!(sse_windows::w_bytes::windows_fit(&board, &moves), "{rule:?} {sides:?}");
+        assert_eq!(sse_windows::fits(&board, &moves, cpu), cpu.has_sse41(), "{rule:?} {sides:?}");
         for &rotation in rotations {
             let case = Case::new(&rule, &sides, rotation);
-            let plan = minpos::Plan::new(&case.layout, &moves, &case.pristine, cpu);
-            let bytes = minpos::bytes::Plan::new(&case.layout, &moves, cpu);
+            let plan = sse_windows::WPlusTables::new(&case.layout, &moves, &case.pristine, cpu);
+            let bytes = sse_windows::w_bytes::WTables::new(&case.layout, &moves, cpu);
             match (plan, bytes) {
                 (Some(plan), Some(bytes)) if cpu.has_sse41() => out.push((case, plan, bytes)),
                 (None, None) if !cpu.has_sse41() => {}
@@ -340,15 +345,15 @@ fn minpos_cases(rotations: &[usize]) -> Vec<(Case, minpos::Plan, minpos::bytes::
 #[test]
 fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
     let mut tally = Tally::default();
-    let cases = minpos_cases(&[0, 1, 3, 6]);
+    let cases = sse_windows_cases(&[0, 1, 3, 6]);
     // (2,1) and (3,2) on every board here; (4,1)'s row moves are 9 cells
-    // apart. None without SSE4.1 (see `minpos_cases`).
+    // apart. None without SSE4.1 (see `sse_windows_cases`).
     let sse41 = Cpu::detect().has_sse41();
     assert_eq!(cases.len(), if sse41 { 2 * 6 * 4 } else { 0 });
     if !sse41 {
         return;
     }
-    fn walk_on<P: minpos::Kernel>(
+    fn walk_on<P: sse_windows::WindowKernel>(
         plan: &P,
         starting: &[P::Cell],
         case: &Case,
@@ -378,7 +383,7 @@ fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_th
 /// four against the same walks alone: each walk of `case` from every third
 /// cell, its partners walks of `other` (another rotation) that change as
 /// they end. Returns (walks, changes of partner).
-fn lanes_are_the_walks_made_alone<P: minpos::Kernel>(
+fn lanes_are_the_walks_made_alone<P: sse_windows::WindowKernel>(
     plan: &P,
     starting: &[P::Cell],
     case: &Case,
@@ -395,19 +400,24 @@ where
             let visited = plan.walk((&mut alone, &case.offsets), start, None, stop);
 
             let mut cells = starting.to_vec();
-            let mut progress = minpos::begin::<P>(&mut cells, start);
+            let mut progress = sse_windows::begin::<P>(&mut cells, start);
             let (size, mine) = (2 + i % 3, i % 4);
             let mut partners = starts.iter().cycle().skip(i + 1).take(3 * size);
             let mut ended = false;
             while !ended {
                 let theirs: Vec<usize> = partners.by_ref().take(size - 1).copied().collect();
                 let mut other_cells: Vec<Vec<P::Cell>> = theirs.iter().map(|_| starting.to_vec()).collect();
-                let mut other_progress: Vec<Progress> =
-                    theirs.iter().zip(&mut other_cells).map(|(&s, c)| minpos::begin::<P>(c, s)).collect();
-                let mut lanes: Vec<Lane<'_, P::Cell>> = other_cells
+                let mut other_progress: Vec<PausedWalk> =
+                    theirs.iter().zip(&mut other_cells).map(|(&s, c)| sse_windows::begin::<P>(c, s)).collect();
+                let mut lanes: Vec<BufferedWalk<'_, P::Cell>> = other_cells
                     .iter_mut()
                     .zip(&mut other_progress)
-                    .map(|(cells, progress)| Lane { cells, offsets: &other.offsets, progress, stop_when_doomed: !stop })
+                    .map(|(cells, progress)| BufferedWalk {
+                        cells,
+                        offsets: &other.offsets,
+                        progress,
+                        stop_when_doomed: !stop,
+                    })
                     .collect();
                 let at = mine.min(lanes.len());
                 lanes.insert(at, lane(case, &mut cells, &mut progress, stop));
@@ -427,7 +437,7 @@ where
 #[test]
 fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_made_alone() {
     let (mut walks, mut resumed) = ([0; 2], [0; 2]);
-    let cases = minpos_cases(&[0, 5]);
+    let cases = sse_windows_cases(&[0, 5]);
     for pair in cases.chunks_exact(2) {
         let [(case, plan, bytes), (other, _, _)] = pair else { unreachable!() };
         let (w, r) = lanes_are_the_walks_made_alone(plan, plan.starting_cells(), case, other);
@@ -435,7 +445,7 @@ fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_m
         let (w, r) = lanes_are_the_walks_made_alone(bytes, &case.pristine, case, other);
         (walks[1], resumed[1]) = (walks[1] + w, resumed[1] + r);
     }
-    // Without SSE4.1 there are no cases (see `minpos_cases`).
+    // Without SSE4.1 there are no cases (see `sse_windows_cases`).
     for kernel in (0..2).filter(|_| Cpu::detect().has_sse41()) {
         assert!(walks[kernel] > 1000 && resumed[kernel] > 1000, "{walks:?} walks, {resumed:?} changes of partner");
     }
@@ -445,13 +455,17 @@ fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_m
 fn lanes_need_a_leapers_rows_within_one_window() {
     let fits = |rule: &[u32], sides: &[u32]| {
         let (board, moves) = (Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap());
-        let fits = minpos::windows_fit(&board, &moves);
-        assert_eq!(minpos::bytes::windows_fit(&board, &moves), fits, "{rule:?} {sides:?}");
+        let fits = sse_windows::windows_fit(&board, &moves);
+        assert_eq!(sse_windows::w_bytes::windows_fit(&board, &moves), fits, "{rule:?} {sides:?}");
         for cpu in Cpu::feature_sets() {
-            assert_eq!(minpos::fits(&board, &moves, cpu), fits && cpu.has_sse41(), "{rule:?} {sides:?} {cpu:?}");
-            assert_eq!(minpos::bytes::fits(&board, &moves, cpu), fits && cpu.has_sse41(), "{rule:?} {sides:?} {cpu:?}");
+            assert_eq!(sse_windows::fits(&board, &moves, cpu), fits && cpu.has_sse41(), "{rule:?} {sides:?} {cpu:?}");
+            assert_eq!(
+                sse_windows::w_bytes::fits(&board, &moves, cpu),
+                fits && cpu.has_sse41(),
+                "{rule:?} {sides:?} {cpu:?}"
+            );
         }
-        assert!(!minpos::fits(&board, &moves, Cpu::detect().without_sse41()), "{rule:?} {sides:?}");
+        assert!(!sse_windows::fits(&board, &moves, Cpu::detect().without_sse41()), "{rule:?} {sides:?}");
         fits
     };
     assert!(fits(&[3, 2], &[400, 400]) && fits(&[2, 1], &[5, 5]) && fits(&[3, 1], &[3000, 7]));

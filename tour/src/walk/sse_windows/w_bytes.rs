@@ -1,5 +1,5 @@
 //! Rule W on the byte degrees, up to four walks at once: the same loop as
-//! the 16-bit cells' ([`super::Kernel`]) with half the bytes to carry, so
+//! the 16-bit cells' ([`super::WindowKernel`]) with half the bytes to carry, so
 //! four walks' boards stay in cache to larger boards. A walk's byte is
 //! its degree, or 255 on the border; the kernel marks a visited cell by
 //! its top bit, which border cells have already and which a cell's
@@ -18,7 +18,7 @@
 //! 208.6-236.5 M steps a second four at once against 128.8-142.8 M alone
 //! (docs/engine.md).
 
-use super::{back, rotation, windows, Kernel, Row, Sse41, Windows, K, VISITED as VISITED_KEY};
+use super::{back, rotation, windows, Row, Sse41, WindowKernel, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
 use crate::layout::Layout;
 use crate::moves::Moves;
@@ -69,7 +69,7 @@ fn byte_windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
 /// step reads (a few hundred bytes; the starting cells are the solver's
 /// byte degrees).
 #[derive(Debug)]
-pub(crate) struct Plan {
+pub(crate) struct WTables {
     /// Offset of each window's first byte from the current cell.
     windows: [isize; 4],
     /// `pshufb` controls: windows 0-1, then 2-3, to their key lanes' high
@@ -92,9 +92,9 @@ pub(crate) struct Plan {
     sse41: Sse41,
 }
 
-impl Plan {
+impl WTables {
     /// The plan of a board, where it [`fits`] on `cpu`.
-    pub(crate) fn new(layout: &Layout, moves: &Moves, cpu: Cpu) -> Option<Plan> {
+    pub(crate) fn new(layout: &Layout, moves: &Moves, cpu: Cpu) -> Option<WTables> {
         let sse41 = Sse41::new(cpu)?;
         let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
         let w = byte_windows(&sides, moves)?;
@@ -122,7 +122,7 @@ impl Plan {
                 }
             }
         }
-        Some(Plan {
+        Some(WTables {
             windows: w.starts,
             gather,
             decrements,
@@ -135,7 +135,7 @@ impl Plan {
     }
 }
 
-impl Kernel for Plan {
+impl WindowKernel for WTables {
     type Cell = u8;
     const VISITED: u8 = VISITED;
     // Keys carry the degree before the step's decrement.
@@ -174,7 +174,7 @@ impl Kernel for Plan {
     unsafe fn step(&self, cells: *mut u8, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
         use std::arch::x86_64::*;
         // SAFETY: (the whole body) the windows of a board cell lie in the
-        // padded board (see `Plan::new`), the tables are the plan's own and
+        // padded board (see `WTables::new`), the tables are the plan's own and
         // `key >> 16` is a lane or NONE (decrements and each rotation's
         // ranks have K + 1 rows).
         unsafe {

@@ -21,7 +21,7 @@
 
 use std::marker::PhantomData;
 
-use super::{doomed, tree_min, Lane, Progress, Stepper, WalkMoves, LANES};
+use super::{doomed, tree_min, BufferedWalk, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
 use crate::moves::Moves;
 
@@ -53,12 +53,12 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
 
 /// Scales the byte degrees `deg` (as the layout builds them) for this
 /// kernel, and marks padded cell `start` visited: a walk about to leave it.
-pub(crate) fn begin(deg: &mut [u8], start: usize) -> Progress {
+pub(crate) fn begin(deg: &mut [u8], start: usize) -> PausedWalk {
     for d in deg.iter_mut() {
         *d = if *d == BLOCKED { BLOCKED } else { *d * SCALE };
     }
     deg[start] = BLOCKED;
-    Progress::at(start)
+    PausedWalk::at(start)
 }
 
 /// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
@@ -80,9 +80,9 @@ pub(crate) unsafe fn walk(
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
     }
-    let lane = Lane { cells: deg, offsets: moves.offsets, progress: &mut progress, stop_when_doomed };
+    let walk = BufferedWalk { cells: deg, offsets: moves.offsets, progress: &mut progress, stop_when_doomed };
     // SAFETY: the caller's; `begin` stood the walk on `start`.
-    unsafe { run(lane, moves.phase_mask, path) };
+    unsafe { run(walk, moves.phase_mask, path) };
     progress.visited()
 }
 
@@ -90,10 +90,10 @@ pub(crate) unsafe fn walk(
 /// to `path`; `phase_mask` picks a cell's row of offsets.
 ///
 /// # Safety
-/// The lane's cells are a buffer of the layout its offsets come from (rows
+/// The walk's cells are a buffer of the layout its offsets come from (rows
 /// picked by `phase_mask`), and its walk stands on a board cell of it.
-pub(crate) unsafe fn run(lane: Lane<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
-    let (walk, progress) = Pointers::of(lane, phase_mask);
+pub(crate) unsafe fn run(walk: BufferedWalk<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
+    let (walk, progress) = Pointers::of(walk, phase_mask);
     let (mut cur, mut forced) = (progress.cur, progress.forced);
     // SAFETY: the walk stands on a board cell of its buffer (the caller's),
     // which only its pointers reach until it ends.
@@ -127,19 +127,19 @@ pub(crate) struct Pointers<'a> {
 
 impl<'a> Pointers<'a> {
     /// A walk from [`begin`] on its own buffer, ready to step.
-    pub(crate) fn of(lane: Lane<'a, u8>, phase_mask: usize) -> (Pointers<'a>, &'a mut Progress) {
-        let base = lane.cells.as_mut_ptr();
-        let pointers = lane.offsets.iter().map(|&o| base.wrapping_offset(o)).collect();
-        let walk = Pointers {
+    pub(crate) fn of(walk: BufferedWalk<'a, u8>, phase_mask: usize) -> (Pointers<'a>, &'a mut PausedWalk) {
+        let base = walk.cells.as_mut_ptr();
+        let pointers = walk.offsets.iter().map(|&o| base.wrapping_offset(o)).collect();
+        let pointers = Pointers {
             base,
-            len: lane.cells.len(),
-            table: lane.offsets,
+            len: walk.cells.len(),
+            table: walk.offsets,
             phase_mask,
-            stop_when_doomed: lane.stop_when_doomed,
+            stop_when_doomed: walk.stop_when_doomed,
             pointers,
             cells: PhantomData,
         };
-        (walk, lane.progress)
+        (pointers, walk.progress)
     }
 }
 
@@ -151,10 +151,10 @@ impl Stepper for Pointers<'_> {
         let Ok(row_pointers) = <&[*mut u8; K]>::try_from(&self.pointers[row..row + K]) else {
             unreachable!("a row holds K pointers")
         };
-        let mut lanes = [u64::MAX; LANES];
-        for round in 0..K / LANES {
-            for (j, lane) in lanes.iter_mut().enumerate() {
-                let k = round * LANES + j;
+        let mut chains = [u64::MAX; MINIMA_CHAINS];
+        for round in 0..K / MINIMA_CHAINS {
+            for (j, chain) in chains.iter_mut().enumerate() {
+                let k = round * MINIMA_CHAINS + j;
                 let p = row_pointers[k].wrapping_add(cur);
                 debug_assert!((p as usize).wrapping_sub(base as usize) < len);
                 // SAFETY: `p` is a neighbour of the board cell `cur`, inside
@@ -162,10 +162,10 @@ impl Stepper for Pointers<'_> {
                 let b = unsafe { *p };
                 // SAFETY: as above.
                 unsafe { *p = b.wrapping_sub(SCALE) };
-                *lane = (*lane).min((u64::from(b) << SHIFT) + k as u64);
+                *chain = (*chain).min((u64::from(b) << SHIFT) + k as u64);
             }
         }
-        let best = tree_min(lanes);
+        let best = tree_min(chains);
         if best >= BLOCKED_KEY {
             return None;
         }

@@ -1,6 +1,6 @@
 //! Warnsdorff walks of 2D leapers of 8 moves on x86-64 (SSE4.1), up to
-//! four at once: rule W+ on 16-bit cells ([`Plan`]) and rule W on the byte
-//! degrees ([`bytes::Plan`]).
+//! four at once: rule W+ on 16-bit cells ([`WPlusTables`]) and rule W on the byte
+//! degrees ([`w_bytes::WTables`]).
 //!
 //! A leaper's 8 neighbours lie in four board rows, two in each, close
 //! enough that one load of 8 cells of each row holds both. A step
@@ -8,8 +8,8 @@
 //! vector subtraction, stores the windows back, gathers the 8 neighbours
 //! into one vector (`pshufb`) and takes the least with `phminposuw`, which
 //! also gives its lane. About 40 instructions a step against the keyed
-//! cells' 60 ([`super::plus_cells`]), but a longer chain of latency (alone
-//! no faster), so the kernel pays by running up to [`LANES`] walks side by
+//! cells' 60 ([`super::distance_cells`]), but a longer chain of latency (alone
+//! no faster), so the kernel pays by running up to [`WALKS_AT_ONCE`] walks side by
 //! side, a step of each in turn (docs/engine.md).
 //!
 //! A 16-bit cell is `visited:1 degree:4 0:3 class:8`. A candidate's key is
@@ -29,22 +29,22 @@
 //! window over it, and a load that overlaps part of a pending store waits
 //! for it to reach the cache. The windows of two consecutive steps of a
 //! (3,2) or (3,1) leaper never share a row at all. Between calls a walk is
-//! a [`Progress`] like any other kernel's.
+//! a [`PausedWalk`] like any other kernel's.
 
 use std::collections::HashMap;
 use std::ops::{BitAnd, BitOr, Not};
 
-use super::{doomed, Lane, Progress};
+use super::{doomed, BufferedWalk, PausedWalk};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
 use crate::walk::select::Cpu;
 
-pub(crate) mod bytes;
+pub(crate) mod w_bytes;
 
-/// Walks [`Kernel::run`] advances together at most: four measured fastest on
+/// Walks [`WindowKernel::run`] advances together at most: four measured fastest on
 /// (3,2) N=400 (three nearly so; two no faster than the keyed cells' pair).
-pub(crate) const LANES: usize = 4;
+pub(crate) const WALKS_AT_ONCE: usize = 4;
 /// Moves of a walk (2D leapers).
 const K: usize = 8;
 /// The visited bit of a key, and of a 16-bit cell.
@@ -57,7 +57,7 @@ const RANK_SHIFT: u32 = 8;
 /// it starts with as many as it can lose.
 const BORDER: u16 = VISITED | (K as u16) << DEGREE_SHIFT;
 /// The lane a walk came in through when no step has marked its previous
-/// cell for it (a start, or a walk resumed from a [`Progress`]).
+/// cell for it (a start, or a walk resumed from a [`PausedWalk`]).
 const NONE: u32 = K as u32;
 /// Cells past the padded board that the last windows may read.
 const SLACK: usize = 8;
@@ -152,7 +152,7 @@ fn windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
     out.apart().then_some(out)
 }
 
-/// Bytes a [`Plan`] holds on a board of `padded` cells.
+/// Bytes a [`WPlusTables`] holds on a board of `padded` cells.
 pub(crate) fn shared_bytes(padded: u128) -> u128 {
     cell_bytes(padded) + (K * CLASSES * std::mem::size_of::<Row>()) as u128
 }
@@ -163,10 +163,10 @@ pub(crate) fn cell_bytes(padded: u128) -> u128 {
 }
 
 /// A kind of cell the lanes walk on, and its plan: what a step reads
-/// besides the cells. The walks' loop ([`Kernel::run`]) is the same for
+/// besides the cells. The walks' loop ([`WindowKernel::run`]) is the same for
 /// every kind.
-pub(crate) trait Kernel: Sized {
-    /// A cell: its visited bit is [`Kernel::VISITED`].
+pub(crate) trait WindowKernel: Sized {
+    /// A cell: its visited bit is [`WindowKernel::VISITED`].
     type Cell: Copy + BitOr<Output = Self::Cell> + BitAnd<Output = Self::Cell> + Not<Output = Self::Cell>;
     const VISITED: Self::Cell;
     /// Keys below this (degree 0 or 1) may mean the walk is doomed.
@@ -200,7 +200,7 @@ pub(crate) trait Kernel: Sized {
     ///
     /// # Safety
     /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of
-    /// [`Kernel::buffer_len`] cells, which hold every window of a board
+    /// [`WindowKernel::buffer_len`] cells, which hold every window of a board
     /// cell), and `ranks` the walk's rank rows.
     #[cfg(target_arch = "x86_64")]
     unsafe fn step(&self, cells: *mut Self::Cell, cur: usize, key: u32, ranks: *const Row) -> (usize, u32);
@@ -220,26 +220,30 @@ pub(crate) trait Kernel: Sized {
         if let Some(p) = path.as_deref_mut() {
             p.push(start);
         }
-        let lane = Lane { cells, offsets, progress: &mut progress, stop_when_doomed };
+        let lane = BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed };
         advance(self, &mut [lane], path);
         progress.visited
     }
 
-    /// Advances up to [`LANES`] walks, each on its own cells, a step of
+    /// Advances up to [`WALKS_AT_ONCE`] walks, each on its own cells, a step of
     /// each in turn, until one or more end; returns which ended.
-    fn run(&self, walks: &mut [Lane<'_, Self::Cell>]) -> [bool; LANES] {
+    fn run(&self, walks: &mut [BufferedWalk<'_, Self::Cell>]) -> [bool; WALKS_AT_ONCE] {
         advance(self, walks, None)
     }
 }
 
 /// A walk about to leave padded cell `start`, which this marks visited.
-pub(crate) fn begin<P: Kernel>(cells: &mut [P::Cell], start: usize) -> Progress {
+pub(crate) fn begin<P: WindowKernel>(cells: &mut [P::Cell], start: usize) -> PausedWalk {
     cells[start] = cells[start] | P::VISITED;
-    Progress::at(start)
+    PausedWalk::at(start)
 }
 
-fn advance<P: Kernel>(plan: &P, walks: &mut [Lane<'_, P::Cell>], path: Option<&mut Vec<usize>>) -> [bool; LANES] {
-    let mut walkers: [Walker<P::Cell>; LANES] = std::array::from_fn(|_| Walker::default());
+fn advance<P: WindowKernel>(
+    plan: &P,
+    walks: &mut [BufferedWalk<'_, P::Cell>],
+    path: Option<&mut Vec<usize>>,
+) -> [bool; WALKS_AT_ONCE] {
+    let mut walkers: [Walker<P::Cell>; WALKS_AT_ONCE] = std::array::from_fn(|_| Walker::default());
     for (walker, lane) in walkers.iter_mut().zip(walks.iter_mut()) {
         assert_eq!(lane.cells.len(), plan.buffer_len(), "cells of this plan's board");
         let cur = lane.progress.cur;
@@ -259,10 +263,10 @@ fn advance<P: Kernel>(plan: &P, walks: &mut [Lane<'_, P::Cell>], path: Option<&m
         };
     }
     let n = walks.len();
-    assert!((1..=LANES).contains(&n), "1 to {LANES} walks, not {n}");
+    assert!((1..=WALKS_AT_ONCE).contains(&n), "1 to {WALKS_AT_ONCE} walks, not {n}");
     assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
     step_until_one_ends(plan, &mut walkers[..n], path);
-    let mut ended = [false; LANES];
+    let mut ended = [false; WALKS_AT_ONCE];
     for (i, (walker, lane)) in walkers.iter().zip(walks.iter_mut()).enumerate() {
         // Back to the common form: the cell stood on and the previous
         // one marked.
@@ -273,14 +277,14 @@ fn advance<P: Kernel>(plan: &P, walks: &mut [Lane<'_, P::Cell>], path: Option<&m
         }
         lane.cells[walker.cur] = lane.cells[walker.cur] | P::VISITED;
         *lane.progress =
-            Progress { cur: walker.cur, visited: lane.progress.visited + walker.steps, forced: walker.forced };
+            PausedWalk { cur: walker.cur, visited: lane.progress.visited + walker.steps, forced: walker.forced };
         ended[i] = walker.ended;
     }
     ended
 }
 
 #[cfg(target_arch = "x86_64")]
-fn step_until_one_ends<P: Kernel>(plan: &P, walkers: &mut [Walker<P::Cell>], path: Option<&mut Vec<usize>>) {
+fn step_until_one_ends<P: WindowKernel>(plan: &P, walkers: &mut [Walker<P::Cell>], path: Option<&mut Vec<usize>>) {
     let Sse41(()) = plan.sse41();
     // SAFETY: the CPU has SSE4.1 and SSSE3 (the plan holds the proof);
     // each walker stands on a board cell of its own cells, which no
@@ -297,7 +301,7 @@ fn step_until_one_ends<P: Kernel>(plan: &P, walkers: &mut [Walker<P::Cell>], pat
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn step_until_one_ends<P: Kernel>(_: &P, _: &mut [Walker<P::Cell>], _: Option<&mut Vec<usize>>) {
+fn step_until_one_ends<P: WindowKernel>(_: &P, _: &mut [Walker<P::Cell>], _: Option<&mut Vec<usize>>) {
     unreachable!("no plan is built without SSE4.1");
 }
 
@@ -313,7 +317,7 @@ struct Walker<C> {
     /// (bits 16-18, [`NONE`] at first) and the key (bits 0-15).
     key: u32,
     ranks: *const Row,
-    /// Least key that needs no second look: [`Kernel::DOOM_CHECK`] when the
+    /// Least key that needs no second look: [`WindowKernel::DOOM_CHECK`] when the
     /// walk may stop doomed, else 0 (only a visited key ends it).
     threshold: u16,
     forced: u32,
@@ -340,7 +344,7 @@ impl<C> Default for Walker<C> {
 /// Rule W+ on 16-bit cells: what its walks share, the windows, the tables
 /// a step reads, and the starting cells (2 bytes a padded cell).
 #[derive(Debug)]
-pub(crate) struct Plan {
+pub(crate) struct WPlusTables {
     /// Offset of each window's first cell from the current cell.
     windows: [isize; 4],
     /// `pshufb` controls: each window's two neighbours to their key lanes.
@@ -360,10 +364,10 @@ pub(crate) struct Plan {
     sse41: Sse41,
 }
 
-impl Plan {
+impl WPlusTables {
     /// The plan of a board, from the layout's byte degrees, where it
     /// [`fits`] on `cpu`. One pass over the board, a few sectors a row.
-    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &[u8], cpu: Cpu) -> Option<Plan> {
+    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &[u8], cpu: Cpu) -> Option<WPlusTables> {
         let sse41 = Sse41::new(cpu)?;
         let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
         let w = windows(&sides, moves)?;
@@ -391,7 +395,7 @@ impl Plan {
                 }
             }
         }
-        Some(Plan { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, pristine, sse41 })
+        Some(WPlusTables { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, pristine, sse41 })
     }
 
     /// The starting cells, copied before each walk.
@@ -405,7 +409,7 @@ impl Plan {
     }
 }
 
-impl Kernel for Plan {
+impl WindowKernel for WPlusTables {
     type Cell = u16;
     const VISITED: u16 = VISITED;
     const DOOM_CHECK: u16 = 2 * ONE;
@@ -552,7 +556,7 @@ fn dense_ranks(d: &[i128; K]) -> [u8; K] {
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{doomed, Kernel, Walker, K, NONE, VISITED};
+    use super::{doomed, Walker, WindowKernel, K, NONE, VISITED};
 
     /// Steps `L` walks in turn until one or more end, pushing lane 0's
     /// cells to `path`.
@@ -566,7 +570,7 @@ mod simd {
     /// SSE4.1 and SSSE3; each walker stands on a board cell of its own
     /// buffer, which nothing else reaches while this runs.
     #[target_feature(enable = "sse4.1,ssse3")]
-    pub(super) unsafe fn run<const L: usize, P: Kernel>(
+    pub(super) unsafe fn run<const L: usize, P: WindowKernel>(
         plan: &P,
         walkers: &mut [Walker<P::Cell>],
         mut path: Option<&mut Vec<usize>>,
@@ -611,7 +615,7 @@ mod simd {
     }
 
     /// The cell a step left, from the cell and key it chose.
-    fn before<P: Kernel>(plan: &P, next: usize, key: u32) -> usize {
+    fn before<P: WindowKernel>(plan: &P, next: usize, key: u32) -> usize {
         next.wrapping_add_signed(-plan.offsets()[(key >> 16) as usize & (K - 1)])
     }
 
@@ -620,7 +624,7 @@ mod simd {
     /// walks' state by value, so that the hot loop never needs it in memory.
     #[cold]
     #[inline(never)]
-    fn ends<const L: usize, P: Kernel>(
+    fn ends<const L: usize, P: WindowKernel>(
         plan: &P,
         walkers: &mut [Walker<P::Cell>],
         next: [usize; L],

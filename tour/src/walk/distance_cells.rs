@@ -3,7 +3,7 @@
 //! candidate's W+ key is one load instead of a degree plus a per-move
 //! distance term kept up to date every step ([`super::walk_plus_8`]). The
 //! board costs 4 bytes a cell instead of 1, so only W+ walks use it, and only
-//! where the distance fits the cell. Where [`super::minpos`]'s 16-bit cells
+//! where the distance fits the cell. Where [`super::sse_windows`]'s 16-bit cells
 //! fit (x86-64 with SSE4.1, the leapers whose row moves lie within 8 cells)
 //! those run instead, four walks at once.
 //!
@@ -13,7 +13,7 @@
 
 use std::marker::PhantomData;
 
-use super::{cell, doomed, set_cell, tree_min, Lane, Progress, Stepper};
+use super::{cell, doomed, set_cell, tree_min, BufferedWalk, PausedWalk, Stepper};
 use crate::board::Board;
 use crate::layout::{self, Layout};
 use crate::moves::Moves;
@@ -71,9 +71,9 @@ pub(crate) fn starting_cells(layout: &Layout, degrees: &[u8]) -> Vec<u32> {
 }
 
 /// A walk about to leave padded cell `start`, which this marks visited.
-pub(crate) fn begin(cells: &mut [u32], start: usize) -> Progress {
+pub(crate) fn begin(cells: &mut [u32], start: usize) -> PausedWalk {
     cells[start] = BLOCKED;
-    Progress::at(start)
+    PausedWalk::at(start)
 }
 
 /// One W+ walk from padded cell `start` on `cells` (from
@@ -112,13 +112,13 @@ pub(crate) unsafe fn walk(
 pub(crate) unsafe fn run(
     cells: &mut [u32],
     offsets: &[isize],
-    progress: &mut Progress,
+    progress: &mut PausedWalk,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) {
     let mut offset = [0isize; K];
     offset.copy_from_slice(&offsets[..K]);
-    let Progress { mut cur, mut visited, mut forced } = *progress;
+    let PausedWalk { mut cur, mut visited, mut forced } = *progress;
     loop {
         let mut keys = [0u64; K];
         for k in 0..K {
@@ -154,7 +154,7 @@ pub(crate) unsafe fn run(
             p.push(cur);
         }
     }
-    *progress = Progress { cur, visited, forced };
+    *progress = PausedWalk { cur, visited, forced };
 }
 
 /// A walk's keyed cells as the pair kernel reads them ([`Stepper`]):
@@ -180,14 +180,14 @@ pub(crate) struct Pointers<'a> {
 
 impl<'a> Pointers<'a> {
     /// A walk from [`begin`] on its own cells, ready to step.
-    pub(crate) fn of(lane: Lane<'a, u32>) -> (Pointers<'a>, &'a mut Progress) {
-        let base = lane.cells.as_mut_ptr();
+    pub(crate) fn of(walk: BufferedWalk<'a, u32>) -> (Pointers<'a>, &'a mut PausedWalk) {
+        let base = walk.cells.as_mut_ptr();
         let mut offsets = [0isize; K];
-        offsets.copy_from_slice(&lane.offsets[..K]);
+        offsets.copy_from_slice(&walk.offsets[..K]);
         let bases = offsets.map(|o| base.wrapping_offset(o));
-        let len = lane.cells.len();
-        let stop_when_doomed = lane.stop_when_doomed;
-        (Pointers { base, len, stop_when_doomed, offsets, bases, cells: PhantomData }, lane.progress)
+        let len = walk.cells.len();
+        let stop_when_doomed = walk.stop_when_doomed;
+        (Pointers { base, len, stop_when_doomed, offsets, bases, cells: PhantomData }, walk.progress)
     }
 }
 
