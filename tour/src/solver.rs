@@ -499,7 +499,13 @@ impl Solver {
     ) -> u64 {
         let plan = self.w_plus_tables();
         copy_into(cells, plan.starting_cells());
-        plan.walk((cells, offsets), start, path, stop_when_doomed)
+        // SAFETY: the cells are a copy of the tables' starting cells, the
+        // offsets this layout's rows (rotated by `rotate`), and the start
+        // `layout.padded` of a board cell.
+        #[allow(unsafe_code)]
+        unsafe {
+            plan.walk((cells, offsets), start, path, stop_when_doomed)
+        }
     }
 
     /// The 16-bit cells' plan, built by the first W+ walk.

@@ -749,15 +749,21 @@ pub(crate) trait Stepper {
 /// Never inlined: in a large caller the loop lost registers to it
 /// (callgrind, aw+ (3,2) N=400: 8 % more instructions, 1.49 -> 1.62 ms a
 /// task).
+///
+/// # Safety
+/// Each stepper's buffer is a buffer of the padded layout its offsets come
+/// from, and its walk stands on a board cell of it: begun by its kernel's
+/// `begin` from a board cell, then only stepped.
 #[inline(never)]
-pub(crate) fn run_pair(a: (impl Stepper, &mut PausedWalk), b: (impl Stepper, &mut PausedWalk)) -> [bool; 2] {
+pub(crate) unsafe fn run_pair(a: (impl Stepper, &mut PausedWalk), b: (impl Stepper, &mut PausedWalk)) -> [bool; 2] {
     let ((a, pa), (b, pb)) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);
     let mut steps = 0u64;
     let [extra_a, extra_b, ended_a, ended_b] = loop {
-        // SAFETY: each walk stands on a board cell of its own buffer, which
-        // only its stepper reaches while the pair runs.
+        // SAFETY: each walk stands on a board cell of its own buffer (the
+        // caller's, then each step's choice), which only its stepper reaches
+        // while the pair runs.
         match unsafe { (a.step(x, &mut fx), b.step(y, &mut fy)) } {
             (Some(p), Some(q)) => (x, y, steps) = (p, q, steps + 1),
             (None, Some(q)) => {

@@ -169,27 +169,38 @@ impl Solver {
                 .filter_map(|(s, cells)| Some(s.as_mut().filter(|s| s.kind == kind)?.buffered(cells)))
                 .collect()
         }
+        // SAFETY (each kernel call below): every slot's buffer is a copy of
+        // this solver's starting one for `self.layout` (cells, degrees or
+        // keyed cells), its offsets that layout's rows rotated by `rotate`,
+        // and its walk stands on a board cell: begun by the kernel's `begin`
+        // from `layout.padded` of a start in `next_paired_walk`, then only
+        // advanced by the same kernel.
+        #[allow(unsafe_code)]
         let out = match kind {
             Some(GroupKernel::WPlusWindows) => {
-                self.w_plus_tables().run(&mut walks(slots, window_cells.iter_mut(), kind))
+                let plan = self.w_plus_tables();
+                // SAFETY: as above.
+                unsafe { plan.run(&mut walks(slots, window_cells.iter_mut(), kind)) }
             }
             Some(GroupKernel::WWindows) => {
                 let plan = self.w_windows.as_ref().expect("chosen where it fits");
-                plan.run(&mut walks(slots, slot_degrees, kind))
+                // SAFETY: as above.
+                unsafe { plan.run(&mut walks(slots, slot_degrees, kind)) }
             }
             Some(GroupKernel::WPlusDistanceCells) => {
                 let [Some(a), Some(b)] = slots else { unreachable!("keyed cells pair two slots") };
-                let [x, y] = run_pair(keyed(a, plus), keyed(b, plus_pair));
+                // SAFETY: as above.
+                let [x, y] = unsafe { run_pair(keyed(a, plus), keyed(b, plus_pair)) };
                 [x, y, false, false]
             }
             Some(GroupKernel::WScaled3d) => {
                 let ([Some(a), Some(b)], Some(da), Some(db)) = (slots, slot_degrees.next(), slot_degrees.next()) else {
                     unreachable!("degrees pair two slots")
                 };
-                let [x, y] = run_pair(
-                    w_3d_scaled::Pointers::of(a.buffered(da), mask),
-                    w_3d_scaled::Pointers::of(b.buffered(db), mask),
-                );
+                let (a, b) =
+                    (w_3d_scaled::Pointers::of(a.buffered(da), mask), w_3d_scaled::Pointers::of(b.buffered(db), mask));
+                // SAFETY: as above.
+                let [x, y] = unsafe { run_pair(a, b) };
                 [x, y, false, false]
             }
             None => unreachable!("a busy slot stands in a walk that pairs"),

@@ -209,7 +209,13 @@ pub(crate) trait WindowKernel: Sized {
     /// starting cells, which mark nothing visited) in move order
     /// `offsets`, to its end; returns cells visited, pushing each to
     /// `path`. The same walk as [`super::walk`]'s, the doom cut included.
-    fn walk(
+    ///
+    /// # Safety
+    /// `cells` is a buffer of the padded layout these tables were made for
+    /// (its length is checked), `offsets` a rotation of that layout's move
+    /// order, and `start` a board cell of it: the windows of a border cell
+    /// reach past the buffer.
+    unsafe fn walk(
         &self,
         (cells, offsets): (&mut [Self::Cell], &[isize]),
         start: usize,
@@ -220,15 +226,23 @@ pub(crate) trait WindowKernel: Sized {
         if let Some(p) = path.as_deref_mut() {
             p.push(start);
         }
-        let lane = BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed };
-        advance(self, &mut [lane], path);
+        let walk = BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed };
+        // SAFETY: the caller's; `begin` stood the walk on `start`.
+        unsafe { advance(self, &mut [walk], path) };
         progress.visited
     }
 
     /// Advances up to [`WALKS_AT_ONCE`] walks, each on its own cells, a step of
     /// each in turn, until one or more end; returns which ended.
-    fn run(&self, walks: &mut [BufferedWalk<'_, Self::Cell>]) -> [bool; WALKS_AT_ONCE] {
-        advance(self, walks, None)
+    ///
+    /// # Safety
+    /// Each walk's cells are a buffer of the padded layout these tables
+    /// were made for (their length is checked), its offsets a rotation of
+    /// that layout's move order, and it stands on a board cell: [`begin`]
+    /// from a board cell, then only advanced by this kernel.
+    unsafe fn run(&self, walks: &mut [BufferedWalk<'_, Self::Cell>]) -> [bool; WALKS_AT_ONCE] {
+        // SAFETY: the caller's.
+        unsafe { advance(self, walks, None) }
     }
 }
 
@@ -238,7 +252,12 @@ pub(crate) fn begin<P: WindowKernel>(cells: &mut [P::Cell], start: usize) -> Pau
     PausedWalk::at(start)
 }
 
-fn advance<P: WindowKernel>(
+/// Runs `walks` in the kernel until one or more end, and hands them back
+/// paused.
+///
+/// # Safety
+/// As for [`WindowKernel::run`].
+unsafe fn advance<P: WindowKernel>(
     plan: &P,
     walks: &mut [BufferedWalk<'_, P::Cell>],
     path: Option<&mut Vec<usize>>,
@@ -265,7 +284,9 @@ fn advance<P: WindowKernel>(
     let n = walks.len();
     assert!((1..=WALKS_AT_ONCE).contains(&n), "1 to {WALKS_AT_ONCE} walks, not {n}");
     assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
-    step_until_one_ends(plan, &mut walkers[..n], path);
+    // SAFETY: the caller's: each walker stands on a board cell of its own
+    // cells, a buffer of the plan's layout.
+    unsafe { step_until_one_ends(plan, &mut walkers[..n], path) };
     let mut ended = [false; WALKS_AT_ONCE];
     for (i, (walker, lane)) in walkers.iter().zip(walks.iter_mut()).enumerate() {
         // Back to the common form: the cell stood on and the previous
@@ -283,13 +304,22 @@ fn advance<P: WindowKernel>(
     ended
 }
 
+/// Steps `walkers` until one or more end.
+///
+/// # Safety
+/// Each walker stands on a board cell of its own cells, a buffer of the
+/// plan's layout.
 #[cfg(target_arch = "x86_64")]
-fn step_until_one_ends<P: WindowKernel>(plan: &P, walkers: &mut [Walker<P::Cell>], path: Option<&mut Vec<usize>>) {
+unsafe fn step_until_one_ends<P: WindowKernel>(
+    plan: &P,
+    walkers: &mut [Walker<P::Cell>],
+    path: Option<&mut Vec<usize>>,
+) {
     let Sse41(()) = plan.sse41();
     // SAFETY: the CPU has SSE4.1 and SSSE3 (the plan holds the proof);
-    // each walker stands on a board cell of its own cells, which no
-    // reference reaches while the kernel runs (the walks are borrowed
-    // mutably by the caller and not used until this returns).
+    // each walker stands on a board cell of its own cells (the caller's),
+    // which no reference reaches while the kernel runs (the walks are
+    // borrowed mutably by the caller and not used until this returns).
     unsafe {
         match walkers.len() {
             1 => simd::run::<1, P>(plan, walkers, path),
@@ -300,8 +330,12 @@ fn step_until_one_ends<P: WindowKernel>(plan: &P, walkers: &mut [Walker<P::Cell>
     }
 }
 
+/// No plan is made off x86-64, so no walker ever gets here.
+///
+/// # Safety
+/// None needed; unsafe as the x86-64 one is.
 #[cfg(not(target_arch = "x86_64"))]
-fn step_until_one_ends<P: WindowKernel>(_: &P, _: &mut [Walker<P::Cell>], _: Option<&mut Vec<usize>>) {
+unsafe fn step_until_one_ends<P: WindowKernel>(_: &P, _: &mut [Walker<P::Cell>], _: Option<&mut Vec<usize>>) {
     unreachable!("no plan is built without SSE4.1");
 }
 

@@ -278,7 +278,8 @@ fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
                 begin: distance_cells::begin,
                 // SAFETY: the case's buffers and offsets, walks begun on board cells.
                 run: |l| unsafe { distance_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed) },
-                pair: |a, b| run_pair(distance_cells::Pointers::of(a), distance_cells::Pointers::of(b)),
+                // SAFETY: as above.
+                pair: |a, b| unsafe { run_pair(distance_cells::Pointers::of(a), distance_cells::Pointers::of(b)) },
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
             (walks, resumed) = (walks + w, resumed + r);
@@ -304,7 +305,8 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
                 begin: w_3d_scaled::begin,
                 // SAFETY: the case's buffers and offsets, walks begun on board cells.
                 run: |l| unsafe { w_3d_scaled::run(l, 63, None) },
-                pair: |a, b| run_pair(w_3d_scaled::Pointers::of(a, 63), w_3d_scaled::Pointers::of(b, 63)),
+                // SAFETY: as above.
+                pair: |a, b| unsafe { run_pair(w_3d_scaled::Pointers::of(a, 63), w_3d_scaled::Pointers::of(b, 63)) },
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
             (walks, resumed) = (walks + w, resumed + r);
@@ -361,7 +363,9 @@ fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_th
         stop: bool,
     ) -> (u64, Vec<usize>) {
         let (mut cells, mut path) = (starting.to_vec(), Vec::new());
-        let visited = plan.walk((&mut cells, &case.offsets), case.layout.padded(start), Some(&mut path), stop);
+        // SAFETY: cells of the case's layout, its offsets, a padded board cell.
+        let visited =
+            unsafe { plan.walk((&mut cells, &case.offsets), case.layout.padded(start), Some(&mut path), stop) };
         (visited, path)
     }
     for (case, plan, bytes) in &cases {
@@ -397,7 +401,8 @@ where
     for stop in [false, true] {
         for (i, &start) in starts.iter().enumerate() {
             let mut alone = starting.to_vec();
-            let visited = plan.walk((&mut alone, &case.offsets), start, None, stop);
+            // SAFETY: cells of the case's layout, its offsets, a padded board cell.
+            let visited = unsafe { plan.walk((&mut alone, &case.offsets), start, None, stop) };
 
             let mut cells = starting.to_vec();
             let mut progress = sse_windows::begin::<P>(&mut cells, start);
@@ -422,7 +427,9 @@ where
                 let at = mine.min(lanes.len());
                 lanes.insert(at, lane(case, &mut cells, &mut progress, stop));
                 let alone_now = lanes.len() == 1;
-                ended = plan.run(&mut lanes)[at];
+                // SAFETY: cells of the cases' layout, their offsets, walks
+                // begun on padded board cells and only advanced here.
+                ended = unsafe { plan.run(&mut lanes) }[at];
                 resumed += u32::from(!ended && !alone_now);
             }
             let label = format!("{:?} start {start} stop {stop} group {size}", case.layout.sides());
