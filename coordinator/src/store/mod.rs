@@ -4,9 +4,10 @@
 //! restarts on a consistent database: results are committed or absent, and a
 //! shard is marked done only after its results are.
 //!
-//! One file per concern: [`schema`] (tables, version), [`codes`] (stored
-//! integers), `lock` (one writer per file), `sweeps`, `shards`, `results`,
-//! `workers` and `aggregates`.
+//! One file per concern: [`schema`] (tables, version), `lock` (one writer
+//! per file), `sweeps`, `shards`, `results`, `workers` and `aggregates`. The
+//! stored integers are [`crate::codes`]; the records the scheduler shares,
+//! [`crate::model`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
