@@ -34,6 +34,7 @@ pub struct WatchArgs {
 pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
     let mut progress = Progress::new();
     let mut lost_since: Option<Instant> = None;
+    let mut last_note = String::new();
     let id = args.id.as_deref().unwrap_or_default();
     let last = loop {
         // A cluster directory's coordinator that has finished (or moved
@@ -51,14 +52,21 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
         match attempt.await {
             Ok(last) => break last,
             // A coordinator moving (a requeued job) is a restart too.
-            Err(e) if is_unreachable(&e) || is_moving(&args.connect) => {
+            // A coordinator whose batch job has not started yet (pending in
+            // the queue, maybe for hours) is waited for without a limit.
+            Err(e) if is_moving(&args.connect) => {
+                lost_since = None;
+                note_once(&progress, &mut last_note, format!("waiting for the coordinator: {e:#}"));
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+            Err(e) if is_unreachable(&e) => {
                 let since = *lost_since.get_or_insert_with(Instant::now);
                 if since.elapsed() > RECONNECT_FOR {
                     return Err(
                         e.context(format!("gave up after {} s without the coordinator", RECONNECT_FOR.as_secs()))
                     );
                 }
-                progress.note(&format!("coordinator unreachable ({e:#}); connecting again"));
+                note_once(&progress, &mut last_note, format!("coordinator unreachable ({e:#}); connecting again"));
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
             Err(e) => return Err(e),
@@ -74,6 +82,15 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
 
 /// A lost connection or a coordinator shutting down, as opposed to an
 /// answer (a sweep not found, a bad token).
+/// Says `text` unless it was the last thing said: a coordinator away for
+/// minutes is one line, not one a second.
+fn note_once(progress: &Progress, last: &mut String, text: String) {
+    if *last != text {
+        progress.note(&text);
+        *last = text;
+    }
+}
+
 /// Whether a cluster directory says its coordinator is between jobs (a
 /// requeued one not started yet).
 fn is_moving(connect: &ConnectArgs) -> bool {
