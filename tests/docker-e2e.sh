@@ -12,10 +12,7 @@ cd "$(dirname "$0")/.."
 NAME=docker-e2e
 . tests/e2e-lib.sh
 
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-    say "SKIPPED: no Docker engine answers here"
-    exit 0
-fi
+require_docker
 if ! command -v docker-compose >/dev/null 2>&1; then
     say "SKIPPED: docker-compose is not installed"
     exit 0

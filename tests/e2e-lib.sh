@@ -7,6 +7,14 @@ started=$(date +%s)
 # A line of the test's log, with the seconds since it started.
 say() { printf '[%s %3ds] %s\n' "$NAME" "$(( $(date +%s) - started ))" "$*"; }
 
+# Skips the test (exit 0, saying why) where no Docker engine answers.
+require_docker() {
+    if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
+        say "SKIPPED: no Docker engine answers here"
+        exit 0
+    fi
+}
+
 # A TCP port free on loopback now.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 

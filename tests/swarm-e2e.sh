@@ -16,10 +16,7 @@ cd "$(dirname "$0")/.."
 NAME=swarm-e2e
 . tests/e2e-lib.sh
 
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-    say "SKIPPED: no Docker engine answers here"
-    exit 0
-fi
+require_docker
 
 # The host's clients read the token from the file given to them, nothing else.
 unset KSWEEP_TOKEN KSWEEP_TOKEN_FILE KSWEEP_COORDINATOR

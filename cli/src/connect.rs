@@ -50,12 +50,7 @@ impl ConnectArgs {
 
     /// The token: as given, or else the cluster directory's.
     pub fn token(&self) -> Result<Option<String>> {
-        match self.cluster_dir() {
-            Some(dir) if self.token.token.is_none() && self.token.token_file.is_none() => {
-                TokenArgs { token: None, token_file: Some(dir.token_file()) }.resolve().context("--dir")
-            }
-            _ => self.token.resolve(),
-        }
+        self.token.resolve_in(self.cluster_dir().as_ref())
     }
 
     /// The coordinator's URL: as given, or as the cluster directory says.
@@ -116,6 +111,16 @@ impl TokenArgs {
     /// A token given directly.
     pub fn new(token: String) -> TokenArgs {
         TokenArgs { token: Some(token), token_file: None }
+    }
+
+    /// The token as given, or else the cluster directory's (`--dir`).
+    pub fn resolve_in(&self, dir: Option<&ClusterDir>) -> Result<Option<String>> {
+        match dir {
+            Some(dir) if self.token.is_none() && self.token_file.is_none() => {
+                TokenArgs { token: None, token_file: Some(dir.token_file()) }.resolve().context("--dir")
+            }
+            _ => self.resolve(),
+        }
     }
 
     /// The token, if any. An empty one is refused wherever it comes from

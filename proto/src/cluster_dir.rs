@@ -77,7 +77,7 @@ impl ClusterDir {
     /// Written whole under another name and renamed, so a reader never
     /// sees half a URL.
     pub fn announce(&self, url: &str) -> io::Result<()> {
-        write_atomically(&self.url_file(), &format!("{url}\n"))?;
+        write_file(&self.url_file(), &format!("{url}\n"), 0o600)?;
         match std::fs::remove_file(self.finished_file()) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -87,7 +87,7 @@ impl ClusterDir {
     /// Says the coordinator has ended with its sweeps, in `state` words:
     /// workers that find this leave instead of waiting for it.
     pub fn finish(&self, state: &str) -> io::Result<()> {
-        write_atomically(&self.finished_file(), &format!("{state}\n"))?;
+        write_file(&self.finished_file(), &format!("{state}\n"), 0o600)?;
         match std::fs::remove_file(self.url_file()) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -95,9 +95,11 @@ impl ClusterDir {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory,
-/// readable by its owner only (the URL says where a token is accepted).
-fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+/// Writes `text` to `path` with exactly the permissions `mode` (on Unix),
+/// through a temporary file in the same directory renamed over it, so a
+/// reader never sees half a file. The directory's own files are its
+/// owner's alone (0600: the URL says where a token is accepted).
+pub fn write_file(path: &Path, text: &str, mode: u32) -> io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp);
@@ -105,9 +107,14 @@ fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(&tmp)?;
-        file.write_all(text.as_bytes())?;
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+        let file = options.open(&tmp)?;
+        // Whatever the umask took away, and whatever mode a leftover had.
+        #[cfg(unix)]
+        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        #[cfg(not(unix))]
+        let _ = mode;
+        (&file).write_all(text.as_bytes())?;
         file.sync_all()?;
     }
     std::fs::rename(&tmp, path)

@@ -16,7 +16,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ksweep_proto::cluster_dir::ClusterDir;
+use ksweep_proto::cluster_dir::{self, ClusterDir};
 use sweep::Sweep;
 
 /// Run a sweep on a Slurm cluster.
@@ -281,23 +281,9 @@ fn ensure_token(dir: &ClusterDir) -> Result<()> {
     write_file(&path, &format!("{token}\n"), 0o600)
 }
 
-/// Writes `text` to `path` with the given mode (replacing the file).
+/// Writes `text` to `path` with exactly the permissions `mode`.
 fn write_file(path: &Path, text: &str, mode: u32) -> Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
-    #[cfg(not(unix))]
-    let _ = mode;
-    let mut file = options.open(path).with_context(|| format!("cannot write {}", path.display()))?;
-    file.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
-    #[cfg(unix)]
-    {
-        // The mode of a file that was there already.
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
-    }
-    Ok(())
+    cluster_dir::write_file(path, text, mode).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// A sweep name as a piece of a file or job name.
