@@ -153,18 +153,8 @@ impl CoordinatorArgs {
         self.dir.as_ref().map(ClusterDir::new)
     }
 
-    /// The token as given, or else the cluster directory's.
-    fn resolve_token(&self) -> Result<Option<String>> {
-        match self.cluster_dir() {
-            Some(dir) if self.token.token.is_none() && self.token.token_file.is_none() => {
-                TokenArgs { token: None, token_file: Some(dir.token_file()) }.resolve().context("--dir")
-            }
-            _ => self.token.resolve(),
-        }
-    }
-
     pub fn options(&self) -> Result<CoordinatorOptions> {
-        let token = self.resolve_token()?;
+        let token = self.token.resolve_in(self.cluster_dir().as_ref())?;
         let http = self.http.addr()?;
         if token.is_none() {
             self.refuse_exposed_without_token(http)?;
@@ -278,23 +268,18 @@ pub async fn run(args: CoordinatorArgs) -> Result<()> {
             .into_inner();
         tracing::info!(sweep = %reply.sweep_id, "serving the submitted sweep");
         if !args.until_done {
-            return Ok(None);
+            // Serve on until a signal.
+            std::future::pending::<()>().await;
         }
         let last = crate::cmd::watch::follow(&mut client, &reply.sweep_id).await?;
         drain_everyone(&mut client).await?;
         Ok::<_, anyhow::Error>(Some(last))
     };
+    // A signal stops it whatever it was doing; the sweep resumes when it
+    // starts again.
     let outcome = tokio::select! {
         outcome = driven => outcome,
         _ = signals.recv() => Ok(None),
-    };
-    // Without --until-done, serve on until a signal.
-    let outcome = match outcome {
-        Ok(None) if !args.until_done => {
-            signals.recv().await;
-            Ok(None)
-        }
-        other => other,
     };
     let _ = stop.send(());
     server.await.context("coordinator task")??;
