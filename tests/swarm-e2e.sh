@@ -173,6 +173,13 @@ wait_progress() { # percent
 running() { docker ps -q --filter "label=com.docker.swarm.service.name=${stack}_$1"; }
 t_faults=0
 fault_time() { t_faults=$(( t_faults + $(date +%s) - $1 )); }
+# Waits until a coordinator task other than the old one runs and answers.
+wait_new_coordinator() { # old container id
+    until [ -n "$(running coordinator)" ] && [ "$(running coordinator)" != "$1" ] && health; do
+        check_deadline
+        sleep 0.5
+    done
+}
 
 wait_progress 10
 f0=$(date +%s)
@@ -193,10 +200,7 @@ old=$(running coordinator)
 say "fault 2: docker service update --force ${stack}_coordinator (SIGTERM, a new task on the same volume)"
 docker service update --force --detach "${stack}_coordinator" >"$work/update.log" 2>&1 \
     || { cat "$work/update.log"; exit 1; }
-until [ -n "$(running coordinator)" ] && [ "$(running coordinator)" != "$old" ] && health; do
-    check_deadline
-    sleep 0.5
-done
+wait_new_coordinator "$old"
 fault_time "$f0"
 say "coordinator back (new task) in $(( $(date +%s) - f0 )) s"
 
@@ -205,10 +209,7 @@ f0=$(date +%s)
 old=$(running coordinator)
 say "fault 3: SIGKILL the coordinator container ${old:0:12}"
 docker kill -s KILL "$old" >/dev/null
-until [ -n "$(running coordinator)" ] && [ "$(running coordinator)" != "$old" ] && health; do
-    check_deadline
-    sleep 0.5
-done
+wait_new_coordinator "$old"
 fault_time "$f0"
 say "swarm restarted the coordinator in $(( $(date +%s) - f0 )) s"
 
