@@ -60,7 +60,7 @@ pub struct Solver {
     w_windows: Option<sse_windows::w_bytes::WTables>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
-    plus_pristine: OnceLock<Vec<u32>>,
+    keyed_plus_initial: OnceLock<Vec<u32>>,
     /// The 16-bit cells' plan, built by the first W+ walk likewise.
     w_plus_tables: OnceLock<sse_windows::WPlusTables>,
     /// Negated offsets, when the move set is not closed under negation.
@@ -176,7 +176,7 @@ impl Solver {
             cpu,
             kernels,
             w_windows,
-            plus_pristine: OnceLock::new(),
+            keyed_plus_initial: OnceLock::new(),
             w_plus_tables: OnceLock::new(),
             predecessors,
             existence,
@@ -214,7 +214,7 @@ impl Solver {
     /// Bytes of board state the solver holds (shared by all workspaces).
     pub fn board_bytes(&self) -> usize {
         self.pristine.bytes()
-            + self.plus_pristine.get().map_or(0, |p| p.capacity() * 4)
+            + self.keyed_plus_initial.get().map_or(0, |p| p.capacity() * 4)
             + self.w_plus_tables.get().map_or(0, sse_windows::WPlusTables::bytes)
     }
 
@@ -478,7 +478,7 @@ impl Solver {
     /// A W+ walk on keyed cells (see [`distance_cells`]), in the workspace's
     /// current move order.
     fn walk_distance_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
-        copy_into(&mut ws.plus, self.plus_pristine());
+        copy_into(&mut ws.plus, self.keyed_plus_initial());
         let path = record_path.then_some(&mut ws.path);
         // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
         #[allow(unsafe_code)]
@@ -518,8 +518,8 @@ impl Solver {
     }
 
     /// The starting keyed cells, built by the first W+ walk.
-    fn plus_pristine(&self) -> &[u32] {
-        self.plus_pristine.get_or_init(|| match &self.pristine {
+    fn keyed_plus_initial(&self) -> &[u32] {
+        self.keyed_plus_initial.get_or_init(|| match &self.pristine {
             Degrees::Narrow(d) => distance_cells::starting_cells(&self.layout, d),
             Degrees::Wide(_) => unreachable!("keyed cells are for 8 moves, whose degrees are bytes"),
         })

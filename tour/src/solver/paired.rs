@@ -93,7 +93,7 @@ impl Solver {
                     continue;
                 }
                 (Some(GroupKernel::WPlusDistanceCells), false) => {
-                    copy_into(keyed, self.plus_pristine());
+                    copy_into(keyed, self.keyed_plus_initial());
                     // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
                     #[allow(unsafe_code)]
                     let visited = unsafe { distance_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed) };
@@ -121,7 +121,7 @@ impl Solver {
                     s.progress = sse_windows::begin::<sse_windows::w_bytes::WTables>(degrees, s.start);
                 }
                 (Some(GroupKernel::WPlusDistanceCells), true) => {
-                    copy_into(keyed, self.plus_pristine());
+                    copy_into(keyed, self.keyed_plus_initial());
                     s.progress = distance_cells::begin(keyed, s.start);
                 }
                 (Some(GroupKernel::WScaled3d), true) => {
