@@ -154,6 +154,154 @@ impl From<sweep::AggregateRow> for pb::AggregateRow {
     }
 }
 
+impl From<pb::AggregateRow> for sweep::AggregateRow {
+    fn from(r: pb::AggregateRow) -> sweep::AggregateRow {
+        sweep::AggregateRow {
+            config: r.config,
+            moves: r.moves,
+            dims: r.dims,
+            shape: r.shape,
+            n: r.n,
+            method: r.method,
+            impossible: r.impossible,
+            tasks: r.tasks,
+            successes: r.successes,
+            no_tour: r.no_tour,
+            mean_micros: r.mean_micros,
+            median_micros: r.median_micros,
+            mean_attempts: r.mean_attempts,
+            open_tour: r.open_tour,
+            closed_tour: r.closed_tour,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- statuses
+
+impl From<sweep::SweepState> for pb::SweepState {
+    fn from(s: sweep::SweepState) -> pb::SweepState {
+        match s {
+            sweep::SweepState::Running => pb::SweepState::Running,
+            sweep::SweepState::Done => pb::SweepState::Done,
+            sweep::SweepState::Cancelled => pb::SweepState::Cancelled,
+            sweep::SweepState::Failed => pb::SweepState::Failed,
+        }
+    }
+}
+
+/// The sweep state an enum code names; `SWEEP_STATE_UNSPECIFIED` (a
+/// status without one) and codes this build does not know are refused.
+pub fn sweep_state(code: i32, field: &'static str) -> Result<sweep::SweepState, ConvertError> {
+    match pb::SweepState::try_from(code) {
+        Ok(pb::SweepState::Running) => Ok(sweep::SweepState::Running),
+        Ok(pb::SweepState::Done) => Ok(sweep::SweepState::Done),
+        Ok(pb::SweepState::Cancelled) => Ok(sweep::SweepState::Cancelled),
+        Ok(pb::SweepState::Failed) => Ok(sweep::SweepState::Failed),
+        Ok(pb::SweepState::Unspecified) => Err(ConvertError::Missing { field }),
+        Err(_) => Err(ConvertError::UnknownValue { field, value: code }),
+    }
+}
+
+impl From<sweep::FailedShard> for pb::FailedShard {
+    fn from(f: sweep::FailedShard) -> pb::FailedShard {
+        pb::FailedShard {
+            shard_id: f.shard_id,
+            config: f.config,
+            board: f.board,
+            moves: f.moves,
+            start_lo: f.start_lo,
+            start_hi: f.start_hi,
+            error: f.error,
+        }
+    }
+}
+
+impl TryFrom<pb::FailedShard> for sweep::FailedShard {
+    type Error = ConvertError;
+
+    /// A failed shard; one whose starts end before they begin is refused.
+    fn try_from(f: pb::FailedShard) -> Result<sweep::FailedShard, ConvertError> {
+        if f.start_hi < f.start_lo {
+            return Err(ConvertError::Invalid {
+                field: "FailedShard.start_hi",
+                why: format!("{} is below start_lo {}", f.start_hi, f.start_lo),
+            });
+        }
+        Ok(sweep::FailedShard {
+            shard_id: f.shard_id,
+            config: f.config,
+            board: f.board,
+            moves: f.moves,
+            start_lo: f.start_lo,
+            start_hi: f.start_hi,
+            error: f.error,
+        })
+    }
+}
+
+impl From<sweep::SweepStatus> for pb::SweepStatus {
+    fn from(s: sweep::SweepStatus) -> pb::SweepStatus {
+        pb::SweepStatus {
+            sweep_id: s.sweep_id,
+            name: s.name,
+            state: pb::SweepState::from(s.state) as i32,
+            tasks_total: s.tasks_total,
+            tasks_done: s.tasks_done,
+            successes: s.successes,
+            configurations: s.configurations,
+            impossible_configurations: s.impossible_configurations,
+            shards_failed: s.shards_failed,
+            created_unix_ms: s.created_unix_ms,
+            error: s.error.unwrap_or_default(),
+            spec_toml: s.spec_toml,
+            rate_per_sec: s.rate_per_sec,
+            eta_secs: s.eta.map(|d| d.as_secs_f64()),
+            failed_shards: s.failed_shards.into_iter().map(pb::FailedShard::from).collect(),
+            shards_waiting: s.waiting.shards,
+            waiting_memory_bytes: s.waiting.memory_bytes,
+            waiting_labels: s.waiting.labels,
+        }
+    }
+}
+
+impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
+    type Error = ConvertError;
+
+    /// A coordinator's status: its state must be one this build knows, its
+    /// ETA a duration, its failed shards well formed.
+    fn try_from(s: pb::SweepStatus) -> Result<sweep::SweepStatus, ConvertError> {
+        let eta = s
+            .eta_secs
+            .map(|secs| {
+                std::time::Duration::try_from_secs_f64(secs)
+                    .map_err(|e| ConvertError::Invalid { field: "SweepStatus.eta_secs", why: format!("{secs}: {e}") })
+            })
+            .transpose()?;
+        Ok(sweep::SweepStatus {
+            state: sweep_state(s.state, "SweepStatus.state")?,
+            sweep_id: s.sweep_id,
+            name: s.name,
+            tasks_total: s.tasks_total,
+            tasks_done: s.tasks_done,
+            successes: s.successes,
+            configurations: s.configurations,
+            impossible_configurations: s.impossible_configurations,
+            shards_failed: s.shards_failed,
+            created_unix_ms: s.created_unix_ms,
+            error: (!s.error.is_empty()).then_some(s.error),
+            spec_toml: s.spec_toml,
+            rate_per_sec: s.rate_per_sec,
+            eta,
+            failed_shards: s.failed_shards.into_iter().map(sweep::FailedShard::try_from).collect::<Result<_, _>>()?,
+            waiting: sweep::Waiting {
+                shards: s.shards_waiting,
+                memory_bytes: s.waiting_memory_bytes,
+                labels: s.waiting_labels,
+            },
+        })
+    }
+}
+
 /// A sweep state as users read it (`running`, `done`, ...).
 pub fn state_name(state: i32) -> &'static str {
     match pb::SweepState::try_from(state).unwrap_or(pb::SweepState::Unspecified) {
@@ -191,25 +339,51 @@ impl From<&pb::SweepStatus> for sweep::Progress {
     }
 }
 
-impl From<pb::AggregateRow> for sweep::AggregateRow {
-    fn from(r: pb::AggregateRow) -> sweep::AggregateRow {
-        sweep::AggregateRow {
+// ----------------------------------------------------------- result rows
+
+impl From<sweep::ResultRow> for pb::ResultRow {
+    fn from(r: sweep::ResultRow) -> pb::ResultRow {
+        pb::ResultRow {
             config: r.config,
             moves: r.moves,
             dims: r.dims,
             shape: r.shape,
-            n: r.n,
             method: r.method,
-            impossible: r.impossible,
-            tasks: r.tasks,
-            successes: r.successes,
-            no_tour: r.no_tour,
-            mean_micros: r.mean_micros,
-            median_micros: r.median_micros,
-            mean_attempts: r.mean_attempts,
-            open_tour: r.open_tour,
-            closed_tour: r.closed_tour,
+            start: r.start,
+            success: r.success,
+            attempts: r.attempts,
+            visited: r.visited,
+            micros: r.micros,
+            worker: r.worker,
+            // Deprecated: failed tasks are not stored, so no row has one.
+            error: String::new(),
+            start_index: r.start_index,
+            outcome: r.outcome.map_or(pb::Outcome::Unspecified as i32, outcome_code),
         }
+    }
+}
+
+impl TryFrom<pb::ResultRow> for sweep::ResultRow {
+    type Error = ConvertError;
+
+    /// An exported result; an outcome code this build does not know is
+    /// refused, none at all (a worker that predates outcomes) is None.
+    fn try_from(r: pb::ResultRow) -> Result<sweep::ResultRow, ConvertError> {
+        Ok(sweep::ResultRow {
+            outcome: outcome(r.outcome, "ResultRow.outcome")?,
+            config: r.config,
+            moves: r.moves,
+            dims: r.dims,
+            shape: r.shape,
+            method: r.method,
+            start: r.start,
+            start_index: r.start_index,
+            success: r.success,
+            attempts: r.attempts,
+            visited: r.visited,
+            micros: r.micros,
+            worker: r.worker,
+        })
     }
 }
 
@@ -439,6 +613,107 @@ mod tests {
         assert_eq!(sweep::AggregateRow::from(wire), row);
         let irregular = sweep::AggregateRow { n: None, ..row };
         assert_eq!(sweep::AggregateRow::from(pb::AggregateRow::from(irregular.clone())), irregular);
+    }
+
+    fn sweep_status() -> sweep::SweepStatus {
+        sweep::SweepStatus {
+            sweep_id: "0123abcd".into(),
+            name: "convert".into(),
+            state: sweep::SweepState::Running,
+            tasks_total: 100,
+            tasks_done: 40,
+            successes: 38,
+            configurations: 3,
+            impossible_configurations: 1,
+            shards_failed: 2,
+            created_unix_ms: 1_700_000_000_000,
+            error: None,
+            spec_toml: "name = \"convert\"\n".into(),
+            rate_per_sec: Some(12.5),
+            eta: Some(std::time::Duration::from_millis(4800)),
+            failed_shards: vec![sweep::FailedShard {
+                shard_id: 7,
+                config: 1,
+                board: "5x5".into(),
+                moves: "2,1".into(),
+                start_lo: 0,
+                start_hi: 4,
+                error: "boom".into(),
+            }],
+            waiting: sweep::Waiting { shards: 2, memory_bytes: 1 << 30, labels: vec!["bigmem".into()] },
+        }
+    }
+
+    #[test]
+    fn sweep_statuses_round_trip() {
+        let status = sweep_status();
+        let wire = pb::SweepStatus::from(status.clone());
+        assert_eq!(wire.state, pb::SweepState::Running as i32);
+        assert_eq!((wire.eta_secs, wire.error.as_str()), (Some(4.8), ""));
+        assert_eq!((wire.shards_waiting, wire.waiting_labels.len(), wire.failed_shards.len()), (2, 1, 1));
+        assert_eq!(sweep::SweepStatus::try_from(wire).unwrap(), status);
+        for state in [sweep::SweepState::Done, sweep::SweepState::Cancelled, sweep::SweepState::Failed] {
+            let ended = sweep::SweepStatus {
+                state,
+                error: Some("some shards failed on every retry".into()),
+                rate_per_sec: None,
+                eta: None,
+                failed_shards: Vec::new(),
+                waiting: sweep::Waiting::default(),
+                ..sweep_status()
+            };
+            assert_eq!(sweep::SweepStatus::try_from(pb::SweepStatus::from(ended.clone())).unwrap(), ended);
+        }
+    }
+
+    #[test]
+    fn a_status_without_a_known_state_is_refused_by_name() {
+        let unknown = pb::SweepStatus { state: 9, ..pb::SweepStatus::from(sweep_status()) };
+        let e = sweep::SweepStatus::try_from(unknown).unwrap_err();
+        assert_eq!(e.field(), "SweepStatus.state");
+        assert!(matches!(e, ConvertError::UnknownValue { value: 9, .. }), "{e}");
+        let e = sweep::SweepStatus::try_from(pb::SweepStatus::default()).unwrap_err();
+        assert!(matches!(e, ConvertError::Missing { field: "SweepStatus.state" }), "{e}");
+    }
+
+    #[test]
+    fn a_status_with_a_bad_eta_or_failed_shard_is_refused_by_name() {
+        let wire = pb::SweepStatus::from(sweep_status());
+        for eta in [-1.0, f64::NAN, f64::INFINITY] {
+            let bad = pb::SweepStatus { eta_secs: Some(eta), ..wire.clone() };
+            assert_eq!(sweep::SweepStatus::try_from(bad).unwrap_err().field(), "SweepStatus.eta_secs");
+        }
+        let mut bad = wire;
+        bad.failed_shards[0].start_lo = 5;
+        assert_eq!(sweep::SweepStatus::try_from(bad).unwrap_err().field(), "FailedShard.start_hi");
+    }
+
+    #[test]
+    fn result_rows_round_trip() {
+        let row = sweep::ResultRow {
+            config: 2,
+            moves: "2,1".into(),
+            dims: 2,
+            shape: "5x5".into(),
+            method: "aw+".into(),
+            start: vec![0, 3],
+            start_index: 11,
+            success: false,
+            outcome: Some(tour::Outcome::NoTour),
+            attempts: 3,
+            visited: 24,
+            micros: 17,
+            worker: "node-1".into(),
+        };
+        let wire = pb::ResultRow::from(row.clone());
+        assert_eq!((wire.outcome, wire.error.as_str()), (pb::Outcome::NoTour as i32, ""));
+        assert_eq!(sweep::ResultRow::try_from(wire).unwrap(), row);
+        let old_worker = sweep::ResultRow { outcome: None, ..row };
+        let wire = pb::ResultRow::from(old_worker.clone());
+        assert_eq!(wire.outcome, pb::Outcome::Unspecified as i32);
+        assert_eq!(sweep::ResultRow::try_from(wire).unwrap(), old_worker);
+        let unknown = pb::ResultRow { outcome: 9, ..Default::default() };
+        assert_eq!(sweep::ResultRow::try_from(unknown).unwrap_err().field(), "ResultRow.outcome");
     }
 
     #[test]

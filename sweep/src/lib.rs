@@ -7,7 +7,10 @@
 //!   content id and an exact task count;
 //! - [`Planner`]: cuts the task grid into shards from a [`Cursor`], lazily,
 //!   so no sweep is ever held as a task list;
-//! - [`render`]: the report's accuracy and timing tables.
+//! - [`render`]: the report's accuracy and timing tables;
+//! - [`SweepStatus`] and [`ResultRow`]: the read model the coordinator
+//!   serves and the CLI prints (the wire's messages convert to and from
+//!   them in `ksweep_proto::convert` only).
 //!
 //! ```
 //! use sweep::{Cursor, Planner, Sweep};
@@ -44,8 +47,10 @@ pub mod labels;
 mod plan;
 mod progress;
 pub mod replay;
+mod result_row;
 pub mod spec;
 mod starts;
+mod status;
 mod sweep;
 mod table;
 mod task_report;
@@ -54,8 +59,10 @@ pub use cursor::Cursor;
 pub use error::SpecError;
 pub use plan::{Planner, ShardPlan};
 pub use progress::{format_eta, format_rate, Progress, RateWindow};
+pub use result_row::ResultRow;
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::{parse_start_line, StartLineError};
+pub use status::{FailedShard, SweepState, SweepStatus, Waiting};
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
 pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,

@@ -1,0 +1,208 @@
+//! A sweep's status as the coordinator and the CLI read it: the one read
+//! model behind `ksweep status`, `watch`, tables, exports and the
+//! dashboard. The wire carries it as `ksweep.v1.SweepStatus`; the
+//! conversions live in `ksweep_proto::convert` and nowhere else.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::Progress;
+
+/// Where a sweep is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SweepState {
+    /// Shards are queued or running.
+    Running,
+    /// Every shard finished.
+    Done,
+    /// Stopped by a user; `ksweep resume` runs the rest.
+    Cancelled,
+    /// Finished, but some shards failed on every retry.
+    Failed,
+}
+
+impl SweepState {
+    /// The state as users read it: `running`, `done`, `cancelled`, `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SweepState::Running => "running",
+            SweepState::Done => "done",
+            SweepState::Cancelled => "cancelled",
+            SweepState::Failed => "failed",
+        }
+    }
+
+    /// True once nothing more will run.
+    pub fn is_terminal(self) -> bool {
+        self != SweepState::Running
+    }
+}
+
+impl fmt::Display for SweepState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A shard that failed on every retry: its part of the grid and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedShard {
+    /// The shard's id in the coordinator.
+    pub shard_id: u64,
+    /// Index of its configuration in the sweep.
+    pub config: u32,
+    /// Its board and moves as tables label them (`8x8`, `2,1`).
+    pub board: String,
+    /// Its moves, as tables label them.
+    pub moves: String,
+    /// Its starts: indices `start_lo..start_hi` of the configuration's starts.
+    pub start_lo: u64,
+    /// End (exclusive) of its starts.
+    pub start_hi: u64,
+    /// Its last attempt's error.
+    pub error: String,
+}
+
+impl FailedShard {
+    /// Its starts for people: `start 4`, `starts 0..10`.
+    pub fn starts_text(&self) -> String {
+        match self.start_hi.saturating_sub(self.start_lo) {
+            1 => format!("start {}", self.start_lo),
+            _ => format!("starts {}..{}", self.start_lo, self.start_hi),
+        }
+    }
+}
+
+/// Queued shards that no registered worker can run (too little memory, or
+/// labels missing): they wait, not fail, until such a worker registers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Waiting {
+    /// How many; 0 when every queued shard has a worker able to run it.
+    pub shards: u64,
+    /// The most memory one of their tasks needs, in bytes.
+    pub memory_bytes: u64,
+    /// Every label some of them require.
+    pub labels: Vec<String>,
+}
+
+impl Waiting {
+    /// What they wait for: "2 shards wait for a worker with >= 687.0 MiB
+    /// and labels bigmem"; None when none waits.
+    pub fn text(&self) -> Option<String> {
+        if self.shards == 0 {
+            return None;
+        }
+        let plural = if self.shards == 1 { "shard waits" } else { "shards wait" };
+        let mut line =
+            format!("{} {plural} for a worker with >= {}", self.shards, tour::format_bytes(self.memory_bytes));
+        if !self.labels.is_empty() {
+            line.push_str(&format!(" and labels {}", self.labels.join(", ")));
+        }
+        Some(line)
+    }
+}
+
+/// A sweep's status: counts from the database, and live figures (rate,
+/// ETA, waiting shards) that only a running coordinator can fill in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepStatus {
+    /// The sweep's content id.
+    pub sweep_id: String,
+    /// The spec's name.
+    pub name: String,
+    /// Where it is in its life.
+    pub state: SweepState,
+    /// Tasks in the sweep.
+    pub tasks_total: u64,
+    /// Tasks with a result.
+    pub tasks_done: u64,
+    /// Tasks that found a tour.
+    pub successes: u64,
+    /// Configurations (board and moves) in the grid.
+    pub configurations: u64,
+    /// Of those, the ones where no tour can exist.
+    pub impossible_configurations: u64,
+    /// Shards that failed on every retry (their tasks have no result).
+    pub shards_failed: u64,
+    /// When it was first submitted, in milliseconds since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// Why the sweep failed, when it did.
+    pub error: Option<String>,
+    /// The canonical spec text: set by a single sweep's status only (lists,
+    /// watch streams and submit replies stay small whatever the spec).
+    pub spec_toml: String,
+    /// Tasks a second over the last minute; None until measured, after the
+    /// sweep ended, and always offline.
+    pub rate_per_sec: Option<f64>,
+    /// Time left at that rate; None like the rate.
+    pub eta: Option<Duration>,
+    /// The first failed shards (a single sweep's status only), at most a
+    /// few of `shards_failed`.
+    pub failed_shards: Vec<FailedShard>,
+    /// Live, for a running sweep: the shards no worker can run now.
+    pub waiting: Waiting,
+}
+
+impl SweepStatus {
+    /// Percent of the tasks with a result; 100 for a sweep without tasks.
+    pub fn percent_done(&self) -> f64 {
+        if self.tasks_total > 0 {
+            100.0 * self.tasks_done as f64 / self.tasks_total as f64
+        } else {
+            100.0
+        }
+    }
+
+    /// Failed shards counted but not listed in [`SweepStatus::failed_shards`].
+    pub fn unlisted_failed_shards(&self) -> u64 {
+        self.shards_failed.saturating_sub(self.failed_shards.len() as u64)
+    }
+}
+
+impl From<&SweepStatus> for Progress {
+    fn from(s: &SweepStatus) -> Progress {
+        Progress {
+            state: s.state.name().to_string(),
+            tasks_done: s.tasks_done,
+            tasks_total: s.tasks_total,
+            shards_failed: s.shards_failed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_shards_say_what_they_wait_for() {
+        assert_eq!(Waiting::default().text(), None);
+        let one = Waiting { shards: 1, memory_bytes: 1024, labels: Vec::new() };
+        assert_eq!(one.text().unwrap(), "1 shard waits for a worker with >= 1.0 KiB");
+        let two = Waiting { shards: 2, labels: vec!["bigmem".into(), "gpu".into()], ..one };
+        assert_eq!(two.text().unwrap(), "2 shards wait for a worker with >= 1.0 KiB and labels bigmem, gpu");
+    }
+
+    #[test]
+    fn failed_shards_name_their_starts() {
+        let f = FailedShard {
+            shard_id: 1,
+            config: 0,
+            board: "5x5".into(),
+            moves: "2,1".into(),
+            start_lo: 4,
+            start_hi: 5,
+            error: String::new(),
+        };
+        assert_eq!(f.starts_text(), "start 4");
+        assert_eq!(FailedShard { start_lo: 0, start_hi: 10, ..f }.starts_text(), "starts 0..10");
+    }
+
+    #[test]
+    fn states_read_as_their_names() {
+        let all = [SweepState::Running, SweepState::Done, SweepState::Cancelled, SweepState::Failed];
+        let names: Vec<String> = all.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["running", "done", "cancelled", "failed"]);
+        assert_eq!(all.map(SweepState::is_terminal), [false, true, true, true]);
+    }
+}
