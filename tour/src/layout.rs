@@ -8,6 +8,9 @@
 //! A tile-ordered layout's move offsets depend on the cell's place in its
 //! tile (its phase), so offsets come as a table, one row per phase.
 
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::board::{Board, MAX_DIMS};
 use crate::error::{Error, Result};
 use crate::moves::Moves;
@@ -63,26 +66,223 @@ impl Degree for u16 {
 /// A degree buffer of the width the move count needs.
 #[derive(Debug, Clone)]
 pub(crate) enum Degrees {
-    Narrow(Vec<u8>),
-    Wide(Vec<u16>),
+    Narrow(Padded<u8>),
+    Wide(Padded<u16>),
 }
 
 impl Degrees {
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
         match self {
-            Degrees::Narrow(v) => v.capacity(),
-            Degrees::Wide(v) => v.capacity() * 2,
+            Degrees::Narrow(v) => v.bytes(),
+            Degrees::Wide(v) => v.bytes(),
         }
     }
 
     /// Overwrites `self` with `from` (same width): the per-attempt reset.
     pub(crate) fn reset_from(&mut self, from: &Degrees) {
         match (self, from) {
-            (Degrees::Narrow(a), Degrees::Narrow(b)) => copy_into(a, b),
-            (Degrees::Wide(a), Degrees::Wide(b)) => copy_into(a, b),
+            (Degrees::Narrow(a), Degrees::Narrow(b)) => a.copy_from(b),
+            (Degrees::Wide(a), Degrees::Wide(b)) => a.copy_from(b),
             _ => unreachable!("workspace and solver always share a width"),
         }
+    }
+}
+
+/// A number no other call returns in this process: the identity of a
+/// layout, and of a walk begun on a buffer.
+fn unique() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Which layout made a buffer, a board cell or a table of move offsets:
+/// the walk kernels check once per walk that theirs agree. Clones of a
+/// layout share it (they are the same geometry); 0 is no layout's (an
+/// empty buffer's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct LayoutId(u64);
+
+/// A board cell's padded index in one layout. Only the layout makes one,
+/// so it lies at least the layout's reach from every edge of the padded
+/// array: each move offset of that layout (and its negation) leads from it
+/// to a slot of any buffer of the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BoardCell {
+    index: usize,
+    layout: LayoutId,
+}
+
+impl BoardCell {
+    /// The padded index.
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.index
+    }
+}
+
+/// A walk's state of a [`Padded`] buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WalkState {
+    /// As made: no walk has begun on it since.
+    Fresh,
+    /// Walk `n` ([`Padded::begin_walk`]) stands on it.
+    Walk(u64),
+    /// Copied from a buffer a walk stood on: no walk may begin on it until
+    /// it is reset from a fresh one.
+    Spent,
+}
+
+/// One value per slot of a layout's padded array (and any slack past it),
+/// for the kernel `Kind` walks on. Only the layout makes one, with at
+/// least [`Layout::len`] slots, and no safe method changes that: an index
+/// reached from a [`BoardCell`] by a move offset of the same layout is in
+/// bounds. Its contents start as a walk may start (border slots blocked),
+/// and only the walk kernels, which keep them so, change them (through
+/// [`Padded::cells_mut`]); a walk begins only on a fresh buffer (made, or
+/// reset from a fresh one), so no walk runs on another's leftovers.
+#[derive(Debug)]
+pub(crate) struct Padded<T, Kind = ()> {
+    cells: Vec<T>,
+    layout: LayoutId,
+    walk: WalkState,
+    kind: PhantomData<Kind>,
+}
+
+impl<T, Kind> Default for Padded<T, Kind> {
+    /// An empty buffer, of no layout: no walk can run on it until it is
+    /// reset from one that is ([`Padded::copy_from`]).
+    fn default() -> Self {
+        Padded { cells: Vec::new(), layout: LayoutId(0), walk: WalkState::Spent, kind: PhantomData }
+    }
+}
+
+impl<T: Copy, Kind> Clone for Padded<T, Kind> {
+    /// A copy, fresh where `self` is: a copy of a buffer a walk stands on
+    /// is spent (the walk stays with the original).
+    fn clone(&self) -> Self {
+        let walk = if self.walk == WalkState::Fresh { WalkState::Fresh } else { WalkState::Spent };
+        Padded { cells: self.cells.clone(), layout: self.layout, walk, kind: PhantomData }
+    }
+}
+
+impl<T: Copy, Kind> Padded<T, Kind> {
+    /// Makes `self` a copy of `from` (see [`Clone::clone`]): a plain copy
+    /// when the lengths agree, a reallocation only for an empty (or
+    /// foreign) buffer. The per-walk reset.
+    pub(crate) fn copy_from(&mut self, from: &Padded<T, Kind>) {
+        copy_into(&mut self.cells, &from.cells);
+        self.layout = from.layout;
+        self.walk = if from.walk == WalkState::Fresh { WalkState::Fresh } else { WalkState::Spent };
+    }
+}
+
+impl<T, Kind> Padded<T, Kind> {
+    /// The values, border and slack included.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        &self.cells
+    }
+
+    /// Slots held, at least the layout's.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The layout that made it.
+    #[inline]
+    pub(crate) fn layout(&self) -> LayoutId {
+        self.layout
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<T>()
+    }
+
+    /// The values, to change.
+    ///
+    /// # Safety
+    /// Whatever is written leaves the buffer as its kernel (`Kind`'s) may
+    /// walk on: border slots blocked (never a candidate, however many
+    /// neighbours' visits take a degree from them), and a walk's cells
+    /// only as its steps leave them. The walk kernels alone call this.
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn cells_mut(&mut self) -> &mut [T] {
+        &mut self.cells
+    }
+
+    /// Begins a walk from `start` on this fresh buffer of its layout, and
+    /// returns the walk's number, which [`Padded::walk_of`] checks before
+    /// the walk goes on. Panics if the buffer is not fresh or `start` is
+    /// another layout's.
+    pub(crate) fn begin_walk(&mut self, start: BoardCell) -> u64 {
+        assert_eq!(start.layout, self.layout, "a start of this buffer's layout");
+        assert_eq!(self.walk, WalkState::Fresh, "a walk begins on a fresh buffer");
+        let walk = unique();
+        self.walk = WalkState::Walk(walk);
+        walk
+    }
+
+    /// Whether walk `walk` stands on this buffer (begun on it, and it not
+    /// reset since).
+    #[inline]
+    pub(crate) fn walk_of(&self, walk: u64) -> bool {
+        self.walk == WalkState::Walk(walk)
+    }
+}
+
+/// The moves in one layout and one order: their offsets, one row of K per
+/// phase (see [`Layout::phase_mask`]), and their vectors, in a rotation of
+/// the move order, or negated (the predecessors). Only the layout makes
+/// one, so from a [`BoardCell`] of that layout every offset leads inside
+/// its buffers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MoveTable {
+    rows: Vec<isize>,
+    vectors: Vec<i32>,
+    phase_mask: usize,
+    layout: LayoutId,
+}
+
+impl MoveTable {
+    /// Every phase's row of offsets.
+    #[inline]
+    pub(crate) fn rows(&self) -> &[isize] {
+        &self.rows
+    }
+
+    /// The move vectors, K x D, in the rows' order.
+    #[inline]
+    pub(crate) fn vectors(&self) -> &[i32] {
+        &self.vectors
+    }
+
+    /// `cell & phase_mask` is the row of offsets that holds from `cell`.
+    #[inline]
+    pub(crate) fn phase_mask(&self) -> usize {
+        self.phase_mask
+    }
+
+    /// Moves per row, K.
+    #[inline]
+    pub(crate) fn count(&self) -> usize {
+        self.rows.len() / (self.phase_mask + 1)
+    }
+
+    /// The layout that made it.
+    #[inline]
+    pub(crate) fn layout(&self) -> LayoutId {
+        self.layout
+    }
+
+    /// Makes `self` a copy of `from`, reusing its allocations.
+    pub(crate) fn copy_from(&mut self, from: &MoveTable) {
+        copy_into(&mut self.rows, &from.rows);
+        copy_into(&mut self.vectors, &from.vectors);
+        (self.phase_mask, self.layout) = (from.phase_mask, from.layout);
     }
 }
 
@@ -139,6 +339,7 @@ pub(crate) struct Layout {
     offsets: Vec<isize>,
     /// The moves' components, D a move, for the starting degrees.
     moves: Vec<i32>,
+    id: LayoutId,
 }
 
 impl Layout {
@@ -161,8 +362,16 @@ impl Layout {
         }
         let tiles = sides.iter().map(|&n| (n + 2 * pad).div_ceil(1 << tile_bits)).collect();
         let moves_flat = moves.iter().flatten().copied().collect();
-        let mut layout =
-            Layout { pad, sides, tile_bits, tiles, len: len as usize, offsets: Vec::new(), moves: moves_flat };
+        let mut layout = Layout {
+            pad,
+            sides,
+            tile_bits,
+            tiles,
+            len: len as usize,
+            offsets: Vec::new(),
+            moves: moves_flat,
+            id: LayoutId(unique()),
+        };
         layout.offsets = layout.offset_table(&moves.iter().collect::<Vec<_>>());
         Ok(layout)
     }
@@ -181,11 +390,6 @@ impl Layout {
         &self.offsets
     }
 
-    /// Every phase's row of move offsets (see [`Layout::phase_mask`]).
-    pub(crate) fn offset_rows(&self) -> &[isize] {
-        &self.offsets
-    }
-
     /// `cell & phase_mask` is the cell's phase, the row of offsets that
     /// holds from it; 0 in a row-major layout.
     pub(crate) fn phase_mask(&self) -> usize {
@@ -197,6 +401,75 @@ impl Layout {
     pub(crate) fn offsets_from(&self, cell: usize) -> &[isize] {
         let k = self.offsets.len() / (self.phase_mask() + 1);
         phase_row(&self.offsets, self.phase_mask(), k, cell)
+    }
+
+    /// The moves in the order rotated left by `rotation` (the first move
+    /// becomes the last, `rotation` times), into `out`.
+    pub(crate) fn rotated_moves(&self, rotation: usize, out: &mut MoveTable) {
+        let dims = self.sides.len();
+        let k = self.moves.len() / dims;
+        out.rows.clear();
+        for row in self.offsets.chunks_exact(k) {
+            out.rows.extend((0..k).map(|i| row[(i + rotation) % k]));
+        }
+        out.vectors.clear();
+        for i in 0..k {
+            let j = (i + rotation) % k;
+            out.vectors.extend_from_slice(&self.moves[j * dims..(j + 1) * dims]);
+        }
+        (out.phase_mask, out.layout) = (self.phase_mask(), self.id);
+    }
+
+    /// The moves onto each cell from those that move onto it (the negated
+    /// moves), in the canonical order.
+    pub(crate) fn predecessors(&self) -> MoveTable {
+        let vectors: Vec<i32> = self.moves.iter().map(|&c| -c).collect();
+        let rows = self.offset_table(&vectors.chunks_exact(self.sides.len()).collect::<Vec<_>>());
+        MoveTable { rows, vectors, phase_mask: self.phase_mask(), layout: self.id }
+    }
+
+    /// A bound on |rel| of W+'s keyed walks (see `walk::walk_keyed`) over
+    /// the board: D * reach * (longest side + reach).
+    pub(crate) fn distance_bound(&self) -> u128 {
+        let side = self.sides.iter().copied().max().unwrap_or(0) as u128;
+        (self.sides.len() as u128) * (self.pad as u128) * (side + self.pad as u128)
+    }
+
+    /// Whether `moves` are the moves it was made for, in the same order.
+    pub(crate) fn has_moves(&self, moves: &Moves) -> bool {
+        moves.iter().flatten().eq(self.moves.iter())
+    }
+
+    /// Its identity, which its buffers, board cells and move offsets carry.
+    pub(crate) fn id(&self) -> LayoutId {
+        self.id
+    }
+
+    /// The board cell of cell index `index`.
+    pub(crate) fn board_cell(&self, index: u64) -> BoardCell {
+        BoardCell { index: self.padded(index), layout: self.id }
+    }
+
+    /// A buffer of this layout holding `cells`: at least [`Layout::len`]
+    /// of them (else this panics).
+    ///
+    /// # Safety
+    /// `cells` are a start the kernel `Kind` may walk on: see
+    /// [`Padded::cells_mut`].
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn buffer<T, Kind>(&self, cells: Vec<T>) -> Padded<T, Kind> {
+        assert!(cells.len() >= self.len, "{} slots, not the layout's {}", cells.len(), self.len);
+        Padded { cells, layout: self.id, walk: WalkState::Fresh, kind: PhantomData }
+    }
+
+    /// [`Layout::initial_degrees`] as a buffer of this layout: the start
+    /// every walk on degrees takes.
+    #[allow(unsafe_code)]
+    pub(crate) fn degree_buffer<T: Degree>(&self) -> Padded<T> {
+        // SAFETY: the starting degrees: border slots BLOCKED, board cells
+        // their degree, at most K, so never BLOCKED however many of K
+        // neighbours' visits take one.
+        unsafe { self.buffer(self.initial_degrees()) }
     }
 
     /// The offsets of `vectors` from a cell of each phase, phase by phase.

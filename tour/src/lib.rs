@@ -33,9 +33,12 @@
 //! how the tasks are split.
 
 #![warn(missing_docs)]
-// Unsafe code (the walk kernels only) is documented and explicit: every
-// unsafe block says why it holds, and an `unsafe fn`'s body proves its own
-// unsafe operations.
+// Unsafe code lives in the walk kernels (`walk` and its children) and in
+// the padded buffer type whose invariants they rely on (`layout::Padded`).
+// The types carry the proofs: the kernels' entry points are safe functions
+// that check once per walk that their buffer, start and moves come from one
+// layout. Every unsafe block says why it holds, every `unsafe fn` what its
+// caller proves, and an `unsafe fn`'s body proves its own unsafe operations.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 

@@ -8,13 +8,14 @@ use crate::cancel::{uncancelled, Cancel, Cancelled};
 use crate::config::Configuration;
 use crate::error::Result;
 use crate::exists::{known, Claim, Existence};
-use crate::layout::{copy_into, Degrees, Layout};
+use crate::layout::{BoardCell, Degrees, Layout, MoveTable, Padded};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
+use crate::walk::distance_cells::{self, KeyedCells};
 use crate::walk::select::{Cpu, GroupKernel, Kernels};
-use crate::walk::sse_windows::{self, WindowKernel};
-use crate::walk::{distance_cells, walk, Tiebreak, WalkMoves};
+use crate::walk::sse_windows::{self, WindowCells, WindowKernel};
+use crate::walk::{walk, Tiebreak, WalkMoves};
 
 mod paired;
 
@@ -60,11 +61,11 @@ pub struct Solver {
     w_windows: Option<sse_windows::w_bytes::WTables>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
     /// never pay their 4 bytes a cell).
-    keyed_plus_initial: OnceLock<Vec<u32>>,
+    keyed_plus_initial: OnceLock<Padded<u32, KeyedCells>>,
     /// The 16-bit cells' plan, built by the first W+ walk likewise.
     w_plus_tables: OnceLock<sse_windows::WPlusTables>,
-    /// Negated offsets, when the move set is not closed under negation.
-    predecessors: Option<Vec<isize>>,
+    /// The negated moves, when the move set is not closed under negation.
+    predecessors: Option<MoveTable>,
     /// What theorems prove about tours here, to tell "gave up" from "none".
     existence: Existence,
     /// What `solve` keeps across this board's tasks.
@@ -75,9 +76,10 @@ impl Workspace {
     /// Bytes of board state this workspace holds (the path buffer aside).
     pub fn board_bytes(&self) -> usize {
         self.degrees.bytes()
-            + (self.plus.capacity() + self.plus_pair.capacity()) * 4
-            + self.more_degrees.iter().map(Vec::capacity).sum::<usize>()
-            + self.window_cells.iter().map(|l| l.capacity() * 2).sum::<usize>()
+            + self.plus.bytes()
+            + self.plus_pair.bytes()
+            + self.more_degrees.iter().map(Padded::bytes).sum::<usize>()
+            + self.window_cells.iter().map(Padded::bytes).sum::<usize>()
     }
 }
 
@@ -129,18 +131,18 @@ pub struct Workspace {
     /// False until the first walk, so a fresh buffer skips its reset.
     dirty: bool,
     /// Keyed cells of W+ walks, empty until the first one.
-    plus: Vec<u32>,
+    plus: Padded<u32, KeyedCells>,
     /// The second walk's keyed cells when two tasks' W+ walks advance
     /// together ([`Solver::run_tasks`]), empty until then.
-    plus_pair: Vec<u32>,
+    plus_pair: Padded<u32, KeyedCells>,
     /// The other walks' degrees when several tasks' rule-W walks advance
     /// together (two on a 3D board, four on a 2D one), empty until then.
-    more_degrees: [Vec<u8>; sse_windows::WALKS_AT_ONCE - 1],
+    more_degrees: [Padded<u8>; sse_windows::WALKS_AT_ONCE - 1],
     /// The 16-bit cells of up to [`sse_windows::WALKS_AT_ONCE`] tasks' W+ walks
     /// advancing together; the first also a lone walk's. Empty until used.
-    window_cells: [Vec<u16>; sse_windows::WALKS_AT_ONCE],
-    offsets: Vec<isize>,
-    vectors: Vec<i32>,
+    window_cells: [Padded<u16, WindowCells>; sse_windows::WALKS_AT_ONCE],
+    /// The moves in the current walk's order.
+    moves: MoveTable,
     xy: Vec<i64>,
     path: Vec<usize>,
 }
@@ -157,14 +159,11 @@ impl Solver {
     pub(crate) fn on_cpu(config: Configuration, cpu: Cpu) -> Result<Solver> {
         let layout = Layout::for_walks(config.board(), config.moves())?;
         let pristine = if config.moves().len() < u8::MAX as usize {
-            Degrees::Narrow(layout.initial_degrees::<u8>())
+            Degrees::Narrow(layout.degree_buffer::<u8>())
         } else {
-            Degrees::Wide(layout.initial_degrees::<u16>())
+            Degrees::Wide(layout.degree_buffer::<u16>())
         };
-        let predecessors = (!config.moves().closed_under_negation()).then(|| {
-            let negated: Vec<Vec<i32>> = config.moves().iter().map(|v| v.iter().map(|&c| -c).collect()).collect();
-            layout.offset_table(&negated.iter().map(Vec::as_slice).collect::<Vec<_>>())
-        });
+        let predecessors = (!config.moves().closed_under_negation()).then(|| layout.predecessors());
         let existence = known(config.board(), config.moves());
         let kernels = Kernels::choose(config.board(), config.moves(), cpu);
         let w_windows = (kernels.w_grouped() == Some(GroupKernel::WWindows))
@@ -200,12 +199,11 @@ impl Solver {
         Workspace {
             degrees: self.pristine.clone(),
             dirty: false,
-            plus: Vec::new(),
-            plus_pair: Vec::new(),
+            plus: Padded::default(),
+            plus_pair: Padded::default(),
             more_degrees: Default::default(),
             window_cells: Default::default(),
-            offsets: Vec::with_capacity(self.config.moves().len()),
-            vectors: Vec::with_capacity(self.config.moves().len() * self.config.board().dims()),
+            moves: MoveTable::default(),
             xy: vec![0; self.config.board().dims()],
             path: Vec::new(),
         }
@@ -214,7 +212,7 @@ impl Solver {
     /// Bytes of board state the solver holds (shared by all workspaces).
     pub fn board_bytes(&self) -> usize {
         self.pristine.bytes()
-            + self.keyed_plus_initial.get().map_or(0, |p| p.capacity() * 4)
+            + self.keyed_plus_initial.get().map_or(0, Padded::bytes)
             + self.w_plus_tables.get().map_or(0, sse_windows::WPlusTables::bytes)
     }
 
@@ -352,7 +350,7 @@ impl Solver {
 
     fn run_walks(&self, ws: &mut Workspace, start: u64, method: Method, options: &TaskOptions) -> TaskResult {
         let mut rng = Rng::new(options.seed);
-        let padded_start = self.layout.padded(start);
+        let padded_start = self.layout.board_cell(start);
         let mut walks = Walks::new(method, self.config.moves().len(), self.config.board().cells());
         while let Some(walk) = walks.next() {
             self.rotate(ws, walk.rotation);
@@ -362,7 +360,7 @@ impl Solver {
                 Some(GroupKernel::WPlusWindows) => {
                     let path = options.record_path.then_some(&mut ws.path);
                     self.walk_sse_windows(
-                        (&mut ws.window_cells[0], &ws.offsets),
+                        (&mut ws.window_cells[0], &ws.moves),
                         padded_start,
                         path,
                         walk.stop_when_doomed,
@@ -425,7 +423,7 @@ impl Solver {
     fn walk_degrees(
         &self,
         ws: &mut Workspace,
-        start: usize,
+        start: BoardCell,
         tiebreak: Tiebreak,
         rng: &mut Rng,
         record_path: bool,
@@ -436,76 +434,57 @@ impl Solver {
         }
         ws.dirty = true;
         let path = record_path.then_some(&mut ws.path);
-        let Workspace { degrees, offsets, vectors, xy, .. } = ws;
+        let Workspace { degrees, moves, xy, .. } = ws;
         match degrees {
-            Degrees::Narrow(deg) => {
-                self.walk_on(deg, (offsets, vectors, xy), start, tiebreak, rng, path, stop_when_doomed)
-            }
-            Degrees::Wide(deg) => {
-                self.walk_on(deg, (offsets, vectors, xy), start, tiebreak, rng, path, stop_when_doomed)
-            }
+            Degrees::Narrow(deg) => self.walk_on(deg, (moves, xy), start, tiebreak, rng, path, stop_when_doomed),
+            Degrees::Wide(deg) => self.walk_on(deg, (moves, xy), start, tiebreak, rng, path, stop_when_doomed),
         }
     }
 
     /// One walk on `deg` (reset by the caller), in the move order of
-    /// `offsets` and `vectors`, with `xy` for the start's coordinates.
+    /// `moves`, with `xy` for the start's coordinates.
     #[allow(clippy::too_many_arguments)]
     fn walk_on<T: crate::layout::Degree>(
         &self,
-        deg: &mut [T],
-        (offsets, vectors, xy): (&[isize], &[i32], &mut [i64]),
-        start: usize,
+        deg: &mut Padded<T>,
+        (moves, xy): (&MoveTable, &mut [i64]),
+        start: BoardCell,
         tiebreak: Tiebreak,
         rng: &mut Rng,
         path: Option<&mut Vec<usize>>,
         stop_when_doomed: bool,
     ) -> u64 {
-        self.layout.coords(start, xy);
-        let walk_moves = WalkMoves {
-            offsets,
-            phase_mask: self.layout.phase_mask(),
-            vectors,
-            predecessors: self.predecessors.as_deref(),
-            sides: self.layout.sides(),
-        };
-        // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), the start `layout.padded` of a board cell, and the kernel chosen for this configuration.
-        #[allow(unsafe_code)]
-        unsafe {
-            walk(deg, &walk_moves, start, self.kernels.degree_kernel(tiebreak), rng, xy, path, stop_when_doomed)
-        }
+        let walk_moves = WalkMoves::new(&self.layout, moves, self.predecessors.as_ref());
+        walk(deg, &walk_moves, start, self.kernels.degree_kernel(tiebreak), rng, xy, path, stop_when_doomed)
     }
 
     /// A W+ walk on keyed cells (see [`distance_cells`]), in the workspace's
     /// current move order.
-    fn walk_distance_cells(&self, ws: &mut Workspace, start: usize, record_path: bool, stop_when_doomed: bool) -> u64 {
-        copy_into(&mut ws.plus, self.keyed_plus_initial());
+    fn walk_distance_cells(
+        &self,
+        ws: &mut Workspace,
+        start: BoardCell,
+        record_path: bool,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        ws.plus.copy_from(self.keyed_plus_initial());
         let path = record_path.then_some(&mut ws.path);
-        // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
-        #[allow(unsafe_code)]
-        unsafe {
-            distance_cells::walk(&mut ws.plus, &ws.offsets, start, path, stop_when_doomed)
-        }
+        distance_cells::walk(&mut ws.plus, &ws.moves, start, path, stop_when_doomed)
     }
 
     /// A W+ walk on 16-bit cells (see [`sse_windows`]): `cells` reset from the
-    /// plan's starting cells, in move order `offsets`. Lone tasks walk on
+    /// plan's starting cells, in move order `moves`. Lone tasks walk on
     /// the workspace's first cells, a batch's lone walks on their slot's.
     fn walk_sse_windows(
         &self,
-        (cells, offsets): (&mut Vec<u16>, &[isize]),
-        start: usize,
+        (cells, moves): (&mut Padded<u16, WindowCells>, &MoveTable),
+        start: BoardCell,
         path: Option<&mut Vec<usize>>,
         stop_when_doomed: bool,
     ) -> u64 {
         let plan = self.w_plus_tables();
-        copy_into(cells, plan.starting_cells());
-        // SAFETY: the cells are a copy of the tables' starting cells, the
-        // offsets this layout's rows (rotated by `rotate`), and the start
-        // `layout.padded` of a board cell.
-        #[allow(unsafe_code)]
-        unsafe {
-            plan.walk((cells, offsets), start, path, stop_when_doomed)
-        }
+        cells.copy_from(plan.starting_cells());
+        plan.walk((cells, moves), start, path, stop_when_doomed)
     }
 
     /// The 16-bit cells' plan, built by the first W+ walk.
@@ -518,7 +497,7 @@ impl Solver {
     }
 
     /// The starting keyed cells, built by the first W+ walk.
-    fn keyed_plus_initial(&self) -> &[u32] {
+    fn keyed_plus_initial(&self) -> &Padded<u32, KeyedCells> {
         self.keyed_plus_initial.get_or_init(|| match &self.pristine {
             Degrees::Narrow(d) => distance_cells::starting_cells(&self.layout, d),
             Degrees::Wide(_) => unreachable!("keyed cells are for 8 moves, whose degrees are bytes"),
@@ -528,16 +507,7 @@ impl Solver {
     /// Sets the workspace's move order to the canonical one rotated left by
     /// `rotation` (the first move becomes the last, `rotation` times).
     fn rotate(&self, ws: &mut Workspace, rotation: usize) {
-        let moves = self.config.moves();
-        let k = moves.len();
-        ws.offsets.clear();
-        ws.vectors.clear();
-        for row in self.layout.offset_rows().chunks_exact(k) {
-            ws.offsets.extend((0..k).map(|i| row[(i + rotation) % k]));
-        }
-        for i in 0..k {
-            ws.vectors.extend_from_slice(moves.get((i + rotation) % k));
-        }
+        self.layout.rotated_moves(rotation, &mut ws.moves);
     }
 }
 

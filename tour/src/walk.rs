@@ -3,14 +3,21 @@
 //! per tiebreak and move-set symmetry and touches each neighbour once.
 //!
 //! The kernels here and in this module's children index the padded buffer
-//! without bounds checks (the one place in the workspace that holds unsafe
-//! code): every `unsafe fn` says what its caller proves under `# Safety`,
-//! and every unsafe block why it holds.
+//! without bounds checks (with [`crate::layout`]'s buffer type, the one
+//! place in the workspace that holds unsafe code). The types carry the
+//! proof, memchr's pattern: a buffer ([`Padded`]) is at least its layout's
+//! length, a start ([`BoardCell`]) is one of its layout's board cells, and
+//! the moves ([`MoveTable`]) are its layout's; only the layout makes any of
+//! them. So the entry points ([`walk`], [`run_pair`], the kernels' `walk`
+//! and `run`) are safe: they check once per walk that their arguments come
+//! from one layout (a compare or two), and the unsafe blocks inside cite
+//! those invariants. Every remaining `unsafe fn` is internal to a kernel
+//! and says what its caller proves under `# Safety`.
 
 // The workspace denies unsafe code; the walk kernels are the exception.
 #![allow(unsafe_code)]
 
-use crate::layout::{phase_row, Degree};
+use crate::layout::{phase_row, BoardCell, Degree, Layout, MoveTable, Padded};
 use crate::seed::Rng;
 
 /// How a walk breaks ties among candidates of least degree.
@@ -31,65 +38,102 @@ pub enum Tiebreak {
 pub(super) const BRANCH_FREE_MIN_MOVES: usize = 32;
 
 /// What a walk needs to know besides the degree buffer, in the current
-/// (possibly rotated) move order.
+/// (possibly rotated) move order: all of one layout ([`WalkMoves::new`]).
 pub(crate) struct WalkMoves<'a> {
+    /// The layout the moves are of.
+    layout: &'a Layout,
     /// Offset of each move in the padded layout, from a cell of each phase
     /// (one row of K per phase, see [`crate::layout::Layout::phase_mask`]).
-    pub offsets: &'a [isize],
+    offsets: &'a [isize],
     /// `cell & phase_mask` is the row of offsets that holds from `cell`.
-    pub phase_mask: usize,
+    phase_mask: usize,
     /// Move vectors, K x D, same order (W+ distance only).
-    pub vectors: &'a [i32],
+    vectors: &'a [i32],
     /// Offsets from a cell to the cells that can move onto it (the negated
     /// moves), which lose a neighbour when it is visited, in rows like
     /// `offsets`; `None` for sets closed under negation, whose predecessors
     /// are their successors.
-    pub predecessors: Option<&'a [isize]>,
+    predecessors: Option<&'a [isize]>,
     /// Board sides (W+ distance only).
-    pub sides: &'a [usize],
+    sides: &'a [usize],
 }
 
-impl WalkMoves<'_> {
+impl<'a> WalkMoves<'a> {
+    /// The moves of `table` (and `predecessors`, for a move set not closed
+    /// under negation) on `layout`, which made them (else this panics).
+    pub(crate) fn new(layout: &'a Layout, table: &'a MoveTable, predecessors: Option<&'a MoveTable>) -> WalkMoves<'a> {
+        assert_eq!(table.layout(), layout.id(), "moves of this layout");
+        assert!(predecessors.is_none_or(|p| p.layout() == layout.id()), "predecessors of this layout");
+        WalkMoves {
+            layout,
+            offsets: table.rows(),
+            phase_mask: table.phase_mask(),
+            vectors: table.vectors(),
+            predecessors: predecessors.map(MoveTable::rows),
+            sides: layout.sides(),
+        }
+    }
+
     /// Moves per cell, K.
     fn count(&self) -> usize {
         self.offsets.len() / (self.phase_mask + 1)
     }
 }
 
-/// Runs one walk from padded cell `start` on the kernel `kernel` (chosen
-/// for this configuration and the walk's tiebreak by
-/// [`select::Kernels::degree_kernel`]); returns cells visited. `xy` holds
-/// the start's coordinates on entry (used by the distance tiebreaks).
+/// Runs one walk from board cell `start` on the fresh buffer `deg` (made
+/// by the layout of `moves`, or reset from one that was) on the kernel
+/// `kernel` (chosen for this configuration and the walk's tiebreak by
+/// [`select::Kernels::degree_kernel`]); returns cells visited. `xy` gets
+/// the start's coordinates (used by the distance tiebreaks).
 ///
 /// With `stop_when_doomed` the walk may stop early, returning fewer cells
 /// than it would have visited, once it can no longer become a tour (see
 /// [`doomed`]): for walks whose length nobody reads, such as every attempt
 /// of aw, aw+ and mw but the last.
 ///
-/// # Safety
-/// `deg` is a buffer of the padded layout the offsets of `moves` (and its
-/// predecessors) come from, `start` a board cell of it, and `kernel` the
-/// one [`select::Kernels`] chose for that layout's board and move set.
+/// Panics if `deg`, `moves` and `start` are not of one layout, `deg` is
+/// not fresh, or the keyed kernel's keys cannot hold this board.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn walk<T: Degree>(
-    deg: &mut [T],
+pub(crate) fn walk<T: Degree>(
+    deg: &mut Padded<T>,
     moves: &WalkMoves<'_>,
-    start: usize,
+    start: BoardCell,
     kernel: DegreeKernel,
     rng: &mut Rng,
     xy: &mut [i64],
     path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
+    let layout = moves.layout;
+    assert_eq!(deg.layout(), layout.id(), "a buffer of the moves' layout");
+    deg.begin_walk(start);
+    assert_eq!(xy.len(), moves.sides.len(), "a coordinate an axis");
+    layout.coords(start.index(), xy);
+    let start = start.index();
+    // SAFETY: only the kernels below write to the buffer, and they leave it
+    // as a walk may find it: border cells blocked, a walk's cells as its
+    // steps leave them.
+    let deg = unsafe { deg.cells_mut() };
     match kernel {
         DegreeKernel::Keyed(key) => {
             let deg = T::narrow(deg).expect("keyed walks are chosen for byte degrees");
-            // A key that carries the cell must hold every cell of the buffer.
+            // A key that carries the cell must hold every cell of the
+            // buffer, one with a distance term every distance of the board,
+            // and a blocked cell must stay above every open one.
             assert!(key_holds_cells(key, deg.len() as u128), "key {key} on {} cells", deg.len());
-            // SAFETY: the caller's.
+            let bias = match key {
+                KEY_PACKED => PACKED_BIAS,
+                KEY_PLUS => BIAS,
+                _ => i64::MAX,
+            };
+            assert!(layout.distance_bound() < bias as u128, "key {key}: distances past its bias");
+            assert!(moves.count() <= KEYED_MAX_MOVES, "{} moves for the keyed kernel", moves.count());
+            // SAFETY: `deg` is a buffer of the layout of `moves`, at least
+            // its length (`Padded`), and `start` a board cell of it
+            // (`BoardCell`), both checked above, as are the keys.
             unsafe { walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed) }
         }
-        // SAFETY: the caller's.
+        // SAFETY: as above.
         DegreeKernel::Generic { tiebreak, symmetric, branch_free } => unsafe {
             walk_generic((deg, moves, start, rng, xy, path), (tiebreak, symmetric, branch_free))
         },
@@ -99,7 +143,8 @@ pub(crate) unsafe fn walk<T: Degree>(
 /// The generic kernel for this tiebreak, symmetry and branch-free choice.
 ///
 /// # Safety
-/// As for [`walk`].
+/// What [`walk`] checks: `deg` is a buffer of the layout of `moves`, at
+/// least its length, and `start` a board cell of it.
 #[inline(never)]
 unsafe fn walk_generic<T: Degree>(a: WalkArgs<'_, '_, '_, T>, kernel: (Tiebreak, bool, bool)) -> u64 {
     use Tiebreak::*;
@@ -140,11 +185,14 @@ type WalkArgs<'d, 'm, 'a, T> =
     (&'d mut [T], &'m WalkMoves<'a>, usize, &'d mut Rng, &'d mut [i64], Option<&'d mut Vec<usize>>);
 
 // The kernels index without bounds checks. Sound because of the padded
-// layout's invariant: the walk only ever stands on board cells, every board
-// cell is at least `reach` cells from the array's edge on every axis, and no
-// offset (nor its negation) reaches further than `reach` on any axis; so a
-// neighbour or predecessor index is always inside the buffer. Debug builds
-// assert it.
+// layout's invariant, which its types carry: the walk starts on a board
+// cell (`BoardCell`) and only ever steps to open cells, which are board
+// cells (border cells stay blocked, `Padded`); every board cell is at least
+// `reach` cells from the array's edge on every axis, and no offset of the
+// layout (`MoveTable`), nor its negation, reaches further than `reach` on
+// any axis; so a neighbour or predecessor index is always inside a buffer
+// of the layout, which is at least the layout's length (`Padded`). Debug
+// builds assert it.
 
 /// The value at `n`, unchecked.
 ///
@@ -172,7 +220,7 @@ unsafe fn set_cell<T: Copy>(deg: &mut [T], n: usize, value: T) {
 /// The generic kernel, for the tiebreak and move set the parameters say.
 ///
 /// # Safety
-/// As for [`walk`].
+/// As for [`walk_generic`].
 #[inline(always)]
 unsafe fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRIC: bool, const BRANCH_FREE: bool>(
     (deg, moves, start, rng, xy, mut path): WalkArgs<'_, '_, '_, T>,
@@ -190,10 +238,10 @@ unsafe fn walk_with<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMME
         if !SYMMETRIC {
             for &o in moves.predecessors.map_or(&[][..], |p| phase_row(p, mask, k, cur)) {
                 let n = cur.wrapping_add_signed(o);
-                // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+                // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
                 let d = unsafe { cell(deg, n) };
                 if d != T::BLOCKED {
-                    // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+                    // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
                     unsafe { set_cell(deg, n, d.decrement()) };
                 }
             }
@@ -251,14 +299,14 @@ unsafe fn choose<T: Degree, const PLUS: bool, const RANDOM: bool, const SYMMETRI
     let mut ties = 0u64;
     for (k, &o) in offsets.iter().enumerate() {
         let n = cur.wrapping_add_signed(o);
-        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
         let mut d = unsafe { cell(deg, n) };
         if d == T::BLOCKED {
             continue;
         }
         if SYMMETRIC {
             d = d.decrement();
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             unsafe { set_cell(deg, n, d) };
         }
         if d < best {
@@ -306,13 +354,13 @@ unsafe fn choose_first_branch_free<T: Degree, const SYMMETRIC: bool>(
     let mut best_key = u32::MAX;
     for (k, &o) in offsets.iter().enumerate() {
         let n = cur.wrapping_add_signed(o);
-        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
         let mut d = unsafe { cell(deg, n) };
         if SYMMETRIC {
             if d != T::BLOCKED {
                 d = d.decrement();
             }
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             unsafe { set_cell(deg, n, d) };
         }
         best_key = best_key.min(d.to_u32() << 16 | k as u32);
@@ -382,7 +430,9 @@ fn key_holds_cells(key: u8, cells: u128) -> bool {
 /// over moves unrolls.
 ///
 /// # Safety
-/// As for [`walk`].
+/// What [`walk`] checks: `deg` is a buffer of the layout of `moves`, at
+/// least its length, `start` a board cell of it, and `key` holds its cells
+/// and distances with at most [`KEYED_MAX_MOVES`] moves.
 unsafe fn walk_keyed(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
@@ -424,7 +474,7 @@ const MINIMA_CHAINS: usize = 8;
 /// [`walk_keyed`] for K moves in D dimensions (0: as many as given).
 ///
 /// # Safety
-/// As for [`walk`].
+/// As for [`walk_keyed`].
 #[inline(always)]
 unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
     (deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>,
@@ -480,9 +530,9 @@ unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
             // Blocked cells lose one too, which keeps this branch-free: a
             // cell is decremented at most once per neighbour, so a blocked
             // cell (255 when blocked) never falls below 255 - K >= OPEN.
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             let d = (unsafe { cell(deg, n) } as u32).wrapping_sub(1);
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             unsafe { set_cell(deg, n, d as u8) };
             if KEY == KEY_W {
                 return ((d as u64) << (W_CELL_BITS + 8)) | (((k as u64) << W_CELL_BITS) + n as u64);
@@ -561,7 +611,7 @@ unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
 /// waits on the chosen move's row of `dot2`, the address only on the cell.
 ///
 /// # Safety
-/// As for [`walk`].
+/// As for [`walk_keyed`], with 8 moves in 2D on a row-major layout.
 unsafe fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): KeyedArgs<'_, '_, '_>) -> u64 {
     const K: usize = 8;
     const OPEN: u64 = KEYED_MAX_MOVES as u64 + 1;
@@ -595,9 +645,9 @@ unsafe fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): 
             // As in walk_keyed_with: every neighbour loses one, branch-free
             // (and never from 0: `cur` was one of its unvisited neighbours,
             // or it is blocked), so the wide decrement needs no widening.
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             let d = (unsafe { cell(deg, n) } as u64).wrapping_sub(1);
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             unsafe { set_cell(deg, n, d as u8) };
             *key = d << 56 | (part + n as u64);
         }
@@ -677,7 +727,7 @@ unsafe fn doomed<C: Copy>(
 ) -> bool {
     for &o in phase_row(table, mask, k, cur) {
         let n = cur.wrapping_add_signed(o);
-        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+        // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
         let d = degree(unsafe { cell(deg, n) });
         if n == next || d >= 2 {
             continue;
@@ -697,20 +747,32 @@ unsafe fn doomed<C: Copy>(
 }
 
 /// A walk between two steps, so that it can go on in another call or
-/// another kernel (see [`run_pair`]): it stands on `cur`, which is
-/// blocked, and `cur`'s neighbours have not lost it yet.
-#[derive(Debug, Clone, Copy, Default)]
+/// another kernel's loop (see [`run_pair`]): it stands on `cur`, which is
+/// blocked, and `cur`'s neighbours have not lost it yet. Made only by a
+/// kernel's `begin`, on the buffer it walks on, and neither `Clone` nor
+/// `Copy`: so a kernel goes on with it only on that buffer (checked by
+/// [`BufferedWalk::check`]), from where the walk last stopped.
+#[derive(Debug, Default)]
 pub(crate) struct PausedWalk {
     cur: usize,
     visited: u64,
     /// Last-cell candidates seen so far (see [`doomed`]).
     forced: u32,
+    /// The walk's number on its buffer ([`Padded::begin_walk`]); 0 for no
+    /// walk.
+    walk: u64,
+    /// The kernel that began it, which alone goes on with it.
+    kernel: Option<select::GroupKernel>,
+    /// Whether the walk has ended (stuck, or stopped doomed).
+    ended: bool,
 }
 
 impl PausedWalk {
-    /// A walk standing on `start`, which the caller has blocked.
-    fn at(start: usize) -> PausedWalk {
-        PausedWalk { cur: start, visited: 1, forced: 0 }
+    /// A walk of `kernel` standing on `start` of `cells`, a fresh buffer of
+    /// its layout (else this panics); the kernel blocks `start`.
+    fn begin<C, Kind>(cells: &mut Padded<C, Kind>, start: BoardCell, kernel: select::GroupKernel) -> PausedWalk {
+        let walk = cells.begin_walk(start);
+        PausedWalk { cur: start.index(), visited: 1, forced: 0, walk, kernel: Some(kernel), ended: false }
     }
 
     /// Cells visited so far (all of them once the walk has ended).
@@ -719,51 +781,72 @@ impl PausedWalk {
     }
 }
 
-/// One of the two walks a pair kernel advances: its own cells, its move
+/// One of the walks a group kernel advances: its own cells, its move
 /// order (one row of offsets per phase), where it stands.
-pub(crate) struct BufferedWalk<'a, C> {
-    pub cells: &'a mut [C],
-    pub offsets: &'a [isize],
+pub(crate) struct BufferedWalk<'a, C, Kind = ()> {
+    pub cells: &'a mut Padded<C, Kind>,
+    pub offsets: &'a MoveTable,
     pub progress: &'a mut PausedWalk,
     pub stop_when_doomed: bool,
 }
 
+impl<C, Kind> BufferedWalk<'_, C, Kind> {
+    /// Checks, once per call of a kernel, what makes its walk safe to go
+    /// on: the cells and offsets are of one layout, and the walk was begun
+    /// on these cells by `kernel`, has not ended, and they have not been
+    /// reset since. Panics if not.
+    fn check(&self, kernel: select::GroupKernel) {
+        assert_eq!(self.cells.layout(), self.offsets.layout(), "cells and moves of one layout");
+        assert!(self.cells.walk_of(self.progress.walk), "a walk begun on these cells");
+        assert_eq!(self.progress.kernel, Some(kernel), "a walk of this kernel");
+        assert!(!self.progress.ended, "a walk that has not ended");
+    }
+}
+
 /// One walk's step, by a kernel that can run beside another's: the
 /// walk's buffer as raw pointers, each kernel its own layout and keys.
-pub(crate) trait Stepper {
+///
+/// # Safety
+/// [`Stepper::step`] from a board cell of the stepper's buffer stays
+/// inside the buffer and returns a board cell of it, or `None`.
+pub(crate) unsafe trait Stepper {
     /// One step from `cur` (with the walk's doom counter): the next cell,
     /// now blocked, or `None` when the walk is stuck or doomed.
     ///
     /// # Safety
-    /// `cur` is a board cell of this walk's buffer, and no reference to
+    /// `cur` is a board cell of the stepper's buffer, and no reference to
     /// the buffer is live.
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize>;
+}
+
+/// A walk ready to advance beside another ([`run_pair`]): its kernel's
+/// stepper and the walk, which stands on a board cell of the stepper's
+/// buffer. Made only by a kernel's `Pointers::of`, which checks that.
+pub(crate) struct Paired<'a, S> {
+    stepper: S,
+    progress: &'a mut PausedWalk,
 }
 
 /// Advances two independent walks, each on its own buffer, a step each in
 /// turn until one of them ends; returns which ended. One walk's step is a
 /// chain of dependent loads and compares that leaves much of the core
 /// idle; a second chain beside it fills the gaps (aw+ (3,2) N=400: 7.8 ns
-/// a step alone, 5.7 in a pair). Each walk brings its own kernel.
+/// a step alone, 5.7 in a pair). Each walk brings its own kernel, made from
+/// a [`BufferedWalk`] that it checks.
 ///
 /// Never inlined: in a large caller the loop lost registers to it
 /// (callgrind, aw+ (3,2) N=400: 8 % more instructions, 1.49 -> 1.62 ms a
 /// task).
-///
-/// # Safety
-/// Each stepper's buffer is a buffer of the padded layout its offsets come
-/// from, and its walk stands on a board cell of it: begun by its kernel's
-/// `begin` from a board cell, then only stepped.
 #[inline(never)]
-pub(crate) unsafe fn run_pair(a: (impl Stepper, &mut PausedWalk), b: (impl Stepper, &mut PausedWalk)) -> [bool; 2] {
-    let ((a, pa), (b, pb)) = (a, b);
+pub(crate) fn run_pair(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>) -> [bool; 2] {
+    let (Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb }) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);
     let mut steps = 0u64;
     let [extra_a, extra_b, ended_a, ended_b] = loop {
-        // SAFETY: each walk stands on a board cell of its own buffer (the
-        // caller's, then each step's choice), which only its stepper reaches
-        // while the pair runs.
+        // SAFETY: each walk stands on a board cell of its stepper's buffer:
+        // its walk's (`Paired`), or one a step returned since (`Stepper`);
+        // no reference to either buffer is live while the pair runs.
         match unsafe { (a.step(x, &mut fx), b.step(y, &mut fy)) } {
             (Some(p), Some(q)) => (x, y, steps) = (p, q, steps + 1),
             (None, Some(q)) => {
@@ -777,8 +860,9 @@ pub(crate) unsafe fn run_pair(a: (impl Stepper, &mut PausedWalk), b: (impl Stepp
             (None, None) => break [0, 0, 1, 1],
         }
     };
-    *pa = PausedWalk { cur: x, visited: pa.visited + steps + extra_a, forced: fx };
-    *pb = PausedWalk { cur: y, visited: pb.visited + steps + extra_b, forced: fy };
+    for (p, cur, extra, forced, ended) in [(pa, x, extra_a, fx, ended_a), (pb, y, extra_b, fy, ended_b)] {
+        (p.cur, p.visited, p.forced, p.ended) = (cur, p.visited + steps + extra, forced, ended == 1);
+    }
     [ended_a == 1, ended_b == 1]
 }
 

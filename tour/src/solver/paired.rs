@@ -10,11 +10,12 @@
 use std::time::{Duration, Instant};
 
 use super::{Solver, Task, TaskResult, Walks, Workspace};
-use crate::layout::{copy_into, Degrees};
+use crate::layout::{BoardCell, Degrees, MoveTable, Padded};
 use crate::seed::Rng;
+use crate::walk::distance_cells::{self, KeyedCells};
 use crate::walk::select::GroupKernel;
-use crate::walk::sse_windows::{self, WindowKernel};
-use crate::walk::{distance_cells, run_pair, w_3d_scaled, BufferedWalk, PausedWalk};
+use crate::walk::sse_windows::{self, WindowCells, WindowKernel};
+use crate::walk::{run_pair, w_3d_scaled, BufferedWalk, Paired, PausedWalk};
 
 impl Solver {
     /// The tasks `indices` of `tasks` (all of which [`Solver::pairs`]),
@@ -85,51 +86,49 @@ impl Solver {
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
             let kind = self.kernels.grouped(walk.tiebreak);
-            let Buffers { cells, keyed, degrees, offsets, vectors, xy } = Buffers::of(ws, slot, self.own_degrees());
+            let Buffers { cells, keyed, degrees, moves, xy } = Buffers::of(ws, slot, self.own_degrees());
             match (kind, partnered) {
                 (Some(GroupKernel::WPlusWindows), false) => {
-                    let visited = self.walk_sse_windows((cells, offsets), s.start, None, walk.stop_when_doomed);
+                    let visited = self.walk_sse_windows((cells, moves), s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
                 (Some(GroupKernel::WPlusDistanceCells), false) => {
-                    copy_into(keyed, self.keyed_plus_initial());
-                    // SAFETY: the buffer is a copy of this solver's starting one for `self.layout`, the offsets that layout's rows (rotated by `rotate`), and the start `layout.padded` of a board cell.
-                    #[allow(unsafe_code)]
-                    let visited = unsafe { distance_cells::walk(keyed, offsets, s.start, None, walk.stop_when_doomed) };
+                    keyed.copy_from(self.keyed_plus_initial());
+                    let visited = distance_cells::walk(keyed, moves, s.start, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
                 // Rule W alone is fastest on byte degrees.
                 (None, _) | (Some(GroupKernel::WScaled3d | GroupKernel::WWindows), false) => {
-                    copy_into(degrees, pristine);
+                    degrees.copy_from(pristine);
                     // Tasks that pair are deterministic (no random draw)
                     // and record no path.
                     let mut rng = Rng::new(0);
-                    let moves = (offsets, vectors, &mut xy[..]);
+                    let moves = (moves, &mut xy[..]);
                     let visited =
                         self.walk_on(degrees, moves, s.start, walk.tiebreak, &mut rng, None, walk.stop_when_doomed);
                     s.walks.record(visited);
                     continue;
                 }
                 (Some(GroupKernel::WPlusWindows), true) => {
-                    copy_into(cells, self.w_plus_tables().starting_cells());
+                    cells.copy_from(self.w_plus_tables().starting_cells());
                     s.progress = sse_windows::begin::<sse_windows::WPlusTables>(cells, s.start);
                 }
                 (Some(GroupKernel::WWindows), true) => {
-                    copy_into(degrees, pristine);
+                    degrees.copy_from(pristine);
                     s.progress = sse_windows::begin::<sse_windows::w_bytes::WTables>(degrees, s.start);
                 }
                 (Some(GroupKernel::WPlusDistanceCells), true) => {
-                    copy_into(keyed, self.keyed_plus_initial());
+                    keyed.copy_from(self.keyed_plus_initial());
                     s.progress = distance_cells::begin(keyed, s.start);
                 }
                 (Some(GroupKernel::WScaled3d), true) => {
-                    copy_into(degrees, pristine);
+                    degrees.copy_from(pristine);
                     s.progress = w_3d_scaled::begin(degrees, s.start);
                 }
             }
-            copy_into(&mut s.offsets, offsets);
+            s.moves.copy_from(moves);
             (s.kind, s.stop_when_doomed) = (kind, walk.stop_when_doomed);
             return true;
         }
@@ -150,7 +149,6 @@ impl Solver {
             ended[group[0]] = true;
             return ended;
         }
-        let mask = self.layout.phase_mask();
         ws.dirty = true;
         let Workspace { degrees, plus, plus_pair, more_degrees, window_cells, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
@@ -158,49 +156,39 @@ impl Solver {
         // degrees pause.
         let mut slot_degrees = std::iter::once(own).chain(more_degrees.iter_mut());
         // The group's walks, each on its slot's cells.
-        fn walks<'a, C>(
+        fn walks<'a, C: 'a, Kind: 'a>(
             slots: &'a mut [Option<Slot>],
-            cells: impl Iterator<Item = &'a mut Vec<C>>,
+            cells: impl Iterator<Item = &'a mut Padded<C, Kind>>,
             kind: Option<GroupKernel>,
-        ) -> Vec<BufferedWalk<'a, C>> {
+        ) -> Vec<BufferedWalk<'a, C, Kind>> {
             slots
                 .iter_mut()
                 .zip(cells)
                 .filter_map(|(s, cells)| Some(s.as_mut().filter(|s| s.kind == kind)?.buffered(cells)))
                 .collect()
         }
-        // SAFETY (each kernel call below): every slot's buffer is a copy of
-        // this solver's starting one for `self.layout` (cells, degrees or
-        // keyed cells), its offsets that layout's rows rotated by `rotate`,
-        // and its walk stands on a board cell: begun by the kernel's `begin`
-        // from `layout.padded` of a start in `next_paired_walk`, then only
-        // advanced by the same kernel.
-        #[allow(unsafe_code)]
+        // Each kernel checks that each slot's walk is one it began on the
+        // slot's buffer, in moves of the same layout.
         let out = match kind {
             Some(GroupKernel::WPlusWindows) => {
                 let plan = self.w_plus_tables();
-                // SAFETY: as above.
-                unsafe { plan.run(&mut walks(slots, window_cells.iter_mut(), kind)) }
+                plan.run(&mut walks(slots, window_cells.iter_mut(), kind))
             }
             Some(GroupKernel::WWindows) => {
                 let plan = self.w_windows.as_ref().expect("chosen where it fits");
-                // SAFETY: as above.
-                unsafe { plan.run(&mut walks(slots, slot_degrees, kind)) }
+                plan.run(&mut walks(slots, slot_degrees, kind))
             }
             Some(GroupKernel::WPlusDistanceCells) => {
                 let [Some(a), Some(b)] = slots else { unreachable!("keyed cells pair two slots") };
-                // SAFETY: as above.
-                let [x, y] = unsafe { run_pair(keyed(a, plus), keyed(b, plus_pair)) };
+                let [x, y] = run_pair(keyed(a, plus), keyed(b, plus_pair));
                 [x, y, false, false]
             }
             Some(GroupKernel::WScaled3d) => {
                 let ([Some(a), Some(b)], Some(da), Some(db)) = (slots, slot_degrees.next(), slot_degrees.next()) else {
                     unreachable!("degrees pair two slots")
                 };
-                let (a, b) =
-                    (w_3d_scaled::Pointers::of(a.buffered(da), mask), w_3d_scaled::Pointers::of(b.buffered(db), mask));
-                // SAFETY: as above.
-                let [x, y] = unsafe { run_pair(a, b) };
+                let (a, b) = (w_3d_scaled::Pointers::of(a.buffered(da)), w_3d_scaled::Pointers::of(b.buffered(db)));
+                let [x, y] = run_pair(a, b);
                 [x, y, false, false]
             }
             None => unreachable!("a busy slot stands in a walk that pairs"),
@@ -219,20 +207,10 @@ impl Solver {
 
     /// One slot's walk, alone, to its end.
     fn alone(&self, ws: &mut Workspace, slot: usize, s: &mut Slot) {
-        let mask = self.layout.phase_mask();
         let Buffers { keyed, degrees, .. } = Buffers::of(ws, slot, self.own_degrees());
         match s.kind {
-            #[allow(unsafe_code)]
-            // SAFETY: the slot's buffer is a copy of this solver's starting
-            // one for `self.layout`, its offsets that layout's rows, and its
-            // walk stands on a board cell (`begin` from a padded start, then
-            // steps).
-            Some(GroupKernel::WPlusDistanceCells) => unsafe {
-                distance_cells::run(keyed, &s.offsets, &mut s.progress, None, s.stop_when_doomed)
-            },
-            #[allow(unsafe_code)]
-            // SAFETY: as above.
-            Some(GroupKernel::WScaled3d) => unsafe { w_3d_scaled::run(s.buffered(degrees), mask, None) },
+            Some(GroupKernel::WPlusDistanceCells) => distance_cells::run(s.buffered(keyed), None),
+            Some(GroupKernel::WScaled3d) => w_3d_scaled::run(s.buffered(degrees), None),
             kind => unreachable!("a slot stands in a walk that pairs two at a time, not {kind:?}"),
         }
     }
@@ -246,7 +224,7 @@ impl Solver {
 }
 
 /// A walk on keyed cells, ready to pair.
-fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (distance_cells::Pointers<'a>, &'a mut PausedWalk) {
+fn keyed<'a>(s: &'a mut Slot, cells: &'a mut Padded<u32, KeyedCells>) -> Paired<'a, distance_cells::Pointers<'a>> {
     distance_cells::Pointers::of(s.buffered(cells))
 }
 
@@ -258,22 +236,21 @@ fn keyed<'a>(s: &'a mut Slot, cells: &'a mut [u32]) -> (distance_cells::Pointers
 /// the workspace's own); the move order they share is set afresh before
 /// each walk.
 struct Buffers<'w> {
-    cells: &'w mut Vec<u16>,
-    keyed: &'w mut Vec<u32>,
-    degrees: &'w mut Vec<u8>,
-    offsets: &'w [isize],
-    vectors: &'w [i32],
+    cells: &'w mut Padded<u16, WindowCells>,
+    keyed: &'w mut Padded<u32, KeyedCells>,
+    degrees: &'w mut Padded<u8>,
+    moves: &'w MoveTable,
     xy: &'w mut [i64],
 }
 
 impl<'w> Buffers<'w> {
     fn of(ws: &'w mut Workspace, slot: usize, own_degrees: bool) -> Buffers<'w> {
         ws.dirty = true;
-        let Workspace { degrees, plus, plus_pair, more_degrees, window_cells, offsets, vectors, xy, .. } = ws;
+        let Workspace { degrees, plus, plus_pair, more_degrees, window_cells, moves, xy, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that pair have byte degrees") };
         let keyed = if slot == 0 { plus } else { plus_pair };
         let degrees = if slot == 0 || !own_degrees { own } else { &mut more_degrees[slot - 1] };
-        Buffers { cells: &mut window_cells[slot], keyed, degrees, offsets, vectors, xy }
+        Buffers { cells: &mut window_cells[slot], keyed, degrees, moves, xy }
     }
 }
 
@@ -282,13 +259,13 @@ impl<'w> Buffers<'w> {
 struct Slot {
     /// The task's place in the batch.
     index: usize,
-    /// The padded start.
-    start: usize,
+    /// The start's board cell.
+    start: BoardCell,
     walks: Walks,
     /// The current walk: how it pairs, its move order (a row of offsets
     /// per phase), where it stands, whether it may stop when doomed.
     kind: Option<GroupKernel>,
-    offsets: Vec<isize>,
+    moves: MoveTable,
     progress: PausedWalk,
     stop_when_doomed: bool,
     /// Time charged to the task so far.
@@ -300,10 +277,10 @@ impl Slot {
         let config = &solver.config;
         Slot {
             index,
-            start: solver.layout.padded(task.start),
+            start: solver.layout.board_cell(task.start),
             walks: Walks::new(task.method, config.moves().len(), config.board().cells()),
             kind: None,
-            offsets: Vec::new(),
+            moves: MoveTable::default(),
             progress: PausedWalk::default(),
             stop_when_doomed: false,
             nanos: 0,
@@ -315,10 +292,10 @@ impl Slot {
     }
 
     /// The current walk on `cells`, ready to advance beside others.
-    fn buffered<'a, C>(&'a mut self, cells: &'a mut [C]) -> BufferedWalk<'a, C> {
+    fn buffered<'a, C, Kind>(&'a mut self, cells: &'a mut Padded<C, Kind>) -> BufferedWalk<'a, C, Kind> {
         BufferedWalk {
             cells,
-            offsets: &self.offsets,
+            offsets: &self.moves,
             progress: &mut self.progress,
             stop_when_doomed: self.stop_when_doomed,
         }

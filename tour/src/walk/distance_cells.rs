@@ -13,9 +13,10 @@
 
 use std::marker::PhantomData;
 
-use super::{cell, doomed, set_cell, tree_min, BufferedWalk, PausedWalk, Stepper};
+use super::select::GroupKernel;
+use super::{cell, doomed, set_cell, tree_min, BufferedWalk, Paired, PausedWalk, Stepper};
 use crate::board::Board;
-use crate::layout::{self, Layout};
+use crate::layout::{self, BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
 
 /// Moves a cell-keyed walk takes (2D leapers).
@@ -48,14 +49,22 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     tile_bits == 0 && far < 1 << DISTANCE_BITS && padded < 1 << CELL_BITS
 }
 
+/// The kind of [`Padded`] buffer keyed cells are.
+#[derive(Debug)]
+pub(crate) struct KeyedCells;
+
 /// The starting cells of a board that [`fits`]: each board cell's starting
 /// degree (from `degrees`, the layout's byte degrees) and distance term,
 /// every border cell [`BLOCKED`]. One pass, no division per cell: it is
 /// part of the first W+ task's time.
-pub(crate) fn starting_cells(layout: &Layout, degrees: &[u8]) -> Vec<u32> {
+pub(crate) fn starting_cells(layout: &Layout, degrees: &Padded<u8>) -> Padded<u32, KeyedCells> {
+    assert_eq!(degrees.layout(), layout.id(), "degrees of this layout");
+    let degrees = degrees.as_slice();
     let sides = layout.sides();
+    assert!(sides.len() == 2 && layout.phase_mask() == 0, "a 2D row-major layout");
     let (rows, cols) = (sides[0] as i64, sides[1] as i64);
     let far = (rows - 1).pow(2) + (cols - 1).pow(2);
+    assert!(far < 1 << DISTANCE_BITS, "distances past the cell's bits");
     let mut out = vec![BLOCKED; degrees.len()];
     // Row-major: a board row is a run of padded cells.
     for x in 0..rows {
@@ -67,36 +76,45 @@ pub(crate) fn starting_cells(layout: &Layout, degrees: &[u8]) -> Vec<u32> {
             *o = (d as u32) << DISTANCE_BITS | (far - r * r - s * s) as u32;
         }
     }
-    out
+    // SAFETY: border cells BLOCKED, board cells their degree (at most K)
+    // and a distance term below ONE: a walk's first step may take them.
+    unsafe { layout.buffer(out) }
 }
 
-/// A walk about to leave padded cell `start`, which this marks visited.
-pub(crate) fn begin(cells: &mut [u32], start: usize) -> PausedWalk {
-    cells[start] = BLOCKED;
-    PausedWalk::at(start)
+/// A walk about to leave board cell `start` of the fresh `cells`, which
+/// this marks visited.
+pub(crate) fn begin(cells: &mut Padded<u32, KeyedCells>, start: BoardCell) -> PausedWalk {
+    let progress = PausedWalk::begin(cells, start, GroupKernel::WPlusDistanceCells);
+    // SAFETY: blocks a board cell, as a step does.
+    unsafe { cells.cells_mut()[start.index()] = BLOCKED };
+    progress
 }
 
-/// One W+ walk from padded cell `start` on `cells` (from
+/// Checks, once per call, what [`run`] and [`Pointers::of`] need besides
+/// [`BufferedWalk::check`]: 8 moves on a row-major layout, a board whose
+/// cells a key holds.
+fn check(walk: &BufferedWalk<'_, u32, KeyedCells>) {
+    walk.check(GroupKernel::WPlusDistanceCells);
+    assert!(walk.offsets.count() == K && walk.offsets.phase_mask() == 0, "8 moves, row-major");
+    assert!(walk.cells.len() < 1 << CELL_BITS, "{} cells", walk.cells.len());
+}
+
+/// One W+ walk from board cell `start` on the fresh `cells` (from
 /// [`starting_cells`]), `offsets` the 8 moves in the current order; returns
 /// cells visited. The same walk as [`super::walk`]'s with rule W+, the doom
 /// cut included (see [`doomed`]).
-///
-/// # Safety
-/// `cells` is a buffer of the padded layout `offsets` come from, and
-/// `start` a board cell of it.
-pub(crate) unsafe fn walk(
-    cells: &mut [u32],
-    offsets: &[isize],
-    start: usize,
+pub(crate) fn walk(
+    cells: &mut Padded<u32, KeyedCells>,
+    offsets: &MoveTable,
+    start: BoardCell,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
     let mut progress = begin(cells, start);
     if let Some(p) = path.as_deref_mut() {
-        p.push(start);
+        p.push(start.index());
     }
-    // SAFETY: the caller's; `begin` stood the walk on `start`.
-    unsafe { run(cells, offsets, &mut progress, path, stop_when_doomed) };
+    run(BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed }, path);
     progress.visited
 }
 
@@ -105,27 +123,23 @@ pub(crate) unsafe fn walk(
 /// A candidate's key is (cell before its decrement, move index, cell): each
 /// neighbour loses the same one, so the least key is the same, and the key
 /// does not wait on the subtraction.
-///
-/// # Safety
-/// `cells` is a buffer of the padded layout `offsets` come from, and the
-/// walk of `progress` stands on a board cell of it.
-pub(crate) unsafe fn run(
-    cells: &mut [u32],
-    offsets: &[isize],
-    progress: &mut PausedWalk,
-    mut path: Option<&mut Vec<usize>>,
-    stop_when_doomed: bool,
-) {
+pub(crate) fn run(walk: BufferedWalk<'_, u32, KeyedCells>, mut path: Option<&mut Vec<usize>>) {
+    check(&walk);
+    let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
+    // SAFETY: only this walk's steps write to the cells.
+    let cells = unsafe { cells.cells_mut() };
     let mut offset = [0isize; K];
-    offset.copy_from_slice(&offsets[..K]);
-    let PausedWalk { mut cur, mut visited, mut forced } = *progress;
+    offset.copy_from_slice(&offsets.rows()[..K]);
+    let PausedWalk { mut cur, mut visited, mut forced, .. } = *progress;
     loop {
         let mut keys = [0u64; K];
         for k in 0..K {
             let n = cur.wrapping_add_signed(offset[k]);
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: `n` is a neighbour of the board cell `cur` (the walk's,
+            // checked to be of these cells, or the open one a step chose),
+            // inside the buffer (`BoardCell`, `MoveTable`, `Padded`).
             let before = unsafe { cell(cells, n) };
-            // SAFETY: `n` is a neighbour (or predecessor) of the board cell `cur`, inside the buffer by the layout's invariant.
+            // SAFETY: as above.
             unsafe { set_cell(cells, n, before.wrapping_sub(ONE)) };
             keys[k] = (before as u64) << 32 | (k << CELL_BITS | n) as u64;
         }
@@ -147,14 +161,14 @@ pub(crate) unsafe fn run(
             break;
         }
         cur = next;
-        // SAFETY: `cur` is a board cell: the start, or the open cell a step chose.
+        // SAFETY: `cur` is a board cell: the open cell a step chose.
         unsafe { set_cell(cells, cur, BLOCKED) };
         visited += 1;
         if let Some(p) = path.as_deref_mut() {
             p.push(cur);
         }
     }
-    *progress = PausedWalk { cur, visited, forced };
+    (progress.cur, progress.visited, progress.forced, progress.ended) = (cur, visited, forced, true);
 }
 
 /// A walk's keyed cells as the pair kernel reads them ([`Stepper`]):
@@ -179,19 +193,27 @@ pub(crate) struct Pointers<'a> {
 }
 
 impl<'a> Pointers<'a> {
-    /// A walk from [`begin`] on its own cells, ready to step.
-    pub(crate) fn of(walk: BufferedWalk<'a, u32>) -> (Pointers<'a>, &'a mut PausedWalk) {
-        let base = walk.cells.as_mut_ptr();
+    /// A walk from [`begin`] on its own cells, ready to step (checked as
+    /// [`run`] checks it).
+    pub(crate) fn of(walk: BufferedWalk<'a, u32, KeyedCells>) -> Paired<'a, Pointers<'a>> {
+        check(&walk);
+        let BufferedWalk { cells, offsets: table, progress, stop_when_doomed } = walk;
+        // SAFETY: only this walk's steps write to the cells.
+        let cells = unsafe { cells.cells_mut() };
+        let base = cells.as_mut_ptr();
         let mut offsets = [0isize; K];
-        offsets.copy_from_slice(&walk.offsets[..K]);
+        offsets.copy_from_slice(&table.rows()[..K]);
         let bases = offsets.map(|o| base.wrapping_offset(o));
-        let len = walk.cells.len();
-        let stop_when_doomed = walk.stop_when_doomed;
-        (Pointers { base, len, stop_when_doomed, offsets, bases, cells: PhantomData }, walk.progress)
+        let len = cells.len();
+        let stepper = Pointers { base, len, stop_when_doomed, offsets, bases, cells: PhantomData };
+        Paired { stepper, progress }
     }
 }
 
-impl Stepper for Pointers<'_> {
+// SAFETY: the offsets are of the cells' layout (`Pointers::of` checked);
+// a step from a board cell reads and writes its neighbours, inside the
+// buffer, and returns an open cell, a board cell.
+unsafe impl Stepper for Pointers<'_> {
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
         let Pointers { base, len, stop_when_doomed, ref offsets, ref bases, .. } = *self;
@@ -199,8 +221,8 @@ impl Stepper for Pointers<'_> {
         for (k, key) in keys.iter_mut().enumerate() {
             let p = bases[k].wrapping_add(cur);
             debug_assert!((p as usize).wrapping_sub(base as usize) / 4 < len);
-            // SAFETY: a neighbour of a board cell, inside the buffer (the
-            // layout's invariant, see walk.rs).
+            // SAFETY: a neighbour of a board cell, inside the buffer
+            // (`BoardCell`, `MoveTable`, `Padded`; see walk.rs).
             let before = unsafe { *p };
             // SAFETY: as above.
             unsafe { *p = before.wrapping_sub(ONE) };

@@ -32,13 +32,14 @@
 //! a [`PausedWalk`] like any other kernel's.
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::ops::{BitAnd, BitOr, Not};
 
 use super::{doomed, BufferedWalk, PausedWalk};
 use crate::board::Board;
-use crate::layout::{self, Layout};
+use crate::layout::{self, BoardCell, Layout, LayoutId, MoveTable, Padded};
 use crate::moves::Moves;
-use crate::walk::select::Cpu;
+use crate::walk::select::{Cpu, GroupKernel};
 
 pub(crate) mod w_bytes;
 
@@ -162,18 +163,36 @@ pub(crate) fn cell_bytes(padded: u128) -> u128 {
     (padded + SLACK as u128) * 2
 }
 
-/// A kind of cell the lanes walk on, and its plan: what a step reads
-/// besides the cells. The walks' loop ([`WindowKernel::run`]) is the same for
-/// every kind.
-pub(crate) trait WindowKernel: Sized {
+/// The kind of [`Padded`] buffer 16-bit cells are.
+#[derive(Debug)]
+pub(crate) struct WindowCells;
+
+/// A kind of cell the walks of this module walk on, and its plan: what a
+/// step reads besides the cells. The walks' loop ([`WindowKernel::run`]) is
+/// the same for every kind.
+///
+/// # Safety
+/// The loop trusts the plan: [`WindowKernel::layout`] is the layout it was
+/// made for, [`WindowKernel::buffer_len`] the cells of that layout's
+/// buffers with the slack the windows need, [`WindowKernel::offsets`] that
+/// layout's moves, and [`WindowKernel::step`] from a board cell of such a
+/// buffer stays inside it and returns a neighbour of the cell.
+pub(crate) unsafe trait WindowKernel: Sized {
     /// A cell: its visited bit is [`WindowKernel::VISITED`].
     type Cell: Copy + BitOr<Output = Self::Cell> + BitAnd<Output = Self::Cell> + Not<Output = Self::Cell>;
+    /// The kind of buffer the cells are.
+    type Kind;
     const VISITED: Self::Cell;
     /// Keys below this (degree 0 or 1) may mean the walk is doomed.
     const DOOM_CHECK: u16;
+    /// The kernel, as the walks it begins record it.
+    const KERNEL: GroupKernel;
 
     /// The proof that this CPU runs the kernel's instructions.
     fn sse41(&self) -> Sse41;
+
+    /// The layout the plan was made for.
+    fn layout(&self) -> LayoutId;
 
     /// Each key lane's padded offset.
     fn offsets(&self) -> &[isize; K];
@@ -205,100 +224,98 @@ pub(crate) trait WindowKernel: Sized {
     #[cfg(target_arch = "x86_64")]
     unsafe fn step(&self, cells: *mut Self::Cell, cur: usize, key: u32, ranks: *const Row) -> (usize, u32);
 
-    /// One walk from padded cell `start` on `cells` (reset from the
-    /// starting cells, which mark nothing visited) in move order
+    /// One walk from board cell `start` on the fresh `cells` (reset from
+    /// the starting cells, which mark nothing visited) in move order
     /// `offsets`, to its end; returns cells visited, pushing each to
     /// `path`. The same walk as [`super::walk`]'s, the doom cut included.
-    ///
-    /// # Safety
-    /// `cells` is a buffer of the padded layout these tables were made for
-    /// (its length is checked), `offsets` a rotation of that layout's move
-    /// order, and `start` a board cell of it: the windows of a border cell
-    /// reach past the buffer.
-    unsafe fn walk(
+    /// Panics where [`WindowKernel::run`] does.
+    fn walk(
         &self,
-        (cells, offsets): (&mut [Self::Cell], &[isize]),
-        start: usize,
+        (cells, offsets): (&mut Padded<Self::Cell, Self::Kind>, &MoveTable),
+        start: BoardCell,
         mut path: Option<&mut Vec<usize>>,
         stop_when_doomed: bool,
     ) -> u64 {
         let mut progress = begin::<Self>(cells, start);
         if let Some(p) = path.as_deref_mut() {
-            p.push(start);
+            p.push(start.index());
         }
         let walk = BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed };
-        // SAFETY: the caller's; `begin` stood the walk on `start`.
-        unsafe { advance(self, &mut [walk], path) };
+        advance(self, &mut [walk], path);
         progress.visited
     }
 
     /// Advances up to [`WALKS_AT_ONCE`] walks, each on its own cells, a step of
-    /// each in turn, until one or more end; returns which ended.
-    ///
-    /// # Safety
-    /// Each walk's cells are a buffer of the padded layout these tables
-    /// were made for (their length is checked), its offsets a rotation of
-    /// that layout's move order, and it stands on a board cell: [`begin`]
-    /// from a board cell, then only advanced by this kernel.
-    unsafe fn run(&self, walks: &mut [BufferedWalk<'_, Self::Cell>]) -> [bool; WALKS_AT_ONCE] {
-        // SAFETY: the caller's.
-        unsafe { advance(self, walks, None) }
+    /// each in turn, until one or more end; returns which ended. Panics
+    /// unless each walk was begun by [`begin`] on its cells, a buffer of
+    /// the layout this plan was made for, and has not ended.
+    fn run(&self, walks: &mut [BufferedWalk<'_, Self::Cell, Self::Kind>]) -> [bool; WALKS_AT_ONCE] {
+        advance(self, walks, None)
     }
 }
 
-/// A walk about to leave padded cell `start`, which this marks visited.
-pub(crate) fn begin<P: WindowKernel>(cells: &mut [P::Cell], start: usize) -> PausedWalk {
-    cells[start] = cells[start] | P::VISITED;
-    PausedWalk::at(start)
+/// A walk about to leave board cell `start` of the fresh `cells`, which
+/// this marks visited.
+pub(crate) fn begin<P: WindowKernel>(cells: &mut Padded<P::Cell, P::Kind>, start: BoardCell) -> PausedWalk {
+    let progress = PausedWalk::begin(cells, start, P::KERNEL);
+    // SAFETY: marks a board cell visited, as a step does.
+    let cells = unsafe { cells.cells_mut() };
+    cells[start.index()] = cells[start.index()] | P::VISITED;
+    progress
 }
 
 /// Runs `walks` in the kernel until one or more end, and hands them back
-/// paused.
-///
-/// # Safety
-/// As for [`WindowKernel::run`].
-unsafe fn advance<P: WindowKernel>(
+/// paused. Checks once per call that each walk is one the kernel may go on
+/// with (see [`WindowKernel::run`]).
+fn advance<P: WindowKernel>(
     plan: &P,
-    walks: &mut [BufferedWalk<'_, P::Cell>],
+    walks: &mut [BufferedWalk<'_, P::Cell, P::Kind>],
     path: Option<&mut Vec<usize>>,
 ) -> [bool; WALKS_AT_ONCE] {
-    let mut walkers: [Walker<P::Cell>; WALKS_AT_ONCE] = std::array::from_fn(|_| Walker::default());
-    for (walker, lane) in walkers.iter_mut().zip(walks.iter_mut()) {
-        assert_eq!(lane.cells.len(), plan.buffer_len(), "cells of this plan's board");
-        let cur = lane.progress.cur;
+    let mut walkers: [Walker<'_, P::Cell>; WALKS_AT_ONCE] = std::array::from_fn(|_| Walker::default());
+    for (walker, walk) in walkers.iter_mut().zip(walks.iter_mut()) {
+        walk.check(P::KERNEL);
+        assert_eq!(walk.cells.layout(), plan.layout(), "cells of this plan's board");
+        assert_eq!(walk.cells.len(), plan.buffer_len(), "cells of this plan's board");
+        let cur = walk.progress.cur;
+        // SAFETY: only the kernel's steps write to the cells from here.
+        let cells = unsafe { walk.cells.cells_mut() };
         // The kernel's walk stands on an unmarked cell (see the module
         // documentation); its previous cell is marked already.
-        lane.cells[cur] = lane.cells[cur] & !P::VISITED;
+        cells[cur] = cells[cur] & !P::VISITED;
         *walker = Walker {
-            cells: lane.cells.as_mut_ptr(),
-            len: lane.cells.len(),
+            cells: cells.as_mut_ptr(),
+            len: cells.len(),
             cur,
-            key: NONE << 16 | P::first_key(lane.cells[cur]),
-            ranks: plan.ranks(lane.offsets).as_ptr(),
-            threshold: if lane.stop_when_doomed { P::DOOM_CHECK } else { 0 },
-            forced: lane.progress.forced,
+            key: NONE << 16 | P::first_key(cells[cur]),
+            ranks: plan.ranks(walk.offsets.rows()).as_ptr(),
+            threshold: if walk.stop_when_doomed { P::DOOM_CHECK } else { 0 },
+            forced: walk.progress.forced,
             steps: 0,
             ended: false,
+            buffer: PhantomData,
         };
     }
     let n = walks.len();
     assert!((1..=WALKS_AT_ONCE).contains(&n), "1 to {WALKS_AT_ONCE} walks, not {n}");
     assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
-    // SAFETY: the caller's: each walker stands on a board cell of its own
-    // cells, a buffer of the plan's layout.
+    // SAFETY: each walker stands on a board cell of its own cells, a buffer
+    // of the plan's layout with the slack its windows need (checked above).
     unsafe { step_until_one_ends(plan, &mut walkers[..n], path) };
     let mut ended = [false; WALKS_AT_ONCE];
-    for (i, (walker, lane)) in walkers.iter().zip(walks.iter_mut()).enumerate() {
+    for (i, (walker, walk)) in walkers.iter().zip(walks.iter_mut()).enumerate() {
+        // SAFETY: marks the cells the walk has visited, as its steps do.
+        let cells = unsafe { walk.cells.cells_mut() };
         // Back to the common form: the cell stood on and the previous
         // one marked.
         let came = (walker.key >> 16) as usize;
         if came < K {
             let before = walker.cur.wrapping_add_signed(-plan.offsets()[came]);
-            lane.cells[before] = lane.cells[before] | P::VISITED;
+            cells[before] = cells[before] | P::VISITED;
         }
-        lane.cells[walker.cur] = lane.cells[walker.cur] | P::VISITED;
-        *lane.progress =
-            PausedWalk { cur: walker.cur, visited: lane.progress.visited + walker.steps, forced: walker.forced };
+        cells[walker.cur] = cells[walker.cur] | P::VISITED;
+        let p = &mut *walk.progress;
+        (p.cur, p.visited, p.forced, p.ended) = (walker.cur, p.visited + walker.steps, walker.forced, walker.ended);
         ended[i] = walker.ended;
     }
     ended
@@ -312,7 +329,7 @@ unsafe fn advance<P: WindowKernel>(
 #[cfg(target_arch = "x86_64")]
 unsafe fn step_until_one_ends<P: WindowKernel>(
     plan: &P,
-    walkers: &mut [Walker<P::Cell>],
+    walkers: &mut [Walker<'_, P::Cell>],
     path: Option<&mut Vec<usize>>,
 ) {
     let Sse41(()) = plan.sse41();
@@ -335,14 +352,15 @@ unsafe fn step_until_one_ends<P: WindowKernel>(
 /// # Safety
 /// None needed; unsafe as the x86-64 one is.
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn step_until_one_ends<P: WindowKernel>(_: &P, _: &mut [Walker<P::Cell>], _: Option<&mut Vec<usize>>) {
+unsafe fn step_until_one_ends<P: WindowKernel>(_: &P, _: &mut [Walker<'_, P::Cell>], _: Option<&mut Vec<usize>>) {
     unreachable!("no plan is built without SSE4.1");
 }
 
-/// A walk as the kernel holds it.
+/// A walk as the kernel holds it: its cells as a pointer, borrowed for
+/// `'a`.
 #[derive(Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-struct Walker<C> {
+struct Walker<'a, C> {
     cells: *mut C,
     len: usize,
     /// The cell stood on, unmarked.
@@ -357,9 +375,11 @@ struct Walker<C> {
     forced: u32,
     steps: u64,
     ended: bool,
+    /// The cells, borrowed for as long as the walker lives.
+    buffer: PhantomData<&'a mut [C]>,
 }
 
-impl<C> Default for Walker<C> {
+impl<C> Default for Walker<'_, C> {
     fn default() -> Self {
         Walker {
             cells: std::ptr::null_mut(),
@@ -371,6 +391,7 @@ impl<C> Default for Walker<C> {
             forced: 0,
             steps: 0,
             ended: false,
+            buffer: PhantomData,
         }
     }
 }
@@ -394,14 +415,18 @@ pub(crate) struct WPlusTables {
     /// Rank rows (rank << 8 per lane), [`CLASSES`] per rotation of the move
     /// order (a fixed size, so a board's need is known before it is built).
     ranks: Vec<Row>,
-    pristine: Vec<u16>,
+    /// The starting cells, 16 bits a cell.
+    initial: Padded<u16, WindowCells>,
     sse41: Sse41,
 }
 
 impl WPlusTables {
     /// The plan of a board, from the layout's byte degrees, where it
     /// [`fits`] on `cpu`. One pass over the board, a few sectors a row.
-    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &[u8], cpu: Cpu) -> Option<WPlusTables> {
+    pub(crate) fn new(layout: &Layout, moves: &Moves, degrees: &Padded<u8>, cpu: Cpu) -> Option<WPlusTables> {
+        // The windows are placed by `moves`, and must lie in the layout's
+        // border, which its own moves set.
+        assert!(layout.has_moves(moves), "the layout's moves");
         let sse41 = Sse41::new(cpu)?;
         let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
         let w = windows(&sides, moves)?;
@@ -417,7 +442,7 @@ impl WPlusTables {
             let (_, window, e) = w.lanes[back(&offsets, came)];
             d[window].0[e] = ONE.wrapping_add(VISITED);
         }
-        let (pristine, dense) = starting_cells(layout, moves, &w, degrees);
+        let (initial, dense) = starting_cells(layout, moves, &w, degrees);
         let lane_moves = w.lanes.map(|(k, _, _)| k);
         let mut ranks = vec![Row::default(); K * CLASSES];
         for (rotation, table) in ranks.chunks_exact_mut(CLASSES).enumerate() {
@@ -429,27 +454,35 @@ impl WPlusTables {
                 }
             }
         }
-        Some(WPlusTables { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, pristine, sse41 })
+        Some(WPlusTables { windows: w.starts, gather, decrements, offsets, moves: lane_moves, ranks, initial, sse41 })
     }
 
     /// The starting cells, copied before each walk.
-    pub(crate) fn starting_cells(&self) -> &[u16] {
-        &self.pristine
+    pub(crate) fn starting_cells(&self) -> &Padded<u16, WindowCells> {
+        &self.initial
     }
 
     /// Bytes the plan holds: [`shared_bytes`].
     pub(crate) fn bytes(&self) -> usize {
-        self.pristine.capacity() * 2 + self.ranks.capacity() * std::mem::size_of::<Row>()
+        self.initial.bytes() + self.ranks.capacity() * std::mem::size_of::<Row>()
     }
 }
 
-impl WindowKernel for WPlusTables {
+// SAFETY: made from its layout, whose moves place the windows (checked in
+// `WPlusTables::new`), which lie in the border and slack from a board cell.
+unsafe impl WindowKernel for WPlusTables {
     type Cell = u16;
+    type Kind = WindowCells;
     const VISITED: u16 = VISITED;
     const DOOM_CHECK: u16 = 2 * ONE;
+    const KERNEL: GroupKernel = GroupKernel::WPlusWindows;
 
     fn sse41(&self) -> Sse41 {
         self.sse41
+    }
+
+    fn layout(&self) -> LayoutId {
+        self.initial.layout()
     }
 
     fn offsets(&self) -> &[isize; K] {
@@ -457,7 +490,7 @@ impl WindowKernel for WPlusTables {
     }
 
     fn buffer_len(&self) -> usize {
-        self.pristine.len()
+        self.initial.len()
     }
 
     fn ranks(&self, offsets: &[isize]) -> &[Row] {
@@ -529,7 +562,14 @@ fn rotation(lane_offsets: &[isize; K], lane_moves: &[usize; K], offsets: &[isize
 /// function of the column does with 0, so each changes at most once a
 /// row: the cells between consecutive changes share a class, which is
 /// looked up once per run of cells rather than per cell.
-fn starting_cells(layout: &Layout, moves: &Moves, w: &Windows, degrees: &[u8]) -> (Vec<u16>, Vec<[u8; K]>) {
+fn starting_cells(
+    layout: &Layout,
+    moves: &Moves,
+    w: &Windows,
+    degrees: &Padded<u8>,
+) -> (Padded<u16, WindowCells>, Vec<[u8; K]>) {
+    assert_eq!(degrees.layout(), layout.id(), "degrees of this layout");
+    let degrees = degrees.as_slice();
     let (rows, cols) = (layout.sides()[0] as i128, layout.sides()[1] as i128);
     let v: [(i128, i128); K] = w.lanes.map(|(k, _, _)| (i128::from(moves.get(k)[0]), i128::from(moves.get(k)[1])));
     // The squared doubled distance from the centre of each lane's target.
@@ -571,7 +611,9 @@ fn starting_cells(layout: &Layout, moves: &Moves, w: &Windows, degrees: &[u8]) -
         }
     }
     assert!(dense.len() <= CLASSES, "{} sectors", dense.len());
-    (cells, dense)
+    // SAFETY: border cells and the slack BORDER (visited), board cells
+    // their degree and class: a walk's first step may take them.
+    (unsafe { layout.buffer(cells) }, dense)
 }
 
 /// Each lane's place among the distinct distances, farthest first.
@@ -606,7 +648,7 @@ mod simd {
     #[target_feature(enable = "sse4.1,ssse3")]
     pub(super) unsafe fn run<const L: usize, P: WindowKernel>(
         plan: &P,
-        walkers: &mut [Walker<P::Cell>],
+        walkers: &mut [Walker<'_, P::Cell>],
         mut path: Option<&mut Vec<usize>>,
     ) {
         let cells: [*mut P::Cell; L] = std::array::from_fn(|l| walkers[l].cells);
@@ -660,7 +702,7 @@ mod simd {
     #[inline(never)]
     fn ends<const L: usize, P: WindowKernel>(
         plan: &P,
-        walkers: &mut [Walker<P::Cell>],
+        walkers: &mut [Walker<'_, P::Cell>],
         next: [usize; L],
         key: [u32; L],
     ) -> bool {

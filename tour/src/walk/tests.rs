@@ -3,17 +3,16 @@
 
 use super::*;
 use crate::board::Board;
-use crate::layout::Layout;
+use crate::layout::{BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
 use crate::walk::select::{Cpu, Kernels};
 
 /// One walk's inputs, rotated by `rotation` like an aw attempt.
 struct Case {
     layout: Layout,
-    /// Rows of offsets, one per phase of the walks' layout.
-    offsets: Vec<isize>,
-    vectors: Vec<i32>,
-    pristine: Vec<u8>,
+    /// Rows of offsets, one per phase of the walks' layout, and the vectors.
+    table: MoveTable,
+    pristine: Padded<u8>,
     cells: u64,
     /// The kernels this configuration's walks run on.
     kernels: Kernels,
@@ -24,38 +23,26 @@ impl Case {
         let board = Board::new(sides).unwrap();
         let moves = Moves::from_rule(rule, sides.len()).unwrap();
         let layout = Layout::for_walks(&board, &moves).unwrap();
-        let k = moves.len();
-        let order: Vec<usize> = (0..k).map(|i| (i + rotation) % k).collect();
-        let offsets = layout.offset_rows().chunks_exact(k).flat_map(|row| order.iter().map(|&j| row[j])).collect();
-        let vectors = order.iter().flat_map(|&j| moves.get(j).iter().copied()).collect();
-        let pristine = layout.initial_degrees::<u8>();
+        let mut table = MoveTable::default();
+        layout.rotated_moves(rotation, &mut table);
+        let pristine = layout.degree_buffer::<u8>();
         let kernels = Kernels::choose(&board, &moves, Cpu::detect());
-        Case { layout, offsets, vectors, pristine, cells: board.cells(), kernels }
+        Case { layout, table, pristine, cells: board.cells(), kernels }
     }
 
     fn moves(&self) -> WalkMoves<'_> {
-        WalkMoves {
-            offsets: &self.offsets,
-            phase_mask: self.layout.phase_mask(),
-            vectors: &self.vectors,
-            predecessors: None,
-            sides: self.layout.sides(),
-        }
+        WalkMoves::new(&self.layout, &self.table, None)
     }
 
     /// (visited, path) of the dispatching walk (the keyed kernel here).
     fn keyed(&self, start: u64, tiebreak: Tiebreak, stop_when_doomed: bool) -> (u64, Vec<usize>) {
         let (mut deg, mut path, mut xy) = (self.pristine.clone(), Vec::new(), vec![0; self.layout.sides().len()]);
-        let padded = self.layout.padded(start);
-        self.layout.coords(padded, &mut xy);
+        let start = self.layout.board_cell(start);
         let mut rng = Rng::new(0);
         let moves = self.moves();
         let kernel = self.kernels.degree_kernel(tiebreak);
         assert!(matches!(kernel, DegreeKernel::Keyed(_)), "{kernel:?}");
-        // SAFETY: the case's buffer, its layout's offsets, a padded board
-        // cell and the kernel chosen for the case.
-        let visited =
-            unsafe { walk(&mut deg, &moves, padded, kernel, &mut rng, &mut xy, Some(&mut path), stop_when_doomed) };
+        let visited = walk(&mut deg, &moves, start, kernel, &mut rng, &mut xy, Some(&mut path), stop_when_doomed);
         (visited, path)
     }
 
@@ -66,7 +53,8 @@ impl Case {
         self.layout.coords(padded, &mut xy);
         let mut rng = Rng::new(0);
         let moves = self.moves();
-        let a = (&mut deg[..], &moves, padded, &mut rng, &mut xy[..], Some(&mut path));
+        // SAFETY: the generic kernel below keeps the buffer walkable.
+        let a = (unsafe { deg.cells_mut() }, &moves, padded, &mut rng, &mut xy[..], Some(&mut path));
         let visited = if plus {
             // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
             unsafe { walk_with::<u8, true, false, true, false>(a) }
@@ -82,9 +70,8 @@ impl Case {
 fn distance_cells_walk(case: &Case, start: u64, stop_when_doomed: bool) -> (u64, Vec<usize>) {
     let mut cells = distance_cells::starting_cells(&case.layout, &case.pristine);
     let mut path = Vec::new();
-    let start = case.layout.padded(start);
-    // SAFETY: the case's buffer, its layout's offsets and a padded board cell.
-    let visited = unsafe { distance_cells::walk(&mut cells, &case.offsets, start, Some(&mut path), stop_when_doomed) };
+    let start = case.layout.board_cell(start);
+    let visited = distance_cells::walk(&mut cells, &case.table, start, Some(&mut path), stop_when_doomed);
     (visited, path)
 }
 
@@ -206,21 +193,24 @@ fn keyed_cells_need_2d_eight_moves_and_room_for_the_distance() {
     assert!(!fits(&[2, 1], &[6, 6, 6]) && !fits(&[2], &[9]));
 }
 
+/// Two walks of a pair kernel, advanced together until one ends.
+type Pair<C, Kind> = fn(BufferedWalk<'_, C, Kind>, BufferedWalk<'_, C, Kind>) -> [bool; 2];
+
 /// A pair kernel and its lone twin, for [`walks_in_pairs_are_the_walks_made_alone`].
-struct PairKernel<C> {
-    starting: Vec<C>,
-    begin: fn(&mut [C], usize) -> PausedWalk,
-    run: fn(BufferedWalk<'_, C>),
-    pair: fn(BufferedWalk<'_, C>, BufferedWalk<'_, C>) -> [bool; 2],
+struct PairKernel<C, Kind> {
+    starting: Padded<C, Kind>,
+    begin: fn(&mut Padded<C, Kind>, BoardCell) -> PausedWalk,
+    run: fn(BufferedWalk<'_, C, Kind>),
+    pair: Pair<C, Kind>,
 }
 
-fn lane<'a, C>(
+fn buffered<'a, C, Kind>(
     case: &'a Case,
-    cells: &'a mut [C],
+    cells: &'a mut Padded<C, Kind>,
     progress: &'a mut PausedWalk,
     stop_when_doomed: bool,
-) -> BufferedWalk<'a, C> {
-    BufferedWalk { cells, offsets: &case.offsets, progress, stop_when_doomed }
+) -> BufferedWalk<'a, C, Kind> {
+    BufferedWalk { cells, offsets: &case.table, progress, stop_when_doomed }
 }
 
 /// Each walk of `case` (every third start) is advanced in pairs with a
@@ -229,14 +219,17 @@ fn lane<'a, C>(
 /// length and the cells it leaves must be those of the walk `kernel`
 /// makes alone, doom cut on or off, in either lane. Returns (walks,
 /// changes of partner).
-fn walks_in_pairs_are_the_walks_made_alone<C: Clone + PartialEq>(case: &Case, kernel: &PairKernel<C>) -> (u32, u32) {
+fn walks_in_pairs_are_the_walks_made_alone<C: Copy + PartialEq, Kind>(
+    case: &Case,
+    kernel: &PairKernel<C, Kind>,
+) -> (u32, u32) {
     let (mut walks, mut resumed) = (0, 0);
-    let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
+    let starts: Vec<BoardCell> = (0..case.cells).step_by(3).map(|s| case.layout.board_cell(s)).collect();
     for stop in [false, true] {
         for (i, &start) in starts.iter().enumerate() {
             let mut alone = kernel.starting.clone();
             let mut progress = (kernel.begin)(&mut alone, start);
-            (kernel.run)(lane(case, &mut alone, &mut progress, stop));
+            (kernel.run)(buffered(case, &mut alone, &mut progress, stop));
             let visited = progress.visited();
 
             let mut cells = kernel.starting.clone();
@@ -245,19 +238,19 @@ fn walks_in_pairs_are_the_walks_made_alone<C: Clone + PartialEq>(case: &Case, ke
             let mut ended = false;
             while !ended {
                 let Some(&partner) = partners.next() else {
-                    (kernel.run)(lane(case, &mut cells, &mut progress, stop));
+                    (kernel.run)(buffered(case, &mut cells, &mut progress, stop));
                     break;
                 };
                 let mut other = kernel.starting.clone();
                 let mut theirs = (kernel.begin)(&mut other, partner);
                 let (mine, theirs) =
-                    (lane(case, &mut cells, &mut progress, stop), lane(case, &mut other, &mut theirs, !stop));
+                    (buffered(case, &mut cells, &mut progress, stop), buffered(case, &mut other, &mut theirs, !stop));
                 ended = if i % 2 == 0 { (kernel.pair)(mine, theirs)[0] } else { (kernel.pair)(theirs, mine)[1] };
                 resumed += u32::from(!ended);
             }
-            let label = format!("{:?} start {start} stop {stop}", case.layout.sides());
+            let label = format!("{:?} start {start:?} stop {stop}", case.layout.sides());
             assert_eq!(progress.visited(), visited, "{label}");
-            assert!(cells == alone, "{label}: the cells left differ");
+            assert!(cells.as_slice() == alone.as_slice(), "{label}: the cells left differ");
             walks += 1;
         }
     }
@@ -276,10 +269,8 @@ fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
             let kernel = PairKernel {
                 starting: distance_cells::starting_cells(&case.layout, &case.pristine),
                 begin: distance_cells::begin,
-                // SAFETY: the case's buffers and offsets, walks begun on board cells.
-                run: |l| unsafe { distance_cells::run(l.cells, l.offsets, l.progress, None, l.stop_when_doomed) },
-                // SAFETY: as above.
-                pair: |a, b| unsafe { run_pair(distance_cells::Pointers::of(a), distance_cells::Pointers::of(b)) },
+                run: |l| distance_cells::run(l, None),
+                pair: |a, b| run_pair(distance_cells::Pointers::of(a), distance_cells::Pointers::of(b)),
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
             (walks, resumed) = (walks + w, resumed + r);
@@ -299,14 +290,11 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
         for rotation in [0, 7] {
             let case = Case::new(&rule, &sides, rotation);
             assert_eq!(case.layout.phase_mask(), 63, "3D walks run on tiles");
-            // Pair kernels take no mask here; the tiles' is 63.
             let kernel = PairKernel {
                 starting: case.pristine.clone(),
                 begin: w_3d_scaled::begin,
-                // SAFETY: the case's buffers and offsets, walks begun on board cells.
-                run: |l| unsafe { w_3d_scaled::run(l, 63, None) },
-                // SAFETY: as above.
-                pair: |a, b| unsafe { run_pair(w_3d_scaled::Pointers::of(a, 63), w_3d_scaled::Pointers::of(b, 63)) },
+                run: |l| w_3d_scaled::run(l, None),
+                pair: |a, b| run_pair(w_3d_scaled::Pointers::of(a), w_3d_scaled::Pointers::of(b)),
             };
             let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
             (walks, resumed) = (walks + w, resumed + r);
@@ -357,21 +345,19 @@ fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_th
     }
     fn walk_on<P: sse_windows::WindowKernel>(
         plan: &P,
-        starting: &[P::Cell],
+        starting: &Padded<P::Cell, P::Kind>,
         case: &Case,
         start: u64,
         stop: bool,
     ) -> (u64, Vec<usize>) {
-        let (mut cells, mut path) = (starting.to_vec(), Vec::new());
-        // SAFETY: cells of the case's layout, its offsets, a padded board cell.
-        let visited =
-            unsafe { plan.walk((&mut cells, &case.offsets), case.layout.padded(start), Some(&mut path), stop) };
+        let (mut cells, mut path) = (starting.clone(), Vec::new());
+        let visited = plan.walk((&mut cells, &case.table), case.layout.board_cell(start), Some(&mut path), stop);
         (visited, path)
     }
     for (case, plan, bytes) in &cases {
         let step = (case.cells / 60).max(1) as usize;
         for start in (0..case.cells).step_by(step) {
-            let label = format!("board {:?} offsets {:?} start {start}", case.layout.sides(), case.offsets);
+            let label = format!("board {:?} offsets {:?} start {start}", case.layout.sides(), case.table.rows());
             tally.check(case, start, true, &format!("{label} W+"), |stop| {
                 walk_on(plan, plan.starting_cells(), case, start, stop)
             });
@@ -385,56 +371,49 @@ fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_th
 
 /// Walks of `plan` (on cells reset from `starting`) in groups of two to
 /// four against the same walks alone: each walk of `case` from every third
-/// cell, its partners walks of `other` (another rotation) that change as
-/// they end. Returns (walks, changes of partner).
-fn lanes_are_the_walks_made_alone<P: sse_windows::WindowKernel>(
+/// cell, its partners walks in the move order `other` (another rotation
+/// of the same layout's moves) that change as they end. Returns (walks,
+/// changes of partner).
+fn walks_together_are_the_walks_made_alone<P: sse_windows::WindowKernel>(
     plan: &P,
-    starting: &[P::Cell],
+    starting: &Padded<P::Cell, P::Kind>,
     case: &Case,
-    other: &Case,
+    other: &MoveTable,
 ) -> (u32, u32)
 where
     P::Cell: PartialEq + std::fmt::Debug,
 {
     let (mut walks, mut resumed) = (0, 0);
-    let starts: Vec<usize> = (0..case.cells).step_by(3).map(|s| case.layout.padded(s)).collect();
+    let starts: Vec<BoardCell> = (0..case.cells).step_by(3).map(|s| case.layout.board_cell(s)).collect();
     for stop in [false, true] {
         for (i, &start) in starts.iter().enumerate() {
-            let mut alone = starting.to_vec();
-            // SAFETY: cells of the case's layout, its offsets, a padded board cell.
-            let visited = unsafe { plan.walk((&mut alone, &case.offsets), start, None, stop) };
+            let mut alone = starting.clone();
+            let visited = plan.walk((&mut alone, &case.table), start, None, stop);
 
-            let mut cells = starting.to_vec();
+            let mut cells = starting.clone();
             let mut progress = sse_windows::begin::<P>(&mut cells, start);
             let (size, mine) = (2 + i % 3, i % 4);
             let mut partners = starts.iter().cycle().skip(i + 1).take(3 * size);
             let mut ended = false;
             while !ended {
-                let theirs: Vec<usize> = partners.by_ref().take(size - 1).copied().collect();
-                let mut other_cells: Vec<Vec<P::Cell>> = theirs.iter().map(|_| starting.to_vec()).collect();
+                let theirs: Vec<BoardCell> = partners.by_ref().take(size - 1).copied().collect();
+                let mut other_cells: Vec<Padded<P::Cell, P::Kind>> = theirs.iter().map(|_| starting.clone()).collect();
                 let mut other_progress: Vec<PausedWalk> =
                     theirs.iter().zip(&mut other_cells).map(|(&s, c)| sse_windows::begin::<P>(c, s)).collect();
-                let mut lanes: Vec<BufferedWalk<'_, P::Cell>> = other_cells
+                let mut group: Vec<BufferedWalk<'_, P::Cell, P::Kind>> = other_cells
                     .iter_mut()
                     .zip(&mut other_progress)
-                    .map(|(cells, progress)| BufferedWalk {
-                        cells,
-                        offsets: &other.offsets,
-                        progress,
-                        stop_when_doomed: !stop,
-                    })
+                    .map(|(cells, progress)| BufferedWalk { cells, offsets: other, progress, stop_when_doomed: !stop })
                     .collect();
-                let at = mine.min(lanes.len());
-                lanes.insert(at, lane(case, &mut cells, &mut progress, stop));
-                let alone_now = lanes.len() == 1;
-                // SAFETY: cells of the cases' layout, their offsets, walks
-                // begun on padded board cells and only advanced here.
-                ended = unsafe { plan.run(&mut lanes) }[at];
+                let at = mine.min(group.len());
+                group.insert(at, buffered(case, &mut cells, &mut progress, stop));
+                let alone_now = group.len() == 1;
+                ended = plan.run(&mut group)[at];
                 resumed += u32::from(!ended && !alone_now);
             }
-            let label = format!("{:?} start {start} stop {stop} group {size}", case.layout.sides());
+            let label = format!("{:?} start {start:?} stop {stop} group {size}", case.layout.sides());
             assert_eq!(progress.visited(), visited, "{label}");
-            assert!(cells == alone, "{label}: the cells left differ");
+            assert!(cells.as_slice() == alone.as_slice(), "{label}: the cells left differ");
             walks += 1;
         }
     }
@@ -446,10 +425,15 @@ fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_m
     let (mut walks, mut resumed) = ([0; 2], [0; 2]);
     let cases = sse_windows_cases(&[0, 5]);
     for pair in cases.chunks_exact(2) {
-        let [(case, plan, bytes), (other, _, _)] = pair else { unreachable!() };
-        let (w, r) = lanes_are_the_walks_made_alone(plan, plan.starting_cells(), case, other);
+        let [(case, plan, bytes), (_, _, _)] = pair else { unreachable!() };
+        // The second case's rotation, of the first case's layout (a buffer
+        // and its moves must be of one layout).
+        let mut other = MoveTable::default();
+        case.layout.rotated_moves(5, &mut other);
+        let other = &other;
+        let (w, r) = walks_together_are_the_walks_made_alone(plan, plan.starting_cells(), case, other);
         (walks[0], resumed[0]) = (walks[0] + w, resumed[0] + r);
-        let (w, r) = lanes_are_the_walks_made_alone(bytes, &case.pristine, case, other);
+        let (w, r) = walks_together_are_the_walks_made_alone(bytes, &case.pristine, case, other);
         (walks[1], resumed[1]) = (walks[1] + w, resumed[1] + r);
     }
     // Without SSE4.1 there are no cases (see `sse_windows_cases`).
@@ -483,4 +467,59 @@ fn lanes_need_a_leapers_rows_within_one_window() {
     // (3,1)'s any.
     assert!(!fits(&[2, 1], &[9, 4]) && !fits(&[3, 2], &[9, 2]));
     assert!(fits(&[3, 2], &[9, 3]) && fits(&[3, 1], &[9, 1]));
+}
+
+/// A walk of `case` from cell 0 on `deg`, by rule W on the keyed kernel.
+fn walk_w(case: &Case, deg: &mut Padded<u8>, start: BoardCell) -> u64 {
+    let (mut rng, mut xy) = (Rng::new(0), vec![0; case.layout.sides().len()]);
+    let kernel = case.kernels.degree_kernel(Tiebreak::First);
+    walk(deg, &case.moves(), start, kernel, &mut rng, &mut xy, None, false)
+}
+
+#[test]
+#[should_panic(expected = "a buffer of the moves' layout")]
+fn a_walk_refuses_a_buffer_of_another_layout() {
+    // The same geometry, but another layout's buffer: refused all the same.
+    let (case, other) = (Case::new(&[2, 1], &[8, 8], 0), Case::new(&[2, 1], &[8, 8], 0));
+    walk_w(&case, &mut other.pristine.clone(), case.layout.board_cell(0));
+}
+
+#[test]
+#[should_panic(expected = "a start of this buffer's layout")]
+fn a_walk_refuses_a_start_of_another_layout() {
+    let (case, other) = (Case::new(&[2, 1], &[8, 8], 0), Case::new(&[2, 1], &[5, 5], 0));
+    walk_w(&case, &mut case.pristine.clone(), other.layout.board_cell(24));
+}
+
+#[test]
+#[should_panic(expected = "a walk begins on a fresh buffer")]
+fn a_walk_refuses_a_buffer_another_walk_left() {
+    let case = Case::new(&[2, 1], &[8, 8], 0);
+    let mut deg = case.pristine.clone();
+    walk_w(&case, &mut deg, case.layout.board_cell(0));
+    // Its copy is spent too, until reset from a fresh buffer.
+    let mut copy = deg.clone();
+    copy.copy_from(&case.pristine);
+    assert_eq!(walk_w(&case, &mut copy, case.layout.board_cell(0)), case.cells);
+    walk_w(&case, &mut deg.clone(), case.layout.board_cell(0));
+}
+
+#[test]
+#[should_panic(expected = "a walk begun on these cells")]
+fn a_paused_walk_goes_on_only_on_the_cells_it_was_begun_on() {
+    let case = Case::new(&[3, 2], &[9, 9], 0);
+    let starting = distance_cells::starting_cells(&case.layout, &case.pristine);
+    let (mut mine, mut theirs) = (starting.clone(), starting.clone());
+    let mut progress = distance_cells::begin(&mut mine, case.layout.board_cell(0));
+    distance_cells::run(buffered(&case, &mut theirs, &mut progress, false), None);
+}
+
+#[test]
+#[should_panic(expected = "a walk that has not ended")]
+fn an_ended_walk_does_not_go_on() {
+    let case = Case::new(&[2, 1], &[6, 6, 6], 0);
+    let mut deg = case.pristine.clone();
+    let mut progress = w_3d_scaled::begin(&mut deg, case.layout.board_cell(0));
+    w_3d_scaled::run(buffered(&case, &mut deg, &mut progress, false), None);
+    w_3d_scaled::run(buffered(&case, &mut deg, &mut progress, false), None);
 }

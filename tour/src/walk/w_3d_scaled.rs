@@ -21,8 +21,10 @@
 
 use std::marker::PhantomData;
 
-use super::{doomed, tree_min, BufferedWalk, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
+use super::select::GroupKernel;
+use super::{doomed, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
+use crate::layout::{BoardCell, Padded};
 use crate::moves::Moves;
 
 /// A blocked (border or visited) cell, as in the byte buffer the walk is
@@ -51,60 +53,73 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
 }
 
-/// Scales the byte degrees `deg` (as the layout builds them) for this
-/// kernel, and marks padded cell `start` visited: a walk about to leave it.
-pub(crate) fn begin(deg: &mut [u8], start: usize) -> PausedWalk {
+/// Scales the fresh byte degrees `deg` (as the layout builds them) for
+/// this kernel, and marks board cell `start` visited: a walk about to leave
+/// it.
+pub(crate) fn begin(deg: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
+    let progress = PausedWalk::begin(deg, start, GroupKernel::WScaled3d);
+    // SAFETY: scales the starting degrees (border cells stay blocked, open
+    // ones at most 4K) and blocks a board cell, as a step does.
+    scale(unsafe { deg.cells_mut() }, start.index());
+    progress
+}
+
+/// Scales `deg` and blocks `start` (see [`begin`]).
+fn scale(deg: &mut [u8], start: usize) {
     for d in deg.iter_mut() {
         *d = if *d == BLOCKED { BLOCKED } else { *d * SCALE };
     }
     deg[start] = BLOCKED;
-    PausedWalk::at(start)
 }
 
 /// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
 /// (unscaled on entry, left scaled), 24 moves in the rows of `moves`.
-/// Returns cells visited; see [`super::walk`].
+/// Returns cells visited; see [`super::walk`], which checks its arguments
+/// and calls this from its keyed kernel.
 ///
 /// # Safety
-/// As for [`super::walk`]: `deg` is a buffer of the layout the offsets of
-/// `moves` come from, `start` a board cell of it.
-pub(crate) unsafe fn walk(
+/// What [`super::walk`] checks: `deg` is a buffer of the layout of `moves`,
+/// at least its length, and `start` a board cell of it.
+pub(super) unsafe fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
-    debug_assert_eq!(moves.count(), K);
-    let mut progress = begin(deg, start);
+    assert_eq!(moves.count(), K);
+    scale(deg, start);
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
     }
-    let walk = BufferedWalk { cells: deg, offsets: moves.offsets, progress: &mut progress, stop_when_doomed };
-    // SAFETY: the caller's; `begin` stood the walk on `start`.
-    unsafe { run(walk, moves.phase_mask, path) };
+    let mut progress = PausedWalk { cur: start, visited: 1, ..PausedWalk::default() };
+    // SAFETY: the caller's.
+    let stepper = unsafe { Pointers::from_raw(deg, moves.offsets, moves.phase_mask, stop_when_doomed) };
+    to_the_end(Paired { stepper, progress: &mut progress }, path);
     progress.visited()
 }
 
 /// Takes a walk on (from [`begin`]) to its end, pushing each cell it enters
-/// to `path`; `phase_mask` picks a cell's row of offsets.
-///
-/// # Safety
-/// The walk's cells are a buffer of the layout its offsets come from (rows
-/// picked by `phase_mask`), and its walk stands on a board cell of it.
-pub(crate) unsafe fn run(walk: BufferedWalk<'_, u8>, phase_mask: usize, mut path: Option<&mut Vec<usize>>) {
-    let (walk, progress) = Pointers::of(walk, phase_mask);
-    let (mut cur, mut forced) = (progress.cur, progress.forced);
-    // SAFETY: the walk stands on a board cell of its buffer (the caller's),
-    // which only its pointers reach until it ends.
+/// to `path`.
+pub(crate) fn run(walk: BufferedWalk<'_, u8>, path: Option<&mut Vec<usize>>) {
+    to_the_end(Pointers::of(walk), path);
+}
+
+/// Steps `walk` to its end, pushing each cell it enters to `path`.
+fn to_the_end(walk: Paired<'_, Pointers<'_>>, mut path: Option<&mut Vec<usize>>) {
+    let Paired { stepper: walk, progress } = walk;
+    let (mut cur, mut forced, mut visited) = (progress.cur, progress.forced, progress.visited);
+    // SAFETY: the walk stands on a board cell of its buffer (`Paired`),
+    // then on the cells its steps return (`Stepper`), and only its
+    // pointers reach the buffer until it ends.
     while let Some(next) = unsafe { walk.step(cur, &mut forced) } {
         cur = next;
-        progress.visited += 1;
+        visited += 1;
         if let Some(p) = path.as_deref_mut() {
             p.push(cur);
         }
     }
-    (progress.cur, progress.forced) = (cur, forced);
+    (progress.cur, progress.visited, progress.forced, progress.ended) = (cur, visited, forced, true);
 }
 
 /// One walk's buffer as the kernel reads it: every access goes through
@@ -126,24 +141,43 @@ pub(crate) struct Pointers<'a> {
 }
 
 impl<'a> Pointers<'a> {
-    /// A walk from [`begin`] on its own buffer, ready to step.
-    pub(crate) fn of(walk: BufferedWalk<'a, u8>, phase_mask: usize) -> (Pointers<'a>, &'a mut PausedWalk) {
-        let base = walk.cells.as_mut_ptr();
-        let pointers = walk.offsets.iter().map(|&o| base.wrapping_offset(o)).collect();
-        let pointers = Pointers {
-            base,
-            len: walk.cells.len(),
-            table: walk.offsets,
-            phase_mask,
-            stop_when_doomed: walk.stop_when_doomed,
-            pointers,
-            cells: PhantomData,
-        };
-        (pointers, walk.progress)
+    /// A walk from [`begin`] on its own buffer, ready to step. Panics if
+    /// the walk was not begun on these cells ([`BufferedWalk::check`]) or
+    /// its moves are not 24.
+    pub(crate) fn of(walk: BufferedWalk<'a, u8>) -> Paired<'a, Pointers<'a>> {
+        walk.check(GroupKernel::WScaled3d);
+        assert_eq!(walk.offsets.count(), K, "{K} moves");
+        let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
+        // SAFETY: the cells are a buffer of the offsets' layout, at least
+        // its length, the walk stands on a board cell of it (all checked
+        // above), and only its steps write to the cells.
+        let stepper =
+            unsafe { Pointers::from_raw(cells.cells_mut(), offsets.rows(), offsets.phase_mask(), stop_when_doomed) };
+        Paired { stepper, progress }
+    }
+
+    /// The pointers of `cells`.
+    ///
+    /// # Safety
+    /// `cells` is a buffer of the layout `table` (24 moves a row, rows by
+    /// `phase_mask`) comes from, at least its length, walked on by this
+    /// kernel only.
+    unsafe fn from_raw(
+        cells: &'a mut [u8],
+        table: &'a [isize],
+        phase_mask: usize,
+        stop_when_doomed: bool,
+    ) -> Pointers<'a> {
+        let base = cells.as_mut_ptr();
+        let pointers = table.iter().map(|&o| base.wrapping_offset(o)).collect();
+        Pointers { base, len: cells.len(), table, phase_mask, stop_when_doomed, pointers, cells: PhantomData }
     }
 }
 
-impl Stepper for Pointers<'_> {
+// SAFETY: the offsets are of the buffer's layout (`Pointers::of` checked,
+// or `from_raw`'s caller proved); a step from a board cell reads and writes
+// its neighbours, inside the buffer, and returns an open cell, a board cell.
+unsafe impl Stepper for Pointers<'_> {
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
         let (base, len) = (self.base, self.len);

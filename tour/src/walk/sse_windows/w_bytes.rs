@@ -20,9 +20,9 @@
 
 use super::{back, rotation, windows, Row, Sse41, WindowKernel, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
-use crate::layout::Layout;
+use crate::layout::{Layout, LayoutId};
 use crate::moves::Moves;
-use crate::walk::select::Cpu;
+use crate::walk::select::{Cpu, GroupKernel};
 
 /// The visited bit of a byte.
 const VISITED: u8 = 0x80;
@@ -85,6 +85,8 @@ pub(crate) struct WTables {
     moves: [usize; K],
     /// Cells of the padded board, the length of a walk's degrees.
     cells: usize,
+    /// The layout the plan was made for.
+    layout: LayoutId,
     /// Rank rows: the move order's rank per lane, and the visited bit on
     /// the lane back to the previous cell, K + 1 rows (by the lane the walk
     /// came in through) per rotation of the move order.
@@ -95,6 +97,8 @@ pub(crate) struct WTables {
 impl WTables {
     /// The plan of a board, where it [`fits`] on `cpu`.
     pub(crate) fn new(layout: &Layout, moves: &Moves, cpu: Cpu) -> Option<WTables> {
+        // As for 16-bit cells: the windows must lie in the layout's border.
+        assert!(layout.has_moves(moves), "the layout's moves");
         let sse41 = Sse41::new(cpu)?;
         let sides: Vec<u32> = layout.sides().iter().map(|&n| n as u32).collect();
         let w = byte_windows(&sides, moves)?;
@@ -129,20 +133,29 @@ impl WTables {
             offsets,
             moves: lane_moves,
             cells: layout.len(),
+            layout: layout.id(),
             ranks,
             sse41,
         })
     }
 }
 
-impl WindowKernel for WTables {
+// SAFETY: made from its layout, whose moves place the windows (checked in
+// `WTables::new`), which lie in the padded board from a board cell.
+unsafe impl WindowKernel for WTables {
     type Cell = u8;
+    type Kind = ();
     const VISITED: u8 = VISITED;
     // Keys carry the degree before the step's decrement.
     const DOOM_CHECK: u16 = 3 << 8;
+    const KERNEL: GroupKernel = GroupKernel::WWindows;
 
     fn sse41(&self) -> Sse41 {
         self.sse41
+    }
+
+    fn layout(&self) -> LayoutId {
+        self.layout
     }
 
     fn offsets(&self) -> &[isize; K] {
