@@ -3,16 +3,19 @@
 //! per tiebreak and move-set symmetry and touches each neighbour once.
 //!
 //! The kernels here and in this module's children index the padded buffer
-//! without bounds checks (with [`crate::layout`]'s buffer type, the one
-//! place in the workspace that holds unsafe code). The types carry the
+//! without bounds checks (they and [`crate::layout`]'s buffer type are the
+//! one place in the workspace that holds unsafe code). The types carry the
 //! proof, memchr's pattern: a buffer ([`Padded`]) is at least its layout's
-//! length, a start ([`BoardCell`]) is one of its layout's board cells, and
-//! the moves ([`MoveTable`]) are its layout's; only the layout makes any of
-//! them. So the entry points ([`walk`], [`run_pair`], the kernels' `walk`
-//! and `run`) are safe: they check once per walk that their arguments come
-//! from one layout (a compare or two), and the unsafe blocks inside cite
-//! those invariants. Every remaining `unsafe fn` is internal to a kernel
-//! and says what its caller proves under `# Safety`.
+//! length and keeps its border blocked, a start ([`BoardCell`]) is one of
+//! its layout's board cells, and the moves ([`MoveTable`]) are its
+//! layout's; only the layout makes any of them. So the entry points
+//! ([`walk`], [`run_pair`], the kernels' `walk` and `run`) are safe: they
+//! check once per walk that their arguments come from one layout (a compare
+//! or two) and that a paused walk goes on only on the cells it was begun
+//! on, and the unsafe blocks inside cite those invariants. Every remaining
+//! `unsafe fn` (a kernel's internals, and the buffer's two unchecked doors,
+//! `Padded::cells_mut` and `Layout::buffer`) says what its caller proves
+//! under `# Safety`.
 
 // The workspace denies unsafe code; the walk kernels are the exception.
 #![allow(unsafe_code)]
