@@ -74,16 +74,10 @@ impl Standalone {
             })
         });
         let worker_options = WorkerOptions {
-            coordinator: url.clone(),
             threads,
             name: format!("embedded-{}", std::process::id()),
             token: Some(token.clone()),
-            tls_ca: None,
-            max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
-            memory: None,
-            labels: vec![],
-            end: None,
-            cluster_dir: None,
+            ..WorkerOptions::new(url.clone())
         };
         let worker = Running::spawn(|stopped| {
             ksweep_worker::run(worker_options, async {

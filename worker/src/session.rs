@@ -76,6 +76,29 @@ pub struct WorkerOptions {
     pub cluster_dir: Option<ClusterDir>,
 }
 
+impl WorkerOptions {
+    /// A worker of `coordinator` with every other setting at its default:
+    /// the threads and memory the process may use, named `worker-PID`, no
+    /// token, the public web roots, the protocol's message limit, no
+    /// labels, no end and no cluster directory. Callers change what they
+    /// set with `WorkerOptions { threads, ..WorkerOptions::new(url) }`, so
+    /// a new setting gets its default here alone.
+    pub fn new(coordinator: impl Into<String>) -> WorkerOptions {
+        WorkerOptions {
+            coordinator: coordinator.into(),
+            threads: 0,
+            name: format!("worker-{}", std::process::id()),
+            token: None,
+            tls_ca: None,
+            max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
+            memory: None,
+            labels: Vec::new(),
+            end: None,
+            cluster_dir: None,
+        }
+    }
+}
+
 type Client = WorkersClient<InterceptedService<Channel, BearerToken>>;
 
 /// A shard this worker holds: running, or waiting on the pool.

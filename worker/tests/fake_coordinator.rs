@@ -164,18 +164,7 @@ async fn serve(fake: Arc<Fake>) -> String {
 }
 
 fn options(url: String) -> WorkerOptions {
-    WorkerOptions {
-        coordinator: url,
-        threads: 1,
-        name: "test".into(),
-        token: None,
-        tls_ca: None,
-        max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
-        memory: None,
-        labels: vec![],
-        end: None,
-        cluster_dir: None,
-    }
+    WorkerOptions { threads: 1, name: "test".into(), ..WorkerOptions::new(url) }
 }
 
 fn fake(script: Script, lease_millis: u32) -> Arc<Fake> {

@@ -94,19 +94,18 @@ impl WorkerArgs {
             tracing::info!(left_secs = left.as_secs(), ?source, "the worker's end");
         }
         Ok(WorkerOptions {
-            coordinator: connect.coordinator.clone(),
             cluster_dir: connect.cluster_dir(),
             threads: self.threads,
             name,
             token: connect.token()?,
             tls_ca: connect.tls_ca_pem()?,
-            max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             memory: self.memory,
             labels: ksweep_proto::labels(&self.labels)
                 .map_err(|e| anyhow::anyhow!("--label: {e}"))?
                 .into_iter()
                 .collect(),
             end: left.map(|(left, _)| std::time::Instant::now() + left),
+            ..WorkerOptions::new(connect.coordinator.clone())
         })
     }
 }
