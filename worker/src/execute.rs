@@ -1,5 +1,6 @@
-//! Running one shard on the rayon pool: build the solver, run every
-//! (start, method) task, send each outcome back as it finishes.
+//! Running one shard on the rayon pool: take the configuration's solver
+//! (kept from an earlier shard, or built), run every (start, method) task,
+//! send each outcome back as it finishes.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -13,6 +14,7 @@ use tour::{format_bytes, Cancel, Solver, Task};
 
 use crate::activity::Activity;
 use crate::memory::MemoryBudget;
+use crate::solvers::SolverCache;
 
 /// What a running shard sends to the poll loop.
 #[derive(Debug)]
@@ -32,13 +34,28 @@ pub enum Event {
     },
 }
 
-/// What shards share on a worker: its memory budget, its threads and what
-/// they are doing.
+/// What shards share on a worker: its memory budget, the solvers it
+/// keeps, its threads and what they are doing.
 #[derive(Debug, Clone)]
 pub struct Resources {
     pub memory: Arc<MemoryBudget>,
+    pub solvers: Arc<SolverCache>,
     pub threads: usize,
     pub activity: Arc<Activity>,
+}
+
+impl Resources {
+    /// `threads` threads and a budget of `memory` bytes, keeping solvers
+    /// within it ([`SolverCache::for_budget`]).
+    pub fn new(memory: u64, threads: usize) -> Resources {
+        let memory = MemoryBudget::new(memory);
+        Resources {
+            solvers: Arc::new(SolverCache::for_budget(memory.clone())),
+            memory,
+            threads,
+            activity: Arc::new(Activity::new(threads)),
+        }
+    }
 }
 
 /// What the poll loop and a shard's job on the pool share.
@@ -81,16 +98,11 @@ fn run_tasks(
 ) -> Result<(), String> {
     let work = ShardWork::try_from(shard).map_err(|e| e.to_string())?;
     let need = work.configuration.memory_need_for(&work.methods, false);
-    let budget = &resources.memory;
+    let tasks = work.starts.len() * work.methods.len();
     // Before anything is allocated: a board that cannot fit fails here.
-    let (_held, lanes) = budget.reserve(need, resources.threads).map_err(|_| {
-        format!(
-            "board {} needs {need}; this worker's memory budget is {}",
-            work.configuration.board(),
-            format_bytes(budget.total())
-        )
-    })?;
-    let solver = Solver::new(work.configuration.clone()).map_err(|e| e.to_string())?;
+    // No more lanes than tasks: a lane's memory would be taken for nothing.
+    let shard_solver = resources.solvers.take(&work.configuration, need, resources.threads.min(tasks).max(1))?;
+    let (solver, lanes) = (shard_solver.solver(), shard_solver.lanes());
     for &m in &work.methods {
         solver.supports(m).map_err(|e| e.to_string())?;
         if work.closed && !m.finds_closed() {
@@ -98,7 +110,6 @@ fn run_tasks(
         }
     }
     let methods = &work.methods;
-    let tasks = work.starts.len() * methods.len();
     if lanes < resources.threads && lanes < tasks {
         tracing::info!(
             board = %solver.config().board(), lanes, threads = resources.threads, per_task = %format_bytes(need.per_thread),
@@ -137,9 +148,10 @@ fn run_tasks(
                 Err(_) => {
                     // The workspace may be half-written. Run the batch's
                     // tasks again one by one, so that only the task that
-                    // panics fails.
+                    // panics fails. The solver is not kept for other shards.
+                    shard_solver.taint();
                     ws = solver.workspace();
-                    batch.iter().map(|&(offset, m, t)| run_alone(&solver, &mut ws, offset, m, &t, cancel)).collect()
+                    batch.iter().map(|&(offset, m, t)| run_alone(solver, &mut ws, offset, m, &t, cancel)).collect()
                 }
             };
             // Cancelled: no result of the batch is sent (a task stopped part
@@ -205,7 +217,7 @@ mod tests {
     }
 
     fn resources(memory: u64) -> Resources {
-        Resources { memory: MemoryBudget::new(memory), threads: 2, activity: Arc::new(Activity::new(2)) }
+        Resources::new(memory, 2)
     }
 
     fn collect_within(shard: pb::Shard, memory: u64) -> (Vec<pb::TaskOutcome>, Option<String>) {
@@ -305,6 +317,28 @@ mod tests {
         control.cancelled.store(true, Ordering::Relaxed);
         run_shard(shard(vec![0, 9], &["w"]), control, tx, &resources);
         assert_eq!(drain(rx), (vec![], None));
+    }
+
+    /// Shards of one configuration on one worker share a solver, and get
+    /// what shards each building their own get.
+    #[test]
+    fn shards_share_a_kept_solver_and_get_the_same_results() {
+        let shards =
+            || [shard(vec![0, 9, 27], &["w", "aw+"]), shard(vec![1, 10], &["aw+", "mw"]), shard(vec![5], &["w"])];
+        let sorted = |mut tasks: Vec<pb::TaskOutcome>| {
+            tasks.sort_by_key(|t| (t.start_offset, t.method_index));
+            tasks.iter().map(|t| (t.start_offset, t.method_index, t.success, t.attempts, t.visited)).collect::<Vec<_>>()
+        };
+        let shared = resources(u64::MAX);
+        for shard in shards() {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            let alone = collect(shard.clone());
+            run_shard(shard, Arc::new(Control::default()), tx, &shared);
+            let (kept, error) = drain(rx);
+            assert_eq!(error, None);
+            assert_eq!(sorted(kept), sorted(alone.0));
+        }
+        assert_eq!(shared.solvers.builds(), 1);
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod lifetime;
 mod memory;
 pub mod resources;
 mod session;
+mod solvers;
 
 pub use error::{Error, Result};
 pub use memory::MemoryBudget;

@@ -2,7 +2,9 @@
 //! before it runs (`tour::Configuration::memory_need`), takes it from one
 //! budget shared by all running shards, and runs only as many tasks at once
 //! as fit. A board that cannot fit at all fails its shard with a clear
-//! error instead of aborting the process.
+//! error instead of aborting the process. Solvers kept between shards
+//! (`crate::solvers`) hold their bytes from the same budget, and give them
+//! back when evicted.
 
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -25,9 +27,70 @@ pub struct Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
+        // Empty (given back under the lock, or moved to another): nothing
+        // to return, and the lock may be held by the caller.
+        if self.bytes == 0 {
+            return;
+        }
         let mut free = self.budget.free.lock().unwrap_or_else(|p| p.into_inner());
         *free += self.bytes;
         self.budget.released.notify_all();
+    }
+}
+
+impl Reservation {
+    /// The bytes it holds.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Moves `bytes` (at most all it holds) into a reservation of their own.
+    pub fn split(&mut self, bytes: u64) -> Reservation {
+        let bytes = bytes.min(self.bytes);
+        self.bytes -= bytes;
+        Reservation { budget: self.budget.clone(), bytes }
+    }
+
+    /// Takes over what `other`, of the same budget, holds.
+    pub fn merge(&mut self, mut other: Reservation) {
+        debug_assert!(Arc::ptr_eq(&self.budget, &other.budget), "reservations of two budgets");
+        self.bytes += std::mem::take(&mut other.bytes);
+    }
+}
+
+/// The free bytes of a budget, its lock held: what
+/// [`MemoryBudget::wait_for`] hands its attempts.
+#[derive(Debug)]
+pub struct Free<'a> {
+    budget: &'a Arc<MemoryBudget>,
+    bytes: &'a mut u64,
+}
+
+impl Free<'_> {
+    /// Bytes free now.
+    pub fn bytes(&self) -> u64 {
+        *self.bytes
+    }
+
+    /// Takes `bytes`, which must be free.
+    pub fn take(&mut self, bytes: u64) -> Reservation {
+        assert!(bytes <= *self.bytes, "taking {bytes} bytes of {} free", *self.bytes);
+        *self.bytes -= bytes;
+        Reservation { budget: self.budget.clone(), bytes }
+    }
+
+    /// Frees what `held`, of this budget, holds, at once (its drop would
+    /// wait for the lock this holds).
+    pub fn give_back(&mut self, held: &mut Reservation) {
+        debug_assert!(Arc::ptr_eq(self.budget, &held.budget), "a reservation of another budget");
+        *self.bytes += std::mem::take(&mut held.bytes);
+    }
+
+    /// How many tasks of `need` (up to `threads`) fit in the free bytes.
+    pub fn lanes(&self, need: MemoryNeed, threads: usize) -> usize {
+        let more =
+            self.bytes().saturating_sub(need.with_threads(1)).checked_div(need.per_thread).unwrap_or(threads as u64);
+        1 + more.min(threads.saturating_sub(1) as u64) as usize
     }
 }
 
@@ -42,6 +105,11 @@ impl MemoryBudget {
         self.total
     }
 
+    /// Bytes not taken now.
+    pub fn free(&self) -> u64 {
+        *self.free.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Takes what a shard needs to run one task at a time, waiting while
     /// other shards hold it, then as many more threads' worth (up to
     /// `threads` in all) as are free now. Returns the reservation and the
@@ -54,15 +122,27 @@ impl MemoryBudget {
         if first > self.total {
             return Err(first);
         }
+        Ok(self.wait_for(|free| {
+            if free.bytes() < first {
+                return None;
+            }
+            let lanes = free.lanes(need, threads);
+            Some((free.take(need.with_threads(lanes as u64)), lanes))
+        }))
+    }
+
+    /// Calls `attempt` with the free bytes, under the budget's lock, until
+    /// it returns something: at once, then each time bytes are given back.
+    /// `attempt` may free bytes held elsewhere ([`Free::give_back`]), but
+    /// must not drop a non-empty reservation of this budget.
+    pub fn wait_for<T>(self: &Arc<Self>, mut attempt: impl FnMut(&mut Free<'_>) -> Option<T>) -> T {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        while *free < first {
+        loop {
+            if let Some(done) = attempt(&mut Free { budget: self, bytes: &mut free }) {
+                return done;
+            }
             free = self.released.wait(free).unwrap_or_else(|p| p.into_inner());
         }
-        let more = (*free - first).checked_div(need.per_thread).unwrap_or(threads as u64);
-        let lanes = 1 + more.min(threads.saturating_sub(1) as u64) as usize;
-        let bytes = need.with_threads(lanes as u64);
-        *free -= bytes;
-        Ok((Reservation { budget: self.clone(), bytes }, lanes))
     }
 }
 

@@ -17,10 +17,9 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
-use crate::activity::{Activity, HELD_UP};
+use crate::activity::HELD_UP;
 use crate::error::{Error, Result};
 use crate::execute::{run_shard, Control, Event, Resources};
-use crate::memory::MemoryBudget;
 
 /// How long results are gathered after the first one arrives before they
 /// are sent: batches thousands of small tasks into one poll.
@@ -247,8 +246,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             .map_err(|e| Error::Pool(e.to_string()))?,
     );
     let threads = pool.current_num_threads();
-    let resources =
-        Resources { memory: MemoryBudget::new(decided.memory), threads, activity: Arc::new(Activity::new(threads)) };
+    let resources = Resources::new(decided.memory, threads);
     tracing::info!(threads, memory_bytes = decided.memory, labels = ?options.labels, "worker resources");
     let mut url = options.coordinator.clone();
     let mut endpoint = ksweep_proto::worker_endpoint(&url, options.tls_ca.as_deref(), &Liveness::default())?;
