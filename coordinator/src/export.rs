@@ -3,8 +3,7 @@
 
 use std::collections::HashMap;
 
-use ksweep_proto::v1 as pb;
-use sweep::Sweep;
+use sweep::{ResultRow, Sweep};
 
 use crate::error::{Error, Result};
 use crate::store::ResultRecord;
@@ -12,7 +11,7 @@ use crate::store::ResultRecord;
 /// One stored result as an export row: configuration labels, the start's
 /// coordinates and the method's name resolved from the sweep. A result
 /// outside the sweep's grid (a damaged database) is an error.
-pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> Result<pb::ResultRow> {
+pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> Result<ResultRow> {
     let outside = || {
         Error::Corrupt(format!(
             "a result for configuration {}, method {} is outside the sweep's grid",
@@ -26,7 +25,7 @@ pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, S
     if r.start_cell >= board.cells() {
         return Err(Error::Corrupt(format!("start cell {} is outside configuration {}", r.start_cell, r.config)));
     }
-    Ok(pb::ResultRow {
+    Ok(ResultRow {
         config: r.config,
         moves: entry.moves_label(),
         dims: entry.dims() as u32,
@@ -38,20 +37,7 @@ pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, S
         visited: r.visited,
         micros: r.micros,
         worker: worker_names.get(&r.worker.0).cloned().unwrap_or_else(|| r.worker.0.to_string()),
-        error: String::new(),
         start_index: r.start_index,
-        outcome: ksweep_proto::convert::outcome_code(r.outcome),
-    })
-}
-
-/// [`export_row`] for callers that print whatever comes: a result outside
-/// the grid becomes a row carrying the error instead of a panic. Prefer
-/// [`crate::query::Query::export_page`], which reports it.
-pub fn result_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> pb::ResultRow {
-    export_row(sweep, r, worker_names).unwrap_or_else(|e| pb::ResultRow {
-        config: r.config,
-        start_index: r.start_index,
-        error: e.to_string(),
-        ..pb::ResultRow::default()
+        outcome: Some(r.outcome),
     })
 }

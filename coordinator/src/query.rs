@@ -28,8 +28,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use ksweep_proto::v1 as pb;
-use sweep::{AggregateRow, Sweep};
+use sweep::{AggregateRow, FailedShard, ResultRow, Sweep, SweepStatus};
 
 use crate::error::Result;
 use crate::ids::SweepKey;
@@ -40,18 +39,18 @@ pub struct Query {
     store: Store,
 }
 
-/// A sweep's status and its aggregate rows (the domain rows the tables
+/// A sweep's status and its aggregate rows (the domain types the tables
 /// render; the service converts them to messages).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    pub status: pb::SweepStatus,
+    pub status: SweepStatus,
     pub rows: Vec<AggregateRow>,
 }
 
 /// A sweep being exported: resolved and parsed once, then read in pages.
 #[derive(Debug, Clone)]
 pub struct Export {
-    pub status: pb::SweepStatus,
+    pub status: SweepStatus,
     key: SweepKey,
     sweep: Arc<Sweep>,
 }
@@ -68,7 +67,7 @@ pub struct ExportCursor {
 /// the cursor of the next page (None once this page ended the results).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportPage {
-    pub rows: Vec<pb::ResultRow>,
+    pub rows: Vec<ResultRow>,
     pub next: Option<ExportCursor>,
 }
 
@@ -86,12 +85,12 @@ impl Query {
     }
 
     /// Every sweep's status, oldest first (`ksweep status` without an id).
-    pub fn sweeps(&self) -> Result<Vec<pb::SweepStatus>> {
+    pub fn sweeps(&self) -> Result<Vec<SweepStatus>> {
         sweeps(&self.store)
     }
 
     /// One sweep's status; `None` names the only sweep.
-    pub fn status(&self, id: Option<&str>) -> Result<pb::SweepStatus> {
+    pub fn status(&self, id: Option<&str>) -> Result<SweepStatus> {
         status(&self.store, id)
     }
 
@@ -122,18 +121,18 @@ impl Query {
     }
 }
 
-/// The status message of a stored sweep.
-pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
+/// The status of a stored sweep.
+pub fn status_of(r: &SweepRecord) -> SweepStatus {
     let state = match r.state {
-        SweepState::Running => pb::SweepState::Running,
-        SweepState::Done => pb::SweepState::Done,
-        SweepState::Cancelled => pb::SweepState::Cancelled,
-        SweepState::Failed => pb::SweepState::Failed,
+        SweepState::Running => sweep::SweepState::Running,
+        SweepState::Done => sweep::SweepState::Done,
+        SweepState::Cancelled => sweep::SweepState::Cancelled,
+        SweepState::Failed => sweep::SweepState::Failed,
     };
-    pb::SweepStatus {
+    SweepStatus {
         sweep_id: r.id.clone(),
         name: r.name.clone(),
-        state: state as i32,
+        state,
         tasks_total: r.tasks_total,
         tasks_done: r.tasks_done,
         successes: r.successes,
@@ -141,26 +140,25 @@ pub fn status_of(r: &SweepRecord) -> pb::SweepStatus {
         impossible_configurations: r.impossible,
         shards_failed: r.shards_failed,
         created_unix_ms: r.created_ms,
-        error: r.error.clone().unwrap_or_default(),
+        // The wire says "no error" with an empty text: one meaning for both.
+        error: r.error.clone().filter(|e| !e.is_empty()),
         // Only `status` carries the spec: lists, watch streams and submit
         // replies stay small however large the spec.
         spec_toml: String::new(),
         // Live figures; the coordinator's services fill them in (`Shared::rates`).
         rate_per_sec: None,
-        eta_secs: None,
+        eta: None,
         // Only `status` lists them, as it carries the spec.
         failed_shards: Vec::new(),
         // Live figures, like the rate (`Shared::live`).
-        shards_waiting: 0,
-        waiting_memory_bytes: 0,
-        waiting_labels: Vec::new(),
+        waiting: sweep::Waiting::default(),
     }
 }
 
 /// What a sweep's report shows (`ksweep report`, the dashboard's report
 /// link): its status (with the spec), table rows and failure maps.
 pub fn report_input(
-    status: &pb::SweepStatus,
+    status: &SweepStatus,
     rows: Vec<AggregateRow>,
     maps: Vec<figures::FailureMap>,
 ) -> figures::report::ReportInput {
@@ -177,19 +175,19 @@ pub fn report_input(
     }
 }
 
-pub(crate) fn sweeps(store: &Store) -> Result<Vec<pb::SweepStatus>> {
+pub(crate) fn sweeps(store: &Store) -> Result<Vec<SweepStatus>> {
     Ok(store.sweeps()?.iter().map(status_of).collect())
 }
 
-pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<pb::SweepStatus> {
+pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
     let record = store.resolve(id)?;
     let failed_shards = failed_shards(store, &record)?;
-    Ok(pb::SweepStatus { spec_toml: record.spec.clone(), failed_shards, ..status_of(&record) })
+    Ok(SweepStatus { spec_toml: record.spec.clone(), failed_shards, ..status_of(&record) })
 }
 
 /// The first shards of a sweep that failed for good, labelled as tables
 /// label their boards (the spec is parsed only when there are some).
-fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<pb::FailedShard>> {
+fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<FailedShard>> {
     if record.shards_failed == 0 {
         return Ok(Vec::new());
     }
@@ -199,7 +197,7 @@ fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<pb::FailedSh
         .into_iter()
         .map(|f| {
             let entry = sweep.configurations().get(f.plan.config as usize);
-            pb::FailedShard {
+            FailedShard {
                 shard_id: f.id.0,
                 config: f.plan.config,
                 board: entry.map(|c| c.shape_label()).unwrap_or_default(),
@@ -293,7 +291,7 @@ mod tests {
         assert_eq!(all.len(), 1);
         let status = query.status(None).unwrap();
         assert_eq!(status.spec_toml, sweep.canonical_toml(), "status carries the spec");
-        assert_eq!(pb::SweepStatus { spec_toml: String::new(), ..status }, all[0], "lists do not");
+        assert_eq!(SweepStatus { spec_toml: String::new(), ..status }, all[0], "lists do not");
         assert_eq!(query.status(Some(&sweep.id())).unwrap().tasks_done, rows.len() as u64);
         let table = query.table(None).unwrap();
         assert_eq!(table.status, all[0]);
@@ -316,7 +314,7 @@ mod tests {
         }
         assert_eq!(exported.len(), rows.len());
         assert_eq!(pages, rows.len().div_ceil(5), "no empty page after a short one");
-        assert!(exported.iter().all(|r| r.worker == "w" && r.error.is_empty()));
+        assert!(exported.iter().all(|r| r.worker == "w"));
         let keys: Vec<_> = exported.iter().map(|r| (r.config, r.start_index)).collect();
         assert!(keys.windows(2).all(|w| w[0] <= w[1]), "task order");
         assert!(matches!(query.status(Some("nope")), Err(crate::Error::SweepNotFound(_))));

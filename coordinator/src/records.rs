@@ -9,10 +9,9 @@ use std::sync::Arc;
 use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
-use ksweep_proto::v1 as pb;
 use parquet::arrow::ArrowWriter;
 use serde::Serialize;
-use sweep::csv;
+use sweep::{csv, ResultRow};
 
 use crate::error::{Error, Result};
 
@@ -61,14 +60,10 @@ pub struct Record {
 
 impl Record {
     /// The record of a stored row, exported while the sweep is `state`.
-    pub fn new(r: pb::ResultRow, state: &str) -> Record {
+    pub fn new(r: ResultRow, state: &str) -> Record {
         let shape: Vec<u32> = r.shape.split('x').filter_map(|s| s.parse().ok()).collect();
         let n = shape.first().copied().filter(|&n| shape.iter().all(|&s| s == n));
-        let outcome = ksweep_proto::convert::outcome(r.outcome, "ResultRow.outcome")
-            .ok()
-            .flatten()
-            .map_or("", tour::Outcome::name)
-            .to_string();
+        let outcome = r.outcome.map_or("", tour::Outcome::name).to_string();
         Record {
             rule: r.moves,
             dims: r.dims,

@@ -17,10 +17,7 @@ use crate::store::{ParsedSweeps, Readers, Store};
 use settle::log_settled;
 // Names the lost-work tests take from here (`use super::*`).
 #[cfg(test)]
-use {
-    crate::store::{SweepRecord, SweepState},
-    ksweep_proto::v1 as pb,
-};
+use crate::store::{SweepRecord, SweepState};
 
 /// Runs CPU-bound work (parsing a spec, drawing start cells) on the
 /// blocking pool, so the runtime threads keep serving heartbeats.

@@ -1,5 +1,6 @@
 //! The client-facing `Sweeps` service: submit, list, status, watch, cancel,
-//! table, export.
+//! table, export. It answers from [`crate::query`]'s domain types and
+//! converts them to messages here, at the edge (`ksweep_proto::convert`).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -49,6 +50,11 @@ pub fn table_rows(rows: Vec<sweep::AggregateRow>) -> Vec<pb::AggregateRow> {
     rows.into_iter().map(pb::AggregateRow::from).collect()
 }
 
+/// Export rows as one message.
+fn export_batch(rows: Vec<sweep::ResultRow>) -> pb::ExportBatch {
+    pb::ExportBatch { rows: rows.into_iter().map(pb::ResultRow::from).collect() }
+}
+
 impl SweepsService {
     async fn submit_spec(&self, text: String, resume: bool) -> Result<pb::SubmitReply> {
         let limit = self.shared.options.max_spec_bytes;
@@ -63,7 +69,7 @@ impl SweepsService {
             tracing::info!(sweep = %record.id, name = %record.name, tasks = record.tasks_total, "sweep submitted");
         }
         self.shared.changed();
-        Ok(pb::SubmitReply { sweep_id: record.id.clone(), created, status: Some(status_of(&record)) })
+        Ok(pb::SubmitReply { sweep_id: record.id.clone(), created, status: Some(status_of(&record).into()) })
     }
 }
 
@@ -101,14 +107,14 @@ impl pb::sweeps_server::Sweeps for SweepsService {
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {
         let sweeps = self.shared.read(query::sweeps).await?;
-        let sweeps = sweeps.into_iter().map(|s| self.shared.live(s)).collect();
+        let sweeps = sweeps.into_iter().map(|s| self.shared.live(s).into()).collect();
         Ok(Response::new(pb::ListReply { sweeps }))
     }
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
         let status = self.shared.read(move |s| query::status(s, id.as_deref())).await?;
-        Ok(Response::new(self.shared.live(status)))
+        Ok(Response::new(self.shared.live(status).into()))
     }
 
     type WatchStream = StatusStream;
@@ -131,7 +137,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                 };
                 let status = shared.live(status_of(&record));
                 if last.as_ref() != Some(&status) {
-                    if send(&tx, Ok(status.clone()), &shared).await != Sent::Yes {
+                    if send(&tx, Ok(status.clone().into()), &shared).await != Sent::Yes {
                         return;
                     }
                     last = Some(status);
@@ -162,7 +168,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
             tracing::info!(sweep = %record.id, "sweep cancelled");
         }
         let record = self.shared.record(Some(record.id)).await?;
-        Ok(Response::new(status_of(&record)))
+        Ok(Response::new(status_of(&record).into()))
     }
 
     async fn drain(&self, req: Request<pb::DrainRequest>) -> Result<Response<pb::DrainReply>, Status> {
@@ -188,7 +194,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
         let table = self.shared.read(move |s| query::table(s, id.as_deref())).await?;
-        Ok(Response::new(pb::TableReply { status: Some(table.status), rows: table_rows(table.rows) }))
+        Ok(Response::new(pb::TableReply { status: Some(table.status.into()), rows: table_rows(table.rows) }))
     }
 
     type ExportStream = ExportStream;
@@ -210,9 +216,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
                         return;
                     }
                 };
-                if !page.rows.is_empty()
-                    && send(&tx, Ok(pb::ExportBatch { rows: page.rows }), &shared).await != Sent::Yes
-                {
+                if !page.rows.is_empty() && send(&tx, Ok(export_batch(page.rows)), &shared).await != Sent::Yes {
                     return;
                 }
                 match page.next {

@@ -8,6 +8,7 @@ use ksweep_proto::v1 as pb;
 
 use crate::cmd::status::print_status;
 use crate::connect::{status_error, ConnectArgs};
+use crate::source::decode_status;
 
 /// Cancel a running sweep.
 #[derive(Debug, Args)]
@@ -20,5 +21,5 @@ pub struct CancelArgs {
 pub async fn run(args: CancelArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
     let status = client.cancel(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
-    print_status(&status, out)
+    print_status(&decode_status(status)?, out)
 }

@@ -284,11 +284,11 @@ pub async fn run(args: CoordinatorArgs) -> Result<()> {
     let _ = stop.send(());
     server.await.context("coordinator task")??;
     let Some(last) = outcome? else { return Ok(()) };
-    let state = ksweep_proto::convert::state_name(last.state);
+    let state = last.state.name();
     if let Some(dir) = &dir {
         dir.finish(state).with_context(|| format!("--dir: cannot write to {}", dir.path().display()))?;
     }
-    anyhow::ensure!(last.state == pb::SweepState::Done as i32, "sweep {} ended {state}", last.sweep_id);
+    anyhow::ensure!(last.state == sweep::SweepState::Done, "sweep {} ended {state}", last.sweep_id);
     tracing::info!(sweep = %last.sweep_id, "the sweep is done; leaving");
     Ok(())
 }

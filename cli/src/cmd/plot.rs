@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use figures::{Chart, ChartSpec, FailureMap, Figure, Quantity, StartResult};
-use ksweep_proto::v1 as pb;
 use rayon::prelude::*;
-use sweep::{AggregateRow, ConfigEntry, Progress, Sweep};
+use sweep::{AggregateRow, ConfigEntry, Progress, Sweep, SweepStatus};
 
 use crate::cmd::table::By;
 use crate::connect::SourceArgs;
@@ -96,7 +95,7 @@ pub async fn run(args: PlotArgs, out: &mut impl Write) -> Result<()> {
 /// The chart of `rows` for the sweep of `status`, titled with its name and
 /// warned when it is unfinished.
 pub fn chart(
-    status: &pb::SweepStatus,
+    status: &SweepStatus,
     rows: &[AggregateRow],
     quantity: Quantity,
     by: By,
@@ -146,7 +145,7 @@ fn write_figure(figure: &Figure, format: ImageFormat, output: Option<&Path>, out
 /// The failure map the flags pick: the sweep's starts, or every square.
 pub async fn failure_map(
     args: &PlotArgs,
-    status: &pb::SweepStatus,
+    status: &SweepStatus,
     rows: &[AggregateRow],
     source: &mut Source,
 ) -> Result<FailureMap> {
@@ -163,7 +162,7 @@ pub async fn failure_map(
 }
 
 /// The map of `entry` from the sweep's own results.
-pub fn sweep_map(entry: &ConfigEntry, status: &pb::SweepStatus, results: Vec<StartResult>) -> Result<FailureMap> {
+pub fn sweep_map(entry: &ConfigEntry, status: &SweepStatus, results: Vec<StartResult>) -> Result<FailureMap> {
     let title = map_title(entry, "the sweep's starts", &status.name);
     Ok(FailureMap::new(title, Progress::from(status).warning(), &entry.sides, results)?)
 }

@@ -5,11 +5,12 @@ use std::io::Write;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use ksweep_proto::convert::state_name;
 use ksweep_proto::v1 as pb;
+use sweep::SweepState;
 
 use crate::cmd::status::print_status;
 use crate::connect::{status_error, ConnectArgs};
+use crate::source::decode_status;
 
 /// Resume a cancelled or failed sweep: its stored results stay, the rest
 /// runs; a failed sweep's failed shards are retried from scratch (they may
@@ -25,15 +26,16 @@ pub struct ResumeArgs {
 pub async fn run(args: ResumeArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
     let status = client.status(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
-    if status.state == pb::SweepState::Done as i32 {
-        bail!("sweep {} is {}; only a cancelled or failed sweep resumes", status.sweep_id, state_name(status.state));
+    let status = decode_status(status)?;
+    if status.state == SweepState::Done {
+        bail!("sweep {} is {}; only a cancelled or failed sweep resumes", status.sweep_id, status.state);
     }
     // The stored spec names the same sweep; `resume` runs a cancelled or
     // failed one again.
     let reply =
         client.submit(pb::SubmitRequest { spec_toml: status.spec_toml, resume: true }).await.map_err(status_error)?;
     match reply.into_inner().status {
-        Some(status) => print_status(&status, out),
+        Some(status) => print_status(&decode_status(status)?, out),
         None => bail!("the coordinator answered without a status"),
     }
 }

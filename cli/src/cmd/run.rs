@@ -11,7 +11,7 @@ use ksweep_coordinator::store::Store;
 use ksweep_coordinator::CoordinatorOptions;
 use ksweep_proto::v1 as pb;
 use ksweep_standalone::Standalone;
-use sweep::{render, Sweep};
+use sweep::{render, Sweep, SweepStatus};
 
 use crate::cmd::coordinator::{Dashboard, HttpArg};
 use crate::cmd::status::print_status;
@@ -71,7 +71,7 @@ pub async fn embedded(
     threads: usize,
     http: Option<Dashboard>,
     signals: &mut Signals,
-) -> Result<(String, std::result::Result<pb::SweepStatus, Signal>)> {
+) -> Result<(String, std::result::Result<SweepStatus, Signal>)> {
     // Refuse a bad spec before starting anything. The coordinator serves
     // this spec alone: what it allows itself (`[limits]`) is the cap.
     let spec_caps = *Sweep::parse(&text)?.limits();

@@ -1,13 +1,10 @@
 //! `ksweep status`: a sweep's progress, or every sweep's.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use ksweep_proto::convert::{state_name, waiting_text};
-use ksweep_proto::v1 as pb;
-use sweep::{format_eta, format_rate};
+use sweep::{format_eta, format_rate, SweepState, SweepStatus};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -47,14 +44,14 @@ pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
 }
 
 /// One line per sweep: id, name, state, done/total, rate (and ETA).
-fn print_lines(statuses: &[pb::SweepStatus], out: &mut impl Write) -> Result<()> {
+fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
     let rows: Vec<[String; 5]> = statuses
         .iter()
         .map(|s| {
             [
                 s.sweep_id.clone(),
                 s.name.clone(),
-                state_name(s.state).to_string(),
+                s.state.name().to_string(),
                 format!("{}/{}", s.tasks_done, s.tasks_total),
                 speed(s),
             ]
@@ -71,9 +68,9 @@ fn print_lines(statuses: &[pb::SweepStatus], out: &mut impl Write) -> Result<()>
 }
 
 /// The rate and ETA the coordinator measured, or what is known instead.
-pub fn speed(s: &pb::SweepStatus) -> String {
-    match (s.rate_per_sec, s.eta_secs) {
-        (Some(rate), Some(eta)) => format!("{}, ETA {}", format_rate(rate), format_eta(Duration::from_secs_f64(eta))),
+pub fn speed(s: &SweepStatus) -> String {
+    match (s.rate_per_sec, s.eta) {
+        (Some(rate), Some(eta)) => format!("{}, ETA {}", format_rate(rate), format_eta(eta)),
         (Some(rate), None) => format_rate(rate),
         // Not measured yet (two samples seconds apart), ended, or read offline.
         _ => "-".into(),
@@ -81,31 +78,27 @@ pub fn speed(s: &pb::SweepStatus) -> String {
 }
 
 /// One sweep's status, one field a line.
-pub fn print_status(s: &pb::SweepStatus, out: &mut impl Write) -> Result<()> {
-    let pct = if s.tasks_total > 0 { 100.0 * s.tasks_done as f64 / s.tasks_total as f64 } else { 100.0 };
+pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
+    let pct = s.percent_done();
     writeln!(out, "sweep           {} ({})", s.sweep_id, s.name)?;
-    writeln!(out, "state           {}", state_name(s.state))?;
+    writeln!(out, "state           {}", s.state)?;
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
     writeln!(out, "successes       {}", s.successes)?;
-    if s.state == pb::SweepState::Running as i32 {
+    if s.state == SweepState::Running {
         writeln!(out, "rate            {}", speed(s))?;
     }
-    if let Some(waiting) = waiting_text(s) {
+    if let Some(waiting) = s.waiting.text() {
         writeln!(out, "waiting         {waiting}")?;
     }
     writeln!(out, "configurations  {} ({} impossible)", s.configurations, s.impossible_configurations)?;
     writeln!(out, "shards failed   {}", s.shards_failed)?;
-    if !s.error.is_empty() {
-        writeln!(out, "error           {}", s.error)?;
+    if let Some(error) = &s.error {
+        writeln!(out, "error           {error}")?;
     }
     for f in &s.failed_shards {
-        let starts = match f.start_hi - f.start_lo {
-            1 => format!("start {}", f.start_lo),
-            _ => format!("starts {}..{}", f.start_lo, f.start_hi),
-        };
-        writeln!(out, "  shard {} ({} {}, {starts}): {}", f.shard_id, f.moves, f.board, f.error)?;
+        writeln!(out, "  shard {} ({} {}, {}): {}", f.shard_id, f.moves, f.board, f.starts_text(), f.error)?;
     }
-    let unlisted = s.shards_failed.saturating_sub(s.failed_shards.len() as u64);
+    let unlisted = s.unlisted_failed_shards();
     if unlisted > 0 && !s.failed_shards.is_empty() {
         writeln!(out, "  ... and {unlisted} more")?;
     }

@@ -8,6 +8,7 @@ use clap::Args;
 use ksweep_proto::v1 as pb;
 
 use crate::connect::{status_error, ConnectArgs};
+use crate::source::decode_status;
 
 /// Submit a sweep spec; prints its id on the last line.
 #[derive(Debug, Args)]
@@ -23,7 +24,7 @@ pub async fn run(args: SubmitArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
     let reply =
         client.submit(pb::SubmitRequest { spec_toml: text, resume: false }).await.map_err(status_error)?.into_inner();
-    if let Some(status) = &reply.status {
+    if let Some(status) = reply.status.map(decode_status).transpose()? {
         let verb = if reply.created { "submitted" } else { "already known:" };
         writeln!(
             out,

@@ -4,8 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use ksweep_proto::v1 as pb;
-use sweep::{render, Metric, Progress, TableFormat, TableLayout, TableOptions};
+use sweep::{render, Metric, Progress, SweepStatus, TableFormat, TableLayout, TableOptions};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -98,7 +97,7 @@ pub struct TableView {
 impl TableView {
     /// The table options for a sweep of `status`: an unfinished one is
     /// marked in every format.
-    pub fn options(&self, status: &pb::SweepStatus) -> TableOptions {
+    pub fn options(&self, status: &SweepStatus) -> TableOptions {
         TableOptions {
             layout: self.by.into(),
             format: self.format.into(),

@@ -7,12 +7,12 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ksweep_proto::cluster_dir::Located;
-use ksweep_proto::convert::{state_name, waiting_text};
 use ksweep_proto::v1 as pb;
+use sweep::{SweepState, SweepStatus};
 
 use crate::cmd::status::{print_status, speed};
 use crate::connect::{status_error, Client, ConnectArgs};
-use crate::source::DbSource;
+use crate::source::{decode_status, DbSource};
 
 /// How long `watch` keeps reconnecting to a coordinator that went away.
 const RECONNECT_FOR: Duration = Duration::from_secs(300);
@@ -74,8 +74,8 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
     };
     progress.finish();
     print_status(&last, out)?;
-    if last.state != pb::SweepState::Done as i32 {
-        bail!("sweep {} ended {}", last.sweep_id, state_name(last.state));
+    if last.state != SweepState::Done {
+        bail!("sweep {} ended {}", last.sweep_id, last.state);
     }
     Ok(())
 }
@@ -106,18 +106,19 @@ fn is_unreachable(e: &anyhow::Error) -> bool {
 
 /// Draws progress from a status stream until the sweep ends; returns the
 /// last status.
-pub async fn follow(client: &mut Client, id: &str) -> Result<pb::SweepStatus> {
+pub async fn follow(client: &mut Client, id: &str) -> Result<SweepStatus> {
     let mut progress = Progress::new();
     let last = follow_with(client, id, &mut progress).await;
     progress.finish();
     last
 }
 
-async fn follow_with(client: &mut Client, id: &str, progress: &mut Progress) -> Result<pb::SweepStatus> {
+async fn follow_with(client: &mut Client, id: &str, progress: &mut Progress) -> Result<SweepStatus> {
     let request = pb::SweepRef { sweep_id: id.to_string() };
     let mut stream = client.watch(request).await.map_err(watch_error)?.into_inner();
     let mut last = None;
     while let Some(status) = stream.message().await.map_err(watch_error)? {
+        let status = decode_status(status)?;
         progress.show(&status);
         last = Some(status);
     }
@@ -125,7 +126,7 @@ async fn follow_with(client: &mut Client, id: &str, progress: &mut Progress) -> 
     // The coordinator ends a stream only once the sweep has ended, or when
     // it stops (whose notice a slow reader may miss): a running sweep's
     // stream that ends is a lost connection, not an answer.
-    if last.state == pb::SweepState::Running as i32 {
+    if last.state == SweepState::Running {
         bail!("unavailable: the watch stream ended while sweep {} was running", last.sweep_id);
     }
     Ok(last)
@@ -162,9 +163,9 @@ impl Progress {
         Progress { bar, logged: None }
     }
 
-    fn show(&mut self, s: &pb::SweepStatus) {
-        let mut message = format!("{} · {}", state_name(s.state), speed(s));
-        if let Some(waiting) = waiting_text(s) {
+    fn show(&mut self, s: &SweepStatus) {
+        let mut message = format!("{} · {}", s.state, speed(s));
+        if let Some(waiting) = s.waiting.text() {
             message.push_str(&format!(" · {waiting}"));
         }
         match &self.bar {
@@ -175,10 +176,9 @@ impl Progress {
             }
             None => {
                 let due = self.logged.is_none_or(|t| t.elapsed() >= LOG_EVERY);
-                let ended = s.state != pb::SweepState::Running as i32;
+                let ended = s.state.is_terminal();
                 if due || ended {
-                    let pct =
-                        if s.tasks_total > 0 { 100.0 * s.tasks_done as f64 / s.tasks_total as f64 } else { 100.0 };
+                    let pct = s.percent_done();
                     eprintln!("sweep {}: {}/{} tasks ({pct:.1} %), {message}", s.sweep_id, s.tasks_done, s.tasks_total);
                     self.logged = Some(Instant::now());
                 }

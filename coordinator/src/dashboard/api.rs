@@ -13,10 +13,11 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use figures::{Chart, ChartSpec, Figure, FigureError, Quantity};
-use ksweep_proto::convert::{state_name, waiting_text};
-use ksweep_proto::v1 as pb;
 use serde_json::{json, Value};
-use sweep::{format_eta, format_rate, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions};
+use sweep::{
+    format_eta, format_rate, AggregateRow, Metric, Progress, SweepState, SweepStatus, TableFormat, TableLayout,
+    TableOptions,
+};
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::{Dashboard, UPDATE_EVERY};
@@ -51,12 +52,12 @@ impl IntoResponse for HttpError {
 type Answer<T> = Result<T, HttpError>;
 
 /// A status as the page reads it.
-fn status_json(s: &pb::SweepStatus) -> Value {
+fn status_json(s: &SweepStatus) -> Value {
     let progress = Progress::from(s);
     json!({
         "id": s.sweep_id,
         "name": s.name,
-        "state": state_name(s.state),
+        "state": s.state.name(),
         "done": s.tasks_done,
         "total": s.tasks_total,
         "successes": s.successes,
@@ -65,10 +66,10 @@ fn status_json(s: &pb::SweepStatus) -> Value {
         "created_ms": s.created_unix_ms,
         "rate": s.rate_per_sec,
         "rate_text": s.rate_per_sec.map(format_rate),
-        "eta_text": s.eta_secs.map(|e| format_eta(Duration::from_secs_f64(e))),
+        "eta_text": s.eta.map(format_eta),
         "warning": progress.warning(),
-        "error": s.error,
-        "waiting": waiting_text(s),
+        "error": s.error.as_deref().unwrap_or_default(),
+        "waiting": s.waiting.text(),
         "failed_shards": s.failed_shards.iter().map(|f| json!({
             "shard": f.shard_id, "board": f.board, "moves": f.moves,
             "starts": [f.start_lo, f.start_hi], "error": f.error,
@@ -85,7 +86,7 @@ pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
 /// A sweep's page data: the (results, state) it was computed at, when, and
 /// what computing it cost.
 pub(super) struct View {
-    version: (u64, i32),
+    version: (u64, SweepState),
     data: Arc<Value>,
     at: Instant,
     cost: Duration,
@@ -100,7 +101,7 @@ const VIEW_COST_SHARE: u32 = 20;
 impl View {
     /// True while this view may stand for `version`: the same, or the same
     /// state with results since, within the refresh interval.
-    fn serves(&self, version: (u64, i32), at: Instant) -> bool {
+    fn serves(&self, version: (u64, SweepState), at: Instant) -> bool {
         let fresh = at.saturating_duration_since(self.at) < VIEW_EVERY.max(self.cost * VIEW_COST_SHARE);
         self.version == version || (self.version.1 == version.1 && fresh)
     }
@@ -138,7 +139,7 @@ pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) ->
 }
 
 /// The parts of a sweep's page that change only with its results.
-async fn sweep_view(d: &Dashboard, status: &pb::SweepStatus) -> Result<Value, Error> {
+async fn sweep_view(d: &Dashboard, status: &SweepStatus) -> Result<Value, Error> {
     let id = status.sweep_id.clone();
     let rows = d.shared.read(move |s| Ok(query::table(s, Some(&id))?.rows)).await?;
     let mut methods: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
@@ -370,12 +371,12 @@ mod tests {
     fn a_view_is_computed_again_after_its_interval_or_at_once_on_a_change_of_state() {
         let at = Instant::now();
         let secs = |s: f64| at + Duration::from_secs_f64(s);
-        let running = pb::SweepState::Running as i32;
+        let running = SweepState::Running;
         let view = View { version: (10, running), data: Arc::new(Value::Null), at, cost: Duration::from_millis(50) };
         assert!(view.serves((10, running), secs(3600.0)), "nothing new");
         assert!(view.serves((20, running), secs(1.9)), "results since, within VIEW_EVERY");
         assert!(!view.serves((20, running), secs(2.0)));
-        assert!(!view.serves((20, pb::SweepState::Done as i32), secs(0.1)), "a change of state shows at once");
+        assert!(!view.serves((20, SweepState::Done), secs(0.1)), "a change of state shows at once");
         let slow = View { cost: Duration::from_millis(500), ..view };
         assert!(slow.serves((20, running), secs(9.9)), "twenty times its cost");
         assert!(!slow.serves((20, running), secs(10.0)));

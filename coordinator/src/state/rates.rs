@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use ksweep_proto::v1 as pb;
+use sweep::{SweepState, SweepStatus};
 
 use super::{now, Shared};
 use crate::error::Result;
@@ -25,13 +25,15 @@ impl Shared {
     /// `status` with its live figures: the rate and ETA (its count folded
     /// into the sweep's window first), and the shards that wait for a
     /// worker able to run them. Ended sweeps have none.
-    pub fn live(&self, mut status: pb::SweepStatus) -> pb::SweepStatus {
-        let running = status.state == pb::SweepState::Running as i32;
+    pub fn live(&self, mut status: SweepStatus) -> SweepStatus {
+        let running = status.state == SweepState::Running;
         if running {
             let waiting = self.scheduler().waiting_for(&status.sweep_id);
-            status.shards_waiting = waiting.shards;
-            status.waiting_memory_bytes = waiting.memory;
-            status.waiting_labels = waiting.labels.into_iter().collect();
+            status.waiting = sweep::Waiting {
+                shards: waiting.shards,
+                memory_bytes: waiting.memory,
+                labels: waiting.labels.into_iter().collect(),
+            };
         }
         let mut rates = self.rates.lock().unwrap_or_else(|p| p.into_inner());
         if !running {
@@ -43,7 +45,7 @@ impl Shared {
             rates.windows.entry(status.sweep_id.clone()).or_insert_with(|| sweep::RateWindow::new(RATE_WINDOW));
         window.observe(at, status.tasks_done);
         status.rate_per_sec = window.rate();
-        status.eta_secs = window.eta(status.tasks_total.saturating_sub(status.tasks_done)).map(|d| d.as_secs_f64());
+        status.eta = window.eta(status.tasks_total.saturating_sub(status.tasks_done));
         status
     }
 

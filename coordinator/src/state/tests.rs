@@ -232,8 +232,9 @@ async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
         }
     }
     let status = shared.with_store(|s| crate::query::status(s, None)).await.unwrap();
-    assert_eq!(status.state, pb::SweepState::Failed as i32);
-    assert!(status.shards_failed > 0 && status.error.contains("`ksweep resume` retries them"), "{status:?}");
+    assert_eq!(status.state, sweep::SweepState::Failed);
+    let error = status.error.as_deref().unwrap_or_default();
+    assert!(status.shards_failed > 0 && error.contains("`ksweep resume` retries them"), "{status:?}");
     assert_eq!(status.failed_shards.len() as u64, status.shards_failed);
     for f in &status.failed_shards {
         assert_eq!((f.config, f.board.as_str(), f.moves.as_str(), f.error.as_str()), (0, "5x5", "2,1", refused));
@@ -243,7 +244,7 @@ async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
     assert_eq!((record.state, record.shards_failed), (SweepState::Running, 0));
     assert_complete(&run_to_end(&shared, key).await);
     let status = shared.with_store(|s| crate::query::status(s, None)).await.unwrap();
-    assert!(status.failed_shards.is_empty() && status.error.is_empty(), "{status:?}");
+    assert!(status.failed_shards.is_empty() && status.error.is_none(), "{status:?}");
 }
 
 /// A coordinator started on a disk that refuses writes says so at once
