@@ -302,43 +302,6 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
     }
 }
 
-/// A sweep state as users read it (`running`, `done`, ...).
-pub fn state_name(state: i32) -> &'static str {
-    match pb::SweepState::try_from(state).unwrap_or(pb::SweepState::Unspecified) {
-        pb::SweepState::Running => "running",
-        pb::SweepState::Done => "done",
-        pb::SweepState::Cancelled => "cancelled",
-        pb::SweepState::Failed => "failed",
-        pb::SweepState::Unspecified => "unknown",
-    }
-}
-
-/// Shards that no registered worker can run, and what they wait for:
-/// "2 shards wait for a worker with >= 687.0 MiB and labels bigmem".
-pub fn waiting_text(s: &pb::SweepStatus) -> Option<String> {
-    if s.shards_waiting == 0 {
-        return None;
-    }
-    let plural = if s.shards_waiting == 1 { "shard waits" } else { "shards wait" };
-    let mut line =
-        format!("{} {plural} for a worker with >= {}", s.shards_waiting, tour::format_bytes(s.waiting_memory_bytes));
-    if !s.waiting_labels.is_empty() {
-        line.push_str(&format!(" and labels {}", s.waiting_labels.join(", ")));
-    }
-    Some(line)
-}
-
-impl From<&pb::SweepStatus> for sweep::Progress {
-    fn from(s: &pb::SweepStatus) -> sweep::Progress {
-        sweep::Progress {
-            state: state_name(s.state).to_string(),
-            tasks_done: s.tasks_done,
-            tasks_total: s.tasks_total,
-            shards_failed: s.shards_failed,
-        }
-    }
-}
-
 // ----------------------------------------------------------- result rows
 
 impl From<sweep::ResultRow> for pb::ResultRow {
