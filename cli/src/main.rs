@@ -100,6 +100,11 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Check that a coordinator is serving (exit 0) or not (exit 1).
     Health(cmd::health::HealthArgs),
+    /// Inspect a database file's schema, or upgrade one an older release
+    /// wrote.
+    ///
+    /// Example: ksweep db upgrade --db ksweep.db
+    Db(cmd::db::DbArgs),
 }
 
 /// Logs go to stderr, in colour only when stderr is a terminal and
@@ -147,6 +152,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Plot(args) => block_on("warn", cmd::plot::run(args, &mut out))?,
         Command::Report(args) => block_on("warn", cmd::report::run(args, &mut out))?,
         Command::Health(args) => block_on("warn", cmd::health::run(args))?,
+        Command::Db(args) => {
+            init_logging("info");
+            cmd::db::run(args, &mut out)?
+        }
     }
     out.flush()?;
     Ok(())

@@ -41,8 +41,23 @@ pub enum Error {
     /// The file is not a ksweep database (another program's, or not SQLite).
     #[error("not a ksweep database: {0}")]
     NotADatabase(String),
-    #[error("database schema version {found}; this build reads version {want}")]
-    SchemaVersion { found: i64, want: i64 },
+    /// A database a newer release wrote: never read as if it were ours.
+    #[error(
+        "the database has schema version {found}, newer than this ksweep {} reads (version {supported}); \
+         use {} or a later release",
+        env!("CARGO_PKG_VERSION"),
+        writer.as_deref().map_or("the release that wrote it".to_string(), |w| format!("ksweep {w}, which wrote it,"))
+    )]
+    SchemaNewer { found: i64, supported: i64, writer: Option<String> },
+    /// An older database opened where it cannot be brought up to date.
+    #[error(
+        "the database has schema version {found}, older than this build's {want}, and cannot be upgraded here; \
+         run `ksweep db upgrade --db FILE` where the file is writable"
+    )]
+    SchemaOlder { found: i64, want: i64 },
+    /// A schema step failed; the database is as it was before it.
+    #[error("upgrading the database failed, nothing was changed: {0}")]
+    Migration(String),
     /// Stored values that cannot be (a damaged or foreign database).
     #[error("damaged database: {0}")]
     Corrupt(String),
@@ -75,7 +90,9 @@ impl From<Error> for tonic::Status {
             Error::Refused(_) => Status::invalid_argument(message),
             Error::Database(_)
             | Error::NotADatabase(_)
-            | Error::SchemaVersion { .. }
+            | Error::SchemaNewer { .. }
+            | Error::SchemaOlder { .. }
+            | Error::Migration(_)
             | Error::Corrupt(_)
             | Error::UnknownCode(_)
             | Error::Locked { .. }

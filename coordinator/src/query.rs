@@ -263,7 +263,7 @@ mod tests {
         {
             let mut store = Store::open(&path).unwrap();
             let (record, _) = store.insert_sweep(&sweep).unwrap();
-            let worker = store.register_worker("w", 1).unwrap();
+            let worker = store.register_worker("w", 1, &Default::default()).unwrap();
             let planner = sweep::Planner::new(&sweep);
             for config in 0..2u32 {
                 for (start_index, &start_cell) in planner.starts(config).iter().enumerate() {

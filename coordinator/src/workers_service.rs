@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ksweep_proto::build::Provenance;
 use ksweep_proto::v1 as pb;
 use ksweep_proto::{convert, PROTOCOL_VERSION};
 use tonic::{Request, Response, Status};
@@ -69,7 +70,12 @@ pub(crate) const MAX_NAME_CHARS: usize = 128;
 /// Refuses a name that is long or holds control characters (a newline
 /// would forge a log line), an implausible thread count, and labels past
 /// [`ksweep_proto::labels`]' bounds. None is echoed back.
-fn check_registration(name: &str, threads: u32, labels: &[String]) -> Result<BTreeSet<String>> {
+fn check_registration(
+    name: &str,
+    threads: u32,
+    labels: &[String],
+    provenance: &Provenance,
+) -> Result<BTreeSet<String>> {
     if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
         return Err(Error::Refused(format!(
             "RegisterRequest.name: at most {MAX_NAME_CHARS} characters, none of them control characters"
@@ -79,6 +85,7 @@ fn check_registration(name: &str, threads: u32, labels: &[String]) -> Result<BTr
         let most = ksweep_proto::MAX_WORKER_THREADS;
         return Err(Error::Refused(format!("RegisterRequest.threads: at most {most}, got {threads}")));
     }
+    provenance.check().map_err(|e| Error::Refused(format!("RegisterRequest.{e}")))?;
     ksweep_proto::labels(labels).map_err(|e| Error::Refused(format!("RegisterRequest.labels: {e}")))
 }
 
@@ -111,9 +118,10 @@ impl pb::workers_server::Workers for WorkersService {
             return Err(Error::ProtocolVersion { got: req.protocol_version, want: PROTOCOL_VERSION }.into());
         }
         let name = if req.name.is_empty() { "worker".to_string() } else { req.name };
-        let labels = check_registration(&name, req.threads, &req.labels)?;
+        let provenance = Provenance::from(req.provenance.unwrap_or_default());
+        let labels = check_registration(&name, req.threads, &req.labels, &provenance)?;
         let threads = req.threads.max(1);
-        let (worker, secret) = self.shared.register(name.clone(), threads).await?;
+        let (worker, secret) = self.shared.register(name.clone(), threads, provenance).await?;
         let memory = req.memory_bytes;
         tracing::info!(%worker, %name, threads, memory_bytes = ?memory, ?labels, "worker registered");
         self.shared.advertise(worker, WorkerResources { memory, labels });

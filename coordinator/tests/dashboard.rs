@@ -161,6 +161,7 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
         threads: 3,
         memory_bytes: Some(3 << 30),
         labels: vec!["site=lab".into(), "bigmem".into(), "bigmem".into()],
+        provenance: None,
     };
     workers.register(register).await.unwrap();
 

@@ -151,7 +151,7 @@ impl Harness {
                 return Some(id);
             }
         }
-        let id = self.store.register_worker(&format!("w{w}"), 1).unwrap();
+        let id = self.store.register_worker(&format!("w{w}"), 1, &Default::default()).unwrap();
         self.sched.register(id, 1, self.now);
         self.workers[w] = ModelWorker { id: Some(id), ..ModelWorker::default() };
         None

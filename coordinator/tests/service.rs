@@ -502,8 +502,8 @@ async fn a_worker_cannot_be_impersonated_without_its_session_secret() {
 }
 
 /// A name that would forge log lines or bloat every export, a thread
-/// count that would claim the whole queue, and labels past their bounds
-/// are refused at registration.
+/// count that would claim the whole queue, and labels or a provenance past
+/// their bounds are refused at registration.
 #[tokio::test(start_paused = true)]
 async fn registration_refuses_hostile_names_thread_counts_and_labels() {
     let c = Coordinator::start(None).await;
@@ -517,13 +517,24 @@ async fn registration_refuses_hostile_names_thread_counts_and_labels() {
         ("w".to_string(), 1, vec!["y".repeat(2 << 20)], "RegisterRequest.labels: label 1"),
         ("w".to_string(), 1, many, "RegisterRequest.labels: at most 32 labels"),
     ];
-    for (name, threads, labels, field) in cases {
+    let hostile = [
+        (pb::Provenance { host: "h\nINFO forged".into(), ..Default::default() }, "RegisterRequest.provenance.host"),
+        (pb::Provenance { cpu: "c".repeat(2 << 20), ..Default::default() }, "RegisterRequest.provenance.cpu"),
+        (
+            pb::Provenance { features: vec!["f".into(); 1000], ..Default::default() },
+            "RegisterRequest.provenance.features",
+        ),
+    ];
+    let cases = cases.into_iter().map(|(n, t, l, f)| (n, t, l, None, f));
+    let cases = cases.chain(hostile.into_iter().map(|(p, f)| ("w".to_string(), 1, vec![], Some(p), f)));
+    for (name, threads, labels, provenance, field) in cases {
         let req = pb::RegisterRequest {
             protocol_version: PROTOCOL_VERSION,
             name: name.clone(),
             threads,
             memory_bytes: None,
             labels,
+            provenance,
         };
         let e = workers.register(req).await.unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");

@@ -482,6 +482,20 @@ impl TryFrom<&pb::Shard> for ShardWork {
     }
 }
 
+impl From<crate::build::Provenance> for pb::Provenance {
+    fn from(p: crate::build::Provenance) -> pb::Provenance {
+        pb::Provenance { version: p.version, build: p.build, host: p.host, cpu: p.cpu, features: p.features }
+    }
+}
+
+/// A registration's provenance; a worker too old to send one is recorded
+/// with empty texts.
+impl From<pb::Provenance> for crate::build::Provenance {
+    fn from(p: pb::Provenance) -> crate::build::Provenance {
+        crate::build::Provenance { version: p.version, build: p.build, host: p.host, cpu: p.cpu, features: p.features }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 //! ([`cluster_dir`]).
 
 mod action;
+pub mod build;
 mod channel;
 pub mod cluster_dir;
 pub mod codec;

@@ -72,3 +72,11 @@ pub use outcome::Outcome;
 pub use solver::{Solver, Task, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET, DEFAULT_ITERATIONS};
 pub use verify::{verify, verify_closed, TourError};
 pub use walk::Tiebreak;
+
+/// The CPU features the walk kernels use in this process (`sse4.1`,
+/// `ssse3`; none where the CPU lacks them or `KSWEEP_NO_SIMD` is set):
+/// recorded with results, since the kernels differ in speed, never in
+/// flags.
+pub fn kernel_features() -> Vec<&'static str> {
+    walk::select::Cpu::detect().names()
+}

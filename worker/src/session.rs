@@ -369,6 +369,7 @@ async fn register(
             threads: resources.threads as u32,
             memory_bytes: Some(resources.memory.total()),
             labels: options.labels.clone(),
+            provenance: Some(ksweep_proto::build::Provenance::here().into()),
         })
         .await
         .map_err(|s| match classify(WorkerRpc::Register, &s) {

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cancel;
 pub mod check;
 pub mod coordinator;
+pub mod db;
 pub mod drain;
 pub mod eval;
 pub mod exists;

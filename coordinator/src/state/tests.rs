@@ -73,7 +73,7 @@ fn answer(a: &Assignment) -> ShardReport {
 /// Runs every shard of the coordinator's sweeps with one honest worker
 /// until none is running; returns the stored record of `key`.
 async fn run_to_end(shared: &Shared, key: SweepKey) -> SweepRecord {
-    let (worker, _) = shared.register("honest".into(), 4).await.unwrap();
+    let (worker, _) = shared.register("honest".into(), 4, Default::default()).await.unwrap();
     for _ in 0..10_000 {
         let assignments = shared.assign(worker, 8).await.unwrap();
         let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
@@ -98,7 +98,7 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     let path = dir.path().join("k.db");
     let shared = open(&path).await;
     let key = submit(&shared).await;
-    let (worker, _) = shared.register("w".into(), 8).await.unwrap();
+    let (worker, _) = shared.register("w".into(), 8, Default::default()).await.unwrap();
     // A poll that cut shards and was dropped before storing them (its
     // client went away): the reordering the attack found.
     let dropped = shared.scheduler().assign(worker, 2, now());
@@ -173,7 +173,7 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
     let path = dir.path().join("k.db");
     let shared = open(&path).await;
     let key = submit(&shared).await;
-    let (worker, _) = shared.register("w".into(), 1).await.unwrap();
+    let (worker, _) = shared.register("w".into(), 1, Default::default()).await.unwrap();
     let mut held = Vec::new();
     loop {
         let more = shared.assign(worker, 64).await.unwrap();
@@ -214,7 +214,7 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
 async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
     let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
     let key = submit(&shared).await;
-    let (worker, _) = shared.register("small".into(), 4).await.unwrap();
+    let (worker, _) = shared.register("small".into(), 4, Default::default()).await.unwrap();
     let refused = "board 5x5 needs 1 KiB; this worker's memory budget is 1 B";
     for _ in 0..10_000 {
         let assignments = shared.assign(worker, 8).await.unwrap();
@@ -258,14 +258,14 @@ async fn writes_refused_at_start_are_reported_until_one_succeeds() {
     assert!(shared.writes_failing());
     // A worker's registration is a write too: it keeps health failing.
     shared.tick().await.unwrap();
-    assert!(shared.register("w".into(), 1).await.is_err());
+    assert!(shared.register("w".into(), 1, Default::default()).await.is_err());
     assert!(shared.writes_failing(), "a refused registration counts");
     shared.tick().await.unwrap();
     assert!(shared.writes_failing(), "the tick's probe fails while the disk refuses");
     shared.with_store(|s| Ok(s.conn().execute_batch("PRAGMA query_only = 0")?)).await.unwrap();
     shared.tick().await.unwrap();
     assert!(!shared.writes_failing(), "the tick's probe sees the disk take writes");
-    shared.register("w".into(), 1).await.unwrap();
+    shared.register("w".into(), 1, Default::default()).await.unwrap();
 }
 
 #[tokio::test]
@@ -318,7 +318,7 @@ async fn concurrent_cuts_dropped_calls_and_crashes_lose_nothing() {
         let shared = Arc::new(reopen(&path).await);
         let mut polls = tokio::task::JoinSet::new();
         for w in 0..40 {
-            let (worker, _) = shared.register(format!("w{w}"), 2).await.unwrap();
+            let (worker, _) = shared.register(format!("w{w}"), 2, Default::default()).await.unwrap();
             let shared = shared.clone();
             let (drop_after, honest) = (Duration::from_micros(next() % 3000), next() % 2 == 0);
             polls.spawn(async move {
@@ -350,7 +350,7 @@ async fn a_restart_answers_before_its_sweeps_are_loaded() {
     let key = {
         let shared = open(&path).await;
         let key = submit(&shared).await;
-        let (worker, _) = shared.register("w".into(), 8).await.unwrap();
+        let (worker, _) = shared.register("w".into(), 8, Default::default()).await.unwrap();
         assert!(!shared.assign(worker, 3).await.unwrap().is_empty());
         key
     };
@@ -412,7 +412,10 @@ async fn a_long_read_holds_up_neither_writes_nor_other_reads() {
     });
     reading.await.unwrap();
     let quick = Duration::from_secs(5);
-    let (worker, _) = tokio::time::timeout(quick, shared.register("w".into(), 1)).await.expect("a write").unwrap();
+    let (worker, _) = tokio::time::timeout(quick, shared.register("w".into(), 1, Default::default()))
+        .await
+        .expect("a write")
+        .unwrap();
     let assigned = tokio::time::timeout(quick, shared.assign(worker, 4)).await.expect("a lease").unwrap();
     assert!(!assigned.is_empty());
     let status = tokio::time::timeout(quick, shared.record(None)).await.expect("another read").unwrap();

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use ksweep_proto::build::Provenance;
+
 use super::{now, Shared};
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, WorkerId};
@@ -35,9 +37,14 @@ pub struct HeartbeatReply {
 impl Shared {
     /// Registers a worker: a new id, stored, known to the scheduler, and
     /// the session secret its polls must present.
-    pub async fn register(&self, name: String, threads: u32) -> Result<(WorkerId, SessionSecret)> {
+    pub async fn register(
+        &self,
+        name: String,
+        threads: u32,
+        provenance: Provenance,
+    ) -> Result<(WorkerId, SessionSecret)> {
         let secret = SessionSecret::new()?;
-        let registered = self.with_store(move |s| s.register_worker(&name, threads)).await;
+        let registered = self.with_store(move |s| s.register_worker(&name, threads, &provenance)).await;
         self.note_write(&registered);
         let worker = registered?;
         self.scheduler().register(worker, threads, now());

@@ -44,6 +44,17 @@ pub struct Store {
     created: Option<CreatedFile>,
     /// Its sweeps' specs, parsed once; shared with its [`Readers`].
     parsed: Arc<ParsedSweeps>,
+    /// What opening it did to an older file, if anything.
+    upgraded: Option<Upgrade>,
+}
+
+/// An older database brought up to date when it was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upgrade {
+    pub from: i64,
+    pub to: i64,
+    /// The file as it was before, copied beside it.
+    pub backup: PathBuf,
 }
 
 /// A database file this store created: removed when the store is dropped
@@ -98,11 +109,11 @@ impl Store {
         // Armed by `Drop for Store` only, once it knows the file is empty.
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
         // From here on a failure drops `store`, which removes a new file.
-        let store = Store { conn, _lock: Some(lock), created, parsed: Arc::default() };
+        let mut store = Store { conn, _lock: Some(lock), created, parsed: Arc::default(), upgraded: None };
         if existed {
             check_shm_writable(path)?;
         }
-        store.init().and_then(|()| if existed { store.quick_check() } else { Ok(()) }).map_err(|e| damaged(path, e))?;
+        store.init(existed.then_some(path)).map_err(|e| damaged(path, e))?;
         Ok(store)
     }
 
@@ -124,19 +135,61 @@ impl Store {
     /// opened immutable: nothing can be writing it there.
     pub fn open_read_only(path: &Path) -> Result<Store> {
         database_file(path, true)?;
-        let store = Store::open_read_only_unchecked(path)?;
+        let store = match Store::open_read_only_unchecked(path) {
+            // An older database is brought up to date as a writer would
+            // (in place, after a backup), then read; where that cannot be
+            // done (another process writes it, or the file is not
+            // writable), a copy in memory is upgraded and read instead.
+            Err(Error::SchemaOlder { found, .. }) => match Store::open(path) {
+                Ok(upgraded) => {
+                    drop(upgraded);
+                    Store::open_read_only_unchecked(path)?
+                }
+                Err(why) => {
+                    tracing::warn!(
+                        db = %path.display(),
+                        "cannot upgrade the database from schema version {found} in place ({why}); reading an \
+                         upgraded copy in memory"
+                    );
+                    return Store::upgraded_copy(path);
+                }
+            },
+            other => other?,
+        };
         // Checked as a coordinator checks it at start, so an offline query
         // never answers from a damaged file as if it were whole.
         store.quick_check().map_err(|e| damaged(path, e))?;
         Ok(store)
     }
 
+    /// A copy in memory of an older database file, brought up to date.
+    fn upgraded_copy(path: &Path) -> Result<Store> {
+        let source = Store::open_read_only_unchecked_any(path)?;
+        source.quick_check().map_err(|e| damaged(path, e))?;
+        let mut conn = Connection::open_in_memory()?;
+        rusqlite::backup::Backup::new(&source.conn, &mut conn)?.run_to_completion(
+            4096,
+            std::time::Duration::ZERO,
+            None,
+        )?;
+        let found = schema::inspect(&conn)?;
+        schema::migrate(&mut conn, found)?;
+        Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None })
+    }
+
     fn open_read_only_unchecked(path: &Path) -> Result<Store> {
+        let store = Store::open_read_only_unchecked_any(path)?;
+        schema::check(&store.conn)?;
+        Ok(store)
+    }
+
+    /// Opens a file read-only without checking its version.
+    fn open_read_only_unchecked_any(path: &Path) -> Result<Store> {
         let conn =
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(schema::foreign)?;
-        match schema::check(&conn) {
-            Ok(()) => Ok(Store { conn, _lock: None, created: None, parsed: Arc::default() }),
+        match schema::inspect(&conn) {
+            Ok(_) => Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None }),
             Err(Error::Database(e)) if needs_immutable(&e) => {
                 drop(conn);
                 let conn = Connection::open_with_flags(
@@ -144,8 +197,8 @@ impl Store {
                     OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
                 )
                 .map_err(schema::foreign)?;
-                schema::check(&conn)?;
-                Ok(Store { conn, _lock: None, created: None, parsed: Arc::default() })
+                schema::inspect(&conn)?;
+                Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None })
             }
             Err(e) => Err(e),
         }
@@ -154,9 +207,29 @@ impl Store {
     /// A private in-memory database (tests, and a coordinator that keeps
     /// nothing).
     pub fn in_memory() -> Result<Store> {
-        let store = Store { conn: Connection::open_in_memory()?, _lock: None, created: None, parsed: Arc::default() };
-        store.init()?;
+        let mut store = Store {
+            conn: Connection::open_in_memory()?,
+            _lock: None,
+            created: None,
+            parsed: Arc::default(),
+            upgraded: None,
+        };
+        store.init(None)?;
         Ok(store)
+    }
+
+    /// What opening did to an older file: its version then and the backup
+    /// of it ([`Store::open`]); None for a file already current or new.
+    pub fn upgraded(&self) -> Option<&Upgrade> {
+        self.upgraded.as_ref()
+    }
+
+    /// The schema version of a database file and the build that last
+    /// wrote it (where it says), read without changing it.
+    pub fn schema_of(path: &Path) -> Result<(i64, Option<String>)> {
+        database_file(path, true)?;
+        let store = Store::open_read_only_unchecked_any(path)?;
+        Ok((schema::version(&store.conn)?, schema::writer(&store.conn)))
     }
 
     /// The database is in use (a coordinator serves on it): keep a file
@@ -195,15 +268,53 @@ impl Store {
         &self.conn
     }
 
-    fn init(&self) -> Result<()> {
-        let conn = &self.conn;
+    /// Sets the connection up, checks a file that `existing` names (its
+    /// schema, then its pages) and brings its tables to this version:
+    /// an older file is first copied beside it ([`backup_path`]).
+    fn init(&mut self, existing: Option<&Path>) -> Result<()> {
+        let conn = &mut self.conn;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(schema::foreign)?;
         // WAL + NORMAL: a commit survives a killed process (not a power cut).
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        schema::create_or_check(conn)
+        let found = schema::inspect(conn)?;
+        if existing.is_some() {
+            self.quick_check()?;
+        }
+        if let (schema::Found::Older(from), Some(path)) = (found, existing) {
+            let backup = backup_path(path, from);
+            self.conn.execute("VACUUM INTO ?1", [backup.to_string_lossy()])?;
+            // Said at warn: whichever command opened it, the user learns
+            // their file changed and where its old copy is.
+            tracing::warn!(
+                db = %path.display(), backup = %backup.display(),
+                "upgrading the database from schema version {from} to {}; its copy before is the backup",
+                schema::SCHEMA_VERSION
+            );
+            self.upgraded = Some(Upgrade { from, to: schema::SCHEMA_VERSION, backup });
+        }
+        for step in schema::migrate(&mut self.conn, found)? {
+            if existing.is_some() {
+                tracing::info!("database schema {step}: done");
+            }
+        }
+        schema::note_writer(&self.conn, &ksweep_proto::build::Build::current().to_string())
     }
+}
+
+/// Where an older database file is copied before it is upgraded:
+/// `<db>.schema-v<version>.bak`, numbered on if that exists already.
+fn backup_path(db: &Path, version: i64) -> PathBuf {
+    let name = |n: u32| {
+        let mut name = db.as_os_str().to_owned();
+        name.push(format!(".schema-v{version}.bak"));
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        PathBuf::from(name)
+    };
+    (0..).map(name).find(|p| !p.exists()).unwrap_or_else(|| name(0))
 }
 
 /// Whether `path` holds a database file (true) or nothing yet (false,

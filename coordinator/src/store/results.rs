@@ -3,7 +3,7 @@
 
 use rusqlite::{params, OptionalExtension};
 
-use super::Store;
+use super::{now_ms, Store};
 use crate::codes::{StoredOutcome, SweepState};
 use crate::error::Result;
 use crate::ids::{SweepKey, WorkerId};
@@ -18,6 +18,7 @@ impl Store {
     pub fn record(&mut self, results: &[ResultRecord]) -> Result<u64> {
         let tx = self.conn.transaction()?;
         let mut new_rows = 0u64;
+        let now = now_ms() as i64;
         {
             let mut insert = tx.prepare_cached(
                 "INSERT OR IGNORE INTO results
@@ -28,7 +29,9 @@ impl Store {
             // Per sweep of the batch (one or few): still running?
             let mut running: Vec<(SweepKey, bool)> = Vec::new();
             let mut bump = tx.prepare_cached(
-                "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3 WHERE key = ?1",
+                "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3,
+                 first_result_ms = CASE WHEN ?2 > 0 THEN COALESCE(first_result_ms, ?4) ELSE first_result_ms END
+                 WHERE key = ?1",
             )?;
             // Counters are bumped per run of one sweep (batches hold one or few).
             let mut pending: Option<(SweepKey, i64, i64)> = None;
@@ -66,14 +69,14 @@ impl Store {
                     }
                     _ => {
                         if let Some((key, done, ok)) = pending.take() {
-                            bump.execute(params![key.0, done, ok])?;
+                            bump.execute(params![key.0, done, ok, now])?;
                         }
                         pending = Some((r.sweep, inserted, inserted * r.success as i64));
                     }
                 }
             }
             if let Some((key, done, ok)) = pending {
-                bump.execute(params![key.0, done, ok])?;
+                bump.execute(params![key.0, done, ok, now])?;
             }
         }
         tx.commit()?;

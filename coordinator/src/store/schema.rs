@@ -1,17 +1,31 @@
-//! The database's tables and version: created on a new file, checked on
-//! every open (read-only ones included), so a foreign or newer file is
-//! refused with a clear error instead of misread.
+//! The database's tables, as the ordered list of steps that made them.
+//!
+//! A new database runs every step; an older one (a file an earlier release
+//! wrote) runs the steps it lacks, in one transaction, after a backup copy
+//! of it was written beside it ([`super::Store::open`]); a newer one is
+//! refused, naming both versions and the release that wrote it. The
+//! version lives in SQLite's `user_version` (rusqlite_migration's) and, for
+//! releases before the migrations, in `meta.schema`, which every step
+//! keeps equal so an older build refuses a newer file by name too.
+//!
+//! A released step is never edited: a change to a table is a new step at
+//! the end, a fixture database of the version before it under
+//! `coordinator/tests/fixtures/schema/` and a line in docs/database.md.
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension};
+use rusqlite_migration::{Migrations, M};
 
 use crate::error::{Error, Result};
 
-/// Bumped whenever a table changes; a database of another version is refused.
-pub(super) const SCHEMA_VERSION: i64 = 2;
+/// The version this build writes: the number of steps below.
+pub const SCHEMA_VERSION: i64 = 3;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS sweeps (
+/// Version 1 (the first release): sweeps, their shards, the workers and
+/// every task's result.
+const V1: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO meta (key, value) VALUES ('schema', 1);
+CREATE TABLE sweeps (
     key INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     name TEXT NOT NULL,
@@ -28,7 +42,7 @@ CREATE TABLE IF NOT EXISTS sweeps (
     error TEXT,
     created_ms INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS shards (
+CREATE TABLE shards (
     id INTEGER PRIMARY KEY,
     sweep INTEGER NOT NULL REFERENCES sweeps(key),
     config INTEGER NOT NULL,
@@ -38,14 +52,14 @@ CREATE TABLE IF NOT EXISTS shards (
     failures INTEGER NOT NULL DEFAULT 0,
     error TEXT
 );
-CREATE INDEX IF NOT EXISTS shards_by_state ON shards (sweep, state);
-CREATE TABLE IF NOT EXISTS workers (
+CREATE INDEX shards_by_state ON shards (sweep, state);
+CREATE TABLE workers (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     threads INTEGER NOT NULL,
     registered_ms INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS results (
+CREATE TABLE results (
     sweep INTEGER NOT NULL,
     config INTEGER NOT NULL,
     start_index INTEGER NOT NULL,
@@ -56,34 +70,141 @@ CREATE TABLE IF NOT EXISTS results (
     visited INTEGER NOT NULL,
     micros INTEGER NOT NULL,
     worker INTEGER NOT NULL,
-    outcome INTEGER NOT NULL,
     PRIMARY KEY (sweep, config, start_index, method)
 ) WITHOUT ROWID;
 ";
 
-/// Creates the tables of an empty database, or checks an existing one is
-/// ours and of this version.
-pub(super) fn create_or_check(conn: &Connection) -> Result<()> {
+/// Version 2: each result's outcome (tour, no tour proven, gave up). The
+/// methods of version 1 were heuristics only, which never prove there is
+/// no tour: a success was a tour, a failure giving up.
+const V2: &str = "
+ALTER TABLE results ADD COLUMN outcome INTEGER NOT NULL DEFAULT 3;
+UPDATE results SET outcome = 1 WHERE success = 1;
+UPDATE meta SET value = 2 WHERE key = 'schema';
+";
+
+/// Version 3: when a sweep first stored a result and when it finished;
+/// what each worker ran (ksweep version and build, host, CPU model and the
+/// CPU features its engine used); and the
+/// text facts of the database itself (which build last wrote it).
+const V3: &str = "
+ALTER TABLE sweeps ADD COLUMN first_result_ms INTEGER;
+ALTER TABLE sweeps ADD COLUMN finished_ms INTEGER;
+ALTER TABLE workers ADD COLUMN version TEXT NOT NULL DEFAULT '';
+ALTER TABLE workers ADD COLUMN build TEXT NOT NULL DEFAULT '';
+ALTER TABLE workers ADD COLUMN host TEXT NOT NULL DEFAULT '';
+ALTER TABLE workers ADD COLUMN cpu TEXT NOT NULL DEFAULT '';
+ALTER TABLE workers ADD COLUMN features TEXT NOT NULL DEFAULT '';
+CREATE TABLE about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+UPDATE meta SET value = 3 WHERE key = 'schema';
+";
+
+/// Every step, in order, each with what it does for the log.
+fn steps() -> [(&'static str, &'static str); SCHEMA_VERSION as usize] {
+    [
+        (V1, "sweeps, shards, workers and results"),
+        (V2, "each result's outcome"),
+        (V3, "sweep times, worker provenance, the database's writer"),
+    ]
+}
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(steps().into_iter().map(|(sql, what)| M::up(sql).comment(what)).collect())
+}
+
+/// What a database file holds, as far as its schema goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// No tables at all: a new file.
+    Empty,
+    /// A ksweep database of this version.
+    Current,
+    /// A ksweep database of an older version, which the steps after it
+    /// bring up to date.
+    Older(i64),
+}
+
+/// Says what the database holds: refuses a foreign file, and a newer
+/// version naming the build that wrote it.
+pub(super) fn inspect(conn: &Connection) -> Result<Found> {
     let tables: i64 =
         conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0)).map_err(foreign)?;
     if tables == 0 {
-        conn.execute_batch(SCHEMA)?;
-        conn.execute("INSERT INTO meta (key, value) VALUES ('schema', ?1)", [SCHEMA_VERSION])?;
-        return Ok(());
+        return Ok(Found::Empty);
     }
-    check(conn)?;
-    conn.execute_batch(SCHEMA)?;
+    let version = version(conn)?;
+    match version {
+        v if v == SCHEMA_VERSION => Ok(Found::Current),
+        v if (1..SCHEMA_VERSION).contains(&v) => Ok(Found::Older(v)),
+        v if v > SCHEMA_VERSION => {
+            Err(Error::SchemaNewer { found: v, supported: SCHEMA_VERSION, writer: writer(conn) })
+        }
+        v => Err(Error::NotADatabase(format!("it has schema version {v}"))),
+    }
+}
+
+/// The stored version: `user_version`, or `meta.schema` for a file of a
+/// release before the migrations (which left `user_version` at 0).
+pub(super) fn version(conn: &Connection) -> Result<i64> {
+    let user = version_in_header(conn)?;
+    if user != 0 {
+        return Ok(user);
+    }
+    let meta: Option<i64> =
+        conn.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).optional().map_err(foreign)?;
+    meta.ok_or_else(|| Error::NotADatabase("it has no schema version".into()))
+}
+
+fn version_in_header(conn: &Connection) -> Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(foreign)
+}
+
+/// The build that last wrote the database, where it says (version 3 on).
+pub(super) fn writer(conn: &Connection) -> Option<String> {
+    conn.query_row("SELECT value FROM about WHERE key = 'written_by'", [], |r| r.get(0)).optional().ok().flatten()
+}
+
+/// Brings a database that [`inspect`] found empty or older up to this
+/// version, in one transaction: a failing step leaves it as it was.
+/// Returns the steps it ran, for the log.
+pub(super) fn migrate(conn: &mut Connection, found: Found) -> Result<Vec<String>> {
+    let from = match found {
+        Found::Current => return Ok(Vec::new()),
+        Found::Empty => 0,
+        Found::Older(v) => v,
+    };
+    // A file of a release before the migrations holds its version in
+    // `meta` only: adopt it (the same fact in SQLite's header; harmless if
+    // a step below then fails and rolls back).
+    if from > 0 && version_in_header(conn)? == 0 {
+        conn.pragma_update(None, "user_version", from)?;
+    }
+    // Every missing step in one transaction (rusqlite_migration's).
+    migrations().to_latest(conn)?;
+    Ok(steps()[from as usize..]
+        .iter()
+        .enumerate()
+        .map(|(i, (_, what))| format!("version {}: {what}", from as usize + i + 1))
+        .collect())
+}
+
+/// Records the build that last opened the database for writing, which a
+/// newer database's refusal names.
+pub(super) fn note_writer(conn: &Connection, writer: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO about (key, value) VALUES ('written_by', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [writer],
+    )?;
     Ok(())
 }
 
-/// Checks that the database is a ksweep database of this version.
+/// Checks that the database is a ksweep database of this version (a
+/// read-only open, which cannot migrate).
 pub(super) fn check(conn: &Connection) -> Result<()> {
-    let version: Option<i64> =
-        conn.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).optional().map_err(foreign)?;
-    match version {
-        None => Err(Error::NotADatabase("it has no schema version".into())),
-        Some(v) if v != SCHEMA_VERSION => Err(Error::SchemaVersion { found: v, want: SCHEMA_VERSION }),
-        Some(_) => Ok(()),
+    match inspect(conn)? {
+        Found::Current => Ok(()),
+        Found::Empty => Err(Error::NotADatabase("it has no tables".into())),
+        Found::Older(found) => Err(Error::SchemaOlder { found, want: SCHEMA_VERSION }),
     }
 }
 
@@ -94,5 +215,23 @@ pub(super) fn foreign(e: rusqlite::Error) -> Error {
         Some(ErrorCode::DatabaseCorrupt) => Error::NotADatabase("damaged".into()),
         _ if e.to_string().starts_with("no such table") => Error::NotADatabase(e.to_string()),
         _ => Error::Database(e),
+    }
+}
+
+impl From<rusqlite_migration::Error> for Error {
+    fn from(e: rusqlite_migration::Error) -> Error {
+        match e {
+            rusqlite_migration::Error::RusqliteError { err, .. } => Error::Migration(err.to_string()),
+            other => Error::Migration(other.to_string()),
+        }
+    }
+}
+
+/// Makes a database as a release of schema `version` before the
+/// migrations made it: the steps up to it, `user_version` left at 0.
+#[cfg(test)]
+pub(super) fn create_as_released(conn: &Connection, version: i64) {
+    for (sql, _) in &steps()[..version as usize] {
+        conn.execute_batch(sql).expect("a released step runs");
     }
 }

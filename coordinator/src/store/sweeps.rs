@@ -24,11 +24,18 @@ pub struct SweepRecord {
     pub cursor: Cursor,
     pub shards_failed: u64,
     pub error: Option<String>,
+    /// When it was submitted.
     pub created_ms: u64,
+    /// When its first result was stored (None before, and for a sweep of a
+    /// database older than schema version 3 that had results already).
+    pub first_result_ms: Option<u64>,
+    /// When it reached a terminal state (None while it runs, and for a
+    /// sweep that ended before schema version 3).
+    pub finished_ms: Option<u64>,
 }
 
 const SWEEP_COLUMNS: &str = "key, id, name, spec, state, tasks_total, tasks_done, successes, \
-     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms";
+     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms";
 
 fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
     Ok(SweepRecord {
@@ -46,6 +53,8 @@ fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
         shards_failed: r.get::<_, i64>(12)? as u64,
         error: r.get(13)?,
         created_ms: r.get::<_, i64>(14)? as u64,
+        first_result_ms: r.get::<_, Option<i64>>(15)?.map(|ms| ms as u64),
+        finished_ms: r.get::<_, Option<i64>>(16)?.map(|ms| ms as u64),
     })
 }
 
@@ -137,9 +146,14 @@ impl Store {
         Ok(rows)
     }
 
-    /// Sets a sweep's state (and error, for failed sweeps).
+    /// Sets a sweep's state (and error, for failed sweeps); a terminal
+    /// state records when it was reached, a resumed sweep clears it.
     pub fn set_state(&mut self, sweep: SweepKey, state: SweepState, error: Option<&str>) -> Result<()> {
-        self.conn.execute("UPDATE sweeps SET state = ?2, error = ?3 WHERE key = ?1", params![sweep.0, state, error])?;
+        let finished = state.is_terminal().then(|| now_ms() as i64);
+        self.conn.execute(
+            "UPDATE sweeps SET state = ?2, error = ?3, finished_ms = ?4 WHERE key = ?1",
+            params![sweep.0, state, error, finished],
+        )?;
         Ok(())
     }
 }

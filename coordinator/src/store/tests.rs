@@ -243,19 +243,120 @@ fn foreign_files_are_refused_clearly_and_left_alone() {
 }
 
 #[test]
-fn the_read_only_path_checks_the_schema_version() {
+fn a_newer_database_is_refused_naming_both_versions_and_its_writer() {
     let dir = temp();
     let path = dir.path().join("s.db");
     {
         let mut store = Store::open(&path).unwrap();
         store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
-        store.conn.execute("UPDATE meta SET value = 99 WHERE key = 'schema'", []).unwrap();
+        store.conn.execute_batch("PRAGMA user_version = 99; UPDATE meta SET value = 99 WHERE key = 'schema';").unwrap();
     }
-    match Store::open_read_only(&path) {
-        Err(Error::SchemaVersion { found: 99, want }) => assert_eq!(want, schema::SCHEMA_VERSION),
-        other => panic!("{:?}", other.err()),
+    for e in [Store::open_read_only(&path).err().unwrap(), Store::open(&path).err().unwrap()] {
+        match &e {
+            Error::SchemaNewer { found: 99, supported, writer: Some(w) } => {
+                assert_eq!(*supported, schema::SCHEMA_VERSION);
+                assert!(w.starts_with(env!("CARGO_PKG_VERSION")), "{w}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let text = e.to_string();
+        for part in ["version 99", &format!("version {}", schema::SCHEMA_VERSION), "use ksweep"] {
+            assert!(text.contains(part), "{text}");
+        }
     }
-    assert!(matches!(Store::open(&path), Err(Error::SchemaVersion { found: 99, .. })));
+}
+
+/// A database as a release of schema `version` wrote it, holding the store
+/// test's sweep with one success and one failure.
+fn released_database(path: &std::path::Path, version: i64) -> Sweep {
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let conn = rusqlite::Connection::open(path).unwrap();
+    schema::create_as_released(&conn, version);
+    conn.execute(
+        "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms)
+         VALUES (?1, 'store', ?2, 1, ?3, 3, 1, 1000)",
+        rusqlite::params![sweep.id(), sweep.canonical_toml(), sweep.total_tasks() as i64],
+    )
+    .unwrap();
+    conn.execute("INSERT INTO workers (name, threads, registered_ms) VALUES ('w', 2, 1000)", []).unwrap();
+    let outcome = if version >= 2 { ", outcome" } else { "" };
+    for (start, success, code) in [(0, 1, 1), (1, 0, 2)] {
+        let values = if version >= 2 { format!(", {code}") } else { String::new() };
+        conn.execute_batch(&format!(
+            "INSERT INTO results (sweep, config, start_index, method, start_cell, success, attempts, visited, micros,
+             worker{outcome}) VALUES (1, 0, {start}, 0, {start}, {success}, 1, 25, 10, 1{values});
+             UPDATE sweeps SET tasks_done = tasks_done + 1, successes = successes + {success};"
+        ))
+        .unwrap();
+    }
+    sweep
+}
+
+fn columns(conn: &rusqlite::Connection, table: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("SELECT name FROM pragma_table_info('{table}')")).unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+}
+
+#[test]
+fn an_older_database_is_upgraded_in_place_after_a_backup() {
+    for version in 1..schema::SCHEMA_VERSION {
+        let dir = temp();
+        let path = dir.path().join("s.db");
+        let sweep = released_database(&path, version);
+        let store = Store::open(&path).unwrap();
+        let record = store.resolve(None).unwrap();
+        assert_eq!((record.id.as_str(), record.tasks_done, record.successes), (sweep.id().as_str(), 2, 1));
+        assert_eq!((record.first_result_ms, record.finished_ms), (None, None), "unknown before version 3");
+        let outcomes: Vec<tour::Outcome> =
+            store.results_page(record.key, None, 10).unwrap().iter().map(|r| r.outcome).collect();
+        // Version 1 knew no proofs: its failure was giving up.
+        let failed = if version == 1 { tour::Outcome::GaveUp } else { tour::Outcome::NoTour };
+        assert_eq!(outcomes, [tour::Outcome::Tour, failed], "version {version}");
+        drop(store);
+        let backup = dir.path().join(format!("s.db.schema-v{version}.bak"));
+        let old = rusqlite::Connection::open(&backup).unwrap();
+        let meta: i64 = old.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
+        let rows: i64 = old.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
+        assert_eq!((meta, rows), (version, 2), "the backup is the file as it was");
+        assert!(!columns(&old, "sweeps").contains(&"finished_ms".to_string()));
+        // Opened again: already current, no second backup.
+        drop(Store::open(&path).unwrap());
+        assert!(!dir.path().join(format!("s.db.schema-v{version}.bak.1")).exists());
+    }
+}
+
+#[test]
+fn a_failing_step_leaves_the_database_as_it_was() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    released_database(&path, 2);
+    // Version 3 creates this table: its step fails half-way through.
+    rusqlite::Connection::open(&path).unwrap().execute_batch("CREATE TABLE about (x);").unwrap();
+    let e = Store::open(&path).err().unwrap();
+    assert!(matches!(e, Error::Migration(_)), "{e:?}");
+    assert!(e.to_string().contains("nothing was changed"), "{e}");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert!(!columns(&conn, "sweeps").contains(&"first_result_ms".to_string()), "step 3 rolled back");
+    assert!(!columns(&conn, "workers").contains(&"host".to_string()), "step 3 rolled back");
+    let meta: i64 = conn.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
+    let rows: i64 = conn.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
+    assert_eq!((meta, rows), (2, 2));
+}
+
+#[test]
+fn a_new_database_and_an_upgraded_one_have_the_same_tables() {
+    let dir = temp();
+    let (new, old) = (dir.path().join("new.db"), dir.path().join("old.db"));
+    Store::open(&new).unwrap().keep();
+    released_database(&old, 1);
+    drop(Store::open(&old).unwrap());
+    let schema = |path: &std::path::Path| -> Vec<(String, Vec<String>)> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").unwrap();
+        let tables: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap();
+        tables.into_iter().map(|t| (t.clone(), columns(&conn, &t))).collect()
+    };
+    assert_eq!(schema(&new), schema(&old));
 }
 
 #[test]
@@ -306,11 +407,13 @@ fn a_database_in_a_read_only_directory_is_readable() {
         store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
     }
     assert!(!dir.path().join("s.db-wal").exists(), "closed cleanly: no WAL beside it");
+    released_database(&dir.path().join("old.db"), 2);
     let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
     if root {
         // Root writes anywhere: read as an unprivileged user instead.
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(dir.path().join("old.db"), std::fs::Permissions::from_mode(0o644)).unwrap();
         let status = std::process::Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg(std::env::current_exe().unwrap())
@@ -322,8 +425,10 @@ fn a_database_in_a_read_only_directory_is_readable() {
     } else {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
         let read = Store::open_read_only(&path).and_then(|s| s.sweeps());
+        let old = Store::open_read_only(&dir.path().join("old.db")).and_then(|s| s.resolve(None));
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(read.unwrap().len(), 1);
+        assert_eq!(old.unwrap().tasks_done, 2, "an older database is read through an upgraded copy");
     }
 }
 
@@ -336,6 +441,15 @@ fn read_only_directory_reader() {
     assert!(std::fs::write(path.with_extension("probe"), b"").is_err(), "the directory must be read-only here");
     let store = Store::open_read_only(path).unwrap();
     assert_eq!(store.sweeps().unwrap().len(), 1);
+    // An older database here is read through an upgraded copy in memory.
+    let old = path.with_file_name("old.db");
+    let store = Store::open_read_only(&old).unwrap();
+    assert_eq!(store.resolve(None).unwrap().tasks_done, 2);
+    let version: i64 = rusqlite::Connection::open_with_flags(&old, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap()
+        .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2, "the file itself is left as it was");
 }
 
 #[test]

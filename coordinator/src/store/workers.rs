@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use ksweep_proto::build::Provenance;
 use rusqlite::params;
 
 use super::{now_ms, Store};
@@ -9,11 +10,13 @@ use crate::error::Result;
 use crate::ids::WorkerId;
 
 impl Store {
-    /// Registers a worker; ids are never reused.
-    pub fn register_worker(&mut self, name: &str, threads: u32) -> Result<WorkerId> {
+    /// Registers a worker with what it runs; ids are never reused.
+    pub fn register_worker(&mut self, name: &str, threads: u32, provenance: &Provenance) -> Result<WorkerId> {
+        let p = provenance;
         self.conn.execute(
-            "INSERT INTO workers (name, threads, registered_ms) VALUES (?1, ?2, ?3)",
-            params![name, threads, now_ms() as i64],
+            "INSERT INTO workers (name, threads, registered_ms, version, build, host, cpu, features)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![name, threads, now_ms() as i64, p.version, p.build, p.host, p.cpu, p.features.join(" ")],
         )?;
         Ok(WorkerId(self.conn.last_insert_rowid() as u64))
     }

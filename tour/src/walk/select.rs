@@ -45,6 +45,16 @@ impl Cpu {
         Cpu { sse41: sse41 && !simd_off }
     }
 
+    /// The names of the features on, as a result's provenance records
+    /// them.
+    pub(crate) fn names(self) -> Vec<&'static str> {
+        if self.sse41 {
+            vec!["sse4.1", "ssse3"]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// This CPU with SSE4.1 and SSSE3 turned off: walks take the scalar
     /// kernels.
     #[cfg(test)]
