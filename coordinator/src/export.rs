@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use sweep::{ResultRow, Sweep};
 
 use crate::error::{Error, Result};
-use crate::store::ResultRecord;
+use crate::store::{ResultRecord, WorkerRecord};
+use ksweep_proto::build::Provenance;
 
 /// One stored result as an export row: configuration labels, the start's
 /// coordinates and the method's name resolved from the sweep. A result
 /// outside the sweep's grid (a damaged database) is an error.
-pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, String>) -> Result<ResultRow> {
+pub fn export_row(sweep: &Sweep, r: &ResultRecord, workers: &HashMap<u64, WorkerRecord>) -> Result<ResultRow> {
     let outside = || {
         Error::Corrupt(format!(
             "a result for configuration {}, method {} is outside the sweep's grid",
@@ -25,6 +26,9 @@ pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, S
     if r.start_cell >= board.cells() {
         return Err(Error::Corrupt(format!("start cell {} is outside configuration {}", r.start_cell, r.config)));
     }
+    let worker = workers.get(&r.worker.0);
+    let provenance = worker.map(|w| &w.provenance);
+    let text = |f: fn(&Provenance) -> &String| provenance.map(f).cloned().unwrap_or_default();
     Ok(ResultRow {
         config: r.config,
         moves: entry.moves_label(),
@@ -36,7 +40,11 @@ pub fn export_row(sweep: &Sweep, r: &ResultRecord, worker_names: &HashMap<u64, S
         attempts: r.attempts,
         visited: r.visited,
         micros: r.micros,
-        worker: worker_names.get(&r.worker.0).cloned().unwrap_or_else(|| r.worker.0.to_string()),
+        worker: worker.map_or_else(|| r.worker.0.to_string(), |w| w.name.clone()),
+        worker_version: provenance.map(WorkerRecord::version_text).unwrap_or_default(),
+        worker_host: text(|p| &p.host),
+        worker_cpu: text(|p| &p.cpu),
+        worker_features: provenance.map(|p| p.features.join(" ")).unwrap_or_default(),
         start_index: r.start_index,
         outcome: Some(r.outcome),
     })

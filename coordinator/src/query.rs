@@ -233,8 +233,8 @@ pub(crate) fn export_page(
     let after = after.map(|c| (c.config, c.start_index, c.method));
     let records = store.results_page(export.key, after, limit)?;
     // Read per page: workers registered during a long export are named too.
-    let names = store.worker_names()?;
-    let rows = records.iter().map(|r| crate::export::export_row(&export.sweep, r, &names)).collect::<Result<_>>()?;
+    let workers = store.worker_records()?;
+    let rows = records.iter().map(|r| crate::export::export_row(&export.sweep, r, &workers)).collect::<Result<_>>()?;
     let next = match records.last() {
         Some(last) if records.len() == limit => {
             Some(ExportCursor { config: last.config, start_index: last.start_index, method: last.method })

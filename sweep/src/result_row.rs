@@ -32,4 +32,15 @@ pub struct ResultRow {
     pub micros: u64,
     /// The worker's name (its id when it has none).
     pub worker: String,
+    /// The worker's ksweep release and commit (`0.1.0 (abc123def456)`);
+    /// empty where it was not recorded (before schema version 3, or a
+    /// worker too old to say). Likewise the three below.
+    pub worker_version: String,
+    /// The worker's host name.
+    pub worker_host: String,
+    /// The worker's CPU model.
+    pub worker_cpu: String,
+    /// The CPU features its engine's kernels used, space-separated
+    /// (`sse4.1 ssse3`; empty for the scalar kernels).
+    pub worker_features: String,
 }

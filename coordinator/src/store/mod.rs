@@ -33,6 +33,7 @@ pub use parsed::ParsedSweeps;
 pub use readers::Readers;
 pub use shards::FailedShard;
 pub use sweeps::SweepRecord;
+pub use workers::WorkerRecord;
 
 use lock::WriterLock;
 
