@@ -8,7 +8,7 @@ RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --targe
 ctx=docker/context
 rm -rf "$ctx"
 mkdir -p "$ctx/data"
-cp "target/$target/release/ksweep" "$ctx/ksweep"
+cp "${CARGO_TARGET_DIR:-target}/$target/release/ksweep" "$ctx/ksweep"
 strip "$ctx/ksweep" 2>/dev/null || true
 cp docker/Dockerfile "$ctx/Dockerfile"
 docker build --pull=false -t "${KSWEEP_IMAGE:-knight-sweep:local}" "$ctx"

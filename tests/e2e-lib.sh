@@ -25,7 +25,7 @@ ksweep_binary() {
         k=$KSWEEP_BIN
     else
         cargo build --release -q -p ksweep
-        k=$PWD/target/release/ksweep
+        k=${CARGO_TARGET_DIR:-$PWD/target}/release/ksweep
     fi
 }
 

@@ -49,7 +49,7 @@ pub static KSWEEP: LazyLock<PathBuf> = LazyLock::new(|| {
 /// The most recently changed `.rs` file under the workspace's crates.
 fn newest_source(workspace: &Path) -> Option<(std::time::SystemTime, PathBuf)> {
     let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-    let mut dirs: Vec<PathBuf> = ["tour", "sweep", "figures", "proto", "coordinator", "worker", "cli"]
+    let mut dirs: Vec<PathBuf> = ["tour", "sweep", "figures", "proto", "coordinator", "worker", "standalone", "cli"]
         .iter()
         .map(|c| workspace.join(c).join("src"))
         .collect();
@@ -841,11 +841,15 @@ impl Export {
     }
 
     /// The rows without the columns that differ between two runs of the
-    /// same sweep (micros, and which worker ran a task), as `|`-joined lines.
+    /// same sweep (micros, and which worker ran a task and on what:
+    /// `worker` and the `worker_*` provenance), as `|`-joined lines.
     pub fn without_micros(&self) -> Vec<String> {
-        let (micros, worker) = (self.column("micros"), self.column("worker"));
+        let dropped: Vec<usize> = (self.columns.iter().enumerate())
+            .filter(|(_, name)| *name == "micros" || name.starts_with("worker"))
+            .map(|(i, _)| i)
+            .collect();
         let line = |r: &Vec<String>| {
-            let kept = r.iter().enumerate().filter(|&(i, _)| i != micros && i != worker);
+            let kept = r.iter().enumerate().filter(|(i, _)| !dropped.contains(i));
             kept.map(|(_, f)| f.as_str()).collect::<Vec<_>>().join("|")
         };
         std::iter::once(line(&self.columns)).chain(self.rows.iter().map(line)).collect()
