@@ -133,7 +133,7 @@ impl MemoryBudget {
 
     /// Calls `attempt` with the free bytes, under the budget's lock, until
     /// it returns something: at once, then each time bytes are given back.
-    /// `attempt` may free bytes held elsewhere ([`Free::give_back`]), but
+    /// `attempt` may free bytes held elsewhere (`Free::give_back`), but
     /// must not drop a non-empty reservation of this budget.
     pub fn wait_for<T>(self: &Arc<Self>, mut attempt: impl FnMut(&mut Free<'_>) -> Option<T>) -> T {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
