@@ -41,7 +41,7 @@ pub fn export_row(sweep: &Sweep, r: &ResultRecord, workers: &HashMap<u64, Worker
         visited: r.visited,
         micros: r.micros,
         worker: worker.map_or_else(|| r.worker.0.to_string(), |w| w.name.clone()),
-        worker_version: provenance.map(WorkerRecord::version_text).unwrap_or_default(),
+        worker_version: provenance.map(Provenance::version_text).unwrap_or_default(),
         worker_host: text(|p| &p.host),
         worker_cpu: text(|p| &p.cpu),
         worker_features: provenance.map(|p| p.features.join(" ")).unwrap_or_default(),

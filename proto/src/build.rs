@@ -77,6 +77,16 @@ impl Provenance {
         }
     }
 
+    /// Its release and commit as [`Build`] writes them,
+    /// `0.1.0 (abc123def456)`; empty where not recorded.
+    pub fn version_text(&self) -> String {
+        match (self.version.as_str(), self.build.as_str()) {
+            ("", _) => String::new(),
+            (v, "") => v.to_string(),
+            (v, b) => format!("{v} ({b})"),
+        }
+    }
+
     /// Checks the limits a coordinator holds a peer to, naming the field.
     pub fn check(&self) -> Result<(), String> {
         let texts = [("version", &self.version), ("build", &self.build), ("host", &self.host), ("cpu", &self.cpu)];

@@ -63,7 +63,7 @@ pub fn run(args: DbArgs, out: &mut impl Write) -> Result<()> {
                     "upgraded {} from schema version {} to {}; the file as it was: {}",
                     db.display(),
                     u.from,
-                    u.to,
+                    SCHEMA_VERSION,
                     u.backup.display()
                 )?,
                 None => writeln!(out, "{} is already at schema version {SCHEMA_VERSION}", db.display())?,

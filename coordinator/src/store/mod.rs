@@ -52,8 +52,8 @@ pub struct Store {
 /// An older database brought up to date when it was opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upgrade {
+    /// Its version before; after, it is [`schema::SCHEMA_VERSION`].
     pub from: i64,
-    pub to: i64,
     /// The file as it was before, copied beside it.
     pub backup: PathBuf,
 }
@@ -293,7 +293,7 @@ impl Store {
                 "upgrading the database from schema version {from} to {}; its copy before is the backup",
                 schema::SCHEMA_VERSION
             );
-            self.upgraded = Some(Upgrade { from, to: schema::SCHEMA_VERSION, backup });
+            self.upgraded = Some(Upgrade { from, backup });
         }
         for step in schema::migrate(&mut self.conn, found)? {
             if existing.is_some() {

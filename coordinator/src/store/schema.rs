@@ -10,7 +10,7 @@
 //!
 //! A released step is never edited: a change to a table is a new step at
 //! the end, a fixture database of the version before it under
-//! `coordinator/tests/fixtures/schema/` and a line in docs/database.md.
+//! `tests/fixtures/schema/` and a line in docs/database.md.
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension};
 use rusqlite_migration::{Migrations, M};

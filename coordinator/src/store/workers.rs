@@ -16,18 +16,6 @@ pub struct WorkerRecord {
     pub provenance: Provenance,
 }
 
-impl WorkerRecord {
-    /// Its release and commit, `0.1.0 (abc123def456)`; empty where not
-    /// recorded.
-    pub fn version_text(p: &Provenance) -> String {
-        match (p.version.as_str(), p.build.as_str()) {
-            ("", _) => String::new(),
-            (v, "") => v.to_string(),
-            (v, b) => format!("{v} ({b})"),
-        }
-    }
-}
-
 impl Store {
     /// Registers a worker with what it runs; ids are never reused.
     pub fn register_worker(&mut self, name: &str, threads: u32, provenance: &Provenance) -> Result<WorkerId> {
