@@ -1,11 +1,13 @@
 //! Lazy planning: a sweep's tasks are cut into shards from a cursor, one
 //! shard at a time, so a sweep of 10^10 tasks never exists as a list. A
 //! shard is a range of one configuration's start indices, run with every
-//! method of the sweep (so methods are compared on the same starts).
+//! method of the sweep (so methods are compared on the same starts) that
+//! the configuration did not take from stored results ([`Reused`]).
 
 use std::sync::Arc;
 
 use crate::cursor::Cursor;
+use crate::reuse::{MethodSet, Reused};
 use crate::sweep::Sweep;
 
 /// Start indices `[start_lo, start_hi)` of one configuration's start list
@@ -33,25 +35,47 @@ impl ShardPlan {
 #[derive(Debug, Clone, Copy)]
 pub struct Planner<'a> {
     sweep: &'a Sweep,
+    reused: Option<&'a Reused>,
 }
 
 impl<'a> Planner<'a> {
-    /// A planner over `sweep`.
+    /// A planner over `sweep`, every task of which runs.
     pub fn new(sweep: &'a Sweep) -> Self {
-        Planner { sweep }
+        Planner { sweep, reused: None }
+    }
+
+    /// A planner over `sweep` that plans only the methods each
+    /// configuration did not take from stored results.
+    pub fn reusing(sweep: &'a Sweep, reused: &'a Reused) -> Self {
+        Planner { sweep, reused: Some(reused) }
+    }
+
+    /// The methods a shard of configuration `config` runs.
+    pub fn methods_to_run(&self, config: u32) -> MethodSet {
+        let methods = self.sweep.methods().len();
+        self.reused.map_or(MethodSet::all(methods), |r| r.to_run(config, methods))
+    }
+
+    /// Starts of configuration `config` that shards cover: none when every
+    /// method was taken from stored results.
+    fn planned_starts(&self, config: u32) -> u64 {
+        let Some(entry) = self.sweep.configurations().get(config as usize) else { return 0 };
+        if self.methods_to_run(config).is_empty() {
+            return 0;
+        }
+        entry.start_count(self.sweep.starts_per_config())
     }
 
     /// Cuts the next shard at `cursor` and advances it; None when every
     /// configuration is planned. Impossible configurations have no starts
-    /// and are skipped. The shard holds about `target_cost / (methods x
+    /// and are skipped, as are configurations with no method left to run. The shard holds about `target_cost / (methods x
     /// cost_per_task)` starts (at least 1), never crossing a configuration,
     /// and the rest of a configuration is split into equal shards rather
     /// than leaving a small one at the end.
     pub fn next_shard(&self, cursor: &mut Cursor, target_cost: f64) -> Option<ShardPlan> {
-        let per_config = self.sweep.starts_per_config();
         loop {
-            let entry = self.sweep.configurations().get(cursor.config as usize)?;
-            let count = entry.start_count(per_config);
+            self.sweep.configurations().get(cursor.config as usize)?;
+            let count = self.planned_starts(cursor.config);
             if cursor.start >= count {
                 *cursor = Cursor { config: cursor.config + 1, start: 0 };
                 continue;
@@ -71,7 +95,7 @@ impl<'a> Planner<'a> {
     /// the range ends in equal shards rather than a small one at the end.
     fn shard_size(&self, config: u32, remaining: u64, target_cost: f64) -> u64 {
         let entry = &self.sweep.configurations()[config as usize];
-        let methods = self.sweep.methods().len() as f64;
+        let methods = self.methods_to_run(config).len().max(1) as f64;
         let wanted = (target_cost / (methods * entry.cost_per_task())).round();
         // NaN and anything below one start give one start; +inf gives all.
         let wanted = if wanted >= 1.0 { wanted as u64 } else { 1 };
@@ -87,12 +111,11 @@ impl<'a> Planner<'a> {
     pub fn uncovered(&self, covered: &[ShardPlan], upto: Cursor, target_cost: f64) -> Vec<ShardPlan> {
         let mut covered = covered.to_vec();
         covered.sort_unstable_by_key(|p| (p.config, p.start_lo));
-        let per_config = self.sweep.starts_per_config();
         let configs = self.sweep.configurations();
         let mut out = Vec::new();
         let mut ranges = covered.iter().peekable();
         for config in 0..configs.len().min(upto.config as usize + 1) as u32 {
-            let count = configs[config as usize].start_count(per_config);
+            let count = self.planned_starts(config);
             let limit = if config < upto.config { count } else { upto.start.min(count) };
             let mut gap = |lo: u64, hi: u64| {
                 let mut at = lo;
@@ -218,6 +241,29 @@ mod tests {
         // A gap larger than a shard is cut to size.
         let one_shard = planner.uncovered(&[], end, f64::INFINITY);
         assert!(planner.uncovered(&[], end, 0.0).len() > one_shard.len());
+    }
+
+    #[test]
+    fn taken_methods_are_not_planned() {
+        let s = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6, 7]", 4, r#"["w", "aw"]"#);
+        let mut second = MethodSet::EMPTY;
+        second.insert(1);
+        // 5x5: both methods stored; 6x6: aw stored; 7x7: nothing.
+        let reused = Reused::new(vec![MethodSet::all(2), second]);
+        let planner = Planner::reusing(&s, &reused);
+        let mut cursor = Cursor::default();
+        let mut shards = Vec::new();
+        while let Some(p) = planner.next_shard(&mut cursor, 0.0) {
+            shards.push(p);
+        }
+        assert!(shards.iter().all(|p| p.config != 0), "nothing of 5x5 runs: {shards:?}");
+        assert_eq!(shards.iter().filter(|p| p.config == 1).count(), 4, "every start of 6x6, for w");
+        assert_eq!(planner.methods_to_run(1).nth(0), Some(0));
+        assert_eq!(planner.methods_to_run(1).len(), 1);
+        assert_eq!(planner.methods_to_run(2).len(), 2);
+        let end = Cursor { config: 3, start: 0 };
+        assert_eq!(planner.uncovered(&shards, end, 0.0), vec![], "a taken configuration is no gap");
+        assert_eq!(Planner::new(&s).uncovered(&shards, end, 0.0).len(), 4, "without reuse, 5x5 is missing");
     }
 
     #[test]

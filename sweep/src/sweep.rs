@@ -23,6 +23,7 @@ pub struct Sweep {
 mod entry;
 mod expand;
 mod id;
+mod identity;
 
 pub use entry::{ConfigEntry, MoveSpec};
 use expand::{check_methods, expand};

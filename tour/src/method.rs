@@ -172,6 +172,30 @@ impl Method {
         matches!(self, Method::Wr | Method::WrPlus | Method::Nn(_))
     }
 
+    /// The version of the method's definition in this engine: part of a
+    /// task's identity (docs/identity.md), so results stored by a build
+    /// whose definition differs are never reused for this one. Bumped
+    /// whenever a change could alter any task's success, outcome, attempts
+    /// or visited: its walk, tiebreak or move order, its random stream, its
+    /// budget's meaning, or a proof the engine gives for every method
+    /// (docs/methods.md lists what counts). Speed-ups that leave every
+    /// result as it was do not bump it.
+    pub fn engine_version(self) -> u32 {
+        match self {
+            Method::W
+            | Method::WPlus
+            | Method::Aw
+            | Method::AwPlus
+            | Method::Mw
+            | Method::Wr
+            | Method::WrPlus
+            | Method::Bt
+            | Method::Construct
+            | Method::Nn(_)
+            | Method::Solve => 1,
+        }
+    }
+
     /// Most walks a Warnsdorff method makes with K moves (1 for the others).
     pub fn max_attempts(self, k: usize) -> usize {
         match self {
