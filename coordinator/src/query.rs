@@ -152,6 +152,8 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
         failed_shards: Vec::new(),
         // Live figures, like the rate (`Shared::live`).
         waiting: sweep::Waiting::default(),
+        // Where its results came from: counted for `status` only.
+        reuse: sweep::Reuse { tasks: r.tasks_reused, enabled: r.reuse, ..sweep::Reuse::default() },
     }
 }
 
@@ -182,7 +184,20 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<SweepStatus>> {
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
     let record = store.resolve(id)?;
     let failed_shards = failed_shards(store, &record)?;
-    Ok(SweepStatus { spec_toml: record.spec.clone(), failed_shards, ..status_of(&record) })
+    let base = status_of(&record);
+    let (from, conflicts) = store.reuse_summary(record.key)?;
+    let from = from
+        .into_iter()
+        .map(|(key, tasks)| {
+            let (sweep_id, name) = match store.record_of(key) {
+                Ok(r) => (r.id, r.name),
+                Err(_) => (format!("key {}", key.0), "(gone)".to_string()),
+            };
+            sweep::ReusedFrom { sweep_id, name, tasks }
+        })
+        .collect();
+    let reuse = sweep::Reuse { from, conflicts, ..base.reuse.clone() };
+    Ok(SweepStatus { spec_toml: record.spec.clone(), failed_shards, reuse, ..base })
 }
 
 /// The first shards of a sweep that failed for good, labelled as tables

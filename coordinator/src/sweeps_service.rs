@@ -56,7 +56,7 @@ fn export_batch(rows: Vec<sweep::ResultRow>) -> pb::ExportBatch {
 }
 
 impl SweepsService {
-    async fn submit_spec(&self, text: String, resume: bool) -> Result<pb::SubmitReply> {
+    async fn submit_spec(&self, text: String, resume: bool, reuse: bool) -> Result<pb::SubmitReply> {
         let limit = self.shared.options.max_spec_bytes;
         if text.len() > limit {
             return Err(Error::Spec(sweep::SpecError::TooLarge { bytes: text.len(), max: limit }));
@@ -64,12 +64,20 @@ impl SweepsService {
         // Parsing expands the whole grid: CPU work, off the runtime threads.
         let caps = self.shared.options.spec_caps;
         let sweep = Arc::new(blocking(move || Ok(Sweep::parse_capped(&text, &caps)?)).await?);
-        let (record, created) = self.shared.submit(sweep, resume).await?;
-        if created {
-            tracing::info!(sweep = %record.id, name = %record.name, tasks = record.tasks_total, "sweep submitted");
+        let (record, known) = self.shared.submit(sweep, resume, reuse).await?;
+        if let Some(known) = &known {
+            tracing::info!(
+                sweep = %record.id, name = %record.name, tasks = record.tasks_total, reused = known.tasks,
+                "sweep submitted"
+            );
         }
         self.shared.changed();
-        Ok(pb::SubmitReply { sweep_id: record.id.clone(), created, status: Some(status_of(&record).into()) })
+        Ok(pb::SubmitReply {
+            sweep_id: record.id.clone(),
+            created: known.is_some(),
+            status: Some(status_of(&record).into()),
+            estimated_cpu_secs: known.and_then(|k| k.micros_to_run).map(|us| us / 1e6),
+        })
     }
 }
 
@@ -102,7 +110,7 @@ type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportBatch, Status>> +
 impl pb::sweeps_server::Sweeps for SweepsService {
     async fn submit(&self, req: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitReply>, Status> {
         let req = req.into_inner();
-        Ok(Response::new(self.submit_spec(req.spec_toml, req.resume).await?))
+        Ok(Response::new(self.submit_spec(req.spec_toml, req.resume, !req.no_reuse).await?))
     }
 
     async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListReply>, Status> {

@@ -107,7 +107,8 @@ fn report_of(r: pb::ShardResults) -> Result<ShardReport> {
 /// The message for an assignment: configuration, methods and start cells.
 fn shard_message(a: &Assignment) -> pb::Shard {
     let entry = &a.sweep.configurations()[a.plan.config as usize];
-    convert::shard(a.shard.0, a.epoch.0, &a.sweep_id, &a.sweep, entry, &a.starts)
+    let methods: Vec<tour::Method> = a.methods.indices().filter_map(|i| a.sweep.methods().get(i).copied()).collect();
+    convert::shard(a.shard.0, a.epoch.0, &a.sweep_id, &a.sweep, entry, &methods, &a.starts)
 }
 
 #[tonic::async_trait]

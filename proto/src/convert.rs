@@ -260,6 +260,17 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             shards_waiting: s.waiting.shards,
             waiting_memory_bytes: s.waiting.memory_bytes,
             waiting_labels: s.waiting.labels,
+            reuse: Some(pb::Reuse {
+                tasks: s.reuse.tasks,
+                from: s
+                    .reuse
+                    .from
+                    .into_iter()
+                    .map(|f| pb::ReusedFrom { sweep_id: f.sweep_id, name: f.name, tasks: f.tasks })
+                    .collect(),
+                conflicts: s.reuse.conflicts,
+                enabled: s.reuse.enabled,
+            }),
         }
     }
 }
@@ -298,6 +309,16 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
                 memory_bytes: s.waiting_memory_bytes,
                 labels: s.waiting_labels,
             },
+            reuse: s.reuse.map_or_else(sweep::Reuse::default, |r| sweep::Reuse {
+                tasks: r.tasks,
+                from: r
+                    .from
+                    .into_iter()
+                    .map(|f| sweep::ReusedFrom { sweep_id: f.sweep_id, name: f.name, tasks: f.tasks })
+                    .collect(),
+                conflicts: r.conflicts,
+                enabled: r.enabled,
+            }),
         })
     }
 }
@@ -407,13 +428,15 @@ impl TryFrom<&pb::BoardConfig> for Configuration {
 // ------------------------------------------------------------------ shards
 
 /// The message for a shard of `sweep`: lease (`shard_id`, `epoch`), the
-/// configuration `entry`, and its start cells in order.
+/// configuration `entry`, the methods it runs (the sweep's, less those the
+/// configuration took from stored results) and its start cells in order.
 pub fn shard(
     shard_id: u64,
     epoch: u64,
     sweep_id: &str,
     sweep: &Sweep,
     entry: &ConfigEntry,
+    methods: &[Method],
     starts: &[u64],
 ) -> pb::Shard {
     pb::Shard {
@@ -422,7 +445,7 @@ pub fn shard(
         sweep_id: sweep_id.to_string(),
         sweep_seed: sweep.seed(),
         config: Some(board_config(entry, sweep.limits().max_cells)),
-        methods: sweep.methods().iter().map(|m| m.name().to_string()).collect(),
+        methods: methods.iter().map(|m| m.name().to_string()).collect(),
         starts: starts.to_vec(),
         budget: sweep.budget(),
         iterations: sweep.iterations(),
@@ -626,6 +649,12 @@ mod tests {
                 error: "boom".into(),
             }],
             waiting: sweep::Waiting { shards: 2, memory_bytes: 1 << 30, labels: vec!["bigmem".into()] },
+            reuse: sweep::Reuse {
+                tasks: 30,
+                from: vec![sweep::ReusedFrom { sweep_id: "fedc".into(), name: "quick".into(), tasks: 30 }],
+                conflicts: 1,
+                enabled: true,
+            },
         }
     }
 

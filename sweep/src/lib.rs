@@ -64,7 +64,7 @@ pub use result_row::ResultRow;
 pub use reuse::{MethodSet, Reused};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::{parse_start_line, StartLineError};
-pub use status::{FailedShard, SweepState, SweepStatus, Waiting};
+pub use status::{FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting};
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
 pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,

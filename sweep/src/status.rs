@@ -141,6 +141,64 @@ pub struct SweepStatus {
     pub failed_shards: Vec<FailedShard>,
     /// Live, for a running sweep: the shards no worker can run now.
     pub waiting: Waiting,
+    /// What it took from results other sweeps computed.
+    pub reuse: Reuse,
+}
+
+/// A sweep's results that came from other sweeps (docs/identity.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reuse {
+    /// Tasks taken from stored results when it was submitted.
+    pub tasks: u64,
+    /// The sweeps that computed its results, other than itself, with how
+    /// many each (a single sweep's status only).
+    pub from: Vec<ReusedFrom>,
+    /// Reruns whose result disagreed with the stored one (a single sweep's
+    /// status only).
+    pub conflicts: u64,
+    /// False when it was submitted with `--no-reuse`.
+    pub enabled: bool,
+}
+
+/// A sweep some of another sweep's results came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReusedFrom {
+    /// The other sweep's id.
+    pub sweep_id: String,
+    /// Its name.
+    pub name: String,
+    /// How many of this sweep's results it computed.
+    pub tasks: u64,
+}
+
+impl Reuse {
+    /// `taken 1892 of 3000 tasks from stored results (quick 3675248c: 1892)`,
+    /// or None when nothing came from elsewhere and nothing disagreed.
+    pub fn summary(&self, tasks_total: u64) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.enabled {
+            parts.push("every task run again (--no-reuse)".to_string());
+        } else if self.tasks > 0 {
+            parts.push(format!("{} of {tasks_total} tasks taken from stored results", self.tasks));
+        }
+        if !self.from.is_empty() {
+            let from: Vec<String> =
+                self.from.iter().map(|f| format!("{} {}: {}", f.name, short_id(&f.sweep_id), f.tasks)).collect();
+            parts.push(format!("results computed by {}", from.join(", ")));
+        }
+        if self.conflicts > 0 {
+            parts.push(format!(
+                "{} reruns DISAGREED with the stored result (a bug, or a method changed without a new version)",
+                self.conflicts
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// The first 8 hex digits of a sweep id, as lists show it.
+fn short_id(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
 }
 
 impl SweepStatus {

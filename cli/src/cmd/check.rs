@@ -2,10 +2,11 @@
 //! running anything.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
+use ksweep_coordinator::store::Store;
 use sweep::Sweep;
 use tour::Eligibility;
 
@@ -14,6 +15,10 @@ use tour::Eligibility;
 pub struct CheckArgs {
     /// The sweep spec (TOML).
     pub spec: PathBuf,
+    /// Also say how many of its tasks this database already holds (read
+    /// only): what a submit to it would take instead of running.
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
 }
 
 pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
@@ -36,6 +41,45 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
         .max_by_key(|(need, _)| need.with_threads(1));
     if let Some((need, c)) = largest {
         writeln!(out, "memory          {need}, board {}", c.shape_label())?;
+    }
+    if let Some(db) = &args.db {
+        known(&sweep, db, out)?;
+    }
+    Ok(())
+}
+
+/// What the database `db` holds of `sweep`: the sweep itself, or the tasks
+/// a submit would take from other sweeps' results and what is left to run.
+fn known(sweep: &Sweep, db: &Path, out: &mut impl Write) -> Result<()> {
+    if !db.exists() {
+        writeln!(out, "known           nothing: there is no database {} yet", db.display())?;
+        return Ok(());
+    }
+    let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+    if let Some(stored) = store.sweep_by_id(&sweep.id())? {
+        writeln!(
+            out,
+            "stored          as sweep {} ({}, {} of {} tasks done): submitting it again resumes it",
+            stored.id,
+            ksweep_coordinator::status_of(&stored).state,
+            stored.tasks_done,
+            stored.tasks_total
+        )?;
+        return Ok(());
+    }
+    let known = store.known(sweep)?;
+    let from: Vec<String> = known
+        .from
+        .iter()
+        .map(|&(key, n)| match store.record_of(key) {
+            Ok(r) => format!("{} {}: {n}", r.name, &r.id[..r.id.len().min(8)]),
+            Err(_) => format!("key {}: {n}", key.0),
+        })
+        .collect();
+    let line = crate::cmd::submit::plan_line(sweep.total_tasks(), known.tasks, known.micros_to_run.map(|us| us / 1e6));
+    writeln!(out, "known           {line}")?;
+    if !from.is_empty() {
+        writeln!(out, "                computed by {}", from.join(", "))?;
     }
     Ok(())
 }

@@ -262,7 +262,7 @@ pub async fn run(args: CoordinatorArgs) -> Result<()> {
             announce(dir, args.announce_host.as_deref(), local)?;
         }
         let reply = client
-            .submit(pb::SubmitRequest { spec_toml: spec, resume: true })
+            .submit(pb::SubmitRequest { spec_toml: spec, resume: true, no_reuse: false })
             .await
             .map_err(crate::connect::status_error)?
             .into_inner();

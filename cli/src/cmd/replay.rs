@@ -28,6 +28,8 @@ pub struct ReplayArgs {
     /// Threads running tasks (default: all cores).
     #[arg(long, default_value_t = 0, value_parser = crate::cmd::worker::thread_count())]
     pub threads: usize,
+    #[command(flatten)]
+    pub reuse: crate::cmd::submit::ReuseArg,
     /// Replay only the first K distinct starts of each (N, method).
     #[arg(long, value_name = "K")]
     pub sample: Option<usize>,
@@ -99,7 +101,8 @@ async fn replay_all(
         let mut found: HashMap<(Method, u32, Vec<u64>), Replayed> = HashMap::new();
         for (method, spec) in replay.specs(options) {
             let text = spec.to_canonical_toml();
-            let (id, last) = crate::cmd::run::embedded(text.clone(), db, args.threads, None, signals).await?;
+            let (id, last) =
+                crate::cmd::run::embedded(text.clone(), db, args.threads, None, args.reuse, signals).await?;
             last.map_err(|signal| Interrupted {
                 signal,
                 message: "the replay stopped; with --db, rerunning resumes it".into(),

@@ -32,8 +32,10 @@ pub async fn run(args: ResumeArgs, out: &mut impl Write) -> Result<()> {
     }
     // The stored spec names the same sweep; `resume` runs a cancelled or
     // failed one again.
-    let reply =
-        client.submit(pb::SubmitRequest { spec_toml: status.spec_toml, resume: true }).await.map_err(status_error)?;
+    let reply = client
+        .submit(pb::SubmitRequest { spec_toml: status.spec_toml, resume: true, no_reuse: false })
+        .await
+        .map_err(status_error)?;
     match reply.into_inner().status {
         Some(status) => print_status(&decode_status(status)?, out),
         None => bail!("the coordinator answered without a status"),

@@ -9,7 +9,6 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ksweep_coordinator::store::Store;
 use ksweep_coordinator::CoordinatorOptions;
-use ksweep_proto::v1 as pb;
 use ksweep_standalone::Standalone;
 use sweep::{render, Sweep, SweepStatus};
 
@@ -39,6 +38,8 @@ pub struct RunArgs {
     pub view: TableView,
     #[command(flatten)]
     pub http: HttpArg,
+    #[command(flatten)]
+    pub reuse: crate::cmd::submit::ReuseArg,
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
@@ -46,7 +47,7 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     // waits on a pipe included); then a ctrl-c stops the run cleanly.
     let text = crate::spec_file::load(&args.spec)?;
     let mut signals = Signals::install().context("cannot install signal handlers")?;
-    let (id, last) = embedded(text, &args.db, args.threads, args.http.dashboard()?, &mut signals).await?;
+    let (id, last) = embedded(text, &args.db, args.threads, args.http.dashboard()?, args.reuse, &mut signals).await?;
     let last = last.map_err(|signal| Interrupted {
         signal,
         message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
@@ -70,6 +71,7 @@ pub async fn embedded(
     db: &Path,
     threads: usize,
     http: Option<Dashboard>,
+    reuse: crate::cmd::submit::ReuseArg,
     signals: &mut Signals,
 ) -> Result<(String, std::result::Result<SweepStatus, Signal>)> {
     // Refuse a bad spec before starting anything. The coordinator serves
@@ -89,11 +91,15 @@ pub async fn embedded(
     let connect = ConnectArgs::plain(cluster.url().to_string(), cluster.token().to_string());
     let outcome = async {
         let mut client = connect.connect().await?;
-        let reply = client
-            .submit(pb::SubmitRequest { spec_toml: text, resume: false })
-            .await
-            .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
-        let id = reply.into_inner().sweep_id;
+        let reply =
+            client.submit(reuse.request(text)).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?.into_inner();
+        // Beside the progress bar, on stderr: stdout may carry data.
+        if reply.created {
+            if let Some(line) = crate::cmd::submit::describe(&reply)?.get(1) {
+                eprintln!("{line}");
+            }
+        }
+        let id = reply.sweep_id;
         tokio::select! {
             last = follow(&mut client, &id) => last.map(|s| (id, Ok(s))),
             signal = signals.recv() => Ok((id, Err(signal))),

@@ -84,6 +84,9 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     writeln!(out, "state           {}", s.state)?;
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
     writeln!(out, "successes       {}", s.successes)?;
+    if let Some(reuse) = s.reuse.summary(s.tasks_total) {
+        writeln!(out, "reused          {reuse}")?;
+    }
     if s.state == SweepState::Running {
         writeln!(out, "rate            {}", speed(s))?;
     }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use sweep::{Cursor, Planner, ShardPlan, Sweep};
+use sweep::{Cursor, MethodSet, Planner, ShardPlan, Sweep};
 
 use super::placement::MAX_UNFIT_CUTS;
 use super::shard::{Lease, ShardRun, ShardState};
@@ -23,6 +23,8 @@ pub struct Assignment {
     pub sweep_id: String,
     pub sweep: Arc<Sweep>,
     pub plan: ShardPlan,
+    /// The sweep's methods it runs, in sweep order.
+    pub methods: MethodSet,
     pub starts: Arc<[u64]>,
 }
 
@@ -35,6 +37,7 @@ pub struct LeasedShard {
     pub sweep_id: String,
     pub sweep: Arc<Sweep>,
     pub plan: ShardPlan,
+    pub methods: MethodSet,
     /// None until drawn ([`Grant::draw_starts`]).
     pub starts: Option<Arc<[u64]>>,
 }
@@ -169,7 +172,7 @@ impl Scheduler {
         self.next_epoch += 1;
         let lease = Lease { worker, epoch, deadline: now + self.config.lease };
         // A shard of a queued sweep is always in the map; taken above.
-        let (key, plan) = (run.sweep, run.plan.clone());
+        let (key, plan, methods) = (run.sweep, run.plan.clone(), run.methods);
         let starts = run.starts.clone().or_else(|| self.cached_starts(key, &plan));
         let Some(s) = self.sweeps.get(&key) else { return };
         let (sweep_id, sweep) = (s.id.clone(), s.sweep.clone());
@@ -182,7 +185,7 @@ impl Scheduler {
                 run.starts = starts.clone();
             }
         }
-        grant.leased.push(LeasedShard { shard, epoch, sweep_key: key, sweep_id, sweep, plan, starts });
+        grant.leased.push(LeasedShard { shard, epoch, sweep_key: key, sweep_id, sweep, plan, methods, starts });
     }
 
     /// Cuts one new shard, of about `target` estimated microseconds, from
@@ -194,7 +197,7 @@ impl Scheduler {
             if s.phase == SweepPhase::Draining {
                 return None;
             }
-            match Planner::new(&s.sweep).next_shard(&mut s.cursor, target_cost) {
+            match Planner::reusing(&s.sweep, &s.reused).next_shard(&mut s.cursor, target_cost) {
                 Some(plan) => Some((key, plan)),
                 None => {
                     s.phase = SweepPhase::Draining;
@@ -214,9 +217,9 @@ impl Scheduler {
         let (methods, cursor) = match self.sweeps.get_mut(&key) {
             Some(s) => {
                 s.tally.open += 1;
-                (s.sweep.methods().len(), s.cursor)
+                (s.reused.to_run(plan.config, s.sweep.methods().len()), s.cursor)
             }
-            None => (0, Cursor::default()),
+            None => (MethodSet::EMPTY, Cursor::default()),
         };
         let requirement = self.requirement(key, plan.config);
         self.shards.insert(id, ShardRun::new(key, plan.clone(), methods, 0, requirement));

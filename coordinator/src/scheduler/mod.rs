@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sweep::{Cursor, Sweep};
+use sweep::{Cursor, Reused, Sweep};
 
 use crate::ids::{ShardId, SweepKey, WorkerId};
 use crate::model::{NewShards, OpenShard};
@@ -108,7 +108,10 @@ impl Scheduler {
 
     /// Takes over a running sweep: its cursor, its open shards (queued
     /// again, whatever lease they had before a restart) and how many of its
-    /// shards already failed for good (so it cannot end done without them).
+    /// shards already failed for good (so it cannot end done without them),
+    /// and the methods each configuration took from stored results (which
+    /// it never plans).
+    #[allow(clippy::too_many_arguments)]
     pub fn add_sweep(
         &mut self,
         key: SweepKey,
@@ -117,14 +120,16 @@ impl Scheduler {
         cursor: Cursor,
         open: Vec<OpenShard>,
         shards_failed: u64,
+        reused: Reused,
     ) {
-        let mut run = SweepRun::new(id, sweep, cursor);
+        let mut run = SweepRun::new(id, sweep, cursor, reused);
         run.tally.failed = shards_failed as usize;
-        let methods = run.sweep.methods().len();
+        let (methods, reused) = (run.sweep.methods().len(), run.reused.clone());
         self.sweeps.insert(key, run);
         for s in open {
             let requirement = self.requirement(key, s.plan.config);
-            self.shards.insert(s.id, ShardRun::new(key, s.plan, methods, s.failures, requirement));
+            let to_run = reused.to_run(s.plan.config, methods);
+            self.shards.insert(s.id, ShardRun::new(key, s.plan, to_run, s.failures, requirement));
             if let Some(run) = self.sweeps.get_mut(&key) {
                 run.tally.open += 1;
             }

@@ -195,7 +195,7 @@ mod tests {
         };
         let mut s = Scheduler::new(config, 0);
         let sweep = Arc::new(Sweep::parse(spec).unwrap());
-        s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+        s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
         (s, SweepKey(1), Instant::now())
     }
 

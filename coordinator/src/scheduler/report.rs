@@ -61,20 +61,21 @@ impl Scheduler {
                 continue; // settled: a late duplicate, nothing new
             }
             let Some(sweep) = self.sweeps.get(&run.sweep) else { continue };
-            let methods = sweep.sweep.methods().len() as u32;
+            let methods = run.methods.len() as u32;
             let starts = (run.plan.start_hi - run.plan.start_lo) as u32;
             for t in &report.tasks {
-                if t.start_offset >= starts || t.method_index >= methods {
+                let in_sweep = run.methods.nth(t.method_index as usize);
+                let (Some(index), true) = (in_sweep, t.start_offset < starts) else {
                     return Err(Error::Refused(format!(
                         "{} has no task ({}, {}); it has {starts} starts x {methods} methods",
                         report.shard, t.start_offset, t.method_index
                     )));
-                }
+                };
                 let slot = (t.start_offset * methods + t.method_index) as usize;
                 if t.error.is_some() || run.received[slot] || !in_batch.insert((report.shard, slot)) {
                     continue;
                 }
-                let method = sweep.sweep.methods()[t.method_index as usize];
+                let method = sweep.sweep.methods()[index];
                 let claimed = tour::TaskResult {
                     success: t.success,
                     outcome: t.outcome,
@@ -101,7 +102,7 @@ impl Scheduler {
                     sweep: run.sweep,
                     config: run.plan.config,
                     start_index: run.plan.start_lo + t.start_offset as u64,
-                    method: t.method_index,
+                    method: index as u32,
                     start_cell: *start_cell,
                     success: t.success,
                     attempts: t.attempts,
@@ -127,7 +128,7 @@ impl Scheduler {
                 continue;
             }
             let key = run.sweep;
-            let Some(methods) = self.sweeps.get(&key).map(|s| s.sweep.methods().len() as u32) else { continue };
+            let methods = run.methods.len() as u32;
             let mut error = report.error.clone();
             let mut micros = 0f64;
             let mut new_tasks = 0usize;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use sweep::ShardPlan;
+use sweep::{MethodSet, ShardPlan};
 
 use super::placement::Requirement;
 use crate::ids::{Epoch, SweepKey, WorkerId};
@@ -41,6 +41,9 @@ pub struct Lease {
 pub(super) struct ShardRun {
     pub sweep: SweepKey,
     pub plan: ShardPlan,
+    /// The sweep's methods it runs (those its configuration did not take
+    /// from stored results); its method `k` is the sweep's `methods.nth(k)`.
+    pub methods: MethodSet,
     pub state: ShardState,
     /// Workers this shard was ever leased to: only they may report on it.
     pub given_to: Vec<WorkerId>,
@@ -58,12 +61,19 @@ pub(super) struct ShardRun {
 }
 
 impl ShardRun {
-    /// A queued shard of `methods` methods per start.
-    pub fn new(sweep: SweepKey, plan: ShardPlan, methods: usize, failures: u32, requirement: Requirement) -> ShardRun {
-        let tasks = (plan.start_hi - plan.start_lo) as usize * methods;
+    /// A queued shard that runs `methods` of its sweep on each start.
+    pub fn new(
+        sweep: SweepKey,
+        plan: ShardPlan,
+        methods: MethodSet,
+        failures: u32,
+        requirement: Requirement,
+    ) -> ShardRun {
+        let tasks = (plan.start_hi - plan.start_lo) as usize * methods.len();
         ShardRun {
             sweep,
             plan,
+            methods,
             state: ShardState::Queued,
             given_to: Vec::new(),
             starts: None,

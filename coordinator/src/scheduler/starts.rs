@@ -51,6 +51,7 @@ impl Grant {
                     sweep_id: l.sweep_id,
                     sweep: l.sweep,
                     plan: l.plan,
+                    methods: l.methods,
                     starts,
                 }
             })

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sweep::{Cursor, Planner, ShardPlan, Sweep};
+use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
 
 use super::placement::Requirement;
 use super::shard::ShardState;
@@ -53,6 +53,8 @@ pub(super) struct SweepRun {
     pub id: String,
     pub sweep: Arc<Sweep>,
     pub cursor: Cursor,
+    /// The methods each configuration took from stored results: not planned.
+    pub reused: Arc<Reused>,
     pub phase: SweepPhase,
     pub tally: Tally,
     /// The start list of the configuration shards are being cut from.
@@ -63,11 +65,12 @@ pub(super) struct SweepRun {
 }
 
 impl SweepRun {
-    pub fn new(id: String, sweep: Arc<Sweep>, cursor: Cursor) -> SweepRun {
+    pub fn new(id: String, sweep: Arc<Sweep>, cursor: Cursor, reused: Reused) -> SweepRun {
         SweepRun {
             id,
             sweep,
             cursor,
+            reused: Arc::new(reused),
             phase: SweepPhase::Cutting,
             tally: Tally::default(),
             starts: None,
@@ -103,7 +106,7 @@ impl Scheduler {
                 if s.phase == SweepPhase::Cutting && s.tally.open == 0 {
                     // Probe: is there anything left to plan?
                     let mut probe = s.cursor;
-                    if Planner::new(&s.sweep).next_shard(&mut probe, f64::MAX).is_none() {
+                    if Planner::reusing(&s.sweep, &s.reused).next_shard(&mut probe, f64::MAX).is_none() {
                         s.phase = SweepPhase::Draining;
                     }
                 }

@@ -34,7 +34,7 @@ fn scheduler() -> (Scheduler, SweepKey, Instant) {
     let mut s = Scheduler::new(config, 0);
     let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
     let key = SweepKey(1);
-    s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(1), 1, now);
     s.register(WorkerId(2), 1, now);
@@ -263,7 +263,7 @@ fn a_worker_holds_a_bounded_amount_of_estimated_work() {
     let config = SchedulerConfig { target_shard: Duration::from_nanos(1), ..SchedulerConfig::default() };
     let mut s = Scheduler::new(config, 0);
     let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
-    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(1), 1, now);
     s.register(WorkerId(2), 1, now);
@@ -291,7 +291,7 @@ fn shards_shrink_towards_the_end() {
     let target = Duration::from_micros(10 * micros);
     let config = SchedulerConfig { target_shard: target, held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(config, 0);
-    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(1), 1, now);
     s.register(WorkerId(2), 1, now);
@@ -322,7 +322,7 @@ fn resumed_open_shards_are_queued_before_new_ones() {
     let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
     let open =
         vec![OpenShard { id: ShardId(40), plan: ShardPlan { config: 0, start_lo: 2, start_hi: 3 }, failures: 1 }];
-    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor { config: 0, start: 3 }, open, 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor { config: 0, start: 3 }, open, 0, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(9), 1, now);
     let (given, cut) = assign(&mut s, WorkerId(9), 2, now);
@@ -382,7 +382,7 @@ fn a_resumed_sweep_with_a_failed_shard_ends_failed() {
     let config = SchedulerConfig { held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(config, 0);
     let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
-    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 1);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 1, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(1), 1, now);
     let mut finished = Vec::new();
@@ -478,7 +478,7 @@ fn many_shards(now: Instant) -> Scheduler {
     let config = SchedulerConfig { target_shard: Duration::from_millis(1), ..SchedulerConfig::default() };
     let mut s = Scheduler::new(config, 0);
     let sweep = Arc::new(Sweep::parse(MANY_SHARDS).unwrap());
-    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     s.register(WorkerId(1), u32::MAX, now); // claims every thread there is
     s.register(WorkerId(2), 2, now);
     s
@@ -494,7 +494,7 @@ fn a_worker_holds_only_what_its_throughput_shows() {
         MANY_SHARDS.replace("starts = 100", "starts = 1000").replace("from = 20, to = 60", "from = 200, to = 260");
     let sweep = Arc::new(Sweep::parse(&spec).unwrap());
     let mut s = Scheduler::new(SchedulerConfig::default(), 0);
-    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+    s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(1), u32::MAX, now);
     s.register(WorkerId(2), 2, now);
@@ -583,7 +583,7 @@ fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
     let (hog_key, quick_key) = (SweepKey(1), SweepKey(2));
     for (key, spec) in [(hog_key, HOG), (quick_key, SPEC.as_str())] {
         let sweep = Arc::new(Sweep::parse(spec).unwrap());
-        s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0);
+        s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     }
     let (hogged, free) = (WorkerId(1), WorkerId(2));
     s.register(hogged, 2, now);

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use sweep::{Cursor, Planner, ShardPlan, Sweep};
+use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
 
 use super::Shared;
 use crate::error::Result;
@@ -25,6 +25,7 @@ pub(super) fn log_settled(settled: &Settled) {
 struct ShortSweep {
     record: SweepRecord,
     sweep: Arc<Sweep>,
+    reused: Reused,
     gaps: Vec<ShardPlan>,
 }
 
@@ -46,9 +47,10 @@ fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result
             let sweep = s.sweep_of(&record)?;
             let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
             let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
-            let gaps = Planner::new(&sweep).uncovered(&settled, end, target_cost);
+            let reused = s.reused(key, &sweep)?;
+            let gaps = Planner::reusing(&sweep, &reused).uncovered(&settled, end, target_cost);
             if !gaps.is_empty() {
-                short.push(ShortSweep { record, sweep, gaps });
+                short.push(ShortSweep { record, sweep, reused, gaps });
                 continue;
             }
         }
@@ -140,7 +142,7 @@ impl Shared {
                 "a drained sweep lacks results; running the missing starts again instead of ending it"
             );
             let (key, id, failed) = (s.record.key, s.record.id.clone(), s.record.shards_failed);
-            sched.add_sweep(key, id, s.sweep, s.record.cursor, Vec::new(), failed);
+            sched.add_sweep(key, id, s.sweep, s.record.cursor, Vec::new(), failed, s.reused);
             sched.replan(key, s.gaps);
         }
     }

@@ -8,7 +8,7 @@ use sweep::{Planner, ShardPlan, Sweep};
 use super::{blocking, Shared};
 use crate::error::Result;
 use crate::ids::SweepKey;
-use crate::store::{SweepRecord, SweepState};
+use crate::store::{Known, SweepRecord, SweepState};
 
 impl Shared {
     /// Takes every running sweep of the database into the scheduler (see
@@ -47,17 +47,18 @@ impl Shared {
                     return Ok(None);
                 }
                 let open = s.open_shards(key)?;
-                let gaps = Planner::new(&for_store).uncovered(&s.shard_plans(key)?, record.cursor, target);
-                Ok(Some((record, open, gaps)))
+                let reused = s.reused(key, &for_store)?;
+                let gaps = Planner::reusing(&for_store, &reused).uncovered(&s.shard_plans(key)?, record.cursor, target);
+                Ok(Some((record, open, gaps, reused)))
             })
             .await?;
-        let Some((record, open, gaps)) = loaded else { return Ok(()) };
+        let Some((record, open, gaps, reused)) = loaded else { return Ok(()) };
         if !open.is_empty() {
             tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
         }
         {
             let mut sched = self.scheduler();
-            sched.add_sweep(key, record.id.clone(), sweep, record.cursor, open, record.shards_failed);
+            sched.add_sweep(key, record.id.clone(), sweep, record.cursor, open, record.shards_failed, reused);
             if !gaps.is_empty() {
                 let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
                 tracing::error!(
@@ -75,10 +76,12 @@ impl Shared {
     /// Stores a sweep (or finds the stored one with its id) and schedules
     /// it if it is running. With `resume`, a cancelled sweep runs again from
     /// where it stopped (its results and open shards are stored); without,
-    /// it stays cancelled. Returns its record and whether it is new.
-    pub async fn submit(&self, sweep: Arc<Sweep>, resume: bool) -> Result<(SweepRecord, bool)> {
+    /// it stays cancelled. A new sweep takes the tasks the database holds
+    /// unless `reuse` is false (`--no-reuse`). Returns its record and, when
+    /// it is new, what it took.
+    pub async fn submit(&self, sweep: Arc<Sweep>, resume: bool, reuse: bool) -> Result<(SweepRecord, Option<Known>)> {
         let for_store = sweep.clone();
-        let (mut record, created) = self.with_store(move |s| s.insert_sweep(&for_store)).await?;
+        let (mut record, created) = self.with_store(move |s| s.insert_sweep_with(&for_store, reuse)).await?;
         // The stored text is this spec's canonical form: no need to parse it again.
         self.parsed.keep(record.key, &record.id, sweep.clone());
         if resume && matches!(record.state, SweepState::Cancelled | SweepState::Failed) {

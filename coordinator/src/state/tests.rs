@@ -41,7 +41,7 @@ async fn resumed(store: Store) -> Shared {
 }
 
 async fn submit(shared: &Shared) -> SweepKey {
-    shared.submit(Arc::new(Sweep::parse(&SPEC).unwrap()), false).await.unwrap().0.key
+    shared.submit(Arc::new(Sweep::parse(&SPEC).unwrap()), false, true).await.unwrap().0.key
 }
 
 /// What an honest worker reports for an assignment: the engine's results.
@@ -154,7 +154,7 @@ async fn a_sweep_that_drains_short_of_results_runs_the_missing_starts() {
         // Results lost after their shard was marked done, and the sweep
         // running again: it drains at once, short by those results.
         let store = Store::open(&path).unwrap();
-        store.conn().execute("DELETE FROM results WHERE config = 1 AND start_index IN (2, 3)", []).unwrap();
+        store.conn().execute("DELETE FROM sweep_tasks WHERE config = 1 AND start_index IN (2, 3)", []).unwrap();
         store
             .conn()
             .execute("UPDATE sweeps SET state = ?1, tasks_done = tasks_done - 4", [SweepState::Running])
@@ -239,8 +239,8 @@ async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
     for f in &status.failed_shards {
         assert_eq!((f.config, f.board.as_str(), f.moves.as_str(), f.error.as_str()), (0, "5x5", "2,1", refused));
     }
-    let (record, created) = shared.submit(Arc::new(Sweep::parse(&SPEC).unwrap()), true).await.unwrap();
-    assert!(!created);
+    let (record, created) = shared.submit(Arc::new(Sweep::parse(&SPEC).unwrap()), true, true).await.unwrap();
+    assert!(created.is_none());
     assert_eq!((record.state, record.shards_failed), (SweepState::Running, 0));
     assert_complete(&run_to_end(&shared, key).await);
     let status = shared.with_store(|s| crate::query::status(s, None)).await.unwrap();
@@ -304,7 +304,7 @@ async fn concurrent_cuts_dropped_calls_and_crashes_lose_nothing() {
     let spec = SPEC.replace("n = [5, 6, 7, 8]", "n = [5, 6, 7, 8, 9, 10, 11, 12]").replace("starts = 8", "starts = 40");
     let key = {
         let shared = open(&path).await;
-        let key = shared.submit(Arc::new(Sweep::parse(&spec).unwrap()), false).await.unwrap().0.key;
+        let key = shared.submit(Arc::new(Sweep::parse(&spec).unwrap()), false, true).await.unwrap().0.key;
         key
     };
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;

@@ -18,10 +18,12 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::error::{Error, Result};
 
 mod aggregates;
+mod identities;
 mod lock;
 mod parsed;
 mod readers;
 mod results;
+mod reuse;
 pub mod schema;
 mod shards;
 mod sweeps;
@@ -31,6 +33,7 @@ pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode}
 pub use crate::model::{NewShards, OpenShard, ResultRecord};
 pub use parsed::ParsedSweeps;
 pub use readers::Readers;
+pub use reuse::Known;
 pub use shards::FailedShard;
 pub use sweeps::SweepRecord;
 pub use workers::WorkerRecord;

@@ -1,29 +1,48 @@
-//! Task results: stored once per task key, counted into their sweep, read
-//! back in pages for exports.
+//! Task results: stored once per task identity, referred to by each sweep
+//! that has the task and counted into it, read back in pages for exports.
 
 use rusqlite::{params, OptionalExtension};
 
+use super::identities::KeyCache;
 use super::{now_ms, Store};
 use crate::codes::{StoredOutcome, SweepState};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::model::ResultRecord;
 
 impl Store {
-    /// Inserts results, ignoring any already stored (same task key) and any
-    /// of a sweep no longer running (a batch validated just before a cancel
-    /// lands after it: the check and the cancel are serialised here), and
-    /// bumps each sweep's counters by what was new. One transaction.
-    /// Returns how many rows were new.
+    /// Stores results: each task's row once per identity (docs/identity.md)
+    /// and the sweep's reference to it, ignoring a task the sweep already
+    /// has and any of a sweep no longer running (a batch validated just
+    /// before a cancel lands after it: the check and the cancel are
+    /// serialised here), and bumps each sweep's counters by what was new.
+    /// A result whose identity is stored already (a rerun) is checked
+    /// against the stored one: a disagreement is kept in `conflicts` and
+    /// logged as an error, and the stored result stays. One transaction.
+    /// Returns how many tasks were new to their sweeps.
     pub fn record(&mut self, results: &[ResultRecord]) -> Result<u64> {
         let tx = self.conn.transaction()?;
         let mut new_rows = 0u64;
         let now = now_ms() as i64;
         {
-            let mut insert = tx.prepare_cached(
-                "INSERT OR IGNORE INTO results
-                 (sweep, config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome)
+            let mut keys = KeyCache::default();
+            let mut insert_task = tx.prepare_cached(
+                "INSERT INTO tasks
+                 (config_key, method_key, start_cell, success, attempts, visited, micros, worker, outcome, sweep)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                 ON CONFLICT (config_key, method_key, start_cell) DO NOTHING",
+            )?;
+            let mut stored = tx.prepare_cached(
+                "SELECT id, success, attempts, visited, outcome FROM tasks
+                 WHERE config_key = ?1 AND method_key = ?2 AND start_cell = ?3",
+            )?;
+            let mut conflict = tx.prepare_cached(
+                "INSERT INTO conflicts
+                 (sweep, config, start_index, method, task, success, attempts, visited, outcome, worker, at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?;
+            let mut refer = tx.prepare_cached(
+                "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             let mut state = tx.prepare_cached("SELECT state FROM sweeps WHERE key = ?1")?;
             // Per sweep of the batch (one or few): still running?
@@ -48,30 +67,70 @@ impl Store {
                 if !live {
                     continue;
                 }
-                let inserted = insert.execute(params![
-                    r.sweep.0,
-                    r.config,
-                    r.start_index as i64,
-                    r.method,
+                let Some((config_key, method_key)) = keys.keys(&tx, r.sweep.0, r.config, r.method)? else {
+                    return Err(Error::Internal(format!(
+                        "sweep key {} has no configuration {} or method {}",
+                        r.sweep.0, r.config, r.method
+                    )));
+                };
+                let outcome = StoredOutcome(r.outcome);
+                // The task's row, and its success as stored (the first result).
+                let (task, success) = if insert_task.execute(params![
+                    config_key,
+                    method_key,
                     r.start_cell as i64,
                     r.success,
                     r.attempts,
                     r.visited as i64,
                     r.micros as i64,
                     r.worker.0 as i64,
-                    StoredOutcome(r.outcome)
-                ])? as i64;
+                    outcome,
+                    r.sweep.0
+                ])? == 1
+                {
+                    (tx.last_insert_rowid(), r.success)
+                } else {
+                    let (task, success, attempts, visited, was): (i64, bool, u32, i64, StoredOutcome) = stored
+                        .query_row(params![config_key, method_key, r.start_cell as i64], |row| {
+                            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                        })?;
+                    if (success, attempts, visited as u64, was.0) != (r.success, r.attempts, r.visited, r.outcome) {
+                        tracing::error!(
+                            sweep = r.sweep.0, config = r.config, start = r.start_cell, method = r.method,
+                            stored = %format!("{success} {} attempts {attempts} visited {visited}", was.0),
+                            rerun = %format!("{} {} attempts {} visited {}", r.success, r.outcome, r.attempts, r.visited),
+                            "a rerun disagrees with the stored result of the same task identity: a bug, or a method \
+                             changed without a new engine version; the stored result is kept"
+                        );
+                        conflict.execute(params![
+                            r.sweep.0,
+                            r.config,
+                            r.start_index as i64,
+                            r.method,
+                            task,
+                            r.success,
+                            r.attempts,
+                            r.visited as i64,
+                            outcome,
+                            r.worker.0 as i64,
+                            now
+                        ])?;
+                    }
+                    (task, success)
+                };
+                let inserted =
+                    refer.execute(params![r.sweep.0, r.config, r.start_index as i64, r.method, task])? as i64;
                 new_rows += inserted as u64;
                 match &mut pending {
                     Some((key, done, ok)) if *key == r.sweep => {
                         *done += inserted;
-                        *ok += inserted * r.success as i64;
+                        *ok += inserted * success as i64;
                     }
                     _ => {
                         if let Some((key, done, ok)) = pending.take() {
                             bump.execute(params![key.0, done, ok, now])?;
                         }
-                        pending = Some((r.sweep, inserted, inserted * r.success as i64));
+                        pending = Some((r.sweep, inserted, inserted * success as i64));
                     }
                 }
             }

@@ -18,7 +18,7 @@ use rusqlite_migration::{Migrations, M};
 use crate::error::{Error, Result};
 
 /// The version this build writes: the number of steps below.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Version 1 (the first release): sweeps, their shards, the workers and
 /// every task's result.
@@ -99,17 +99,182 @@ CREATE TABLE about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 UPDATE meta SET value = 3 WHERE key = 'schema';
 ";
 
+/// Version 4: results stored once per task identity (docs/identity.md),
+/// which sweeps refer to, so a sweep takes what an earlier one computed.
+/// `configs` and `methods` hold the identities; `sweep_configs` and
+/// `sweep_methods` say which a sweep's indices are (and which methods a
+/// configuration took whole from stored results when it was submitted);
+/// `tasks` holds each result once, with the sweep it was computed for;
+/// `sweep_tasks` is each sweep's task list; `conflicts`, a rerun that
+/// disagreed with the stored result. `results` becomes a view of the old
+/// columns (plus `source`). The steps' hook ([`identities_v4`]) fills the
+/// new tables from each sweep's spec and the old results.
+const V4: &str = "
+CREATE TABLE configs (
+    key INTEGER PRIMARY KEY,
+    identity TEXT NOT NULL UNIQUE,
+    cells INTEGER NOT NULL,
+    moves INTEGER NOT NULL
+);
+CREATE TABLE methods (
+    key INTEGER PRIMARY KEY,
+    identity TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL
+);
+CREATE TABLE sweep_configs (
+    sweep INTEGER NOT NULL,
+    config INTEGER NOT NULL,
+    config_key INTEGER NOT NULL REFERENCES configs(key),
+    taken INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (sweep, config)
+) WITHOUT ROWID;
+CREATE TABLE sweep_methods (
+    sweep INTEGER NOT NULL,
+    method INTEGER NOT NULL,
+    method_key INTEGER NOT NULL REFERENCES methods(key),
+    PRIMARY KEY (sweep, method)
+) WITHOUT ROWID;
+CREATE TABLE tasks (
+    id INTEGER PRIMARY KEY,
+    config_key INTEGER NOT NULL,
+    method_key INTEGER NOT NULL,
+    start_cell INTEGER NOT NULL,
+    success INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    visited INTEGER NOT NULL,
+    micros INTEGER NOT NULL,
+    worker INTEGER NOT NULL,
+    outcome INTEGER NOT NULL,
+    sweep INTEGER NOT NULL,
+    UNIQUE (config_key, method_key, start_cell)
+);
+CREATE TABLE sweep_tasks (
+    sweep INTEGER NOT NULL,
+    config INTEGER NOT NULL,
+    start_index INTEGER NOT NULL,
+    method INTEGER NOT NULL,
+    task INTEGER NOT NULL,
+    PRIMARY KEY (sweep, config, start_index, method)
+) WITHOUT ROWID;
+CREATE TABLE conflicts (
+    id INTEGER PRIMARY KEY,
+    sweep INTEGER NOT NULL,
+    config INTEGER NOT NULL,
+    start_index INTEGER NOT NULL,
+    method INTEGER NOT NULL,
+    task INTEGER NOT NULL,
+    success INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    visited INTEGER NOT NULL,
+    outcome INTEGER NOT NULL,
+    worker INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL
+);
+CREATE INDEX conflicts_by_sweep ON conflicts (sweep);
+ALTER TABLE sweeps ADD COLUMN reuse INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE sweeps ADD COLUMN tasks_reused INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results RENAME TO results_v3;
+UPDATE meta SET value = 4 WHERE key = 'schema';
+";
+
+/// The view that keeps `results`' columns readable as before version 4.
+const RESULTS_VIEW: &str = "
+CREATE VIEW results AS
+SELECT st.sweep AS sweep, st.config AS config, st.start_index AS start_index, st.method AS method,
+       t.start_cell AS start_cell, t.success AS success, t.attempts AS attempts, t.visited AS visited,
+       t.micros AS micros, t.worker AS worker, t.outcome AS outcome, t.sweep AS source
+FROM sweep_tasks st JOIN tasks t ON t.id = st.task;
+";
+
 /// Every step, in order, each with what it does for the log.
 fn steps() -> [(&'static str, &'static str); SCHEMA_VERSION as usize] {
     [
         (V1, "sweeps, shards, workers and results"),
         (V2, "each result's outcome"),
         (V3, "sweep times, worker provenance, the database's writer"),
+        (V4, "results stored once per task identity, shared by sweeps"),
     ]
 }
 
 fn migrations() -> Migrations<'static> {
-    Migrations::new(steps().into_iter().map(|(sql, what)| M::up(sql).comment(what)).collect())
+    Migrations::new(
+        steps()
+            .into_iter()
+            .enumerate()
+            .map(|(i, (sql, what))| match i + 1 {
+                4 => M::up_with_hook(sql, |tx: &rusqlite::Transaction| identities_v4(tx)).comment(what),
+                _ => M::up(sql).comment(what),
+            })
+            .collect(),
+    )
+}
+
+/// Version 4's hook: every stored sweep's identities (from its spec; a
+/// spec this build cannot parse gets identities of its own, never shared),
+/// then its results moved into `tasks` (the earliest sweep's result where
+/// two agree on an identity; a disagreement kept in `conflicts`) and
+/// `sweep_tasks`, then the view in place of the old table.
+fn identities_v4(tx: &rusqlite::Transaction) -> rusqlite_migration::HookResult {
+    let sweeps: Vec<(i64, String, String)> = tx
+        .prepare("SELECT key, id, spec FROM sweeps ORDER BY key")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (key, id, spec) in sweeps {
+        match sweep::Sweep::parse(&spec) {
+            Ok(sweep) => super::identities::register(tx, key, &sweep)?,
+            Err(e) => {
+                tracing::warn!(sweep = %id, error = %e, "a stored spec this build cannot parse: its results are kept but not shared");
+                super::identities::register_unparsed(tx, key, &id)?;
+            }
+        }
+    }
+    tx.execute_batch(
+        "
+        INSERT OR IGNORE INTO tasks
+            (config_key, method_key, start_cell, success, attempts, visited, micros, worker, outcome, sweep)
+        SELECT c.config_key, m.method_key, r.start_cell, r.success, r.attempts, r.visited, r.micros, r.worker,
+               r.outcome, r.sweep
+        FROM results_v3 r
+        JOIN sweep_configs c ON c.sweep = r.sweep AND c.config = r.config
+        JOIN sweep_methods m ON m.sweep = r.sweep AND m.method = r.method
+        ORDER BY r.sweep, r.config, r.start_index, r.method;
+        INSERT INTO sweep_tasks (sweep, config, start_index, method, task)
+        SELECT r.sweep, r.config, r.start_index, r.method, t.id
+        FROM results_v3 r
+        JOIN sweep_configs c ON c.sweep = r.sweep AND c.config = r.config
+        JOIN sweep_methods m ON m.sweep = r.sweep AND m.method = r.method
+        JOIN tasks t ON t.config_key = c.config_key AND t.method_key = m.method_key AND t.start_cell = r.start_cell;
+        INSERT INTO conflicts
+            (sweep, config, start_index, method, task, success, attempts, visited, outcome, worker, at_ms)
+        SELECT r.sweep, r.config, r.start_index, r.method, t.id, r.success, r.attempts, r.visited, r.outcome,
+               r.worker, 0
+        FROM results_v3 r
+        JOIN sweep_configs c ON c.sweep = r.sweep AND c.config = r.config
+        JOIN sweep_methods m ON m.sweep = r.sweep AND m.method = r.method
+        JOIN tasks t ON t.config_key = c.config_key AND t.method_key = m.method_key AND t.start_cell = r.start_cell
+        WHERE NOT (t.success = r.success AND t.attempts = r.attempts AND t.visited = r.visited
+                   AND t.outcome = r.outcome);
+        DROP TABLE results_v3;
+        ",
+    )?;
+    tx.execute_batch(RESULTS_VIEW)?;
+    // Counters as the view counts them: a sweep that disagreed with an
+    // earlier one now shows the earlier result, as every table will.
+    tx.execute_batch(
+        "UPDATE sweeps SET
+             tasks_done = (SELECT COUNT(*) FROM sweep_tasks st WHERE st.sweep = sweeps.key),
+             successes = (SELECT COALESCE(SUM(t.success), 0) FROM sweep_tasks st JOIN tasks t ON t.id = st.task
+                          WHERE st.sweep = sweeps.key);",
+    )?;
+    let conflicts: i64 = tx.query_row("SELECT COUNT(*) FROM conflicts", [], |r| r.get(0))?;
+    if conflicts > 0 {
+        tracing::error!(
+            conflicts,
+            "stored sweeps disagree on the results of some tasks of one identity: the earliest sweep's are kept, \
+             the others listed in the table `conflicts` (a bug, or a method changed without a new version)"
+        );
+    }
+    Ok(())
 }
 
 /// What a database file holds, as far as its schema goes.
@@ -230,8 +395,13 @@ impl From<rusqlite_migration::Error> for Error {
 /// Makes a database as a release of schema `version` before the
 /// migrations made it: the steps up to it, `user_version` left at 0.
 #[cfg(test)]
-pub(super) fn create_as_released(conn: &Connection, version: i64) {
+pub(super) fn create_as_released(conn: &mut Connection, version: i64) {
     for (sql, _) in &steps()[..version as usize] {
         conn.execute_batch(sql).expect("a released step runs");
+    }
+    if version >= 4 {
+        let tx = conn.transaction().expect("a transaction");
+        identities_v4(&tx).expect("version 4's hook runs");
+        tx.commit().expect("committed");
     }
 }

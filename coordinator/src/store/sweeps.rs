@@ -3,7 +3,7 @@
 use rusqlite::{params, OptionalExtension};
 use sweep::{Cursor, Sweep};
 
-use super::{now_ms, Store};
+use super::{now_ms, Known, Store};
 use crate::codes::SweepState;
 use crate::error::{Error, Result};
 use crate::ids::SweepKey;
@@ -32,10 +32,14 @@ pub struct SweepRecord {
     /// When it reached a terminal state (None while it runs, and for a
     /// sweep that ended before schema version 3).
     pub finished_ms: Option<u64>,
+    /// False when it was submitted with `--no-reuse`: every task ran again.
+    pub reuse: bool,
+    /// Tasks it took from stored results when it was submitted.
+    pub tasks_reused: u64,
 }
 
 const SWEEP_COLUMNS: &str = "key, id, name, spec, state, tasks_total, tasks_done, successes, \
-     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms";
+     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms, reuse, tasks_reused";
 
 fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
     Ok(SweepRecord {
@@ -55,13 +59,24 @@ fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
         created_ms: r.get::<_, i64>(14)? as u64,
         first_result_ms: r.get::<_, Option<i64>>(15)?.map(|ms| ms as u64),
         finished_ms: r.get::<_, Option<i64>>(16)?.map(|ms| ms as u64),
+        reuse: r.get(17)?,
+        tasks_reused: r.get::<_, i64>(18)? as u64,
     })
 }
 
 impl Store {
-    /// Stores a new sweep, or finds the one with the same id. Returns the
-    /// record and whether it was created.
+    /// Stores a new sweep, taking what the database holds of it, or finds
+    /// the one with the same id ([`Store::insert_sweep_with`]).
     pub fn insert_sweep(&mut self, sweep: &Sweep) -> Result<(SweepRecord, bool)> {
+        self.insert_sweep_with(sweep, true).map(|(record, known)| (record, known.is_some()))
+    }
+
+    /// Stores a new sweep, or finds the one with the same id. Returns the
+    /// record and, for a new sweep, what it took (nothing without `reuse`)
+    /// with the estimated time of the rest. A new sweep records its task
+    /// identities and, with `reuse`, takes every task the database already
+    /// holds ([`super::reuse`]), all in one transaction.
+    pub fn insert_sweep_with(&mut self, sweep: &Sweep, reuse: bool) -> Result<(SweepRecord, Option<Known>)> {
         let id = sweep.id();
         if let Some(existing) = self.sweep_by_id(&id)? {
             // Ids are truncated hashes: the same id must also be the same
@@ -69,13 +84,14 @@ impl Store {
             if existing.spec != sweep.canonical_toml() {
                 return Err(Error::IdCollision(id));
             }
-            return Ok((existing, false));
+            return Ok((existing, None));
         }
         let impossible =
             sweep.configurations().iter().filter(|c| c.eligibility() == tour::Eligibility::Impossible).count();
-        self.conn.execute(
-            "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms, reuse)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 id,
                 sweep.name(),
@@ -84,11 +100,19 @@ impl Store {
                 sweep.total_tasks() as i64,
                 sweep.configurations().len() as i64,
                 impossible as i64,
-                now_ms() as i64
+                now_ms() as i64,
+                reuse
             ],
         )?;
+        let key = SweepKey(tx.last_insert_rowid());
+        super::identities::register(&tx, key.0, sweep)?;
+        let known = match reuse {
+            true => super::reuse::take_known(&tx, key, sweep)?,
+            false => super::reuse::nothing_taken(&tx, sweep)?,
+        };
+        tx.commit()?;
         let record = self.sweep_by_id(&id)?.ok_or_else(|| Error::Internal("sweep vanished".into()))?;
-        Ok((record, true))
+        Ok((record, Some(known)))
     }
 
     /// The sweep with this public id.

@@ -201,7 +201,7 @@ fn an_unknown_stored_state_is_an_error_not_a_default() {
     assert!(e.to_string().contains("unknown sweep state code 9"), "{e}");
     store.conn.execute("UPDATE sweeps SET state = 1 WHERE key = ?1", [rec.key.0]).unwrap();
     store.record(&[result(rec.key, 0, 0, 0, true, 1)]).unwrap();
-    store.conn.execute("UPDATE results SET outcome = 7", []).unwrap();
+    store.conn.execute("UPDATE tasks SET outcome = 7", []).unwrap();
     let e = store.results_page(rec.key, None, 10).unwrap_err();
     assert!(e.to_string().contains("unknown outcome code 7"), "{e}");
     let shards = vec![(ShardId(1), ShardPlan { config: 0, start_lo: 0, start_hi: 1 })];
@@ -216,7 +216,11 @@ fn a_result_outside_the_grid_is_an_error_not_a_panic() {
     let mut store = Store::in_memory().unwrap();
     let sweep = Sweep::parse(SPEC).unwrap();
     let (rec, _) = store.insert_sweep(&sweep).unwrap();
-    store.record(&[result(rec.key, 17, 0, 0, true, 1)]).unwrap();
+    let e = store.record(&[result(rec.key, 17, 0, 0, true, 1)]).unwrap_err();
+    assert!(e.to_string().contains("no configuration 17"), "{e}");
+    // One in the file all the same (damaged, or written by hand).
+    store.record(&[result(rec.key, 0, 0, 0, true, 1)]).unwrap();
+    store.conn.execute("UPDATE sweep_tasks SET config = 17", []).unwrap();
     assert!(matches!(store.aggregates(&rec, &sweep), Err(Error::Corrupt(_))));
 }
 
@@ -270,8 +274,8 @@ fn a_newer_database_is_refused_naming_both_versions_and_its_writer() {
 /// test's sweep with one success and one failure.
 fn released_database(path: &std::path::Path, version: i64) -> Sweep {
     let sweep = Sweep::parse(SPEC).unwrap();
-    let conn = rusqlite::Connection::open(path).unwrap();
-    schema::create_as_released(&conn, version);
+    let mut conn = rusqlite::Connection::open(path).unwrap();
+    schema::create_as_released(&mut conn, version);
     conn.execute(
         "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms)
          VALUES (?1, 'store', ?2, 1, ?3, 3, 1, 1000)",
@@ -318,7 +322,7 @@ fn an_older_database_is_upgraded_in_place_after_a_backup() {
         let meta: i64 = old.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
         let rows: i64 = old.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
         assert_eq!((meta, rows), (version, 2), "the backup is the file as it was");
-        assert!(!columns(&old, "sweeps").contains(&"finished_ms".to_string()));
+        assert_eq!(columns(&old, "sweeps").contains(&"finished_ms".to_string()), version >= 3);
         // Opened again: already current, no second backup.
         drop(Store::open(&path).unwrap());
         assert!(!dir.path().join(format!("s.db.schema-v{version}.bak.1")).exists());
@@ -344,6 +348,55 @@ fn a_failing_step_leaves_the_database_as_it_was() {
 }
 
 #[test]
+fn version_4_stores_each_task_once_and_keeps_disagreements() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    let sweep = released_database(&path, 3);
+    // A second sweep of the same tasks (another name): one result agrees,
+    // the other says the opposite.
+    let twin = Sweep::parse(&SPEC.replacen("name = \"store\"", "name = \"twin\"", 1)).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(&format!(
+        "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms)
+         VALUES ('{}', 'twin', '{}', 2, {}, 3, 1, 2000);
+         INSERT INTO results (sweep, config, start_index, method, start_cell, success, attempts, visited, micros,
+             worker, outcome) VALUES (2, 0, 0, 0, 0, 1, 1, 25, 10, 1, 1), (2, 0, 1, 0, 1, 1, 1, 25, 10, 1, 1);
+         UPDATE sweeps SET tasks_done = 2, successes = 2 WHERE key = 2;",
+        twin.id(),
+        twin.canonical_toml().replace('\'', "''"),
+        twin.total_tasks()
+    ))
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let count = |sql: &str| -> i64 { store.conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(count("SELECT COUNT(*) FROM tasks"), 2, "two identities, stored once");
+    assert_eq!(count("SELECT COUNT(*) FROM conflicts"), 1, "the twin's second result disagreed");
+    let (first, second) = (store.resolve(Some(&sweep.id())).unwrap(), store.resolve(Some(&twin.id())).unwrap());
+    let flags = |key| store.results_page(key, None, 10).unwrap().iter().map(|r| r.success).collect::<Vec<_>>();
+    assert_eq!(flags(first.key), [true, false]);
+    assert_eq!(flags(second.key), [true, false], "the earlier sweep's result is the one kept");
+    assert_eq!((second.tasks_done, second.successes), (2, 1), "counters follow the kept results");
+    assert_eq!(store.known(&twin).unwrap().tasks, 0, "2 of 3 starts of 5x5: nothing to take whole");
+}
+
+#[test]
+fn a_failing_version_4_leaves_a_version_3_database_as_it_was() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    released_database(&path, 3);
+    rusqlite::Connection::open(&path).unwrap().execute_batch("CREATE TABLE sweep_tasks (x);").unwrap();
+    let e = Store::open(&path).err().unwrap();
+    assert!(matches!(e, Error::Migration(_)), "{e:?}");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let kind: String =
+        conn.query_row("SELECT type FROM sqlite_master WHERE name = 'results'", [], |r| r.get(0)).unwrap();
+    let rows: i64 = conn.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!((kind.as_str(), rows, version), ("table", 2, 3), "step 4 rolled back whole");
+}
+
+#[test]
 fn a_new_database_and_an_upgraded_one_have_the_same_tables() {
     let dir = temp();
     let (new, old) = (dir.path().join("new.db"), dir.path().join("old.db"));
@@ -352,7 +405,8 @@ fn a_new_database_and_an_upgraded_one_have_the_same_tables() {
     drop(Store::open(&old).unwrap());
     let schema = |path: &std::path::Path| -> Vec<(String, Vec<String>)> {
         let conn = rusqlite::Connection::open(path).unwrap();
-        let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").unwrap();
+        let mut stmt =
+            conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").unwrap();
         let tables: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap();
         tables.into_iter().map(|t| (t.clone(), columns(&conn, &t))).collect()
     };
@@ -472,7 +526,7 @@ fn a_damaged_database_is_refused_at_start() {
     {
         let mut store = Store::open(&path).unwrap();
         let (rec, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
-        let rows: Vec<ResultRecord> = (0..200).map(|i| result(rec.key, 0, i, 0, true, 1)).collect();
+        let rows: Vec<ResultRecord> = (0..2000).map(|i| result(rec.key, 0, i, 0, true, 1)).collect();
         store.record(&rows).unwrap();
         store.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
     }
