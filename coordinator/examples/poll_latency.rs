@@ -238,8 +238,12 @@ async fn main() {
     let a = args();
     let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
     let mut sweeps = SweepsClient::new(channel.clone());
-    let id =
-        sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: true }).await.unwrap().into_inner().sweep_id;
+    let id = sweeps
+        .submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: true, no_reuse: false })
+        .await
+        .unwrap()
+        .into_inner()
+        .sweep_id;
     let samples = Arc::new(Mutex::new(Samples::default()));
     let (filling, fill) = tokio::sync::watch::channel(a.fill > 0);
     let fill = Arc::new(fill);

@@ -6,13 +6,20 @@ use std::collections::HashMap;
 use sweep::{ResultRow, Sweep};
 
 use crate::error::{Error, Result};
+use crate::ids::SweepKey;
 use crate::store::{ResultRecord, WorkerRecord};
 use ksweep_proto::build::Provenance;
 
 /// One stored result as an export row: configuration labels, the start's
-/// coordinates and the method's name resolved from the sweep. A result
-/// outside the sweep's grid (a damaged database) is an error.
-pub fn export_row(sweep: &Sweep, r: &ResultRecord, workers: &HashMap<u64, WorkerRecord>) -> Result<ResultRow> {
+/// coordinates and the method's name resolved from the sweep, its worker
+/// and computing sweep by name. A result outside the sweep's grid (a
+/// damaged database) is an error.
+pub fn export_row(
+    sweep: &Sweep,
+    r: &ResultRecord,
+    workers: &HashMap<u64, WorkerRecord>,
+    sweep_ids: &HashMap<SweepKey, String>,
+) -> Result<ResultRow> {
     let outside = || {
         Error::Corrupt(format!(
             "a result for configuration {}, method {} is outside the sweep's grid",
@@ -47,5 +54,6 @@ pub fn export_row(sweep: &Sweep, r: &ResultRecord, workers: &HashMap<u64, Worker
         worker_features: provenance.map(|p| p.features.join(" ")).unwrap_or_default(),
         start_index: r.start_index,
         outcome: Some(r.outcome),
+        computed_by: sweep_ids.get(&r.computed_by).cloned().unwrap_or_else(|| format!("key {}", r.computed_by.0)),
     })
 }

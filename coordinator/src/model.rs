@@ -20,6 +20,9 @@ pub struct ResultRecord {
     pub micros: u64,
     pub worker: WorkerId,
     pub outcome: tour::Outcome,
+    /// The sweep that computed it: `sweep` itself for a new result, another
+    /// where a stored one was taken (docs/identity.md).
+    pub computed_by: SweepKey,
 }
 
 /// A shard not yet done or failed, for resuming after a restart.

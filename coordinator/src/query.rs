@@ -249,7 +249,11 @@ pub(crate) fn export_page(
     let records = store.results_page(export.key, after, limit)?;
     // Read per page: workers registered during a long export are named too.
     let workers = store.worker_records()?;
-    let rows = records.iter().map(|r| crate::export::export_row(&export.sweep, r, &workers)).collect::<Result<_>>()?;
+    let sweep_ids = store.sweep_ids()?;
+    let rows = records
+        .iter()
+        .map(|r| crate::export::export_row(&export.sweep, r, &workers, &sweep_ids))
+        .collect::<Result<_>>()?;
     let next = match records.last() {
         Some(last) if records.len() == limit => {
             Some(ExportCursor { config: last.config, start_index: last.start_index, method: last.method })
@@ -295,6 +299,7 @@ mod tests {
                             micros: 10,
                             worker: WorkerId(worker.0),
                             outcome: if method == 0 { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+                            computed_by: record.key,
                         });
                     }
                 }

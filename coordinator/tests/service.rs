@@ -135,7 +135,12 @@ async fn poll(workers: &mut Workers, w: &Worker, free: u32, running: &[pb::Lease
 }
 
 async fn submit(sweeps: &mut Sweeps) -> String {
-    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false }).await.unwrap().into_inner().sweep_id
+    sweeps
+        .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false, no_reuse: false })
+        .await
+        .unwrap()
+        .into_inner()
+        .sweep_id
 }
 
 /// Lets the coordinator's background tasks catch up. The clock is paused,
@@ -354,10 +359,15 @@ async fn a_cancelled_sweep_resumed_runs_again_from_where_it_stopped() {
     assert!(poll(&mut workers, &w, 4, &[lease_of(&held[0])]).await.shards.is_empty());
     // Submitted again as is, it stays cancelled.
     let spec = sweeps.status(pb::SweepRef { sweep_id: id.clone() }).await.unwrap().into_inner().spec_toml;
-    let same = sweeps.submit(pb::SubmitRequest { spec_toml: spec.clone(), resume: false }).await.unwrap().into_inner();
+    let same = sweeps
+        .submit(pb::SubmitRequest { spec_toml: spec.clone(), resume: false, no_reuse: false })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(same.status.unwrap().state, pb::SweepState::Cancelled as i32);
     // `ksweep resume ID` submits the stored spec with `resume`: the same sweep, running again.
-    let again = sweeps.submit(pb::SubmitRequest { spec_toml: spec, resume: true }).await.unwrap().into_inner();
+    let again =
+        sweeps.submit(pb::SubmitRequest { spec_toml: spec, resume: true, no_reuse: false }).await.unwrap().into_inner();
     assert_eq!((again.sweep_id.as_str(), again.created), (id.as_str(), false));
     assert_eq!(again.status.unwrap().state, pb::SweepState::Running as i32);
     assert!(!poll(&mut workers, &w, 4, &[]).await.shards.is_empty(), "its shards are handed out again");
@@ -373,7 +383,7 @@ async fn every_rpc_needs_the_token() {
         let r = pb::SweepRef::default();
         let codes = [
             sweeps
-                .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false })
+                .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false, no_reuse: false })
                 .await
                 .map(drop)
                 .unwrap_err()
@@ -452,7 +462,7 @@ async fn when_serve_returns_the_database_is_free() {
         let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
         let mut sweeps = SweepsClient::with_interceptor(channel, BearerToken::new(None).unwrap());
         let id = sweeps
-            .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false })
+            .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false, no_reuse: false })
             .await
             .unwrap()
             .into_inner()
@@ -564,12 +574,15 @@ async fn a_spec_cannot_raise_the_coordinators_limits() {
         dims = [2]
         n_range = { from = 5, to = 30 }
     "#;
-    let e = sweeps.submit(pb::SubmitRequest { spec_toml: greedy.into(), resume: false }).await.unwrap_err();
+    let e = sweeps
+        .submit(pb::SubmitRequest { spec_toml: greedy.into(), resume: false, no_reuse: false })
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     assert!(e.message().contains("limits.max_configurations") && e.message().contains("over the limit 1e1"), "{e:?}");
     // Within the cap, the same spec form is accepted.
     let modest = greedy.replace("to = 30", "to = 9");
-    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest, resume: false }).await.is_ok());
+    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: modest, resume: false, no_reuse: false }).await.is_ok());
     c.stop().await.unwrap();
 }
 
@@ -595,12 +608,15 @@ async fn budgets_and_iterations_are_held_to_the_coordinators_caps() {
         ("iterations = 501", "iterations: 501 is over the limit 500"),
     ];
     for (effort, needle) in refused {
-        let e = sweeps.submit(pb::SubmitRequest { spec_toml: hog(effort), resume: false }).await.unwrap_err();
+        let e = sweeps
+            .submit(pb::SubmitRequest { spec_toml: hog(effort), resume: false, no_reuse: false })
+            .await
+            .unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
         assert!(e.message().contains(needle), "{effort}: {e:?}");
     }
     let within = hog("budget = 10000000000\niterations = 500");
-    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: within, resume: false }).await.is_ok());
+    assert!(sweeps.submit(pb::SubmitRequest { spec_toml: within, resume: false, no_reuse: false }).await.is_ok());
     c.stop().await.unwrap();
 }
 

@@ -343,6 +343,7 @@ impl From<sweep::ResultRow> for pb::ResultRow {
             worker_host: r.worker_host,
             worker_cpu: r.worker_cpu,
             worker_features: r.worker_features,
+            computed_by: r.computed_by,
             // Deprecated: failed tasks are not stored, so no row has one.
             error: String::new(),
             start_index: r.start_index,
@@ -375,6 +376,7 @@ impl TryFrom<pb::ResultRow> for sweep::ResultRow {
             worker_host: r.worker_host,
             worker_cpu: r.worker_cpu,
             worker_features: r.worker_features,
+            computed_by: r.computed_by,
         })
     }
 }
@@ -722,6 +724,7 @@ mod tests {
             worker_host: "node-1.lab".into(),
             worker_cpu: "Some CPU @ 3 GHz".into(),
             worker_features: "sse4.1 ssse3".into(),
+            computed_by: "0123abcd".into(),
         };
         let wire = pb::ResultRow::from(row.clone());
         assert_eq!((wire.outcome, wire.error.as_str()), (pb::Outcome::NoTour as i32, ""));
@@ -740,7 +743,7 @@ mod tests {
         assert!(sweep.configurations().len() >= 3);
         for entry in sweep.configurations() {
             let starts: Vec<u64> = (0..entry.cells().min(4)).collect();
-            let message = shard(7, 2, "sweep-id", &sweep, entry, &starts);
+            let message = shard(7, 2, "sweep-id", &sweep, entry, sweep.methods(), &starts);
             assert_eq!((message.shard_id, message.epoch, message.sweep_id.as_str()), (7, 2, "sweep-id"));
             let work = ShardWork::try_from(&message).unwrap();
             assert_eq!(work.configuration, entry.configuration());

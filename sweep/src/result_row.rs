@@ -43,4 +43,7 @@ pub struct ResultRow {
     /// The CPU features its engine's kernels used, space-separated
     /// (`sse4.1 ssse3`; empty for the scalar kernels).
     pub worker_features: String,
+    /// The id of the sweep that computed it: another sweep's where this
+    /// one took it from stored results (docs/identity.md).
+    pub computed_by: String,
 }

@@ -110,6 +110,7 @@ impl Scheduler {
                     micros: t.micros,
                     worker,
                     outcome: t.outcome,
+                    computed_by: run.sweep,
                 });
             }
         }

@@ -641,3 +641,41 @@ fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
     assert_eq!(settled.retried.iter().map(|r| r.0).collect::<Vec<_>>(), vec![hog[0].0]);
     assert!(settled.retried[0].1.contains("delivered no result"), "{settled:?}");
 }
+
+/// A configuration that took some methods from stored results runs only
+/// the others: its shards list them, a worker's method index counts within
+/// them, and the rows name the sweep's own method index. A configuration
+/// that took every method is never cut.
+#[test]
+fn shards_run_only_the_methods_not_taken() {
+    let config = SchedulerConfig { held_per_thread: f64::INFINITY, ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(config, 0);
+    let sweep = Arc::new(Sweep::parse(&SPEC).unwrap()); // methods w, aw; boards 5x5, 6x6
+    let mut w_only = sweep::MethodSet::EMPTY;
+    w_only.insert(0);
+    let reused = sweep::Reused::new(vec![sweep::MethodSet::all(2), w_only]);
+    let key = SweepKey(1);
+    s.add_sweep(key, sweep.id(), sweep.clone(), Cursor::default(), Vec::new(), 0, reused);
+    let now = Instant::now();
+    s.register(WorkerId(1), 1, now);
+    let (given, _) = assign(&mut s, WorkerId(1), 8, now);
+    assert!(!given.is_empty());
+    assert!(given.iter().all(|a| a.plan.config == 1), "5x5 took everything: {given:?}");
+    let a = &given[0];
+    assert_eq!(a.methods.indices().collect::<Vec<_>>(), [1], "aw alone");
+    let starts = a.starts.len() as u32;
+    // Method index 1 is past the shard's one method.
+    let mut bad = plausible(&sweep, 1, 0, 1, true);
+    bad.method_index = 1;
+    let refused =
+        s.validate(WorkerId(1), &[ShardReport { shard: a.shard, epoch: a.epoch, tasks: vec![bad], error: None }]);
+    assert!(matches!(refused, Err(Error::Refused(_))), "{refused:?}");
+    let tasks: Vec<TaskReport> =
+        (0..starts).map(|o| TaskReport { method_index: 0, ..plausible(&sweep, 1, o, 1, true) }).collect();
+    let report = ShardReport { shard: a.shard, epoch: a.epoch, tasks, error: None };
+    let rows = s.validate(WorkerId(1), std::slice::from_ref(&report)).unwrap();
+    assert_eq!(rows.len() as u32, starts);
+    assert!(rows.iter().all(|r| r.method == 1 && r.config == 1), "the sweep's method index");
+    let settled = s.commit(WorkerId(1), &[report]);
+    assert_eq!(settled.done, [a.shard], "one method per start completes the shard");
+}

@@ -152,7 +152,7 @@ impl Store {
     ) -> Result<Vec<ResultRecord>> {
         let (c, s, m) = after.map_or((-1i64, -1i64, -1i64), |(c, s, m)| (c as i64, s as i64, m as i64));
         let mut stmt = self.conn.prepare_cached(
-            "SELECT config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome
+            "SELECT config, start_index, method, start_cell, success, attempts, visited, micros, worker, outcome, source
              FROM results WHERE sweep = ?1 AND (config, start_index, method) > (?2, ?3, ?4)
              ORDER BY config, start_index, method LIMIT ?5",
         )?;
@@ -170,6 +170,7 @@ impl Store {
                     micros: r.get::<_, i64>(7)? as u64,
                     worker: WorkerId(r.get::<_, i64>(8)? as u64),
                     outcome: r.get::<_, StoredOutcome>(9)?.0,
+                    computed_by: SweepKey(r.get(10)?),
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -263,6 +263,7 @@ mod tests {
                         micros: 7,
                         worker: WorkerId(1),
                         outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+                        computed_by: key,
                     });
                 }
             }

@@ -1,5 +1,7 @@
 //! Sweeps: stored once per spec id, resolved by id, their state and cursor.
 
+use std::collections::HashMap;
+
 use rusqlite::{params, OptionalExtension};
 use sweep::{Cursor, Sweep};
 
@@ -160,6 +162,14 @@ impl Store {
                 Err(Error::AmbiguousId(text.to_string(), names.join(", ")))
             }
         }
+    }
+
+    /// Every sweep's public id, by key: what exports name a result's
+    /// computing sweep by.
+    pub fn sweep_ids(&self) -> Result<HashMap<SweepKey, String>> {
+        let mut stmt = self.conn.prepare_cached("SELECT key, id FROM sweeps")?;
+        let rows = stmt.query_map([], |r| Ok((SweepKey(r.get(0)?), r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Every sweep, oldest first.

@@ -31,6 +31,7 @@ fn result(sweep: SweepKey, config: u32, start_index: u64, method: u32, success: 
         micros,
         worker: WorkerId(1),
         outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+        computed_by: sweep,
     }
 }
 
