@@ -842,10 +842,11 @@ impl Export {
 
     /// The rows without the columns that differ between two runs of the
     /// same sweep (micros, and which worker ran a task and on what:
-    /// `worker` and the `worker_*` provenance), as `|`-joined lines.
+    /// `worker` and the `worker_*` provenance; which sweep computed it,
+    /// another where a run took stored results), as `|`-joined lines.
     pub fn without_micros(&self) -> Vec<String> {
         let dropped: Vec<usize> = (self.columns.iter().enumerate())
-            .filter(|(_, name)| *name == "micros" || name.starts_with("worker"))
+            .filter(|(_, name)| *name == "micros" || *name == "computed_by" || name.starts_with("worker"))
             .map(|(i, _)| i)
             .collect();
         let line = |r: &Vec<String>| {
