@@ -580,3 +580,32 @@ fn an_unwritable_shared_memory_file_is_refused_at_start() {
     let e = Store::open(&path).map(drop).unwrap_err();
     assert!(e.to_string().contains("s.db-shm") && e.to_string().contains("not writable"), "{e}");
 }
+
+/// Results stored per second into a file database, in batches of 2,000 as a
+/// busy coordinator writes them. A figure for notes, not a pass/fail
+/// threshold: `cargo test --release -p ksweep-coordinator --lib --
+/// --ignored --nocapture record_throughput`.
+#[test]
+#[ignore = "a measurement; run by hand"]
+fn record_throughput() {
+    let dir = temp();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let spec = "name = \"t\"\nseed = 1\nstarts = 100000\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [600]";
+    let sweep = Sweep::parse(spec).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let batches = 100u64;
+    let started = std::time::Instant::now();
+    for b in 0..batches {
+        let rows: Vec<ResultRecord> = (0..1000u64)
+            .flat_map(|i| {
+                let start = b * 1000 + i;
+                [0, 1].map(|m| ResultRecord { start_cell: start, ..result(rec.key, 0, start, m, start % 3 == 0, 5) })
+            })
+            .collect();
+        store.record(&rows).unwrap();
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let n = batches * 2000;
+    println!("record_throughput: {n} results in {secs:.2} s = {:.0} results/s", n as f64 / secs);
+    assert_eq!(store.record_of(rec.key).unwrap().tasks_done, n);
+}
