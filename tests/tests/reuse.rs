@@ -87,6 +87,8 @@ fn a_widened_sweep_runs_only_its_new_tasks_and_equals_a_fresh_run() {
     assert_eq!(tasks_handed_out(&d.join("a.db"), "quick-wide"), 2073, "exactly the new tasks ran");
     let status = run(d, &["status", "--db", "a.db", "quick-wide"]).stdout;
     assert!(status.contains("1892 of 3965 tasks taken from stored results"), "{status}");
+    let table = run(d, &["table", "quick-wide", "--db", "a.db"]).stdout;
+    assert!(table.contains("taken from stored results; results computed by quick "), "the table says: {table}");
 
     // The same spec in a new database: the same table and tasks.
     run(d, &["run", "wide.toml", "--db", "fresh.db"]);

@@ -130,5 +130,9 @@ pub async fn run(args: TableArgs, out: &mut impl Write) -> Result<()> {
     let status = source.status(args.id.as_deref()).await?;
     let rows = source.table_rows(Some(&status.sweep_id)).await?;
     write!(out, "{}", render(&rows, &args.view.options(&status)))?;
+    // For people only: data formats carry the data alone.
+    if let (false, Some(reuse)) = (args.view.is_data(), status.reuse.summary(status.tasks_total)) {
+        writeln!(out, "\n{reuse}")?;
+    }
     Ok(())
 }
