@@ -59,6 +59,7 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
         writeln!(out)?;
     }
     let rows = DbSource::open(&args.db)?.table_rows(Some(&id))?;
+    args.view.check_rule(&rows)?;
     write!(out, "{}", render(&rows, &args.view.options(&last)))?;
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use sweep::{render, Metric, Progress, SweepStatus, TableFormat, TableLayout, TableOptions};
+use sweep::{render, AggregateRow, Metric, Progress, SweepStatus, TableFormat, TableLayout, TableOptions};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -108,6 +108,29 @@ impl TableView {
         }
     }
 
+    /// Refuses a `--rule` no row of the sweep has, naming the ones it has
+    /// (it would print an empty table).
+    pub fn check_rule(&self, rows: &[AggregateRow]) -> Result<()> {
+        let Some(rule) = &self.rule else { return Ok(()) };
+        if rows.iter().any(|r| &r.moves == rule) {
+            return Ok(());
+        }
+        let mut known: Vec<&str> = Vec::new();
+        for r in rows {
+            if !known.contains(&r.moves.as_str()) {
+                known.push(&r.moves);
+            }
+        }
+        let shown: Vec<String> = known
+            .iter()
+            .map(|m| match m.char_indices().nth(40) {
+                Some((cut, _)) => format!("{} ...", &m[..cut]),
+                None => m.to_string(),
+            })
+            .collect();
+        anyhow::bail!("--rule {rule}: the sweep has no such moves; it has {}", shown.join("; "))
+    }
+
     /// True for the formats a program, paper or page reads (CSV, JSON, LaTeX, HTML):
     /// their output must be the data alone.
     pub fn is_data(&self) -> bool {
@@ -129,6 +152,7 @@ pub async fn run(args: TableArgs, out: &mut impl Write) -> Result<()> {
     let mut source = Source::open(&args.source).await?;
     let status = source.status(args.id.as_deref()).await?;
     let rows = source.table_rows(Some(&status.sweep_id)).await?;
+    args.view.check_rule(&rows)?;
     write!(out, "{}", render(&rows, &args.view.options(&status)))?;
     // For people only: data formats carry the data alone.
     if let (false, Some(reuse)) = (args.view.is_data(), status.reuse.summary(status.tasks_total)) {
