@@ -161,7 +161,8 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
 }
 
 /// What a sweep's report shows (`ksweep report`, the dashboard's report
-/// link): its status (with the spec), table rows and failure maps.
+/// link): its status (with the spec and contributors), table rows and
+/// failure maps. A running sweep's wall time counts to now.
 pub fn report_input(
     status: &SweepStatus,
     rows: Vec<AggregateRow>,
@@ -176,6 +177,8 @@ pub fn report_input(
         spec_toml: status.spec_toml.clone(),
         rows,
         maps,
+        times: status.time_lines(crate::store::now_ms()),
+        contributors: status.contributors.clone(),
         generator: format!("knight-sweep {}", env!("CARGO_PKG_VERSION")),
     }
 }
