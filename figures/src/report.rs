@@ -161,7 +161,12 @@ fn share(tasks: u64, of: u64) -> String {
 
 /// A contributor's cells: worker, build, host, CPU, features, tasks, CPU time.
 fn worker_cells(c: &Contributor) -> [String; 7] {
-    let features = if c.features.is_empty() { "none (scalar)".to_string() } else { c.features.join(" ") };
+    let recorded = !c.build_label().is_empty();
+    let features = match (recorded, c.features.is_empty()) {
+        (false, _) => "not recorded".to_string(),
+        (true, true) => "none (scalar)".to_string(),
+        (true, false) => c.features.join(" "),
+    };
     [
         c.name.clone(),
         or_not_recorded(&c.build_label()),

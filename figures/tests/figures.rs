@@ -366,6 +366,14 @@ fn a_report_says_what_made_its_results_and_when() {
         assert!(section.contains(want), "{want} not in:\n{section}");
     }
 
+    let old = sweep::Contributor { version: String::new(), build: String::new(), ..worker("old", "", &[], 5, 10) };
+    let unrecorded = figures::report::ReportInput { contributors: vec![old], ..input.clone() };
+    let html = figures::report::html(&unrecorded).unwrap();
+    assert!(
+        html.contains("<td>old</td><td>not recorded</td><td>old.lab</td><td>AMD EPYC 7B13</td><td>not recorded</td>"),
+        "features an older database did not record are not 'none':\n{html}"
+    );
+
     let none = figures::report::ReportInput { contributors: Vec::new(), ..input };
     assert!(figures::report::html(&none).unwrap().contains("<p>No results yet.</p>"));
 }
