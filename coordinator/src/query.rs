@@ -192,9 +192,7 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<SweepStatus>> {
 /// results).
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
     let record = store.resolve(id)?;
-    let contributors = store.contributors(record.key)?;
-    let cpu_micros = Some(contributors.iter().map(|c| c.cpu_micros).sum());
-    Ok(SweepStatus { cpu_micros, contributors, ..detailed_status(store, &record)? })
+    Ok(detailed_status(store, &record)?.with_contributors(store.contributors(record.key)?))
 }
 
 /// One sweep's status with its spec and failed shards, but not what its

@@ -212,6 +212,13 @@ impl SweepStatus {
         self.shards_failed.saturating_sub(self.failed_shards.len() as u64)
     }
 
+    /// The status with the workers whose results it holds, and so with its
+    /// CPU time: theirs, summed.
+    pub fn with_contributors(self, contributors: Vec<Contributor>) -> SweepStatus {
+        let cpu_micros = Some(contributors.iter().map(|c| c.cpu_micros).sum());
+        SweepStatus { cpu_micros, contributors, ..self }
+    }
+
     /// Wall time from its first result (its submission, before one) to its
     /// end, or to `now_unix_ms` while it runs; None where its end was not
     /// recorded (a sweep that ended before schema version 3).
@@ -365,6 +372,14 @@ mod tests {
         let unset = SweepStatus { created_unix_ms: 0, ..old };
         assert_eq!(unset.time_lines(0)[0], ("submitted", "not recorded".to_string()));
         assert!(unset.time_lines(0).iter().all(|(_, t)| !t.contains("1970")));
+    }
+
+    #[test]
+    fn the_cpu_time_is_the_contributors_summed() {
+        let worker = |cpu_micros| Contributor { tasks: 5, cpu_micros, ..Contributor::default() };
+        let status = status(SweepState::Done).with_contributors(vec![worker(1_500), worker(2_500)]);
+        assert_eq!((status.cpu_micros, status.contributors.len()), (Some(4_000), 2));
+        assert_eq!(status.with_contributors(Vec::new()).cpu_micros, Some(0), "no results: none spent");
     }
 
     #[test]

@@ -130,7 +130,7 @@ impl View {
 /// shows at once. The status (counts, rate, ETA, times) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
     let status = d.shared.read(move |s| query::status_without_costs(s, Some(&id))).await?;
-    let mut status = d.shared.live(status);
+    let status = d.shared.live(status);
     let version = (status.tasks_done, status.state);
     let mut views = d.views.lock().await;
     let (view, contributors) = match views.get(&status.sweep_id) {
@@ -146,8 +146,7 @@ pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) ->
         }
     };
     drop(views);
-    status.cpu_micros = Some(contributors.iter().map(|c| c.cpu_micros).sum());
-    status.contributors = contributors.to_vec();
+    let status = status.with_contributors(contributors.to_vec());
     let mut value = status_json(&status, now_ms());
     let object = value.as_object_mut().expect("a status is an object");
     for (key, v) in view.as_object().expect("a view is an object") {
