@@ -651,6 +651,7 @@ fn parquet_export_round_trips_to_the_csv_export() {
                 text(14, row),
                 text(15, row),
                 text(16, row),
+                text(17, row),
             ];
             lines.push(fields.join(","));
         }

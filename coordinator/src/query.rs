@@ -140,6 +140,11 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
         impossible_configurations: r.impossible,
         shards_failed: r.shards_failed,
         created_unix_ms: r.created_ms,
+        started_unix_ms: r.first_result_ms,
+        finished_unix_ms: r.finished_ms,
+        // Only `status` sums the results (like the spec, not in lists).
+        cpu_micros: None,
+        contributors: Vec::new(),
         // The wire says "no error" with an empty text: one meaning for both.
         error: r.error.clone().filter(|e| !e.is_empty()),
         // Only `status` carries the spec: lists, watch streams and submit
@@ -158,7 +163,8 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
 }
 
 /// What a sweep's report shows (`ksweep report`, the dashboard's report
-/// link): its status (with the spec), table rows and failure maps.
+/// link): its status (with the spec and contributors), table rows and
+/// failure maps. A running sweep's wall time counts to now.
 pub fn report_input(
     status: &SweepStatus,
     rows: Vec<AggregateRow>,
@@ -173,6 +179,8 @@ pub fn report_input(
         spec_toml: status.spec_toml.clone(),
         rows,
         maps,
+        times: status.time_lines(crate::store::now_ms()),
+        contributors: status.contributors.clone(),
         generator: format!("knight-sweep {}", env!("CARGO_PKG_VERSION")),
     }
 }
@@ -181,10 +189,31 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<SweepStatus>> {
     Ok(store.sweeps()?.iter().map(status_of).collect())
 }
 
+/// One sweep's status as the Status reply carries it: with its spec, its
+/// failed shards, and its CPU time and contributors (a pass over its
+/// results).
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
     let record = store.resolve(id)?;
-    let failed_shards = failed_shards(store, &record)?;
-    let base = status_of(&record);
+    Ok(detailed_status(store, &record)?.with_contributors(store.contributors(record.key)?))
+}
+
+/// One sweep's status with its spec and failed shards, but not what its
+/// results cost: what the dashboard reads on every update (it reads the
+/// contributors with the tables, less often).
+pub(crate) fn status_without_costs(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
+    detailed_status(store, &store.resolve(id)?)
+}
+
+/// A sweep's contributors (see [`Store::contributors`]).
+pub(crate) fn contributors(store: &Store, id: Option<&str>) -> Result<Vec<sweep::Contributor>> {
+    store.contributors(store.resolve(id)?.key)
+}
+
+/// A sweep's status with its spec, failed shards and where its results
+/// came from.
+fn detailed_status(store: &Store, record: &SweepRecord) -> Result<SweepStatus> {
+    let failed_shards = failed_shards(store, record)?;
+    let base = status_of(record);
     let (from, conflicts) = store.reuse_summary(record.key)?;
     let from = from
         .into_iter()
@@ -311,7 +340,13 @@ mod tests {
         assert_eq!(all.len(), 1);
         let status = query.status(None).unwrap();
         assert_eq!(status.spec_toml, sweep.canonical_toml(), "status carries the spec");
-        assert_eq!(SweepStatus { spec_toml: String::new(), ..status }, all[0], "lists do not");
+        assert_eq!(status.cpu_micros, Some(10 * rows.len() as u64), "and its CPU time");
+        assert_eq!(status.contributors.len(), 1);
+        assert_eq!((status.contributors[0].name.as_str(), status.contributors[0].tasks), ("w", rows.len() as u64));
+        let listed = SweepStatus { spec_toml: String::new(), cpu_micros: None, contributors: Vec::new(), ..status };
+        assert_eq!(listed, all[0], "lists do not");
+        assert!(all[0].started_unix_ms.is_some(), "the first result's time");
+        assert_eq!(all[0].finished_unix_ms, None, "still running");
         assert_eq!(query.status(Some(&sweep.id())).unwrap().tasks_done, rows.len() as u64);
         let table = query.table(None).unwrap();
         assert_eq!(table.status, all[0]);
@@ -338,5 +373,59 @@ mod tests {
         let keys: Vec<_> = exported.iter().map(|r| (r.config, r.start_index)).collect();
         assert!(keys.windows(2).all(|w| w[0] <= w[1]), "task order");
         assert!(matches!(query.status(Some("nope")), Err(crate::Error::SweepNotFound(_))));
+    }
+
+    /// Contributors: one per worker and machine (a restarted worker's
+    /// registrations merge), most tasks first, with their CPU time.
+    #[test]
+    fn a_status_names_the_workers_whose_results_it_holds() {
+        let mut store = Store::in_memory().unwrap();
+        let sweep = Sweep::parse(&SPEC).unwrap();
+        let (record, _) = store.insert_sweep(&sweep).unwrap();
+        let here = ksweep_proto::build::Provenance {
+            version: "0.1.0".into(),
+            build: "abc123".into(),
+            host: "node-1".into(),
+            cpu: "Some CPU".into(),
+            features: vec!["sse4.1".into(), "ssse3".into()],
+        };
+        let first = store.register_worker("node-1", 2, &here).unwrap();
+        let again = store.register_worker("node-1", 2, &here).unwrap();
+        let other = ksweep_proto::build::Provenance { host: "node-2".into(), features: Vec::new(), ..here.clone() };
+        let second = store.register_worker("node-2", 2, &other).unwrap();
+        let gone = WorkerId(99); // no row in `workers`: a damaged or hand-edited file
+        let workers = [first, again, first, second, again, gone];
+        let rows: Vec<ResultRecord> = workers
+            .iter()
+            .enumerate()
+            .map(|(i, &worker)| ResultRecord {
+                sweep: record.key,
+                config: 0,
+                start_index: i as u64 / 2,
+                method: i as u32 % 2,
+                start_cell: i as u64 / 2,
+                success: true,
+                attempts: 1,
+                visited: 1,
+                micros: 1000 * (i as u64 + 1),
+                worker,
+                outcome: tour::Outcome::Tour,
+                computed_by: record.key,
+            })
+            .collect();
+        store.record(&rows).unwrap();
+        let query = Query::new(store);
+        let status = query.status(None).unwrap();
+        let summary: Vec<(&str, &str, u64, u64)> =
+            status.contributors.iter().map(|c| (c.name.as_str(), c.host.as_str(), c.tasks, c.cpu_micros)).collect();
+        assert_eq!(
+            summary,
+            [("node-1", "node-1", 4, 1000 + 2000 + 3000 + 5000), ("99", "", 1, 6000), ("node-2", "node-2", 1, 4000)]
+        );
+        assert_eq!(status.contributors[0].features, ["sse4.1", "ssse3"]);
+        assert_eq!(status.contributors[0].build_label(), "0.1.0 (abc123)");
+        assert!(status.contributors[2].features.is_empty());
+        assert_eq!(status.cpu_micros, Some(21_000));
+        assert_eq!(query.sweeps().unwrap()[0].cpu_micros, None, "lists do not sum results");
     }
 }

@@ -178,6 +178,13 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     assert!(one["tables"].as_str().unwrap().contains("<table class=\"ksweep-table\">"));
     assert!(one["spec"].as_str().unwrap().contains("name = \"dash\""));
     assert!(one["warning"].as_str().unwrap().starts_with("UNFINISHED sweep (running)"));
+    // When it ran, in words; no result yet, so no worker and no CPU time spent.
+    let times: Vec<(&str, &str)> =
+        one["times"].as_array().unwrap().iter().map(|t| (t[0].as_str().unwrap(), t[1].as_str().unwrap())).collect();
+    assert!(times[0].0 == "submitted" && times[0].1.ends_with(" UTC"), "{times:?}");
+    assert_eq!(&times[1..3], [("started", "no result yet"), ("finished", "not yet")]);
+    assert_eq!(times.last(), Some(&("CPU time", "0 ms")));
+    assert_eq!(one["contributors"], serde_json::json!([]));
     assert_eq!(get(&addr, "/api/sweeps/ffffffff", &[BEARER]).await.status, 404);
 
     let w: serde_json::Value = serde_json::from_str(&get(&addr, "/api/workers", &[BEARER]).await.body).unwrap();
@@ -205,6 +212,7 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     assert!(csv.body.contains("rule,dims,n,shape,method,start,success"), "{}", csv.body);
     let report = get(&addr, &format!("/sweeps/{id}/report.html"), &[BEARER]).await;
     assert!(report.body.contains("<section id=\"accuracy\">"));
+    assert!(report.body.contains("<section id=\"provenance\">"));
 }
 
 /// A login link redirects to a path on this site only: `//evil.example/x`

@@ -4,8 +4,11 @@
 //! As one self-contained HTML file (inline SVG and CSS, nothing fetched),
 //! or as Markdown with the SVGs written beside it.
 
+use std::time::Duration;
+
 use sweep::{
-    html_escape, markdown_text, render, AggregateRow, Metric, Progress, TableFormat, TableLayout, TableOptions,
+    format_duration, html_escape, markdown_text, render, AggregateRow, Contributor, Metric, Progress, TableFormat,
+    TableLayout, TableOptions,
 };
 
 use crate::{Chart, ChartSpec, FailureMap, Figure, FigureError, Quantity};
@@ -27,6 +30,10 @@ pub struct ReportInput {
     pub rows: Vec<AggregateRow>,
     /// Failure maps to show (none is fine).
     pub maps: Vec<FailureMap>,
+    /// When it ran, as [`sweep::SweepStatus::time_lines`] words it.
+    pub times: Vec<(&'static str, String)>,
+    /// The workers whose results it holds, most tasks first.
+    pub contributors: Vec<Contributor>,
     /// Who made it (`ksweep 0.1.0`).
     pub generator: String,
 }
@@ -116,6 +123,160 @@ fn summary(input: &ReportInput) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The provenance section's introduction.
+const PROVENANCE_INTRO: &str = "The builds and machines that computed these results, and when. Wall time runs \
+     from the first result to the end; CPU time adds up each task's time on its worker's thread.";
+
+/// A worker's text that an older database did not record.
+fn or_not_recorded(text: &str) -> String {
+    if text.is_empty() {
+        "not recorded".into()
+    } else {
+        text.to_string()
+    }
+}
+
+/// The builds the results came from: (build, workers, tasks), most tasks
+/// first.
+fn builds(contributors: &[Contributor]) -> Vec<(String, usize, u64)> {
+    let mut out: Vec<(String, usize, u64)> = Vec::new();
+    for c in contributors {
+        let build = or_not_recorded(&c.build_label());
+        match out.iter_mut().find(|(b, _, _)| *b == build) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += c.tasks;
+            }
+            None => out.push((build, 1, c.tasks)),
+        }
+    }
+    out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// A share of the tasks, `62.5 %`.
+fn share(tasks: u64, of: u64) -> String {
+    format!("{:.1} %", if of > 0 { 100.0 * tasks as f64 / of as f64 } else { 0.0 })
+}
+
+/// A contributor's cells: worker, build, host, CPU, features, tasks, CPU time.
+fn worker_cells(c: &Contributor) -> [String; 7] {
+    let recorded = !c.build_label().is_empty();
+    let features = match (recorded, c.features.is_empty()) {
+        (false, _) => "not recorded".to_string(),
+        (true, true) => "none (scalar)".to_string(),
+        (true, false) => c.features.join(" "),
+    };
+    [
+        c.name.clone(),
+        or_not_recorded(&c.build_label()),
+        or_not_recorded(&c.host),
+        or_not_recorded(&c.cpu),
+        features,
+        c.tasks.to_string(),
+        format_duration(Duration::from_micros(c.cpu_micros)),
+    ]
+}
+
+/// A table of the provenance section: its id, caption, column heads, and
+/// how many of its last columns are numbers.
+struct PlainTable {
+    id: &'static str,
+    caption: &'static str,
+    heads: &'static [&'static str],
+    rows: Vec<Vec<String>>,
+    numeric: usize,
+}
+
+/// The provenance section's tables: the builds, then each worker with its
+/// machine, tasks and CPU time; none without results.
+fn provenance_tables(contributors: &[Contributor]) -> Vec<PlainTable> {
+    if contributors.is_empty() {
+        return Vec::new();
+    }
+    let total: u64 = contributors.iter().map(|c| c.tasks).sum();
+    let builds = builds(contributors)
+        .into_iter()
+        .map(|(b, workers, tasks)| vec![b, workers.to_string(), tasks.to_string(), share(tasks, total)])
+        .collect();
+    vec![
+        PlainTable {
+            id: "builds",
+            caption: "Builds",
+            heads: &["ksweep build", "workers", "tasks", "share"],
+            rows: builds,
+            numeric: 3,
+        },
+        PlainTable {
+            id: "workers",
+            caption: "Workers and their machines",
+            heads: &["worker", "build", "host", "CPU", "CPU features", "tasks", "CPU time"],
+            rows: contributors.iter().map(|c| worker_cells(c).to_vec()).collect(),
+            numeric: 2,
+        },
+    ]
+}
+
+/// The provenance section as HTML: times, builds, workers.
+fn provenance_html(input: &ReportInput) -> String {
+    let mut out = format!("<section id=\"provenance\">\n<h2>Provenance</h2>\n<p>{PROVENANCE_INTRO}</p>\n");
+    out.push_str("<table class=\"summary\" id=\"times\">\n");
+    for (label, value) in &input.times {
+        out.push_str(&format!("<tr><td>{label}</td><td>{}</td></tr>\n", html_escape(value)));
+    }
+    out.push_str("</table>\n");
+    let tables = provenance_tables(&input.contributors);
+    if tables.is_empty() {
+        out.push_str("<p>No results yet.</p>\n");
+    }
+    for t in &tables {
+        out.push_str(&format!(
+            "<table class=\"ksweep-table provenance\" id=\"{}\">\n<caption>{}</caption>\n<thead><tr>",
+            t.id, t.caption
+        ));
+        for (i, h) in t.heads.iter().enumerate() {
+            let class = if i >= t.heads.len() - t.numeric { " class=\"num\"" } else { "" };
+            out.push_str(&format!("<th{class}>{h}</th>"));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for row in &t.rows {
+            out.push_str("<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                let class = if i >= t.heads.len() - t.numeric { " class=\"num\"" } else { "" };
+                out.push_str(&format!("<td{class}>{}</td>", html_escape(cell)));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    out.push_str("</section>\n");
+    out
+}
+
+/// The provenance section as Markdown: times, builds, workers.
+fn provenance_markdown(input: &ReportInput) -> String {
+    let mut out = format!("\n## Provenance\n\n{PROVENANCE_INTRO}\n\n| | |\n|---|---|\n");
+    for (label, value) in &input.times {
+        out.push_str(&format!("| {label} | {} |\n", markdown_text(value)));
+    }
+    let tables = provenance_tables(&input.contributors);
+    if tables.is_empty() {
+        out.push_str("\nNo results yet.\n");
+    }
+    for t in &tables {
+        out.push_str(&format!("\n#### {}\n\n| {} |\n|", t.caption, t.heads.join(" | ")));
+        for i in 0..t.heads.len() {
+            out.push_str(if i >= t.heads.len() - t.numeric { "---:|" } else { "---|" });
+        }
+        out.push('\n');
+        for row in &t.rows {
+            let cells: Vec<String> = row.iter().map(|c| markdown_text(c)).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+    }
+    out
+}
+
 const STYLE: &str =
     "body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222}\
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
@@ -124,7 +285,8 @@ table.summary td{padding:.1em 1em .1em 0}\
 table.ksweep-table{border-collapse:collapse;margin:1em 0 .3em;font-size:.9em}\
 table.ksweep-table caption{text-align:left;font-weight:bold;padding:.3em 0}\
 table.ksweep-table th,table.ksweep-table td{padding:.15em .7em;border-bottom:1px solid #eee}\
-table.ksweep-table thead th{border-bottom:2px solid #444}td.num{text-align:right;font-variant-numeric:tabular-nums}\
+table.ksweep-table thead th{border-bottom:2px solid #444}\
+table.provenance th{text-align:left}table.provenance th.num{text-align:right}td.num{text-align:right;font-variant-numeric:tabular-nums}\
 .legend{font-size:.85em;color:#555}figure{margin:1em 0}figure svg{max-width:100%;height:auto}\
 pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:.85em}footer{margin-top:3em;color:#888;font-size:.8em}";
 
@@ -160,6 +322,7 @@ pub fn html(input: &ReportInput) -> Result<String, FigureError> {
         out.push_str(&section.tables);
         out.push_str("</section>\n");
     }
+    out.push_str(&provenance_html(input));
     out.push_str(&format!(
         "<section id=\"spec\">\n<h2>Spec</h2>\n<pre>{}</pre>\n</section>\n<footer>made by {}</footer>\n</body>\n</html>\n",
         html_escape(&input.spec_toml),
@@ -194,6 +357,7 @@ pub fn markdown(input: &ReportInput, figures_dir: &str) -> Result<(String, Vec<(
         let tables = section.tables.replace("\n### ", "\n#### ");
         out.push_str(&if tables.starts_with("### ") { format!("#{tables}") } else { tables });
     }
+    out.push_str(&provenance_markdown(input));
     let fence = code_fence(&input.spec_toml);
     out.push_str(&format!(
         "\n## Spec\n\n{fence}toml\n{}\n{fence}\n\n---\nmade by {}\n",

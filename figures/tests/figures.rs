@@ -282,10 +282,12 @@ fn a_report_escapes_the_sweep_name() {
         spec_toml: format!("name = {name:?}\nseed = 1\n"),
         rows: rows(),
         maps: Vec::new(),
+        times: Vec::new(),
+        contributors: vec![sweep::Contributor { name: name.into(), host: "<b>h</b>".into(), ..Default::default() }],
         generator: "ksweep test".into(),
     };
     let html = figures::report::html(&input).unwrap();
-    for tag in ["<script", "<img"] {
+    for tag in ["<script", "<img", "<b>"] {
         assert!(!html.contains(tag), "{tag} in the HTML report");
     }
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the name is shown, escaped");
@@ -301,4 +303,77 @@ fn a_report_escapes_the_sweep_name() {
     // a four-backtick fence, so they cannot close it.
     let fenced = spec.strip_prefix("````toml\n").and_then(|s| s.split_once("\n````\n")).map(|(code, _)| code);
     assert_eq!(fenced, Some(input.spec_toml.trim_end()), "{spec}");
+}
+
+/// The provenance section: when the sweep ran, the builds and each
+/// worker's machine, tasks and CPU time, in HTML and Markdown alike.
+#[test]
+fn a_report_says_what_made_its_results_and_when() {
+    let worker = |name: &str, build: &str, features: &[&str], tasks, cpu_micros| sweep::Contributor {
+        name: name.into(),
+        version: "0.1.0".into(),
+        build: build.into(),
+        host: format!("{name}.lab"),
+        cpu: "AMD EPYC 7B13".into(),
+        features: features.iter().map(|f| f.to_string()).collect(),
+        tasks,
+        cpu_micros,
+    };
+    let input = figures::report::ReportInput {
+        name: "prov".into(),
+        id: "0123456789abcdef".into(),
+        progress: sweep::Progress { state: "done".into(), tasks_done: 240, tasks_total: 240, shards_failed: 0 },
+        successes: 200,
+        configurations: 6,
+        spec_toml: "name = \"prov\"\n".into(),
+        rows: rows(),
+        maps: Vec::new(),
+        times: vec![
+            ("submitted", "2025-03-01 14:00:00 UTC".into()),
+            ("started", "not recorded".into()),
+            ("wall time", "2 min 13 s".into()),
+        ],
+        contributors: vec![
+            worker("a", "abc123", &["sse4.1", "ssse3"], 150, 133_000_000),
+            worker("b", "abc123-dirty", &[], 60, 1_500_000),
+            worker("c", "abc123", &["sse4.1"], 30, 400_000),
+        ],
+        generator: "ksweep test".into(),
+    };
+    let html = figures::report::html(&input).unwrap();
+    let section = &html[html.find("<section id=\"provenance\">").expect("a provenance section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    for want in [
+        "<td>started</td><td>not recorded</td>",
+        "<td>wall time</td><td>2 min 13 s</td>",
+        "<td>0.1.0 (abc123)</td><td class=\"num\">2</td><td class=\"num\">180</td><td class=\"num\">75.0 %</td>",
+        "<td>0.1.0 (abc123-dirty)</td><td class=\"num\">1</td>",
+        "<td>a</td><td>0.1.0 (abc123)</td><td>a.lab</td><td>AMD EPYC 7B13</td><td>sse4.1 ssse3</td><td class=\"num\">150</td><td class=\"num\">2 min 13 s</td>",
+        "<td>none (scalar)</td>",
+    ] {
+        assert!(section.contains(want), "{want} not in:\n{section}");
+    }
+    assert!(html.find("id=\"provenance\"") < html.find("id=\"spec\""), "before the spec");
+
+    let (md, _) = figures::report::markdown(&input, "figures").unwrap();
+    let section = &md[md.find("## Provenance").unwrap()..md.find("## Spec").unwrap()];
+    for want in [
+        "| started | not recorded |",
+        "| 0.1.0 (abc123) | 2 | 180 | 75.0 % |",
+        "| a | 0.1.0 (abc123) | a.lab | AMD EPYC 7B13 | sse4.1 ssse3 | 150 | 2 min 13 s |",
+        "| b | 0.1.0 (abc123-dirty) | b.lab | AMD EPYC 7B13 | none (scalar) | 60 | 1.5 s |",
+    ] {
+        assert!(section.contains(want), "{want} not in:\n{section}");
+    }
+
+    let old = sweep::Contributor { version: String::new(), build: String::new(), ..worker("old", "", &[], 5, 10) };
+    let unrecorded = figures::report::ReportInput { contributors: vec![old], ..input.clone() };
+    let html = figures::report::html(&unrecorded).unwrap();
+    assert!(
+        html.contains("<td>old</td><td>not recorded</td><td>old.lab</td><td>AMD EPYC 7B13</td><td>not recorded</td>"),
+        "features an older database did not record are not 'none':\n{html}"
+    );
+
+    let none = figures::report::ReportInput { contributors: Vec::new(), ..input };
+    assert!(figures::report::html(&none).unwrap().contains("<p>No results yet.</p>"));
 }

@@ -80,11 +80,7 @@ impl Provenance {
     /// Its release and commit as [`Build`] writes them,
     /// `0.1.0 (abc123def456)`; empty where not recorded.
     pub fn version_text(&self) -> String {
-        match (self.version.as_str(), self.build.as_str()) {
-            ("", _) => String::new(),
-            (v, "") => v.to_string(),
-            (v, b) => format!("{v} ({b})"),
-        }
+        sweep::build_label(&self.version, &self.build)
     }
 
     /// Checks the limits a coordinator holds a peer to, naming the field.

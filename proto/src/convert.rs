@@ -271,6 +271,36 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
                 conflicts: s.reuse.conflicts,
                 enabled: s.reuse.enabled,
             }),
+            started_unix_ms: s.started_unix_ms,
+            finished_unix_ms: s.finished_unix_ms,
+            cpu_micros: s.cpu_micros,
+            contributors: s.contributors.into_iter().map(pb::Contributor::from).collect(),
+        }
+    }
+}
+
+impl From<sweep::Contributor> for pb::Contributor {
+    fn from(c: sweep::Contributor) -> pb::Contributor {
+        let provenance =
+            pb::Provenance { version: c.version, build: c.build, host: c.host, cpu: c.cpu, features: c.features };
+        pb::Contributor { name: c.name, provenance: Some(provenance), tasks: c.tasks, cpu_micros: c.cpu_micros }
+    }
+}
+
+/// A contributor as the coordinator sent it; without a provenance, its
+/// build and machine read as not recorded.
+impl From<pb::Contributor> for sweep::Contributor {
+    fn from(c: pb::Contributor) -> sweep::Contributor {
+        let p = c.provenance.unwrap_or_default();
+        sweep::Contributor {
+            name: c.name,
+            version: p.version,
+            build: p.build,
+            host: p.host,
+            cpu: p.cpu,
+            features: p.features,
+            tasks: c.tasks,
+            cpu_micros: c.cpu_micros,
         }
     }
 }
@@ -299,6 +329,10 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
             impossible_configurations: s.impossible_configurations,
             shards_failed: s.shards_failed,
             created_unix_ms: s.created_unix_ms,
+            started_unix_ms: s.started_unix_ms,
+            finished_unix_ms: s.finished_unix_ms,
+            cpu_micros: s.cpu_micros,
+            contributors: s.contributors.into_iter().map(sweep::Contributor::from).collect(),
             error: (!s.error.is_empty()).then_some(s.error),
             spec_toml: s.spec_toml,
             rate_per_sec: s.rate_per_sec,
@@ -637,6 +671,19 @@ mod tests {
             impossible_configurations: 1,
             shards_failed: 2,
             created_unix_ms: 1_700_000_000_000,
+            started_unix_ms: Some(1_700_000_001_000),
+            finished_unix_ms: None,
+            cpu_micros: Some(123_456),
+            contributors: vec![sweep::Contributor {
+                name: "node-1".into(),
+                version: "0.1.0".into(),
+                build: "abc123-dirty".into(),
+                host: "node-1.lab".into(),
+                cpu: "Some CPU".into(),
+                features: vec!["sse4.1".into(), "ssse3".into()],
+                tasks: 40,
+                cpu_micros: 123_456,
+            }],
             error: None,
             spec_toml: "name = \"convert\"\n".into(),
             rate_per_sec: Some(12.5),
@@ -667,6 +714,12 @@ mod tests {
         assert_eq!(wire.state, pb::SweepState::Running as i32);
         assert_eq!((wire.eta_secs, wire.error.as_str()), (Some(4.8), ""));
         assert_eq!((wire.shards_waiting, wire.waiting_labels.len(), wire.failed_shards.len()), (2, 1, 1));
+        assert_eq!(
+            (wire.started_unix_ms, wire.finished_unix_ms, wire.cpu_micros),
+            (Some(1_700_000_001_000), None, Some(123_456))
+        );
+        let provenance = wire.contributors[0].provenance.as_ref().unwrap();
+        assert_eq!((provenance.build.as_str(), provenance.features.len()), ("abc123-dirty", 2));
         assert_eq!(sweep::SweepStatus::try_from(wire).unwrap(), status);
         for state in [sweep::SweepState::Done, sweep::SweepState::Cancelled, sweep::SweepState::Failed] {
             let ended = sweep::SweepStatus {
@@ -676,10 +729,20 @@ mod tests {
                 eta: None,
                 failed_shards: Vec::new(),
                 waiting: sweep::Waiting::default(),
+                finished_unix_ms: Some(1_700_000_009_000),
+                cpu_micros: None,
+                contributors: Vec::new(),
                 ..sweep_status()
             };
             assert_eq!(sweep::SweepStatus::try_from(pb::SweepStatus::from(ended.clone())).unwrap(), ended);
         }
+    }
+
+    #[test]
+    fn a_contributor_without_provenance_reads_as_not_recorded() {
+        let wire = pb::Contributor { name: "old".into(), provenance: None, tasks: 3, cpu_micros: 9 };
+        let c = sweep::Contributor::from(wire);
+        assert_eq!((c.name.as_str(), c.tasks, c.cpu_micros, c.build_label()), ("old", 3, 9, String::new()));
     }
 
     #[test]

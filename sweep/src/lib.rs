@@ -59,12 +59,12 @@ mod task_report;
 pub use cursor::Cursor;
 pub use error::SpecError;
 pub use plan::{Planner, ShardPlan};
-pub use progress::{format_eta, format_rate, Progress, RateWindow};
+pub use progress::{format_duration, format_eta, format_rate, format_utc, Progress, RateWindow};
 pub use result_row::ResultRow;
 pub use reuse::{MethodSet, Reused};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::{parse_start_line, StartLineError};
-pub use status::{FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting};
+pub use status::{build_label, Contributor, FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting};
 pub use sweep::{ConfigEntry, MoveSpec, Sweep};
 pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,

@@ -116,15 +116,49 @@ pub fn format_rate(per_sec: f64) -> String {
     }
 }
 
-/// A duration for people, to the unit that matters: `45 s`, `12 min`, `3 h 20 min`, `2 d 5 h`.
+/// A time left for people, to the unit that matters: `45 s`, `12 min`, `3 h 20 min`, `2 d 5 h`
+/// (an estimate: its minutes are rounded, its seconds not shown).
 pub fn format_eta(d: Duration) -> String {
     let s = d.as_secs();
     match s {
-        0..60 => format!("{s} s"),
         60..3600 => format!("{} min", (s + 30) / 60),
+        _ => format_duration(Duration::from_secs(s)),
+    }
+}
+
+/// A measured duration for people, in its two largest units: `38 ms`,
+/// `4.2 s`, `45 s`, `2 min 13 s`, `3 h 20 min`, `2 d 5 h`.
+pub fn format_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{} ms", d.as_millis()),
+        1..10 => format!("{:.1} s", d.as_secs_f64()),
+        10..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
         3600..86400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
         _ => format!("{} d {} h", s / 86400, s % 86400 / 3600),
     }
+}
+
+/// A time in milliseconds since the Unix epoch as UTC, to the second:
+/// `2025-03-01 14:02:11 UTC` (the proleptic Gregorian calendar, computed
+/// here rather than with a date crate for this one line).
+pub fn format_utc(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
+    let (days, day_secs) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days, on days since 1970-01-01 (unsigned:
+    // no time here is before the epoch).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    let (h, m, s) = (day_secs / 3600, day_secs % 3600 / 60, day_secs % 60);
+    format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02} UTC")
 }
 
 #[cfg(test)]
@@ -175,6 +209,23 @@ mod tests {
         assert_eq!(format_eta(secs(725)), "12 min");
         assert_eq!(format_eta(secs(12_000)), "3 h 20 min");
         assert_eq!(format_eta(secs(190_000)), "2 d 4 h");
+        assert_eq!(format_duration(Duration::from_micros(420)), "0 ms");
+        assert_eq!(format_duration(Duration::from_millis(38)), "38 ms");
+        assert_eq!(format_duration(Duration::from_millis(4_240)), "4.2 s");
+        assert_eq!(format_duration(Duration::from_millis(9_960)), "10.0 s");
+        assert_eq!(format_duration(secs(45)), "45 s");
+        assert_eq!(format_duration(secs(133)), "2 min 13 s");
+        assert_eq!(format_duration(secs(12_000)), "3 h 20 min");
+        assert_eq!(format_duration(secs(190_000)), "2 d 4 h");
+    }
+
+    #[test]
+    fn utc_times_read_as_calendar_dates() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_utc(951_782_400_000), "2000-02-29 00:00:00 UTC", "a leap day of a 400-year leap year");
+        assert_eq!(format_utc(1_709_251_199_999), "2024-02-29 23:59:59 UTC");
+        assert_eq!(format_utc(1_740_837_731_000), "2025-03-01 14:02:11 UTC");
+        assert_eq!(format_utc(4_102_444_800_000), "2100-01-01 00:00:00 UTC");
     }
 
     fn progress(state: &str, done: u64, total: u64, failed: u64) -> Progress {

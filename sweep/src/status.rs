@@ -6,7 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::Progress;
+use crate::{format_duration, format_utc, Progress};
 
 /// Where a sweep is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,6 +102,48 @@ impl Waiting {
     }
 }
 
+/// A build as people read it, `0.1.0 (abc123def456)`: a release and the
+/// commit it was built from; empty where neither was recorded.
+pub fn build_label(version: &str, commit: &str) -> String {
+    match (version, commit) {
+        ("", _) => String::new(),
+        (v, "") => v.to_string(),
+        (v, c) => format!("{v} ({c})"),
+    }
+}
+
+/// A worker whose results a sweep holds: what it ran, on what machine, and
+/// how much of the sweep it did. Registrations of one worker with the same
+/// build and machine (a restarted worker) count as one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contributor {
+    /// The worker's name.
+    pub name: String,
+    /// Its ksweep release (`0.1.0`); empty where not recorded (results of a
+    /// database older than schema version 3).
+    pub version: String,
+    /// The git commit it was built from (`abc123def456`, `...-dirty`,
+    /// `unknown`).
+    pub build: String,
+    /// Its machine's host name.
+    pub host: String,
+    /// Its CPU model, as the operating system names it.
+    pub cpu: String,
+    /// The CPU features its engine's kernels used (none: scalar).
+    pub features: Vec<String>,
+    /// Its results in the sweep.
+    pub tasks: u64,
+    /// The CPU time they took, in microseconds.
+    pub cpu_micros: u64,
+}
+
+impl Contributor {
+    /// Its build as [`build_label`] writes it; empty where not recorded.
+    pub fn build_label(&self) -> String {
+        build_label(&self.version, &self.build)
+    }
+}
+
 /// A sweep's status: counts from the database, and live figures (rate,
 /// ETA, waiting shards) that only a running coordinator can fill in.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,6 +168,18 @@ pub struct SweepStatus {
     pub shards_failed: u64,
     /// When it was first submitted, in milliseconds since the Unix epoch.
     pub created_unix_ms: u64,
+    /// When its first result was stored; None before, and where a database
+    /// older than schema version 3 held results already.
+    pub started_unix_ms: Option<u64>,
+    /// When it last ended (done, failed or cancelled); None while it runs,
+    /// and for a sweep that ended before schema version 3.
+    pub finished_unix_ms: Option<u64>,
+    /// The CPU time of its results (their micros summed): set by a single
+    /// sweep's status only, like the spec, as it reads every result.
+    pub cpu_micros: Option<u64>,
+    /// The workers whose results it holds, most tasks first: a single
+    /// sweep's status only.
+    pub contributors: Vec<Contributor>,
     /// Why the sweep failed, when it did.
     pub error: Option<String>,
     /// The canonical spec text: set by a single sweep's status only (lists,
@@ -215,6 +269,61 @@ impl SweepStatus {
     pub fn unlisted_failed_shards(&self) -> u64 {
         self.shards_failed.saturating_sub(self.failed_shards.len() as u64)
     }
+
+    /// The status with the workers whose results it holds, and so with its
+    /// CPU time: theirs, summed.
+    pub fn with_contributors(self, contributors: Vec<Contributor>) -> SweepStatus {
+        let cpu_micros = Some(contributors.iter().map(|c| c.cpu_micros).sum());
+        SweepStatus { cpu_micros, contributors, ..self }
+    }
+
+    /// Wall time from its first result (its submission, before one) to its
+    /// end, or to `now_unix_ms` while it runs; None where its end was not
+    /// recorded (a sweep that ended before schema version 3).
+    pub fn wall_time(&self, now_unix_ms: u64) -> Option<Duration> {
+        let end = match (self.finished_unix_ms, self.state.is_terminal()) {
+            (Some(ms), _) => ms,
+            (None, false) => now_unix_ms,
+            (None, true) => return None,
+        };
+        let start = self.started_unix_ms.unwrap_or(self.created_unix_ms);
+        Some(Duration::from_millis(end.saturating_sub(start)))
+    }
+
+    /// When it ran, as (label, text) lines for people: submitted, started,
+    /// finished, wall time and, where known, CPU time. Times not recorded
+    /// (by a database older than schema version 3) say so rather than read
+    /// as 1970.
+    pub fn time_lines(&self, now_unix_ms: u64) -> Vec<(&'static str, String)> {
+        const NOT_RECORDED: &str = "not recorded";
+        let utc = |ms: Option<u64>| ms.filter(|&ms| ms > 0).map(format_utc);
+        let running = !self.state.is_terminal();
+        let started = match utc(self.started_unix_ms) {
+            Some(at) => at,
+            None if self.tasks_done == 0 => "no result yet".into(),
+            None => NOT_RECORDED.into(),
+        };
+        let finished = match utc(self.finished_unix_ms) {
+            Some(at) => at,
+            None if running => "not yet".into(),
+            None => NOT_RECORDED.into(),
+        };
+        let wall = match self.wall_time(now_unix_ms) {
+            Some(d) if running => format!("{} so far", format_duration(d)),
+            Some(d) => format_duration(d),
+            None => NOT_RECORDED.into(),
+        };
+        let mut lines = vec![
+            ("submitted", utc(Some(self.created_unix_ms)).unwrap_or_else(|| NOT_RECORDED.into())),
+            ("started", started),
+            ("finished", finished),
+            ("wall time", wall),
+        ];
+        if let Some(micros) = self.cpu_micros {
+            lines.push(("CPU time", format_duration(Duration::from_micros(micros))));
+        }
+        lines
+    }
 }
 
 impl From<&SweepStatus> for Progress {
@@ -254,6 +363,91 @@ mod tests {
         };
         assert_eq!(f.starts_text(), "start 4");
         assert_eq!(FailedShard { start_lo: 0, start_hi: 10, ..f }.starts_text(), "starts 0..10");
+    }
+
+    fn status(state: SweepState) -> SweepStatus {
+        SweepStatus {
+            sweep_id: "abc".into(),
+            name: "times".into(),
+            state,
+            tasks_total: 10,
+            tasks_done: 10,
+            successes: 10,
+            configurations: 1,
+            impossible_configurations: 0,
+            shards_failed: 0,
+            created_unix_ms: 1_740_837_600_000,
+            started_unix_ms: Some(1_740_837_605_000),
+            finished_unix_ms: Some(1_740_837_738_000),
+            cpu_micros: Some(250_500_000),
+            contributors: Vec::new(),
+            error: None,
+            spec_toml: String::new(),
+            rate_per_sec: None,
+            eta: None,
+            failed_shards: Vec::new(),
+            waiting: Waiting::default(),
+            reuse: Reuse::default(),
+        }
+    }
+
+    #[test]
+    fn a_finished_sweep_says_when_it_ran_and_what_it_cost() {
+        let done = status(SweepState::Done);
+        assert_eq!(done.wall_time(u64::MAX), Some(Duration::from_secs(133)), "from the first result to the end");
+        let lines = done.time_lines(u64::MAX);
+        let want = [
+            ("submitted", "2025-03-01 14:00:00 UTC"),
+            ("started", "2025-03-01 14:00:05 UTC"),
+            ("finished", "2025-03-01 14:02:18 UTC"),
+            ("wall time", "2 min 13 s"),
+            ("CPU time", "4 min 10 s"),
+        ];
+        assert_eq!(lines, want.map(|(l, t)| (l, t.to_string())));
+    }
+
+    #[test]
+    fn a_running_sweep_counts_to_now_and_a_list_has_no_cpu_time() {
+        let now = 1_740_837_665_000;
+        let running = SweepStatus { finished_unix_ms: None, cpu_micros: None, ..status(SweepState::Running) };
+        assert_eq!(running.wall_time(now), Some(Duration::from_secs(60)));
+        let lines = running.time_lines(now);
+        assert_eq!(lines[2], ("finished", "not yet".to_string()));
+        assert_eq!(lines[3], ("wall time", "1 min 0 s so far".to_string()));
+        assert_eq!(lines.len(), 4, "no CPU time line without the sum");
+        let queued = SweepStatus { started_unix_ms: None, tasks_done: 0, ..running };
+        assert_eq!(queued.wall_time(now), Some(Duration::from_secs(65)), "from its submission, before a result");
+        assert_eq!(queued.time_lines(now)[1], ("started", "no result yet".to_string()));
+    }
+
+    #[test]
+    fn times_a_database_did_not_record_say_so_and_never_1970() {
+        let old = SweepStatus { started_unix_ms: None, finished_unix_ms: None, ..status(SweepState::Done) };
+        assert_eq!(old.wall_time(u64::MAX), None);
+        let lines = old.time_lines(u64::MAX);
+        for (label, text) in &lines[1..4] {
+            assert_eq!(text, "not recorded", "{label}");
+        }
+        let unset = SweepStatus { created_unix_ms: 0, ..old };
+        assert_eq!(unset.time_lines(0)[0], ("submitted", "not recorded".to_string()));
+        assert!(unset.time_lines(0).iter().all(|(_, t)| !t.contains("1970")));
+    }
+
+    #[test]
+    fn the_cpu_time_is_the_contributors_summed() {
+        let worker = |cpu_micros| Contributor { tasks: 5, cpu_micros, ..Contributor::default() };
+        let status = status(SweepState::Done).with_contributors(vec![worker(1_500), worker(2_500)]);
+        assert_eq!((status.cpu_micros, status.contributors.len()), (Some(4_000), 2));
+        assert_eq!(status.with_contributors(Vec::new()).cpu_micros, Some(0), "no results: none spent");
+    }
+
+    #[test]
+    fn builds_read_as_release_and_commit() {
+        assert_eq!(build_label("0.1.0", "abc123-dirty"), "0.1.0 (abc123-dirty)");
+        assert_eq!(build_label("0.1.0", ""), "0.1.0");
+        assert_eq!(build_label("", "abc123"), "", "no release: not recorded");
+        let c = Contributor { version: "0.2.0".into(), build: "unknown".into(), ..Contributor::default() };
+        assert_eq!(c.build_label(), "0.2.0 (unknown)");
     }
 
     #[test]

@@ -48,17 +48,21 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     let text = crate::spec_file::load(&args.spec)?;
     let mut signals = Signals::install().context("cannot install signal handlers")?;
     let (id, last) = embedded(text, &args.db, args.threads, args.http.dashboard()?, args.reuse, &mut signals).await?;
-    let last = last.map_err(|signal| Interrupted {
+    last.map_err(|signal| Interrupted {
         signal,
         message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
     })?;
+    // The file's status, not the watch stream's last: it has the sweep's
+    // CPU time and the workers that ran it.
+    let db = DbSource::open(&args.db)?;
+    let last = db.status(Some(&id))?;
     if args.view.is_data() {
         print_status(&last, &mut std::io::stderr())?;
     } else {
         print_status(&last, &mut *out)?;
         writeln!(out)?;
     }
-    let rows = DbSource::open(&args.db)?.table_rows(Some(&id))?;
+    let rows = db.table_rows(Some(&id))?;
     args.view.check_rule(&rows)?;
     write!(out, "{}", render(&rows, &args.view.options(&last)))?;
     Ok(())

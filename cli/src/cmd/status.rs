@@ -1,10 +1,11 @@
 //! `ksweep status`: a sweep's progress, or every sweep's.
 
 use std::io::Write;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use clap::Args;
-use sweep::{format_eta, format_rate, SweepState, SweepStatus};
+use sweep::{format_duration, format_eta, format_rate, Contributor, SweepState, SweepStatus};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -93,6 +94,10 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     if let Some(waiting) = s.waiting.text() {
         writeln!(out, "waiting         {waiting}")?;
     }
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    for (label, text) in s.time_lines(now_ms) {
+        writeln!(out, "{label:<16}{text}")?;
+    }
     writeln!(out, "configurations  {} ({} impossible)", s.configurations, s.impossible_configurations)?;
     writeln!(out, "shards failed   {}", s.shards_failed)?;
     if let Some(error) = &s.error {
@@ -105,5 +110,96 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     if unlisted > 0 && !s.failed_shards.is_empty() {
         writeln!(out, "  ... and {unlisted} more")?;
     }
+    for c in s.contributors.iter().take(MAX_WORKER_LINES) {
+        writeln!(out, "worker          {}", contributor_line(c))?;
+    }
+    if let Some(more) = s.contributors.len().checked_sub(MAX_WORKER_LINES).filter(|&n| n > 0) {
+        writeln!(out, "  ... and {more} more workers (`ksweep report` lists them all)")?;
+    }
     Ok(())
+}
+
+/// Workers a status lists, those with the most tasks; a cluster's fifty
+/// would bury the rest.
+const MAX_WORKER_LINES: usize = 8;
+
+/// A worker whose results the sweep holds, on one line: `node-1: 1200
+/// tasks, 2 min 13 s CPU; ksweep 0.1.0 (abc123) on node-1 (AMD EPYC 7B13;
+/// sse4.1 ssse3)`.
+fn contributor_line(c: &Contributor) -> String {
+    let cpu = format_duration(Duration::from_micros(c.cpu_micros));
+    let mut line = format!("{}: {} tasks, {cpu} CPU", c.name, c.tasks);
+    let build = c.build_label();
+    if build.is_empty() {
+        line.push_str("; build and machine not recorded");
+        return line;
+    }
+    let features = if c.features.is_empty() { "scalar".to_string() } else { c.features.join(" ") };
+    line.push_str(&format!("; ksweep {build} on {} ({}; {features})", c.host, c.cpu));
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn worker(name: &str, tasks: u64) -> Contributor {
+        Contributor {
+            name: name.into(),
+            version: "0.1.0".into(),
+            build: "abc123".into(),
+            host: "node-1".into(),
+            cpu: "AMD EPYC 7B13".into(),
+            features: vec!["sse4.1".into(), "ssse3".into()],
+            tasks,
+            cpu_micros: 133_000_000,
+        }
+    }
+
+    #[test]
+    fn a_worker_line_names_its_build_and_machine_or_says_they_were_not_recorded() {
+        assert_eq!(
+            contributor_line(&worker("node-1", 1200)),
+            "node-1: 1200 tasks, 2 min 13 s CPU; ksweep 0.1.0 (abc123) on node-1 (AMD EPYC 7B13; sse4.1 ssse3)"
+        );
+        let scalar = Contributor { features: Vec::new(), ..worker("node-1", 1) };
+        assert!(contributor_line(&scalar).ends_with("(AMD EPYC 7B13; scalar)"));
+        let old = Contributor { version: String::new(), build: String::new(), ..worker("embedded-1", 5) };
+        assert_eq!(contributor_line(&old), "embedded-1: 5 tasks, 2 min 13 s CPU; build and machine not recorded");
+    }
+
+    #[test]
+    fn a_status_lists_the_busiest_workers_and_counts_the_rest() {
+        let status = SweepStatus {
+            sweep_id: "abc".into(),
+            name: "s".into(),
+            state: SweepState::Done,
+            tasks_total: 12,
+            tasks_done: 12,
+            successes: 12,
+            configurations: 1,
+            impossible_configurations: 0,
+            shards_failed: 0,
+            created_unix_ms: 1_740_837_600_000,
+            started_unix_ms: None,
+            finished_unix_ms: None,
+            cpu_micros: Some(1_000),
+            contributors: (0..12).map(|i| worker(&format!("w{i}"), 1)).collect(),
+            error: None,
+            spec_toml: String::new(),
+            rate_per_sec: None,
+            eta: None,
+            failed_shards: Vec::new(),
+            waiting: sweep::Waiting::default(),
+            reuse: sweep::Reuse { enabled: true, ..sweep::Reuse::default() },
+        };
+        let mut out = Vec::new();
+        print_status(&status, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\nsubmitted       2025-03-01 14:00:00 UTC\n"), "{text}");
+        assert!(text.contains("\nfinished        not recorded\n"), "{text}");
+        assert!(text.contains("\nCPU time        1 ms\n"), "{text}");
+        assert_eq!(text.matches("\nworker  ").count(), MAX_WORKER_LINES);
+        assert!(text.ends_with("  ... and 4 more workers (`ksweep report` lists them all)\n"), "{text}");
+    }
 }

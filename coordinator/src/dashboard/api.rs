@@ -15,8 +15,8 @@ use axum::Json;
 use figures::{Chart, ChartSpec, Figure, FigureError, Quantity};
 use serde_json::{json, Value};
 use sweep::{
-    format_eta, format_rate, AggregateRow, Metric, Progress, SweepState, SweepStatus, TableFormat, TableLayout,
-    TableOptions,
+    format_duration, format_eta, format_rate, AggregateRow, Contributor, Metric, Progress, SweepState, SweepStatus,
+    TableFormat, TableLayout, TableOptions,
 };
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -25,6 +25,7 @@ use crate::error::Error;
 use crate::query;
 use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
 use crate::state::{now, Sent};
+use crate::store::now_ms;
 
 /// Rows per page of a download.
 const PAGE: usize = 8192;
@@ -51,8 +52,8 @@ impl IntoResponse for HttpError {
 
 type Answer<T> = Result<T, HttpError>;
 
-/// A status as the page reads it.
-fn status_json(s: &SweepStatus) -> Value {
+/// A status as the page reads it; `now_ms` ends a running sweep's wall time.
+fn status_json(s: &SweepStatus, now_ms: u64) -> Value {
     let progress = Progress::from(s);
     json!({
         "id": s.sweep_id,
@@ -64,6 +65,15 @@ fn status_json(s: &SweepStatus) -> Value {
         "configurations": s.configurations,
         "shards_failed": s.shards_failed,
         "created_ms": s.created_unix_ms,
+        "started_ms": s.started_unix_ms,
+        "finished_ms": s.finished_unix_ms,
+        "cpu_micros": s.cpu_micros,
+        "times": s.time_lines(now_ms).into_iter().map(|(label, text)| json!([label, text])).collect::<Vec<_>>(),
+        "contributors": s.contributors.iter().map(|c| json!({
+            "name": c.name, "build": c.build_label(), "host": c.host, "cpu": c.cpu,
+            "features": c.features.join(" "), "tasks": c.tasks,
+            "cpu_text": format_duration(Duration::from_micros(c.cpu_micros)),
+        })).collect::<Vec<_>>(),
         "rate": s.rate_per_sec,
         "rate_text": s.rate_per_sec.map(format_rate),
         "eta_text": s.eta.map(format_eta),
@@ -79,7 +89,8 @@ fn status_json(s: &SweepStatus) -> Value {
 
 pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
     let statuses = d.shared.read(query::sweeps).await?;
-    let list: Vec<Value> = statuses.into_iter().map(|s| status_json(&d.shared.live(s))).collect();
+    let now_ms = now_ms();
+    let list: Vec<Value> = statuses.into_iter().map(|s| status_json(&d.shared.live(s), now_ms)).collect();
     Ok(Json(Value::Array(list)))
 }
 
@@ -88,6 +99,8 @@ pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
 pub(super) struct View {
     version: (u64, SweepState),
     data: Arc<Value>,
+    /// The workers whose results it holds, read with the tables.
+    contributors: Arc<Vec<Contributor>>,
     at: Instant,
     cost: Duration,
 }
@@ -107,30 +120,34 @@ impl View {
     }
 }
 
-/// One sweep: status, tasks by method, the accuracy tables (with
-/// denominators and intervals), the plots as SVG, and the spec. The heavy
-/// part (aggregating every result, rendering tables and plots) is shared
-/// by every page open on the sweep, and computed again only after
-/// VIEW_EVERY or twenty times its cost, whichever is longer, while results
-/// arrive (it had been computed on every event, twice a second); a change
-/// of state shows at once. The status (counts, rate, ETA) is fresh each time.
+/// One sweep: status, times, tasks by method, the accuracy tables (with
+/// denominators and intervals), the plots as SVG, the workers whose results
+/// it holds, and the spec. The heavy part (aggregating every result,
+/// rendering tables and plots, the contributors and CPU time) is shared by
+/// every page open on the sweep, and computed again only after VIEW_EVERY
+/// or twenty times its cost, whichever is longer, while results arrive (it
+/// had been computed on every event, twice a second); a change of state
+/// shows at once. The status (counts, rate, ETA, times) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
-    let status = d.shared.read(move |s| query::status(s, Some(&id))).await?;
+    let status = d.shared.read(move |s| query::status_without_costs(s, Some(&id))).await?;
     let status = d.shared.live(status);
     let version = (status.tasks_done, status.state);
     let mut views = d.views.lock().await;
-    let view = match views.get(&status.sweep_id) {
-        Some(view) if view.serves(version, now()) => view.data.clone(),
+    let (view, contributors) = match views.get(&status.sweep_id) {
+        Some(view) if view.serves(version, now()) => (view.data.clone(), view.contributors.clone()),
         _ => {
             let began = now();
-            let data = Arc::new(sweep_view(&d, &status).await?);
-            let view = View { version, data: data.clone(), at: began, cost: now().saturating_duration_since(began) };
+            let (data, contributors) = sweep_view(&d, &status).await?;
+            let (data, contributors) = (Arc::new(data), Arc::new(contributors));
+            let cost = now().saturating_duration_since(began);
+            let view = View { version, data: data.clone(), contributors: contributors.clone(), at: began, cost };
             views.insert(status.sweep_id.clone(), view);
-            data
+            (data, contributors)
         }
     };
     drop(views);
-    let mut value = status_json(&status);
+    let status = status.with_contributors(contributors.to_vec());
+    let mut value = status_json(&status, now_ms());
     let object = value.as_object_mut().expect("a status is an object");
     for (key, v) in view.as_object().expect("a view is an object") {
         object.insert(key.clone(), v.clone());
@@ -138,10 +155,12 @@ pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) ->
     Ok(Json(value))
 }
 
-/// The parts of a sweep's page that change only with its results.
-async fn sweep_view(d: &Dashboard, status: &SweepStatus) -> Result<Value, Error> {
+/// The parts of a sweep's page that change only with its results, and its
+/// contributors.
+async fn sweep_view(d: &Dashboard, status: &SweepStatus) -> Result<(Value, Vec<Contributor>), Error> {
     let id = status.sweep_id.clone();
-    let rows = d.shared.read(move |s| Ok(query::table(s, Some(&id))?.rows)).await?;
+    let (rows, contributors) =
+        d.shared.read(move |s| Ok((query::table(s, Some(&id))?.rows, query::contributors(s, Some(&id))?))).await?;
     let mut methods: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
     let rank = sweep::first_appearances(rows.iter().map(|r| r.method.as_str()));
     for r in &rows {
@@ -167,13 +186,14 @@ async fn sweep_view(d: &Dashboard, status: &SweepStatus) -> Result<Value, Error>
     })
     .await
     .map_err(|e| Error::Internal(format!("plotting: {e}")))?;
-    Ok(json!({
+    let data = json!({
         "methods": methods,
         "tables": tables,
         "accuracy_svg": accuracy,
         "time_svg": time,
         "spec": status.spec_toml,
-    }))
+    });
+    Ok((data, contributors))
 }
 
 /// A chart as SVG, or null while there is nothing to plot.
@@ -372,7 +392,13 @@ mod tests {
         let at = Instant::now();
         let secs = |s: f64| at + Duration::from_secs_f64(s);
         let running = SweepState::Running;
-        let view = View { version: (10, running), data: Arc::new(Value::Null), at, cost: Duration::from_millis(50) };
+        let view = View {
+            version: (10, running),
+            data: Arc::new(Value::Null),
+            contributors: Arc::new(Vec::new()),
+            at,
+            cost: Duration::from_millis(50),
+        };
         assert!(view.serves((10, running), secs(3600.0)), "nothing new");
         assert!(view.serves((20, running), secs(1.9)), "results since, within VIEW_EVERY");
         assert!(!view.serves((20, running), secs(2.0)));

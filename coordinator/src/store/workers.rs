@@ -7,7 +7,7 @@ use rusqlite::params;
 
 use super::{now_ms, Store};
 use crate::error::Result;
-use crate::ids::WorkerId;
+use crate::ids::{SweepKey, WorkerId};
 
 /// A registered worker as stored: its name and what it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,6 +41,39 @@ impl Store {
                     features: r.get::<_, String>(6)?.split_whitespace().map(str::to_string).collect(),
                 };
                 Ok((r.get::<_, i64>(0)? as u64, WorkerRecord { name: r.get(1)?, provenance }))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// The workers whose results a sweep holds, with their tasks and CPU
+    /// time there, most tasks first. One pass over the sweep's results
+    /// grouped by worker; registrations with the same name, build and
+    /// machine (a restarted worker) then merge. A result whose worker row
+    /// is missing counts under the worker's id, as exports name it.
+    pub fn contributors(&self, sweep: SweepKey) -> Result<Vec<sweep::Contributor>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT COALESCE(w.name, CAST(r.worker AS TEXT)) AS who, COALESCE(w.version, ''), COALESCE(w.build, ''),
+                    COALESCE(w.host, ''), COALESCE(w.cpu, ''), COALESCE(w.features, ''),
+                    SUM(r.tasks), SUM(r.micros)
+             FROM (SELECT worker, COUNT(*) AS tasks, SUM(micros) AS micros
+                   FROM results WHERE sweep = ?1 GROUP BY worker) AS r
+             LEFT JOIN workers AS w ON w.id = r.worker
+             GROUP BY 1, 2, 3, 4, 5, 6
+             ORDER BY SUM(r.tasks) DESC, who",
+        )?;
+        let rows = stmt
+            .query_map([sweep.0], |r| {
+                Ok(sweep::Contributor {
+                    name: r.get(0)?,
+                    version: r.get(1)?,
+                    build: r.get(2)?,
+                    host: r.get(3)?,
+                    cpu: r.get(4)?,
+                    features: r.get::<_, String>(5)?.split_whitespace().map(str::to_string).collect(),
+                    tasks: r.get::<_, i64>(6)? as u64,
+                    cpu_micros: r.get::<_, i64>(7)? as u64,
+                })
             })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
