@@ -158,7 +158,7 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
         // Live figures, like the rate (`Shared::live`).
         waiting: sweep::Waiting::default(),
         // Where its results came from: counted for `status` only.
-        reuse: sweep::Reuse { tasks: r.tasks_reused, enabled: r.reuse, ..sweep::Reuse::default() },
+        reuse: sweep::Reuse { tasks: r.tasks_reused, no_reuse: !r.reuse, ..sweep::Reuse::default() },
     }
 }
 

@@ -269,7 +269,7 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
                     .map(|f| pb::ReusedFrom { sweep_id: f.sweep_id, name: f.name, tasks: f.tasks })
                     .collect(),
                 conflicts: s.reuse.conflicts,
-                enabled: s.reuse.enabled,
+                no_reuse: s.reuse.no_reuse,
             }),
             started_unix_ms: s.started_unix_ms,
             finished_unix_ms: s.finished_unix_ms,
@@ -351,7 +351,7 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
                     .map(|f| sweep::ReusedFrom { sweep_id: f.sweep_id, name: f.name, tasks: f.tasks })
                     .collect(),
                 conflicts: r.conflicts,
-                enabled: r.enabled,
+                no_reuse: r.no_reuse,
             }),
         })
     }
@@ -702,7 +702,7 @@ mod tests {
                 tasks: 30,
                 from: vec![sweep::ReusedFrom { sweep_id: "fedc".into(), name: "quick".into(), tasks: 30 }],
                 conflicts: 1,
-                enabled: true,
+                no_reuse: false,
             },
         }
     }

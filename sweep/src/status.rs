@@ -210,8 +210,8 @@ pub struct Reuse {
     /// Reruns whose result disagreed with the stored one (a single sweep's
     /// status only).
     pub conflicts: u64,
-    /// False when it was submitted with `--no-reuse`.
-    pub enabled: bool,
+    /// True when it was submitted with `--no-reuse`: every task ran again.
+    pub no_reuse: bool,
 }
 
 /// A sweep some of another sweep's results came from.
@@ -230,7 +230,7 @@ impl Reuse {
     /// or None when nothing came from elsewhere and nothing disagreed.
     pub fn summary(&self, tasks_total: u64) -> Option<String> {
         let mut parts = Vec::new();
-        if !self.enabled {
+        if self.no_reuse {
             parts.push("every task run again (--no-reuse)".to_string());
         } else if self.tasks > 0 {
             parts.push(format!("{} of {tasks_total} tasks taken from stored results", self.tasks));
@@ -291,16 +291,18 @@ impl SweepStatus {
     }
 
     /// When it ran, as (label, text) lines for people: submitted, started,
-    /// finished, wall time and, where known, CPU time. Times not recorded
-    /// (by a database older than schema version 3) say so rather than read
-    /// as 1970.
+    /// finished, wall time and, where known, CPU time; then, where some of
+    /// its results came from other sweeps, how many and whose
+    /// ([`Reuse::summary`]). Times not recorded (by a database older than
+    /// schema version 3) say so rather than read as 1970.
     pub fn time_lines(&self, now_unix_ms: u64) -> Vec<(&'static str, String)> {
         const NOT_RECORDED: &str = "not recorded";
         let utc = |ms: Option<u64>| ms.filter(|&ms| ms > 0).map(format_utc);
         let running = !self.state.is_terminal();
         let started = match utc(self.started_unix_ms) {
             Some(at) => at,
-            None if self.tasks_done == 0 => "no result yet".into(),
+            // Results taken from other sweeps were not computed by this one.
+            None if self.tasks_done <= self.reuse.tasks => "no result yet".into(),
             None => NOT_RECORDED.into(),
         };
         let finished = match utc(self.finished_unix_ms) {
@@ -321,6 +323,9 @@ impl SweepStatus {
         ];
         if let Some(micros) = self.cpu_micros {
             lines.push(("CPU time", format_duration(Duration::from_micros(micros))));
+        }
+        if let Some(reuse) = self.reuse.summary(self.tasks_total) {
+            lines.push(("reused", reuse));
         }
         lines
     }
@@ -389,6 +394,28 @@ mod tests {
             waiting: Waiting::default(),
             reuse: Reuse::default(),
         }
+    }
+
+    #[test]
+    fn a_sweep_that_took_stored_results_says_how_many_and_whose() {
+        let mut taken = status(SweepState::Done);
+        taken.reuse = Reuse {
+            tasks: 6,
+            from: vec![ReusedFrom { sweep_id: "0123456789abcdef".into(), name: "quick".into(), tasks: 6 }],
+            conflicts: 0,
+            no_reuse: false,
+        };
+        let lines = taken.time_lines(u64::MAX);
+        assert_eq!(
+            lines.last().unwrap(),
+            &("reused", "6 of 10 tasks taken from stored results; results computed by quick 01234567: 6".to_string())
+        );
+        taken.reuse.conflicts = 2;
+        assert!(taken.time_lines(u64::MAX).last().unwrap().1.contains("2 reruns DISAGREED"));
+        assert!(!status(SweepState::Done).time_lines(u64::MAX).iter().any(|(l, _)| *l == "reused"));
+        taken.started_unix_ms = None;
+        taken.tasks_done = 6;
+        assert_eq!(taken.time_lines(u64::MAX)[1].1, "no result yet", "taken results are not this sweep's");
     }
 
     #[test]

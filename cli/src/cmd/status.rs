@@ -85,9 +85,6 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     writeln!(out, "state           {}", s.state)?;
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
     writeln!(out, "successes       {}", s.successes)?;
-    if let Some(reuse) = s.reuse.summary(s.tasks_total) {
-        writeln!(out, "reused          {reuse}")?;
-    }
     if s.state == SweepState::Running {
         writeln!(out, "rate            {}", speed(s))?;
     }
@@ -191,7 +188,7 @@ mod tests {
             eta: None,
             failed_shards: Vec::new(),
             waiting: sweep::Waiting::default(),
-            reuse: sweep::Reuse { enabled: true, ..sweep::Reuse::default() },
+            reuse: sweep::Reuse::default(),
         };
         let mut out = Vec::new();
         print_status(&status, &mut out).unwrap();
