@@ -105,6 +105,11 @@ enum Command {
     ///
     /// Example: ksweep db upgrade --db ksweep.db
     Db(cmd::db::DbArgs),
+    /// Join databases computed apart into a new one: identical tasks are
+    /// checked to agree, disagreements reported, nothing overwritten.
+    ///
+    /// Example: ksweep merge laptop.db cluster.db -o all.db
+    Merge(cmd::merge::MergeArgs),
 }
 
 /// Logs go to stderr, in colour only when stderr is a terminal and
@@ -155,6 +160,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Db(args) => {
             init_logging("info");
             cmd::db::run(args, &mut out)?
+        }
+        Command::Merge(args) => {
+            init_logging("warn");
+            cmd::merge::run(args, &mut out)?
         }
     }
     out.flush()?;

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod exists;
 pub mod export;
 pub mod health;
+pub mod merge;
 pub mod plot;
 pub mod replay;
 pub mod report;

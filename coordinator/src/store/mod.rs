@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 mod aggregates;
 mod identities;
 mod lock;
+mod merge;
 mod parsed;
 mod readers;
 mod results;
@@ -31,6 +32,7 @@ mod workers;
 
 pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use crate::model::{NewShards, OpenShard, ResultRecord};
+pub use merge::Imported;
 pub use parsed::ParsedSweeps;
 pub use readers::Readers;
 pub use reuse::Known;
