@@ -156,7 +156,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,
         Command::Plot(args) => block_on("warn", cmd::plot::run(args, &mut out))?,
         Command::Report(args) => block_on("warn", cmd::report::run(args, &mut out))?,
-        Command::Health(args) => block_on("warn", cmd::health::run(args))?,
+        Command::Health(args) => block_on("warn", cmd::health::run(args, &mut out))?,
         Command::Db(args) => {
             init_logging("info");
             cmd::db::run(args, &mut out)?

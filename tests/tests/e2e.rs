@@ -512,6 +512,8 @@ fn cancel_stops_a_sweep() {
 
     let out = c.client(&["cancel", &id]).ok();
     assert!(out.stdout.contains("state           cancelled"), "cancel printed:\n{}", out.stdout);
+    assert!(out.stdout.starts_with(&format!("cancelled sweep {id}")), "says what it did:\n{}", out.stdout);
+    assert!(out.stdout.contains(&format!("`ksweep resume {id}` runs the rest")), "{}", out.stdout);
     // Results in flight at the cancel may land; after that, nothing counts.
     sleep(Duration::from_secs(1));
     let a = c.status(&id);

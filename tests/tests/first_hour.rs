@@ -24,3 +24,12 @@ fn an_unknown_rule_is_an_error_that_lists_the_known_ones() {
         "it has 2,1",
     ]);
 }
+
+/// `health` said nothing when the coordinator served; `status` with no
+/// sweeps printed "no sweeps" and then an empty table's header.
+#[test]
+fn health_says_serving_and_an_empty_coordinator_has_no_table_header() {
+    let c = Cluster::start(&[]);
+    assert_eq!(c.client(&["health"]).ok().stdout, "coordinator serving\n");
+    assert_eq!(c.client(&["status"]).ok().stdout, "no sweeps\n");
+}

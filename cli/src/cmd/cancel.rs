@@ -21,5 +21,12 @@ pub struct CancelArgs {
 pub async fn run(args: CancelArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
     let status = client.cancel(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
-    print_status(&decode_status(status)?, out)
+    let status = decode_status(status)?;
+    writeln!(
+        out,
+        "cancelled sweep {} ({}): {} of {} tasks done; `ksweep resume {}` runs the rest",
+        status.sweep_id, status.name, status.tasks_done, status.tasks_total, status.sweep_id
+    )?;
+    writeln!(out)?;
+    print_status(&status, out)
 }

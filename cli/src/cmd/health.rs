@@ -16,12 +16,13 @@ pub struct HealthArgs {
     pub connect: ConnectArgs,
 }
 
-pub async fn run(args: HealthArgs) -> Result<()> {
+pub async fn run(args: HealthArgs, out: &mut impl std::io::Write) -> Result<()> {
     let (channel, token) = args.connect.channel().await?;
     let mut client = HealthClient::with_interceptor(channel, token);
     let reply = client.check(HealthCheckRequest { service: String::new() }).await?.into_inner();
     if reply.status != ServingStatus::Serving as i32 {
         bail!("coordinator is not serving (status {})", reply.status);
     }
+    writeln!(out, "coordinator serving")?;
     Ok(())
 }

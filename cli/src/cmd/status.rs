@@ -31,6 +31,7 @@ pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
     };
     if statuses.is_empty() {
         writeln!(out, "no sweeps")?;
+        return Ok(());
     }
     if args.id.is_none() && !args.long {
         return print_lines(&statuses, out);
