@@ -77,7 +77,7 @@ impl Store {
     /// record and, for a new sweep, what it took (nothing without `reuse`)
     /// with the estimated time of the rest. A new sweep records its task
     /// identities and, with `reuse`, takes every task the database already
-    /// holds ([`super::reuse`]), all in one transaction.
+    /// holds ([`Store::known`]), all in one transaction.
     pub fn insert_sweep_with(&mut self, sweep: &Sweep, reuse: bool) -> Result<(SweepRecord, Option<Known>)> {
         let id = sweep.id();
         if let Some(existing) = self.sweep_by_id(&id)? {
