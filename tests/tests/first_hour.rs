@@ -33,3 +33,14 @@ fn health_says_serving_and_an_empty_coordinator_has_no_table_header() {
     assert_eq!(c.client(&["health"]).ok().stdout, "coordinator serving\n");
     assert_eq!(c.client(&["status"]).ok().stdout, "no sweeps\n");
 }
+
+/// `watch` against an address no coordinator ever answered retried for
+/// ever (as it rightly does for one that went away): it gives up soon.
+#[test]
+fn watch_gives_up_on_a_coordinator_it_never_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    run_ksweep(dir.path(), &["watch", "x", "--coordinator", "http://127.0.0.1:1"], Duration::from_secs(60))
+        .fails_with(&["cannot reach the coordinator at http://127.0.0.1:1"]);
+    assert!(started.elapsed() < Duration::from_secs(40), "{:?}", started.elapsed());
+}

@@ -16,6 +16,9 @@ use crate::source::{decode_status, DbSource};
 
 /// How long `watch` keeps reconnecting to a coordinator that went away.
 const RECONNECT_FOR: Duration = Duration::from_secs(300);
+/// How long it tries a coordinator it never reached: a wrong address is
+/// not a restart, and says so soon.
+const FIRST_CONTACT_FOR: Duration = Duration::from_secs(10);
 /// A progress line this often where stderr is not a terminal (nohup, Slurm).
 const LOG_EVERY: Duration = Duration::from_secs(10);
 
@@ -35,6 +38,7 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
     let mut progress = Progress::new();
     let mut lost_since: Option<Instant> = None;
     let mut last_note = String::new();
+    let mut reached = false;
     let id = args.id.as_deref().unwrap_or_default();
     let last = loop {
         // A cluster directory's coordinator that has finished (or moved
@@ -47,6 +51,7 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
         }
         let attempt = async {
             let mut client = args.connect.connect().await?;
+            reached = true;
             follow_with(&mut client, id, &mut progress).await
         };
         match attempt.await {
@@ -61,6 +66,15 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
             }
             Err(e) if is_unreachable(&e) => {
                 let since = *lost_since.get_or_insert_with(Instant::now);
+                // (A cluster directory's coordinator may be starting: waited for.)
+                let direct = args.connect.cluster_dir().is_none();
+                if direct && !reached && since.elapsed() > FIRST_CONTACT_FOR {
+                    return Err(e.context(format!(
+                        "cannot reach the coordinator at {} (tried for {} s)",
+                        args.connect.coordinator,
+                        FIRST_CONTACT_FOR.as_secs()
+                    )));
+                }
                 if since.elapsed() > RECONNECT_FOR {
                     return Err(
                         e.context(format!("gave up after {} s without the coordinator", RECONNECT_FOR.as_secs()))
