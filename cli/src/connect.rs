@@ -84,7 +84,17 @@ impl ConnectArgs {
         let endpoint = ksweep_proto::endpoint(&url, ca.as_deref())
             .context("--coordinator")?
             .connect_timeout(Duration::from_secs(5));
-        let channel = endpoint.connect().await.with_context(|| format!("--coordinator: cannot connect to {url}"))?;
+        let channel = endpoint.connect().await.map_err(|e| {
+            // rustls meeting a plain HTTP/2 server reads its first frame as a
+            // TLS record of an unknown type.
+            let plain = url.starts_with("https://") && format!("{e:?}").contains("InvalidContentType");
+            let hint = if plain {
+                format!(": the coordinator does not speak TLS; use {}", url.replacen("https://", "http://", 1))
+            } else {
+                String::new()
+            };
+            anyhow::Error::new(e).context(format!("--coordinator: cannot connect to {url}{hint}"))
+        })?;
         Ok((channel, token))
     }
 
@@ -186,5 +196,11 @@ pub fn read_pem(flag: &str, path: &Path) -> Result<Vec<u8>> {
 /// A coordinator's refusal as an error: its message is what users need; the
 /// gRPC code and metadata are noise on a terminal.
 pub fn status_error(s: tonic::Status) -> anyhow::Error {
+    if s.code() == tonic::Code::Unauthenticated {
+        return anyhow::anyhow!(
+            "{}; give the coordinator's token with --token-file FILE (or KSWEEP_TOKEN_FILE), --token or KSWEEP_TOKEN",
+            s.message()
+        );
+    }
     anyhow::anyhow!("{}", s.message())
 }

@@ -9,6 +9,8 @@ use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 /// Why [`endpoint`] refused a coordinator address.
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
+    #[error("{url:?} has no scheme: did you mean http://{url} (or https:// for a coordinator with TLS)?")]
+    NoScheme { url: String },
     #[error("{url:?} is not a URL: {why}")]
     Url { url: String, why: String },
     #[error("{url:?}: a CA certificate (--tls-ca) needs an https:// URL")]
@@ -21,6 +23,9 @@ pub enum EndpointError {
 /// workers. `https://` turns on TLS (rustls), trusting `ca_pem` when given
 /// (a private CA or a self-signed coordinator), else the public web roots.
 pub fn endpoint(url: &str, ca_pem: Option<&[u8]>) -> Result<Endpoint, EndpointError> {
+    if !url.contains("://") {
+        return Err(EndpointError::NoScheme { url: url.into() });
+    }
     let endpoint = Endpoint::from_shared(url.to_string())
         .map_err(|e| EndpointError::Url { url: url.into(), why: e.to_string() })?;
     let https = endpoint.uri().scheme_str() == Some("https");

@@ -44,3 +44,21 @@ fn watch_gives_up_on_a_coordinator_it_never_reached() {
         .fails_with(&["cannot reach the coordinator at http://127.0.0.1:1"]);
     assert!(started.elapsed() < Duration::from_secs(40), "{:?}", started.elapsed());
 }
+
+/// Connection mistakes say what to do: an address without a scheme, an
+/// https:// URL for a plain coordinator, a wrong token.
+#[test]
+fn connection_mistakes_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    run_ksweep(dir.path(), &["status", "--coordinator", "localhost:50051"], LIMIT)
+        .fails_with(&["has no scheme: did you mean http://localhost:50051"]);
+    let c = Cluster::start_with_token(&[], Some("the-token"));
+    let https = c.url().replacen("http://", "https://", 1);
+    c.ksweep(&["status", "--coordinator", &https, "--token", "the-token"])
+        .fails_with(&["the coordinator does not speak TLS; use http://"]);
+    c.ksweep(&["status", "--coordinator", &c.url(), "--token", "wrong"]).fails_with(&[
+        "missing or wrong token",
+        "--token-file",
+        "KSWEEP_TOKEN",
+    ]);
+}
