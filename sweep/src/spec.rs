@@ -122,7 +122,14 @@ impl SweepSpec {
                 p => p,
             };
             let message = describe_toml_error(text, e.inner());
-            SpecError::Field { path, message }
+            let mut error = SpecError::Field { path: path.clone(), message };
+            if e.inner().message().starts_with("unknown field") {
+                let others = other_unknown_keys(text, &path);
+                if let (false, SpecError::Field { message, .. }) = (others.is_empty(), &mut error) {
+                    message.push_str(&format!("; also unknown: {}", others.join(", ")));
+                }
+            }
+            error
         })
     }
 
@@ -283,6 +290,53 @@ impl SweepSpec {
 const MAX_NAME_BYTES: usize = 200;
 
 /// A one-line TOML error: "line 3, column 7: <what went wrong>".
+/// Every unknown key of the spec besides `first`, so a spec with several
+/// typos is fixed in one round: each found is removed and the rest parsed
+/// again (at most a few dozen times, within MAX_SPEC_BYTES).
+fn other_unknown_keys(text: &str, first: &str) -> Vec<String> {
+    let Ok(mut table) = text.parse::<toml::Table>() else { return Vec::new() };
+    let mut found = Vec::new();
+    let mut path = first.to_string();
+    for _ in 0..32 {
+        if !remove_at(&mut table, &path) {
+            break;
+        }
+        let again: Result<SweepSpec, _> = serde_path_to_error::deserialize(toml::Value::Table(table.clone()));
+        match again {
+            Err(e) if e.inner().message().starts_with("unknown field") => {
+                path = e.path().to_string();
+                found.push(path.clone());
+            }
+            _ => break,
+        }
+    }
+    found
+}
+
+/// Removes the key at a path as serde_path_to_error writes it
+/// (`grid[0].n_rang`, `limits.max_cels`); false when there is none.
+fn remove_at(table: &mut toml::Table, path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let Some(last) = parts.pop() else { return false };
+    let mut at = table;
+    for part in parts {
+        let (key, index) = match part.split_once('[') {
+            Some((key, rest)) => (key, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        let value = match (at.get_mut(key), index) {
+            (Some(toml::Value::Array(items)), Some(i)) => items.get_mut(i),
+            (Some(v), None) => Some(v),
+            _ => None,
+        };
+        match value {
+            Some(toml::Value::Table(t)) => at = t,
+            _ => return false,
+        }
+    }
+    at.remove(last).is_some()
+}
+
 fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
     match e.span() {
         Some(span) => {

@@ -58,6 +58,9 @@ fn type_and_key_errors_name_the_field() {
     );
     assert_refused(&BASE.replace("seed = 1", "seed = -1"), "seed", "-1");
     assert_refused(&format!("{BASE}\n[limits]\nmax_cels = 5"), "limits.max_cels", "unknown field `max_cels`");
+    // Every typo at once, not one per attempt.
+    let typos = format!("stars = 3\n{BASE}\nn_rang = 3\ndim = [2]\n[limits]\nmax_cels = 5");
+    assert_refused(&typos, "grid[0].dim", "also unknown: grid[0].n_rang, limits.max_cels, stars");
     assert_refused(
         &BASE.replace(r#"["w"]"#, r#"["w", "foo"]"#),
         "methods",
