@@ -15,7 +15,9 @@ fn an_unknown_rule_is_an_error_that_lists_the_known_ones() {
     let (spec, db) = (dir.path().join("tiny.toml"), dir.path().join("t.db"));
     std::fs::write(&spec, SPEC_TINY).unwrap();
     let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
-    run_ksweep(dir.path(), &["run", spec, "--db", db], LIMIT).ok();
+    let run = run_ksweep(dir.path(), &["run", spec, "--db", db], LIMIT).ok();
+    // No cryptic `· -` where no rate was measured.
+    assert!(run.stderr.contains("(100.0 %), done\n") && !run.stderr.contains("· -"), "{}", run.stderr);
     let table = run_ksweep(dir.path(), &["table", "--db", db, "--rule", "2,1"], LIMIT).ok();
     assert!(table.stdout.contains("100.0") || table.stdout.contains("0.0"), "{}", table.stdout);
     run_ksweep(dir.path(), &["table", "--db", db, "--rule", "3,2"], LIMIT).fails_with(&[

@@ -55,7 +55,7 @@ fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
                 s.name.clone(),
                 s.state.name().to_string(),
                 format!("{}/{}", s.tasks_done, s.tasks_total),
-                speed(s),
+                speed(s).unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();
@@ -70,12 +70,13 @@ fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
 }
 
 /// The rate and ETA the coordinator measured, or what is known instead.
-pub fn speed(s: &SweepStatus) -> String {
+/// None when there is none: not measured yet (two samples seconds apart),
+/// ended, or read offline.
+pub fn speed(s: &SweepStatus) -> Option<String> {
     match (s.rate_per_sec, s.eta) {
-        (Some(rate), Some(eta)) => format!("{}, ETA {}", format_rate(rate), format_eta(eta)),
-        (Some(rate), None) => format_rate(rate),
-        // Not measured yet (two samples seconds apart), ended, or read offline.
-        _ => "-".into(),
+        (Some(rate), Some(eta)) => Some(format!("{}, ETA {}", format_rate(rate), format_eta(eta))),
+        (Some(rate), None) => Some(format_rate(rate)),
+        _ => None,
     }
 }
 
@@ -87,7 +88,8 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
     writeln!(out, "successes       {}", s.successes)?;
     if s.state == SweepState::Running {
-        writeln!(out, "rate            {}", speed(s))?;
+        let rate = speed(s).unwrap_or_else(|| "not measured yet".into());
+        writeln!(out, "rate            {rate}")?;
     }
     if let Some(waiting) = s.waiting.text() {
         writeln!(out, "waiting         {waiting}")?;

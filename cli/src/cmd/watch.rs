@@ -178,7 +178,10 @@ impl Progress {
     }
 
     fn show(&mut self, s: &SweepStatus) {
-        let mut message = format!("{} · {}", s.state, speed(s));
+        let mut message = s.state.to_string();
+        if let Some(speed) = speed(s) {
+            message.push_str(&format!(" · {speed}"));
+        }
         if let Some(waiting) = s.waiting.text() {
             message.push_str(&format!(" · {waiting}"));
         }
