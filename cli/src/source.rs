@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use ksweep_coordinator::query::{Export, ExportCursor, Query};
+use ksweep_coordinator::store::Store;
 use ksweep_proto::v1 as pb;
-use sweep::{AggregateRow, ResultRow, Sweep, SweepStatus};
+use sweep::{AggregateRow, ResultRow, Sweep, SweepState, SweepStatus};
 
 use crate::connect::{status_error, Client, SourceArgs};
 
@@ -124,6 +125,9 @@ impl ExportPages<'_> {
 /// coordinator's own query layer: the offline answer is the served one.
 pub struct DbSource {
     query: Query,
+    /// Whether a coordinator or `ksweep run` had the file open for writing
+    /// when it was opened here.
+    served: bool,
 }
 
 impl DbSource {
@@ -133,17 +137,26 @@ impl DbSource {
             bail!("--db: {} does not exist", path.display());
         }
         let query = Query::open_read_only(path).with_context(|| format!("--db: cannot open {}", path.display()))?;
-        Ok(DbSource { query })
+        Ok(DbSource { query, served: Store::is_served(path) })
     }
 
     /// The status of one sweep (the only one, when `id` is `None`).
     pub fn status(&self, id: Option<&str>) -> Result<SweepStatus> {
-        Ok(self.query.status(id)?)
+        Ok(self.as_read(self.query.status(id)?))
     }
 
     /// The status of every sweep.
     pub fn list(&self) -> Result<Vec<SweepStatus>> {
-        Ok(self.query.sweeps()?)
+        Ok(self.query.sweeps()?.into_iter().map(|s| self.as_read(s)).collect())
+    }
+
+    /// A sweep stored as running in a file nothing serves is `stopped`:
+    /// its run was interrupted, and running it again resumes it.
+    fn as_read(&self, mut status: SweepStatus) -> SweepStatus {
+        if status.state == SweepState::Running && !self.served {
+            status.state = SweepState::Stopped;
+        }
+        status
     }
 
     /// The aggregate rows of a sweep's tables.

@@ -483,37 +483,37 @@ fn an_unfinished_sweep_is_marked_in_every_table_export_plot_and_report() {
     let db = unfinished_db(dir.path());
     let status = stdout(&ksweep(&["status", "--db", &db], ""));
     let line = status.lines().nth(1).unwrap();
-    assert!(line.contains(" s ") && line.contains(" running "), "one line per sweep: {status}");
+    assert!(line.contains(" s ") && line.contains(" stopped "), "one line per sweep: {status}");
     let long = stdout(&ksweep(&["status", "s", "--db", &db], ""));
-    assert!(long.contains("state           running"), "a sweep named by its name: {long}");
+    assert!(long.contains("state           stopped"), "a sweep named by its name: {long}");
 
     for format in ["text", "md", "latex", "html"] {
         let out = stdout(&ksweep(&["table", "--db", &db, "--format", format], ""));
-        assert!(out.contains("UNFINISHED sweep (running)"), "{format}: {out}");
+        assert!(out.contains("UNFINISHED sweep (stopped)"), "{format}: {out}");
     }
     let csv = stdout(&ksweep(&["table", "--db", &db, "--format", "csv"], ""));
     assert!(csv.lines().next().unwrap().ends_with(",sweep_state"), "{csv}");
-    assert!(csv.lines().skip(1).all(|l| l.ends_with(",running")), "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",stopped")), "{csv}");
     let json: Vec<Value> =
         serde_json::from_str(&stdout(&ksweep(&["table", "--db", &db, "--format", "json"], ""))).unwrap();
-    assert!(json.iter().all(|r| r["sweep_state"] == "running"));
+    assert!(json.iter().all(|r| r["sweep_state"] == "stopped"));
     assert!(json.iter().any(|r| r["tasks"] == 0 && r["mean_micros"].is_null()), "empty cells are null, not 0");
 
     let o = ksweep(&["export", "--db", &db], "");
     let export = stdout(&o);
-    assert!(export.lines().skip(1).all(|l| l.ends_with(",running")));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("warning: UNFINISHED sweep (running)"));
+    assert!(export.lines().skip(1).all(|l| l.ends_with(",stopped")));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("warning: UNFINISHED sweep (stopped)"));
     let jsonl = stdout(&ksweep(&["export", "--db", &db, "--format", "jsonl"], ""));
-    assert!(jsonl.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["sweep_state"] == "running"));
+    assert!(jsonl.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["sweep_state"] == "stopped"));
 
     let svg = stdout(&ksweep(&["plot", "--db", &db], ""));
-    assert!(svg_texts(&svg).iter().any(|t| t.starts_with("UNFINISHED sweep (running)")));
+    assert!(svg_texts(&svg).iter().any(|t| t.starts_with("UNFINISHED sweep (stopped)")));
     let map = stdout(&ksweep(&["plot", "--db", &db, "--kind", "failures", "--n", "6"], ""));
-    assert!(svg_texts(&map).iter().any(|t| t.starts_with("UNFINISHED sweep (running)")));
+    assert!(svg_texts(&map).iter().any(|t| t.starts_with("UNFINISHED sweep (stopped)")));
     let report = dir.path().join("r.html");
     stdout(&ksweep(&["report", "--db", &db, "-o", report.to_str().unwrap()], ""));
     let html = std::fs::read_to_string(report).unwrap();
-    assert!(html.contains("<p class=\"warning\">UNFINISHED sweep (running)"), "{html}");
+    assert!(html.contains("<p class=\"warning\">UNFINISHED sweep (stopped)"), "{html}");
 }
 
 /// The trimmed text of every `<text>` of an SVG, which must parse as XML.

@@ -185,6 +185,7 @@ impl From<sweep::SweepState> for pb::SweepState {
             sweep::SweepState::Done => pb::SweepState::Done,
             sweep::SweepState::Cancelled => pb::SweepState::Cancelled,
             sweep::SweepState::Failed => pb::SweepState::Failed,
+            sweep::SweepState::Stopped => pb::SweepState::Stopped,
         }
     }
 }
@@ -197,6 +198,7 @@ pub fn sweep_state(code: i32, field: &'static str) -> Result<sweep::SweepState, 
         Ok(pb::SweepState::Done) => Ok(sweep::SweepState::Done),
         Ok(pb::SweepState::Cancelled) => Ok(sweep::SweepState::Cancelled),
         Ok(pb::SweepState::Failed) => Ok(sweep::SweepState::Failed),
+        Ok(pb::SweepState::Stopped) => Ok(sweep::SweepState::Stopped),
         Ok(pb::SweepState::Unspecified) => Err(ConvertError::Missing { field }),
         Err(_) => Err(ConvertError::UnknownValue { field, value: code }),
     }

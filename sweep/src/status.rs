@@ -19,6 +19,10 @@ pub enum SweepState {
     Cancelled,
     /// Finished, but some shards failed on every retry.
     Failed,
+    /// Stored as running, but nothing serves its database (its `ksweep run`
+    /// or coordinator was stopped): running it again resumes it. Only an
+    /// offline read says so; a coordinator serving it says `running`.
+    Stopped,
 }
 
 impl SweepState {
@@ -29,6 +33,7 @@ impl SweepState {
             SweepState::Done => "done",
             SweepState::Cancelled => "cancelled",
             SweepState::Failed => "failed",
+            SweepState::Stopped => "stopped",
         }
     }
 
@@ -308,6 +313,7 @@ impl SweepStatus {
         let finished = match utc(self.finished_unix_ms) {
             Some(at) => at,
             None if running => "not yet".into(),
+            None if self.state == SweepState::Stopped => "not yet: stopped, running it again resumes it".into(),
             None => NOT_RECORDED.into(),
         };
         let wall = match self.wall_time(now_unix_ms) {
@@ -479,9 +485,10 @@ mod tests {
 
     #[test]
     fn states_read_as_their_names() {
-        let all = [SweepState::Running, SweepState::Done, SweepState::Cancelled, SweepState::Failed];
+        let all =
+            [SweepState::Running, SweepState::Done, SweepState::Cancelled, SweepState::Failed, SweepState::Stopped];
         let names: Vec<String> = all.iter().map(ToString::to_string).collect();
-        assert_eq!(names, ["running", "done", "cancelled", "failed"]);
-        assert_eq!(all.map(SweepState::is_terminal), [false, true, true, true]);
+        assert_eq!(names, ["running", "done", "cancelled", "failed", "stopped"]);
+        assert_eq!(all.map(SweepState::is_terminal), [false, true, true, true, true]);
     }
 }

@@ -67,6 +67,26 @@ impl Drop for WriterLock {
     }
 }
 
+/// True while a process holds `db`'s writer lock (a coordinator or `ksweep
+/// run` serves it), or may: a lock file naming another host, whose locks
+/// this one cannot see on a shared file system, counts as held. Looks
+/// with a shared lock held for an instant, never creating the file.
+pub(super) fn writer_present(db: &Path) -> bool {
+    let Ok(mut file) = File::open(lock_path(db)) else { return false };
+    let mut holder = String::new();
+    let _ = file.read_to_string(&mut holder);
+    if holder.split_once(" on ").is_some_and(|(_, host)| host.trim() != host_name()) {
+        return true;
+    }
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            false
+        }
+        Err(_) => true,
+    }
+}
+
 /// This machine's name, for the lock's holder line.
 fn host_name() -> String {
     ["/proc/sys/kernel/hostname", "/etc/hostname"]

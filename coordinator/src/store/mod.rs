@@ -230,6 +230,13 @@ impl Store {
         self.upgraded.as_ref()
     }
 
+    /// True while a coordinator (or `ksweep run`) has the database file
+    /// open for writing: an offline read of a sweep stored as running then
+    /// knows whether anything runs it.
+    pub fn is_served(path: &Path) -> bool {
+        lock::writer_present(path)
+    }
+
     /// The schema version of a database file and the build that last
     /// wrote it (where it says), read without changing it.
     pub fn schema_of(path: &Path) -> Result<(i64, Option<String>)> {
