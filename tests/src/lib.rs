@@ -241,6 +241,19 @@ pub fn run_ksweep(dir: &Path, args: &[&str], timeout: Duration) -> Output {
     Output { command, status, stdout: read_lossy(&out_path), stderr: read_lossy(&err_path) }
 }
 
+/// [`run_ksweep`] with the file names among `args` (`*.toml`, `*.db`)
+/// taken in `dir`, as a user in that directory would type them.
+pub fn run_ksweep_in(dir: &Path, args: &[&str], timeout: Duration) -> Output {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| match a.ends_with(".toml") || a.ends_with(".db") {
+            true => dir.join(a).to_string_lossy().into_owned(),
+            false => a.to_string(),
+        })
+        .collect();
+    run_ksweep(dir, &args.iter().map(String::as_str).collect::<Vec<_>>(), timeout)
+}
+
 /// A long-running `ksweep` child (coordinator or worker). Dropping it kills
 /// it (SIGKILL) and reaps it.
 pub struct Proc {

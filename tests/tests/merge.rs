@@ -10,14 +10,7 @@ use ksweep_e2e::*;
 const LIMIT: Duration = Duration::from_secs(240);
 
 fn ksweep(dir: &Path, args: &[&str]) -> Output {
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| match a.ends_with(".toml") || a.ends_with(".db") {
-            true => dir.join(a).to_string_lossy().into_owned(),
-            false => a.to_string(),
-        })
-        .collect();
-    run_ksweep(dir, &args.iter().map(String::as_str).collect::<Vec<_>>(), LIMIT)
+    run_ksweep_in(dir, args, LIMIT)
 }
 
 #[test]

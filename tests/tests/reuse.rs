@@ -54,16 +54,8 @@ fn sweep_id(dir: &Path, name: &str) -> String {
     first.split_whitespace().nth(1).unwrap_or_else(|| panic!("no id in {status}")).to_string()
 }
 
-/// `ksweep args` with file names (`*.toml`, `*.db`) taken in `dir`.
 fn run(dir: &Path, args: &[&str]) -> Output {
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| match a.ends_with(".toml") || a.ends_with(".db") {
-            true => dir.join(a).to_string_lossy().into_owned(),
-            false => a.to_string(),
-        })
-        .collect();
-    run_ksweep(dir, &args.iter().map(String::as_str).collect::<Vec<_>>(), LIMIT).ok()
+    run_ksweep_in(dir, args, LIMIT).ok()
 }
 
 #[test]
