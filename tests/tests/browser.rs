@@ -195,6 +195,10 @@ fn the_dashboard_shows_a_sweep_live_and_a_killed_worker_gone() {
     b.wait_for("the table fill in", filled, timeout, |v| v.as_u64().is_some_and(|n| n > cells));
     let rows = b.eval("document.querySelectorAll('#tables tbody tr').length").as_u64().unwrap();
     assert!(rows > 0, "the accuracy table has rows");
+    // No cryptic placeholders where a rate or ETA is not known (yet).
+    let summary = b.eval("document.querySelector('#state').parentElement.textContent");
+    let summary = summary.as_str().unwrap_or_default();
+    assert!(!summary.contains("rate -") && !summary.contains("ETA -"), "{summary}");
 
     // A killed worker: silent past its lease, then gone.
     c.workers[0].kill();
