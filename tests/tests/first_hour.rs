@@ -64,3 +64,18 @@ fn connection_mistakes_say_what_to_do() {
         "KSWEEP_TOKEN",
     ]);
 }
+
+/// Every command that names a sweep says, in its help, how to name one.
+#[test]
+fn every_sweep_argument_is_described_in_help() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["status", "watch", "table", "export", "plot", "report"] {
+        let help = run_ksweep(dir.path(), &[command, "--help"], LIMIT).ok().stdout;
+        // `[ID]  text`, or `[ID]` with the text on the next line (long help).
+        let mut lines = help.lines().skip_while(|l| !l.trim_start().starts_with("[ID]"));
+        let first = lines.next().unwrap_or_else(|| panic!("{command} --help has no [ID]:\n{help}"));
+        let same_line = first.trim_start().trim_start_matches("[ID]").trim();
+        let description = if same_line.is_empty() { lines.next().unwrap_or_default() } else { same_line };
+        assert!(description.contains("The sweep"), "{command} --help leaves [ID] undescribed:\n{help}");
+    }
+}

@@ -26,6 +26,8 @@ pub enum ExportFormat {
 /// Write every task result, sorted by (configuration, start, method).
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    /// The sweep: its id, a unique prefix of it, or its name (default: the
+    /// only sweep there is).
     pub id: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,

@@ -37,6 +37,8 @@ pub enum ImageFormat {
 /// Draw a sweep's results.
 #[derive(Debug, Args)]
 pub struct PlotArgs {
+    /// The sweep: its id, a unique prefix of it, or its name (default: the
+    /// only sweep there is).
     pub id: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,

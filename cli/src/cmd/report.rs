@@ -25,6 +25,8 @@ pub enum ReportFormat {
 /// Write a sweep's report.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
+    /// The sweep: its id, a unique prefix of it, or its name (default: the
+    /// only sweep there is).
     pub id: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,

@@ -141,6 +141,8 @@ impl TableView {
 /// Print a sweep's accuracy (or timing) tables.
 #[derive(Debug, Args)]
 pub struct TableArgs {
+    /// The sweep: its id, a unique prefix of it, or its name (default: the
+    /// only sweep there is).
     pub id: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,
