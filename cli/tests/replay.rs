@@ -110,6 +110,8 @@ fn replay_reproduces_published_flags_and_names_a_difference() {
     let good = write(dir.path(), "good.tsv", &text);
     let out = stdout(&ksweep(&["replay", good.to_str().unwrap(), "--threads", "2"]));
     assert!(out.contains(&format!("1 experiments: {rows} of {rows} published flags reproduced")), "{out}");
+    assert!(out.contains(&format!("running {rows} tasks here")), "says what it ran: {out}");
+    assert!(out.contains("(their machine) against ours") && out.contains("machines differ"), "{out}");
     assert!(out.contains("     14  aw+ "), "a row per (N, method): {out}");
 
     // Flip one published flag: the replay must say where and fail.

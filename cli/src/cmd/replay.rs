@@ -72,10 +72,12 @@ pub async fn run(args: ReplayArgs, out: &mut impl Write) -> Result<()> {
     let totals = result?;
     writeln!(
         out,
-        "\n{} experiments: {} of {} published flags reproduced; knight-sweep's time {}; on the tasks the \
-         authors timed, theirs {} against ours {} ({})",
+        "\n{} experiments: {} of {} published flags reproduced, running {} tasks here in {}; on the tasks \
+         the authors timed, their published time {} (their machine) against ours {} (this one): {} \
+         (machines differ; `ksweep bench` compares programs on one machine)",
         totals.experiments,
         totals.tasks - totals.differing,
+        totals.tasks,
         totals.tasks,
         seconds(totals.micros),
         seconds(totals.published_micros),
@@ -162,16 +164,17 @@ fn print_replay(replay: &Replay, rows: &[ReplayRow], show: usize, out: &mut impl
     let order = if replay.moves.is_some() { "the program's own move order" } else { "the canonical move order" };
     writeln!(out, "\n{}: ({}) in {}D, {order}", replay.experiment, rule.join(","), replay.dims)?;
     writeln!(out, "  from {} ({})", replay.source, replay.program)?;
+    writeln!(out, "  their time as published, from their machine; ours measured here")?;
     writeln!(
         out,
-        "  {:>5}  {:<6} {:>6}  {:>9}  {:>9}  {:>6}  {:>11}  {:>11}  {:>8}",
-        "N", "method", "tasks", "published", "ksweep", "differ", "their time", "our time", "speed-up"
+        "  {:>5}  {:<6} {:>6}  {:>9}  {:>9}  {:>6}  {:>11}  {:>11}  {:>11}",
+        "N", "method", "tasks", "published", "ksweep", "differ", "their time", "our time", "theirs/ours"
     )?;
     for r in rows {
         let accuracy = |s: u64| format!("{:.1}%", 100.0 * s as f64 / r.tasks as f64);
         writeln!(
             out,
-            "  {:>5}  {:<6} {:>6}  {:>9}  {:>9}  {:>6}  {:>11}  {:>11}  {:>8}",
+            "  {:>5}  {:<6} {:>6}  {:>9}  {:>9}  {:>6}  {:>11}  {:>11}  {:>11}",
             r.n,
             r.method.name(),
             r.tasks,
