@@ -23,7 +23,8 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: MergeArgs, out: &mut impl Write) -> Result<()> {
-    if args.output.exists() {
+    // Not `exists()`: a dangling symlink would be replaced.
+    if args.output.symlink_metadata().is_ok() {
         bail!("-o {}: the file exists; merge writes a new database (choose another name)", args.output.display());
     }
     for input in &args.inputs {
@@ -31,29 +32,30 @@ pub fn run(args: MergeArgs, out: &mut impl Write) -> Result<()> {
             bail!("{}: no such database file", input.display());
         }
     }
-    // Built beside the output and renamed at the end: the output appears
-    // complete or not at all.
+    // Built beside the output and moved into place at the end: the output
+    // appears complete or not at all.
     let partial = partial_path(&args.output);
-    let merged = merge_into(&args.inputs, &partial, out);
-    match merged {
-        Ok(conflicts) => {
-            std::fs::rename(&partial, &args.output)
-                .with_context(|| format!("-o {}: cannot move the merged file into place", args.output.display()))?;
-            if conflicts > 0 {
-                bail!(
-                    "{conflicts} tasks disagreed between the databases: the earlier database's results were kept, \
-                     and the table `conflicts` of {} lists the others",
-                    args.output.display()
-                );
-            }
-            writeln!(out, "wrote {}", args.output.display())?;
-            Ok(())
-        }
+    let merged = merge_into(&args.inputs, &partial, out).and_then(|total| {
+        publish(&partial, &args.output)?;
+        Ok(total)
+    });
+    let total = match merged {
+        Ok(total) => total,
         Err(e) => {
-            let _ = std::fs::remove_file(&partial);
-            Err(e)
+            remove_database(&partial);
+            return Err(e);
         }
+    };
+    if total.tasks_conflicting > 0 {
+        bail!(
+            "{} tasks disagreed between the databases: the earlier database's results were kept, and the table \
+             `conflicts` of {} lists the others",
+            total.tasks_conflicting,
+            args.output.display()
+        );
     }
+    writeln!(out, "wrote {}", args.output.display())?;
+    Ok(())
 }
 
 /// `.NAME.merging-PID` beside `output`.
@@ -62,36 +64,77 @@ fn partial_path(output: &Path) -> PathBuf {
     output.with_file_name(format!(".{name}.merging-{}", std::process::id()))
 }
 
-/// Imports every input into a new database at `path`; returns the tasks
-/// that disagreed.
-fn merge_into(inputs: &[PathBuf], path: &Path, out: &mut impl Write) -> Result<u64> {
+/// Moves the finished file to `output`, refusing to replace a file that
+/// appeared there meanwhile (a hard link fails where one exists; a file
+/// system without hard links gets a plain rename).
+fn publish(partial: &Path, output: &Path) -> Result<()> {
+    let placed = match std::fs::hard_link(partial, output) {
+        Ok(()) => std::fs::remove_file(partial),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            bail!("-o {}: the file appeared while merging; nothing was written there", output.display())
+        }
+        Err(_) => std::fs::rename(partial, output),
+    };
+    placed.with_context(|| format!("-o {}: cannot move the merged file into place", output.display()))
+}
+
+/// Removes a database file and whatever SQLite kept beside it.
+fn remove_database(path: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(name));
+    }
+}
+
+/// `n thing` or `n things`.
+fn count(n: u64, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What an import brought, as one line.
+fn describe(i: &Imported) -> String {
+    format!(
+        "{} ({} new, {} joined), {} ({} new, {} already there, {} conflicting), {}",
+        count(i.sweeps(), "sweep"),
+        i.sweeps_new,
+        i.sweeps_joined,
+        count(i.tasks(), "result"),
+        i.tasks_new,
+        i.tasks_agreeing,
+        i.tasks_conflicting,
+        count(i.workers, "worker")
+    )
+}
+
+/// Imports every input into a new database at `path`, printing a line
+/// each (and its conflicts on stderr); returns the total.
+fn merge_into(inputs: &[PathBuf], path: &Path, out: &mut impl Write) -> Result<Imported> {
     let mut store = Store::open(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut total = Imported::default();
     for input in inputs {
         let i = store.import(input).with_context(|| format!("{}", input.display()))?;
-        writeln!(
-            out,
-            "{}: {} sweeps ({} new, {} joined), {} results ({} new, {} already there, {} conflicting), {} workers",
-            input.display(),
-            i.sweeps_new + i.sweeps_joined,
-            i.sweeps_new,
-            i.sweeps_joined,
-            i.tasks_new + i.tasks_agreeing + i.tasks_conflicting,
-            i.tasks_new,
-            i.tasks_agreeing,
-            i.tasks_conflicting,
-            i.workers
-        )?;
+        writeln!(out, "{}: {}", input.display(), describe(&i))?;
+        out.flush()?;
         for c in &i.conflicts {
-            eprintln!("CONFLICT {}: {c}", input.display());
+            eprintln!("CONFLICT in {}: {c}", input.display());
         }
-        total.sweeps_new += i.sweeps_new;
-        total.tasks_new += i.tasks_new;
-        total.tasks_conflicting += i.tasks_conflicting;
+        if let Some(more) = i.tasks_conflicting.checked_sub(i.conflicts.len() as u64).filter(|&n| n > 0) {
+            eprintln!("CONFLICT in {}: and {}", input.display(), count(more, "more task"));
+        }
+        total.add(&i);
     }
     store.keep();
     // Closing checkpoints the WAL into the file before it is moved.
     drop(store);
-    writeln!(out, "total: {} sweeps, {} results", total.sweeps_new, total.tasks_new)?;
-    Ok(total.tasks_conflicting)
+    writeln!(
+        out,
+        "total: {}, {} ({} in more than one database, {} of them conflicting), {}",
+        count(total.sweeps_new, "sweep"),
+        count(total.tasks_new, "result"),
+        total.tasks_agreeing + total.tasks_conflicting,
+        total.tasks_conflicting,
+        count(total.workers, "worker")
+    )?;
+    Ok(total)
 }

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::{params, OptionalExtension};
 
 use super::{now_ms, Store};
-use crate::codes::SweepState;
-use crate::error::Result;
+use crate::codes::{StoredOutcome, StoredShardState, SweepState};
+use crate::error::{Error, Result};
 
 /// Conflicts described in an [`Imported`], at most.
 const SAMPLES: usize = 5;
@@ -35,6 +35,31 @@ pub struct Imported {
     pub workers: u64,
 }
 
+impl Imported {
+    /// Sweeps the imported database held.
+    pub fn sweeps(&self) -> u64 {
+        self.sweeps_new + self.sweeps_joined
+    }
+
+    /// Results the imported database held (each identity once).
+    pub fn tasks(&self) -> u64 {
+        self.tasks_new + self.tasks_agreeing + self.tasks_conflicting
+    }
+
+    /// Adds another import's counts and samples (up to the limit): the
+    /// total of several inputs.
+    pub fn add(&mut self, other: &Imported) {
+        self.sweeps_new += other.sweeps_new;
+        self.sweeps_joined += other.sweeps_joined;
+        self.tasks_new += other.tasks_new;
+        self.tasks_agreeing += other.tasks_agreeing;
+        self.tasks_conflicting += other.tasks_conflicting;
+        self.workers += other.workers;
+        let room = SAMPLES.saturating_sub(self.conflicts.len());
+        self.conflicts.extend(other.conflicts.iter().take(room).cloned());
+    }
+}
+
 /// A consistent copy of a database, taken with `VACUUM INTO` (so a
 /// coordinator may go on writing the original), removed when dropped.
 struct Snapshot(PathBuf);
@@ -45,6 +70,8 @@ impl Drop for Snapshot {
     }
 }
 
+/// Copies `from` (brought up to date as every read does, in place or in
+/// memory) to a new file in the temporary directory.
 fn snapshot(from: &Path) -> Result<Snapshot> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let path = std::env::temp_dir().join(format!(
@@ -52,17 +79,49 @@ fn snapshot(from: &Path) -> Result<Snapshot> {
         std::process::id(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
+    // A leftover of a killed merge whose pid this process now has.
     let _ = std::fs::remove_file(&path);
     let snap = Snapshot(path);
-    // An older file is brought up to date as every read does.
     let source = Store::open_read_only(from)?;
     source.conn.execute("VACUUM INTO ?1", [snap.0.to_string_lossy()])?;
     Ok(snap)
 }
 
+/// A stored result's flags: what two results of one identity must share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Flags {
+    success: bool,
+    attempts: i64,
+    visited: i64,
+    outcome: StoredOutcome,
+}
+
+impl Flags {
+    fn at(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Flags> {
+        Ok(Flags {
+            success: r.get(first)?,
+            attempts: r.get(first + 1)?,
+            visited: r.get(first + 2)?,
+            outcome: r.get(first + 3)?,
+        })
+    }
+
+    fn describe(self) -> String {
+        format!("{}, attempts {}, visited {}", self.outcome.0.name(), self.attempts, self.visited)
+    }
+}
+
+/// `identity`'s board and moves as given (`6x6 rule 2,1`), without the
+/// move list that follows.
+fn board_of(identity: &str) -> &str {
+    identity.split_once(':').map_or(identity, |(board, _)| board)
+}
+
 impl Store {
     /// Imports every worker, sweep and result of the database `from`, in
-    /// one transaction: all of it or nothing.
+    /// one transaction: all of it or nothing. `from` is read from a copy
+    /// ([`snapshot`]) and never changed, unless it is older and this read
+    /// upgrades it as every read does.
     pub fn import(&mut self, from: &Path) -> Result<Imported> {
         let snap = snapshot(from)?;
         self.conn.execute("ATTACH DATABASE ?1 AS src", [snap.0.to_string_lossy()])?;
@@ -77,6 +136,7 @@ impl Store {
         let mut out = Imported::default();
         let tx = self.conn.transaction()?;
         let max = |sql: &str| -> rusqlite::Result<i64> { tx.query_row(sql, [], |r| r.get(0)) };
+        // New ids above every id here, so none is ever reused.
         let worker_offset = max("SELECT COALESCE(MAX(id), 0) FROM main.workers")?;
         let shard_offset = max("SELECT COALESCE(MAX(id), 0) FROM main.shards")?;
         out.workers = tx.execute(
@@ -96,17 +156,20 @@ impl Store {
 
         // Sweeps: the same id is the same spec, joined; others are added
         // with their identities and shards (so an unfinished one resumes).
-        let sweeps: Vec<(i64, String)> = tx
-            .prepare("SELECT key, id FROM src.sweeps ORDER BY key")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        let sweeps: Vec<(i64, String, String)> = tx
+            .prepare("SELECT key, id, spec FROM src.sweeps ORDER BY key")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<rusqlite::Result<_>>()?;
         const COLUMNS: &str = "id, name, spec, state, tasks_total, tasks_done, successes, configurations, impossible, \
             cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms, reuse, tasks_reused";
-        for (old, id) in sweeps {
-            let here: Option<i64> =
-                tx.query_row("SELECT key FROM main.sweeps WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
+        for (old, id, spec) in sweeps {
+            let here: Option<(i64, String)> = tx
+                .query_row("SELECT key, spec FROM main.sweeps WHERE id = ?1", [&id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
             let (new, joined) = match here {
-                Some(key) => {
+                // Ids are truncated hashes: joined only if the specs agree too.
+                Some((_, here)) if here != spec => return Err(Error::IdCollision(id)),
+                Some((key, _)) => {
                     out.sweeps_joined += 1;
                     (key, true)
                 }
@@ -141,55 +204,58 @@ impl Store {
             tx.execute("INSERT INTO temp.sweep_map (old, new, joined) VALUES (?1, ?2, ?3)", params![old, new, joined])?;
         }
 
-        // Tasks whose identity is here already: agreeing, or a conflict.
-        let mut conflicts = tx.prepare(
-            "SELECT t.id, m.id, t.start_cell, t.success, t.attempts, t.visited, t.outcome, m.success, m.attempts,
-                    m.visited, m.outcome, c.identity, me.identity, t.worker
+        // Tasks whose identity is here already: agreeing, or a conflict,
+        // recorded against the place the computing sweep has it.
+        let mut stored = tx.prepare(
+            "SELECT t.id, m.id, t.start_cell, t.worker, t.sweep, me.identity, c.identity,
+                    t.success, t.attempts, t.visited, t.outcome, m.success, m.attempts, m.visited, m.outcome
              FROM src.tasks t
              JOIN temp.config_map cm ON cm.old = t.config_key
              JOIN temp.method_map mm ON mm.old = t.method_key
              JOIN main.tasks m ON m.config_key = cm.new AND m.method_key = mm.new AND m.start_cell = t.start_cell
              JOIN main.configs c ON c.key = cm.new JOIN main.methods me ON me.key = mm.new",
         )?;
-        let mut rows = conflicts.query([])?;
         let mut record = tx.prepare(
             "INSERT INTO main.conflicts
                  (sweep, config, start_index, method, task, success, attempts, visited, outcome, worker, at_ms)
              SELECT sm.new, st.config, st.start_index, st.method, ?2, ?3, ?4, ?5, ?6, ?7, ?8
-             FROM src.sweep_tasks st JOIN temp.sweep_map sm ON sm.old = st.sweep WHERE st.task = ?1 LIMIT 1",
+             FROM src.sweep_tasks st JOIN temp.sweep_map sm ON sm.old = st.sweep WHERE st.task = ?1
+             ORDER BY st.sweep = ?9 DESC LIMIT 1",
         )?;
+        let now = now_ms() as i64;
+        let mut rows = stored.query([])?;
         while let Some(r) = rows.next()? {
-            let theirs: (bool, i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?);
-            let ours: (bool, i64, i64, i64) = (r.get(7)?, r.get(8)?, r.get(9)?, r.get(10)?);
+            let (theirs, ours) = (Flags::at(r, 7)?, Flags::at(r, 11)?);
             if theirs == ours {
                 out.tasks_agreeing += 1;
                 continue;
             }
             out.tasks_conflicting += 1;
-            let (old, here, cell): (i64, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let (old, here, cell, worker, computed_by): (i64, i64, i64, i64, i64) =
+                (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
             if out.conflicts.len() < SAMPLES {
-                let (config, method): (String, String) = (r.get(11)?, r.get(12)?);
-                let flags = |(s, a, v, _): (bool, i64, i64, i64)| format!("success {s}, attempts {a}, visited {v}");
+                let (method, config): (String, String) = (r.get(5)?, r.get(6)?);
                 out.conflicts.push(format!(
-                    "{method} on {config} from cell {cell}: kept {}, theirs {}",
-                    flags(ours),
-                    flags(theirs)
+                    "{method} on {} from cell {cell}: kept {} (an earlier database's); this one has {}",
+                    board_of(&config),
+                    ours.describe(),
+                    theirs.describe()
                 ));
             }
-            let worker: i64 = r.get(13)?;
             record.execute(params![
                 old,
                 here,
-                theirs.0,
-                theirs.1,
-                theirs.2,
-                theirs.3,
+                theirs.success,
+                theirs.attempts,
+                theirs.visited,
+                theirs.outcome,
                 worker + worker_offset,
-                now_ms() as i64
+                now,
+                computed_by
             ])?;
         }
         drop(rows);
-        drop(conflicts);
+        drop(stored);
         drop(record);
 
         // New identities; then every reference, to the row now here.
@@ -226,8 +292,11 @@ impl Store {
             [worker_offset],
         )?;
 
-        // Counters as the task lists now count them; a joined sweep whose
-        // halves complete it is done, its times the widest of the two.
+        // Counters as the task lists now count them. A joined sweep's first
+        // result is the earlier input's; one the inputs complete together
+        // is done, finished when the later input finished it (unknown where
+        // neither did), its shards settled. Any other keeps the state it
+        // had here (or in the input, for a new one), so it can resume.
         tx.execute_batch(
             "UPDATE main.sweeps SET
                  tasks_done = (SELECT COUNT(*) FROM main.sweep_tasks st WHERE st.sweep = sweeps.key),
@@ -238,20 +307,28 @@ impl Store {
                  first_result_ms = (SELECT MIN(COALESCE(sweeps.first_result_ms, s.first_result_ms),
                                                COALESCE(s.first_result_ms, sweeps.first_result_ms))
                                     FROM temp.sweep_map sm JOIN src.sweeps s ON s.key = sm.old
-                                    WHERE sm.new = sweeps.key),
-                 finished_ms = (SELECT MAX(COALESCE(sweeps.finished_ms, 0), COALESCE(s.finished_ms, 0))
-                                FROM temp.sweep_map sm JOIN src.sweeps s ON s.key = sm.old WHERE sm.new = sweeps.key)
-             WHERE key IN (SELECT new FROM temp.sweep_map WHERE joined);
-             UPDATE main.sweeps SET finished_ms = NULL WHERE finished_ms = 0;",
+                                    WHERE sm.new = sweeps.key)
+             WHERE key IN (SELECT new FROM temp.sweep_map WHERE joined);",
         )?;
         tx.execute(
-            "UPDATE main.sweeps SET state = ?1, error = NULL, finished_ms = COALESCE(finished_ms, ?2)
-             WHERE key IN (SELECT new FROM temp.sweep_map WHERE joined) AND tasks_done >= tasks_total AND state != ?1",
-            params![SweepState::Done, now_ms() as i64],
+            "CREATE TEMP TABLE completed AS SELECT key FROM main.sweeps
+             WHERE key IN (SELECT new FROM temp.sweep_map) AND tasks_done >= tasks_total AND state != ?1",
+            [SweepState::Done],
+        )?;
+        tx.execute(
+            "UPDATE main.sweeps SET state = ?1, error = NULL, shards_failed = 0,
+                 finished_ms = (SELECT NULLIF(MAX(COALESCE(sweeps.finished_ms, 0), COALESCE(s.finished_ms, 0)), 0)
+                                FROM temp.sweep_map sm JOIN src.sweeps s ON s.key = sm.old WHERE sm.new = sweeps.key)
+             WHERE key IN (SELECT key FROM temp.completed)",
+            [SweepState::Done],
+        )?;
+        tx.execute(
+            "UPDATE main.shards SET state = ?1 WHERE sweep IN (SELECT key FROM temp.completed) AND state != ?1",
+            [StoredShardState::Done],
         )?;
         tx.execute_batch(
             "DROP TABLE temp.config_map; DROP TABLE temp.method_map; DROP TABLE temp.sweep_map;
-             DROP TABLE temp.task_map;",
+             DROP TABLE temp.task_map; DROP TABLE temp.completed;",
         )?;
         tx.commit()?;
         Ok(out)
@@ -261,92 +338,225 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use sweep::{Planner, Sweep};
+    use tour::Outcome;
 
     use super::*;
     use crate::ids::{SweepKey, WorkerId};
     use crate::model::ResultRecord;
 
-    const SPEC: &str = "name = \"m\"\nseed = 5\nstarts = 4\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5, 6]";
-
-    /// Results for configuration `config` of `sweep` (every start, both
-    /// methods), with flags from `flag`.
-    fn results(store: &mut Store, key: SweepKey, sweep: &Sweep, config: u32, flag: impl Fn(u64) -> bool) {
-        let worker = store.register_worker("w", 1, &Default::default()).unwrap();
-        let cells = sweep.configurations()[config as usize].cells();
-        let rows: Vec<ResultRecord> = Planner::new(sweep)
-            .starts(config)
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &cell)| {
-                let ok = flag(cell);
-                (0..2u32).map(move |method| ResultRecord {
-                    sweep: key,
-                    config,
-                    start_index: i as u64,
-                    method,
-                    start_cell: cell,
-                    success: ok,
-                    attempts: 1,
-                    visited: if ok { cells } else { 2 },
-                    micros: 9,
-                    worker: WorkerId(worker.0),
-                    outcome: if ok { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
-                    computed_by: key,
-                })
-            })
-            .collect();
-        store.record(&rows).unwrap();
+    /// A sweep of boards `n`, methods W and AW, four starts per board.
+    fn spec(name: &str, n: &str) -> Sweep {
+        Sweep::parse(&format!(
+            "name = \"{name}\"\nseed = 5\nstarts = 4\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = {n}"
+        ))
+        .unwrap()
     }
 
-    fn file_with(dir: &Path, name: &str, configs: &[u32], flag: impl Fn(u64) -> bool + Copy) -> PathBuf {
+    /// Both halves' sweep, 16 tasks; `u` shares its n = 6 boards.
+    fn s() -> Sweep {
+        spec("s", "[5, 6]")
+    }
+
+    fn u() -> Sweep {
+        spec("u", "[6, 7]")
+    }
+
+    /// A task's result as this test's engine gives it: the flags depend on
+    /// the cell alone, so every database agrees unless `outcome` says not.
+    fn result(
+        key: SweepKey,
+        sweep: &Sweep,
+        config: u32,
+        index: usize,
+        cell: u64,
+        method: u32,
+        outcome: Outcome,
+    ) -> ResultRecord {
+        let success = outcome == Outcome::Tour;
+        ResultRecord {
+            sweep: key,
+            config,
+            start_index: index as u64,
+            method,
+            start_cell: cell,
+            success,
+            attempts: 1,
+            visited: if success { sweep.configurations()[config as usize].cells() } else { 2 + cell % 3 },
+            micros: 9,
+            worker: WorkerId(1),
+            outcome,
+            computed_by: key,
+        }
+    }
+
+    fn agreed(cell: u64) -> Outcome {
+        if cell.is_multiple_of(2) {
+            Outcome::Tour
+        } else {
+            Outcome::GaveUp
+        }
+    }
+
+    /// Stores `sweep` (taking what the store holds of it) and the results
+    /// of its configurations `configs`, with outcomes from `outcome`.
+    fn run(store: &mut Store, sweep: &Sweep, configs: &[u32], outcome: impl Fn(u64) -> Outcome) -> SweepKey {
+        let (record, _) = store.insert_sweep(sweep).unwrap();
+        let planner = Planner::new(sweep);
+        let mut rows = Vec::new();
+        for &config in configs {
+            for (i, &cell) in planner.starts(config).iter().enumerate() {
+                rows.extend((0..2).map(|m| result(record.key, sweep, config, i, cell, m, outcome(cell))));
+            }
+        }
+        store.record(&rows).unwrap();
+        record.key
+    }
+
+    /// A database file with one worker; `fill` runs sweeps in it.
+    fn file(dir: &Path, name: &str, fill: impl FnOnce(&mut Store)) -> PathBuf {
         let path = dir.join(name);
         let mut store = Store::open(&path).unwrap();
-        let sweep = Sweep::parse(SPEC).unwrap();
-        let (record, _) = store.insert_sweep(&sweep).unwrap();
-        for &c in configs {
-            results(&mut store, record.key, &sweep, c, flag);
-        }
-        store.keep();
+        store.register_worker(name, 1, &Default::default()).unwrap();
+        fill(&mut store);
         path
     }
 
-    #[test]
-    fn two_halves_of_a_sweep_join_into_the_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let laptop = file_with(dir.path(), "laptop.db", &[0], |c| c % 2 == 0);
-        let cluster = file_with(dir.path(), "cluster.db", &[1], |c| c % 2 == 0);
-        let whole = file_with(dir.path(), "whole.db", &[0, 1], |c| c % 2 == 0);
-        let mut merged = Store::open(&dir.path().join("merged.db")).unwrap();
-        let a = merged.import(&laptop).unwrap();
-        assert_eq!((a.sweeps_new, a.tasks_new, a.workers), (1, 8, 1));
-        let b = merged.import(&cluster).unwrap();
-        assert_eq!((b.sweeps_new, b.sweeps_joined, b.tasks_new, b.tasks_conflicting), (0, 1, 8, 0));
-        let again = merged.import(&cluster).unwrap();
-        assert_eq!((again.tasks_new, again.tasks_agreeing), (0, 8), "importing twice adds nothing");
-        let record = merged.resolve(None).unwrap();
-        assert_eq!((record.tasks_done, record.tasks_total, record.state), (16, 16, SweepState::Done));
-        let reference = Store::open_read_only(&whole).unwrap();
-        let sweep = Sweep::parse(SPEC).unwrap();
-        let rows = |s: &Store| s.aggregates(&s.resolve(None).unwrap(), &sweep).unwrap();
-        assert_eq!(rows(&merged), rows(&reference), "the same tables as one run of it all");
-        let tasks: i64 = merged.conn.query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0)).unwrap();
-        assert_eq!(tasks, 16, "each task stored once");
+    fn count(store: &Store, sql: &str) -> i64 {
+        store.conn.query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
     #[test]
-    fn a_disagreement_is_kept_out_and_listed() {
+    fn halves_computed_apart_join_into_what_one_place_computes() {
         let dir = tempfile::tempdir().unwrap();
-        let mine = file_with(dir.path(), "mine.db", &[0], |_| true);
-        let theirs = file_with(dir.path(), "theirs.db", &[0], |c| c != 0 && c % 3 != 0);
+        // The laptop ran half of s (a shard of it left open) and all of u;
+        // the cluster the other half of s (u's n = 6 tasks, so agreeing)
+        // and began w, a sweep only it has, cutting one shard before it
+        // stopped.
+        let laptop = file(dir.path(), "laptop.db", |store| {
+            run(store, &s(), &[0], agreed);
+            run(store, &u(), &[0, 1], agreed);
+            store
+                .conn
+                .execute(
+                    "INSERT INTO shards (id, sweep, config, start_lo, start_hi, state) VALUES (1, 1, 0, 0, 4, 0)",
+                    [],
+                )
+                .unwrap();
+        });
+        let w = spec("w", "[8]");
+        let (mut cluster_first, mut cluster_finished) = (0, 0);
+        let cluster = file(dir.path(), "cluster.db", |store| {
+            let key = run(store, &s(), &[1], agreed);
+            store.set_state(key, SweepState::Cancelled, None).unwrap();
+            let record = store.record_of(key).unwrap();
+            (cluster_first, cluster_finished) = (record.first_result_ms.unwrap(), record.finished_ms.unwrap());
+            let key = run(store, &w, &[], agreed);
+            store
+                .conn
+                .execute(
+                    "INSERT INTO shards (id, sweep, config, start_lo, start_hi, state) VALUES (1, ?1, 0, 0, 2, 0)",
+                    [key.0],
+                )
+                .unwrap();
+        });
+        let whole = file(dir.path(), "whole.db", |store| {
+            run(store, &s(), &[0, 1], agreed);
+            run(store, &u(), &[1], agreed);
+        });
+
+        let mut merged = Store::open(&dir.path().join("merged.db")).unwrap();
+        let a = merged.import(&laptop).unwrap();
+        assert_eq!((a.sweeps_new, a.sweeps_joined, a.tasks_new, a.tasks_agreeing, a.workers), (2, 0, 24, 0, 1));
+        let laptop_first = merged.resolve(Some("s")).unwrap().first_result_ms.unwrap();
+        let b = merged.import(&cluster).unwrap();
+        assert_eq!((b.sweeps_new, b.sweeps_joined, b.workers), (1, 1, 1), "{b:?}");
+        assert_eq!((b.tasks_new, b.tasks_agreeing, b.tasks_conflicting), (0, 8, 0), "u had s's other half: {b:?}");
+        assert!(b.conflicts.is_empty());
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM tasks"), 24, "each task stored once");
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM workers"), 2);
+
+        let joined = merged.resolve(Some("s")).unwrap();
+        assert_eq!((joined.tasks_done, joined.tasks_total, joined.state), (16, 16, SweepState::Done));
+        assert_eq!(joined.finished_ms, Some(cluster_finished), "finished when the later input finished it");
+        assert_eq!(joined.first_result_ms, Some(laptop_first.min(cluster_first)));
+        let started = merged.resolve(Some("w")).unwrap();
+        assert_eq!((started.state, started.tasks_done), (SweepState::Running, 0), "an unfinished sweep resumes");
+        let shards: Vec<(i64, i64, i64)> = merged
+            .conn
+            .prepare("SELECT id, sweep, state FROM shards ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(shards, vec![(1, joined.key.0, 1), (2, started.key.0, 0)], "shard ids stay unique");
+
+        let reference = Store::open_read_only(&whole).unwrap();
+        for sweep in [s(), u()] {
+            let rows = |store: &Store| store.aggregates(&store.resolve(Some(sweep.name())).unwrap(), &sweep).unwrap();
+            assert_eq!(rows(&merged), rows(&reference), "{}: the same tables as one place computes", sweep.name());
+        }
+        let u_record = merged.resolve(Some("u")).unwrap();
+        assert_eq!((u_record.tasks_done, u_record.successes), (16, reference.resolve(Some("u")).unwrap().successes));
+
+        let again = merged.import(&cluster).unwrap();
+        assert_eq!(
+            (again.sweeps_joined, again.tasks_new, again.tasks_agreeing),
+            (2, 0, 8),
+            "importing twice adds nothing"
+        );
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM sweep_tasks"), 16 + 16);
+    }
+
+    #[test]
+    fn a_disagreement_is_listed_and_the_earlier_result_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = file(dir.path(), "mine.db", |store| {
+            run(store, &s(), &[0], |_| Outcome::GaveUp);
+        });
+        // Theirs proves there is no tour where mine gave up: the flags
+        // agree but for the outcome, which is a conflict all the same.
+        let theirs = file(dir.path(), "theirs.db", |store| {
+            run(store, &s(), &[0], |cell| if cell.is_multiple_of(3) { Outcome::NoTour } else { Outcome::GaveUp });
+        });
         let mut merged = Store::open(&dir.path().join("merged.db")).unwrap();
         merged.import(&mine).unwrap();
         let b = merged.import(&theirs).unwrap();
         assert!(b.tasks_conflicting > 0, "{b:?}");
         assert_eq!(b.tasks_conflicting + b.tasks_agreeing, 8);
-        assert!(b.conflicts[0].contains("kept success true"), "{:?}", b.conflicts);
-        let listed: i64 = merged.conn.query_row("SELECT COUNT(*) FROM conflicts", [], |r| r.get(0)).unwrap();
-        assert_eq!(listed as u64, b.tasks_conflicting);
-        let record = merged.resolve(None).unwrap();
-        assert_eq!(record.successes, 8, "the first database's results stay");
+        assert!(
+            b.conflicts[0].contains("kept gave-up") && b.conflicts[0].contains("this one has no-tour"),
+            "{:?}",
+            b.conflicts
+        );
+        assert!(b.conflicts[0].contains("on 5x5 rule"), "{:?}", b.conflicts);
+        let listed = count(&merged, "SELECT COUNT(*) FROM conflicts WHERE outcome = 2 AND worker = 2");
+        assert_eq!(listed as u64, b.tasks_conflicting, "each listed with their flags and their worker");
+        assert_eq!(
+            count(&merged, "SELECT COUNT(*) FROM tasks WHERE outcome != 3"),
+            0,
+            "the first database's results stay"
+        );
+    }
+
+    #[test]
+    fn an_id_taken_by_another_spec_imports_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = file(dir.path(), "mine.db", |store| {
+            run(store, &s(), &[0], agreed);
+        });
+        let other = file(dir.path(), "other.db", |store| {
+            run(store, &s(), &[1], agreed);
+            run(store, &u(), &[0], agreed);
+            store.conn.execute("UPDATE sweeps SET spec = spec || '# another' WHERE name = 's'", []).unwrap();
+        });
+        let mut merged = Store::open(&dir.path().join("merged.db")).unwrap();
+        merged.import(&mine).unwrap();
+        let err = merged.import(&other).unwrap_err();
+        assert!(matches!(err, Error::IdCollision(_)), "{err}");
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM sweeps"), 1, "all or nothing");
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM tasks"), 8);
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM workers"), 1);
+        assert_eq!(count(&merged, "SELECT COUNT(*) FROM sweep_tasks"), 8);
     }
 }
