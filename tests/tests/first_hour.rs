@@ -79,3 +79,17 @@ fn every_sweep_argument_is_described_in_help() {
         assert!(description.contains("The sweep"), "{command} --help leaves [ID] undescribed:\n{help}");
     }
 }
+
+/// After `ksweep run` the database file holds the results itself: copying
+/// it alone (without `-wal`) copied an empty database.
+#[test]
+fn a_finished_run_leaves_its_results_in_the_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (spec, db) = (dir.path().join("tiny.toml"), dir.path().join("t.db"));
+    std::fs::write(&spec, SPEC_TINY).unwrap();
+    run_ksweep(dir.path(), &["run", spec.to_str().unwrap(), "--db", db.to_str().unwrap()], LIMIT).ok();
+    let copy = dir.path().join("copy.db");
+    std::fs::copy(&db, &copy).unwrap();
+    let table = run_ksweep(dir.path(), &["table", "--db", copy.to_str().unwrap(), "--format", "json"], LIMIT).ok();
+    assert!(table.stdout.contains("\"tasks\": 6"), "the copy holds the results: {}", table.stdout);
+}

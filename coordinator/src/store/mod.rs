@@ -85,6 +85,13 @@ impl Drop for CreatedFile {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        // A writer folds the WAL into the file as it closes: SQLite does so
+        // only for the last connection, and a reader still open (a `--db`
+        // query in the same process) would leave every result in `-wal`,
+        // so that copying the database file alone copied nothing.
+        if self._lock.is_some() {
+            let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
         if let Some(created) = &mut self.created {
             // Removed only when surely empty: no tables yet, or no sweep and
             // no worker in them. Any doubt (an error) keeps the file.
