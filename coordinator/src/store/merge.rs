@@ -120,7 +120,7 @@ fn board_of(identity: &str) -> &str {
 impl Store {
     /// Imports every worker, sweep and result of the database `from`, in
     /// one transaction: all of it or nothing. `from` is read from a copy
-    /// ([`snapshot`]) and never changed, unless it is older and this read
+    /// (`snapshot`) and never changed, unless it is older and this read
     /// upgrades it as every read does.
     pub fn import(&mut self, from: &Path) -> Result<Imported> {
         let snap = snapshot(from)?;
