@@ -159,6 +159,8 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
         waiting: sweep::Waiting::default(),
         // Where its results came from: counted for `status` only.
         reuse: sweep::Reuse { tasks: r.tasks_reused, no_reuse: !r.reuse, ..sweep::Reuse::default() },
+        // Estimated where asked for: `status` and a running sweep's live figures.
+        work: None,
     }
 }
 
@@ -190,11 +192,18 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<SweepStatus>> {
 }
 
 /// One sweep's status as the Status reply carries it: with its spec, its
-/// failed shards, and its CPU time and contributors (a pass over its
-/// results).
+/// failed shards, its CPU time and contributors (a pass over its results)
+/// and, unfinished, its progress in estimated work.
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
     let record = store.resolve(id)?;
-    Ok(detailed_status(store, &record)?.with_contributors(store.contributors(record.key)?))
+    let mut status = detailed_status(store, &record)?.with_contributors(store.contributors(record.key)?);
+    // How far an unfinished sweep is in estimated work (another pass over
+    // its results; a running coordinator's live figures replace it).
+    if record.tasks_done < record.tasks_total {
+        let sweep = store.sweep_of(&record)?;
+        status.work = Some(store.work_tally(record.key, &sweep)?.work(&sweep));
+    }
+    Ok(status)
 }
 
 /// One sweep's status with its spec and failed shards, but not what its

@@ -91,6 +91,9 @@ pub async fn serve(
     let resumer = tokio::spawn({
         let shared = shared.clone();
         async move {
+            if !shared.options.resume_running {
+                return;
+            }
             if let Err(e) = shared.resume().await {
                 tracing::error!(error = %e, "resuming the running sweeps failed");
             }

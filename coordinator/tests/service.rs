@@ -324,6 +324,7 @@ async fn after_a_restart_the_rate_counts_only_what_came_since() {
         async move { sweeps.status(r).await.unwrap().into_inner() }
     };
     let s = status(&mut sweeps).await;
+    let work_before = s.work.expect("a running sweep's work").done_micros;
     assert_eq!(s.tasks_done, 2, "done before the restart");
     assert_eq!((s.rate_per_sec, s.eta_secs), (None, None), "no rate from one look, no ETA");
     tokio::time::advance(Duration::from_secs(10)).await;
@@ -342,8 +343,13 @@ async fn after_a_restart_the_rate_counts_only_what_came_since() {
     assert_eq!(s.tasks_done, 4);
     let rate = s.rate_per_sec.expect("a rate after 20 s");
     assert!(rate > 0.05 && rate < 0.15, "2 tasks in about 20 s, not 4 over the sweep's life: {rate}");
+    // The ETA is the estimated work left over the work done a second since
+    // the restart (20 s ago).
     let eta = s.eta_secs.expect("an ETA once tasks move");
-    assert!((eta - (s.tasks_total - s.tasks_done) as f64 / rate).abs() < 1e-6, "{eta}");
+    let work = s.work.expect("a running sweep's work");
+    let want = (work.total_micros - work.done_micros) / ((work.done_micros - work_before) / 20.0);
+    // (The window counts whole nanoseconds of work.)
+    assert!((eta - want).abs() < 1e-3 * want, "ETA {eta} s, want {want} s");
     c.stop().await.unwrap();
 }
 

@@ -277,6 +277,7 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             finished_unix_ms: s.finished_unix_ms,
             cpu_micros: s.cpu_micros,
             contributors: s.contributors.into_iter().map(pb::Contributor::from).collect(),
+            work: s.work.map(|w| pb::Work { done_micros: w.done_micros, total_micros: w.total_micros }),
         }
     }
 }
@@ -355,8 +356,22 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
                 conflicts: r.conflicts,
                 no_reuse: r.no_reuse,
             }),
+            work: s.work.map(work).transpose()?,
         })
     }
+}
+
+/// A sweep's work as a coordinator sent it: finite, not negative, the done
+/// part within the whole.
+fn work(w: pb::Work) -> Result<sweep::Work, ConvertError> {
+    let valid = |x: f64| x.is_finite() && x >= 0.0;
+    if !(valid(w.done_micros) && valid(w.total_micros)) {
+        return Err(ConvertError::Invalid {
+            field: "SweepStatus.work",
+            why: format!("done {} of {} micros", w.done_micros, w.total_micros),
+        });
+    }
+    Ok(sweep::Work { done_micros: w.done_micros.min(w.total_micros), total_micros: w.total_micros })
 }
 
 // ----------------------------------------------------------- result rows
@@ -706,6 +721,7 @@ mod tests {
                 conflicts: 1,
                 no_reuse: false,
             },
+            work: Some(sweep::Work { done_micros: 1.5e6, total_micros: 4e6 }),
         }
     }
 

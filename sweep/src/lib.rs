@@ -55,6 +55,7 @@ mod status;
 mod sweep;
 mod table;
 mod task_report;
+mod work;
 
 pub use cursor::Cursor;
 pub use error::SpecError;
@@ -64,10 +65,13 @@ pub use result_row::ResultRow;
 pub use reuse::{MethodSet, Reused};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::{parse_start_line, StartLineError};
-pub use status::{build_label, Contributor, FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting};
-pub use sweep::{ConfigEntry, MoveSpec, Sweep};
+pub use status::{
+    build_label, short_id, Contributor, FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting,
+};
+pub use sweep::{identity_dims, ConfigEntry, MoveSpec, Sweep};
 pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,
     TableOptions, IMPOSSIBLE,
 };
 pub use task_report::TaskReport;
+pub use work::{micros_to_run, CostModel, Work, WorkTally};

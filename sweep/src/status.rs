@@ -6,7 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::{format_duration, format_utc, Progress};
+use crate::{format_duration, format_utc, Progress, Work};
 
 /// Where a sweep is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -202,6 +202,9 @@ pub struct SweepStatus {
     pub waiting: Waiting,
     /// What it took from results other sweeps computed.
     pub reuse: Reuse,
+    /// Its estimated CPU time, done and in all ([`Work`]): set where it was
+    /// estimated (a running sweep's live status, a single sweep's status).
+    pub work: Option<Work>,
 }
 
 /// A sweep's results that came from other sweeps (docs/identity.md).
@@ -256,7 +259,7 @@ impl Reuse {
 }
 
 /// The first 8 hex digits of a sweep id, as lists show it.
-fn short_id(id: &str) -> &str {
+pub fn short_id(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
 
@@ -267,6 +270,27 @@ impl SweepStatus {
             100.0 * self.tasks_done as f64 / self.tasks_total as f64
         } else {
             100.0
+        }
+    }
+
+    /// Percent of the estimated work done where it was estimated, else of
+    /// the tasks: what a progress bar fills to.
+    pub fn percent_of_work(&self) -> f64 {
+        match &self.work {
+            Some(work) if self.tasks_done < self.tasks_total => work.percent(),
+            _ => self.percent_done(),
+        }
+    }
+
+    /// How far it is, for people: `12.4 % of the work (113375/166665
+    /// tasks)`, or `113375/166665 tasks (68.0 %)` where the work was not
+    /// estimated.
+    pub fn progress_text(&self) -> String {
+        match &self.work {
+            Some(_) if self.tasks_done < self.tasks_total => {
+                format!("{:.1} % of the work ({}/{} tasks)", self.percent_of_work(), self.tasks_done, self.tasks_total)
+            }
+            _ => format!("{}/{} tasks ({:.1} %)", self.tasks_done, self.tasks_total, self.percent_done()),
         }
     }
 
@@ -399,6 +423,7 @@ mod tests {
             failed_shards: Vec::new(),
             waiting: Waiting::default(),
             reuse: Reuse::default(),
+            work: None,
         }
     }
 

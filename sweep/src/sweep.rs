@@ -24,6 +24,7 @@ mod entry;
 mod expand;
 mod id;
 mod identity;
+pub use identity::identity_dims;
 
 pub use entry::{ConfigEntry, MoveSpec};
 use expand::{check_methods, expand};

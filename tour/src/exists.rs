@@ -4,6 +4,7 @@
 
 use crate::board::Board;
 use crate::moves::{Colouring, Moves};
+use crate::solve::board_proof;
 
 /// A statement about one kind of tour on a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +111,17 @@ pub fn known(board: &Board, moves: &Moves) -> Existence {
         Claim::Unknown if odd_closed => Claim::Impossible(ODD_CLOSED),
         c => c,
     };
+    // Where no theorem speaks, the move graph may: a cell no move reaches,
+    // no move that fits at all, more dead ends than a path has ends.
+    let open = match open {
+        Claim::Unknown => board_proof(board, moves, false).map_or(Claim::Unknown, Claim::Impossible),
+        c => c,
+    };
+    let closed = match (closed, open) {
+        (Claim::Unknown, Claim::Impossible(why)) => Claim::Impossible(why),
+        (Claim::Unknown, _) => board_proof(board, moves, true).map_or(Claim::Unknown, Claim::Impossible),
+        (c, _) => c,
+    };
     Existence { open, closed }
 }
 
@@ -177,5 +189,20 @@ mod tests {
         assert!(matches!(claim(&[2, 1], &[4, 4, 4]).closed, Claim::Exists(_)));
         assert!(matches!(claim(&[2, 1], &[3, 3, 3]).closed, Claim::Impossible(_)));
         assert!(matches!(claim(&[2, 1], &[4, 4, 4, 4]).closed, Claim::Exists(_)));
+    }
+
+    #[test]
+    fn the_move_graph_settles_boards_no_theorem_covers() {
+        // No (3,2) move fits on 2x2x2 or 3x3x3: every cell is isolated.
+        for n in [2, 3] {
+            let e = claim(&[3, 2], &[n, n, n]);
+            assert!(matches!(e.open, Claim::Impossible(_)) && matches!(e.closed, Claim::Impossible(_)), "{n}: {e:?}");
+        }
+        // 5x5 (3,2): the centre has no move.
+        assert!(matches!(claim(&[3, 2], &[5, 5]).open, Claim::Impossible(_)));
+        // 3x3 knight: the centre again.
+        assert!(matches!(claim(&[2, 1], &[3, 3]).open, Claim::Impossible(_)));
+        // Boards where the graph says nothing stay unknown.
+        assert_eq!(claim(&[3, 2], &[10, 10]).open, Claim::Unknown);
     }
 }

@@ -482,6 +482,24 @@ pub fn cycle_cover_exists(board: &Board, moves: &Moves) -> Option<bool> {
     Some(Cover::new(&g, None).exists())
 }
 
+/// Largest board [`board_proof`] builds the move graph of: a cell without
+/// moves, or a graph in pieces, comes of sides short against the moves,
+/// and the check runs for every configuration as a sweep is parsed.
+pub const BOARD_PROOF_MAX_CELLS: u64 = 1 << 16;
+
+/// Why no start of `board` has a tour (closed when `closed`), from the
+/// move graph's degrees and reachability alone: a cell no move reaches, no
+/// move that fits on the board at all, more dead ends than a path has
+/// ends. None when these do not settle it, and on boards of more than
+/// [`BOARD_PROOF_MAX_CELLS`] cells.
+pub fn board_proof(board: &Board, moves: &Moves, closed: bool) -> Option<&'static str> {
+    if moves.dims() != board.dims() || board.cells() > BOARD_PROOF_MAX_CELLS || board.cells() < 2 {
+        return None;
+    }
+    let g = Graph::new(layout(board, moves)?, moves.closed_under_negation());
+    g.impossible_from_every_start(closed)
+}
+
 /// Why [`cycle_cover_exists`] answering false proves no closed tour.
 pub const NO_CYCLE_COVER: &str = NO_COVER;
 

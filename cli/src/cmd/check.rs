@@ -42,6 +42,12 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     if let Some((need, c)) = largest {
         writeln!(out, "memory          {need}, board {}", c.shape_label())?;
     }
+    let micros = sweep::micros_to_run(&sweep, &sweep::Reused::none(), &sweep::CostModel::new());
+    writeln!(
+        out,
+        "cpu time        about {} on one core (a prior per method, within a few times; results refine it)",
+        sweep::format_duration(std::time::Duration::from_secs_f64(micros / 1e6))
+    )?;
     if let Some(db) = &args.db {
         known(&sweep, db, out)?;
     }
@@ -72,7 +78,7 @@ fn known(sweep: &Sweep, db: &Path, out: &mut impl Write) -> Result<()> {
         .from
         .iter()
         .map(|&(key, n)| match store.record_of(key) {
-            Ok(r) => format!("{} {}: {n}", r.name, &r.id[..r.id.len().min(8)]),
+            Ok(r) => format!("{} {}: {n}", r.name, sweep::short_id(&r.id)),
             Err(_) => format!("key {}: {n}", key.0),
         })
         .collect();

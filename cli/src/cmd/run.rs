@@ -10,7 +10,7 @@ use clap::Args;
 use ksweep_coordinator::store::Store;
 use ksweep_coordinator::CoordinatorOptions;
 use ksweep_standalone::Standalone;
-use sweep::{render, Sweep, SweepStatus};
+use sweep::{render, Sweep, SweepState, SweepStatus};
 
 use crate::cmd::coordinator::{Dashboard, HttpArg};
 use crate::cmd::status::print_status;
@@ -40,18 +40,25 @@ pub struct RunArgs {
     pub http: HttpArg,
     #[command(flatten)]
     pub reuse: crate::cmd::submit::ReuseArg,
+    /// Then run every other sweep the database holds unfinished (stopped
+    /// with its run), one after another. Without it only SPEC's sweep runs,
+    /// and the others are named.
+    #[arg(long)]
+    pub all: bool,
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     // The spec first, while a signal still ends the process (a read that
     // waits on a pipe included); then a ctrl-c stops the run cleanly.
     let text = crate::spec_file::load(&args.spec)?;
+    let others = unfinished_besides(&args.db, &Sweep::parse(&text)?.id())?;
+    if !others.is_empty() && !args.all {
+        eprintln!("{}", others_note(&others));
+    }
     let mut signals = Signals::install().context("cannot install signal handlers")?;
     let (id, last) = embedded(text, &args.db, args.threads, args.http.dashboard()?, args.reuse, &mut signals).await?;
-    last.map_err(|signal| Interrupted {
-        signal,
-        message: format!("run the same command again to resume sweep {id} from {}", args.db.display()),
-    })?;
+    let resume = |id: &str| format!("run the same command again to resume sweep {id} from {}", args.db.display());
+    last.map_err(|signal| Interrupted { signal, message: resume(&id) })?;
     // The file's status, not the watch stream's last: it has the sweep's
     // CPU time and the workers that ran it.
     let db = DbSource::open(&args.db)?;
@@ -65,7 +72,40 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     let rows = db.table_rows(Some(&id))?;
     args.view.check_rule(&rows)?;
     write!(out, "{}", render(&rows, &args.view.options(&last)))?;
+    drop(db);
+    if args.all {
+        for other in others {
+            let spec = DbSource::open(&args.db)?.status(Some(&other.sweep_id))?.spec_toml;
+            eprintln!("resuming sweep {} ({}), stopped at {}", other.sweep_id, other.name, other.progress_text());
+            let (id, last) = embedded(spec, &args.db, args.threads, None, args.reuse, &mut signals).await?;
+            last.map_err(|signal| Interrupted { signal, message: resume(&id) })?;
+            print_status(&DbSource::open(&args.db)?.status(Some(&id))?, &mut std::io::stderr())?;
+        }
+    }
     Ok(())
+}
+
+/// The sweeps of the database `db` other than `id` that a run stopped
+/// before they ended (none when there is no database yet).
+fn unfinished_besides(db: &Path, id: &str) -> Result<Vec<SweepStatus>> {
+    if !db.exists() {
+        return Ok(Vec::new());
+    }
+    let all = DbSource::open(db)?.list()?;
+    Ok(all.into_iter().filter(|s| s.state == SweepState::Stopped && s.sweep_id != id).collect())
+}
+
+/// What a run says of the unfinished sweeps it leaves alone.
+fn others_note(others: &[SweepStatus]) -> String {
+    let mut note = match others.len() {
+        1 => "the database also holds an unfinished sweep, not run now:".to_string(),
+        n => format!("the database also holds {n} unfinished sweeps, not run now:"),
+    };
+    for s in others {
+        note.push_str(&format!("\n  {} ({}): {}", sweep::short_id(&s.sweep_id), s.name, s.progress_text()));
+    }
+    note.push_str("\nadd --all to run them after this one, or run their specs");
+    note
 }
 
 /// Runs the sweep `text` in this process (a coordinator on a loopback port, a
@@ -83,7 +123,8 @@ pub async fn embedded(
     // this spec alone: what it allows itself (`[limits]`) is the cap.
     let spec_caps = *Sweep::parse(&text)?.limits();
     let store = Store::open(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
-    let mut options = CoordinatorOptions { spec_caps, ..CoordinatorOptions::default() };
+    // Only this sweep runs: others the file holds stopped wait for `--all`.
+    let mut options = CoordinatorOptions { spec_caps, resume_running: false, ..CoordinatorOptions::default() };
     if let Some(dashboard) = &http {
         dashboard.serve_with(&mut options);
     }

@@ -54,7 +54,10 @@ fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
                 s.sweep_id.clone(),
                 s.name.clone(),
                 s.state.name().to_string(),
-                format!("{}/{}", s.tasks_done, s.tasks_total),
+                match s.work.filter(|_| s.tasks_done < s.tasks_total) {
+                    Some(work) => format!("{}/{} ({:.1} % of work)", s.tasks_done, s.tasks_total, work.percent()),
+                    None => format!("{}/{}", s.tasks_done, s.tasks_total),
+                },
                 speed(s).unwrap_or_else(|| "-".into()),
             ]
         })
@@ -80,12 +83,27 @@ pub fn speed(s: &SweepStatus) -> Option<String> {
     }
 }
 
+/// Progress in estimated CPU time: `12.4 % of the estimated CPU time (1 h
+/// 2 min of 8 h 20 min)`; the estimate is refitted as results come in.
+fn work_text(work: &sweep::Work) -> String {
+    let cpu = |micros: f64| format_duration(Duration::from_secs_f64(micros / 1e6));
+    format!(
+        "{:.1} % of the estimated CPU time ({} of {})",
+        work.percent(),
+        cpu(work.done_micros),
+        cpu(work.total_micros)
+    )
+}
+
 /// One sweep's status, one field a line.
 pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     let pct = s.percent_done();
     writeln!(out, "sweep           {} ({})", s.sweep_id, s.name)?;
     writeln!(out, "state           {}", s.state)?;
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
+    if let Some(work) = s.work.filter(|_| s.tasks_done < s.tasks_total) {
+        writeln!(out, "work            {}", work_text(&work))?;
+    }
     writeln!(out, "successes       {}", s.successes)?;
     if s.state == SweepState::Running {
         let rate = speed(s).unwrap_or_else(|| "not measured yet".into());
@@ -192,6 +210,7 @@ mod tests {
             failed_shards: Vec::new(),
             waiting: sweep::Waiting::default(),
             reuse: sweep::Reuse::default(),
+            work: None,
         };
         let mut out = Vec::new();
         print_status(&status, &mut out).unwrap();

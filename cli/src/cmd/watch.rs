@@ -169,16 +169,17 @@ impl Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(0);
             let style =
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} tasks  {msg}")
-                    .expect("valid template");
+                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {msg}").expect("valid template");
             bar.set_style(style);
             bar
         });
         Progress { bar, logged: None }
     }
 
+    /// The bar fills by estimated work (in tenths of a percent), and says
+    /// how many tasks that is beside it.
     fn show(&mut self, s: &SweepStatus) {
-        let mut message = s.state.to_string();
+        let mut message = format!("{} · {}", s.progress_text(), s.state);
         if let Some(speed) = speed(s) {
             message.push_str(&format!(" · {speed}"));
         }
@@ -187,16 +188,15 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) => {
-                bar.set_length(s.tasks_total);
-                bar.set_position(s.tasks_done);
+                bar.set_length(1000);
+                bar.set_position((s.percent_of_work() * 10.0).round() as u64);
                 bar.set_message(message);
             }
             None => {
                 let due = self.logged.is_none_or(|t| t.elapsed() >= LOG_EVERY);
                 let ended = s.state.is_terminal();
                 if due || ended {
-                    let pct = s.percent_done();
-                    eprintln!("sweep {}: {}/{} tasks ({pct:.1} %), {message}", s.sweep_id, s.tasks_done, s.tasks_total);
+                    eprintln!("sweep {}: {message}", s.sweep_id);
                     self.logged = Some(Instant::now());
                 }
             }

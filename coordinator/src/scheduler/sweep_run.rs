@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
+use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep, Work, WorkTally};
 
 use super::placement::Requirement;
 use super::shard::ShardState;
@@ -62,12 +62,16 @@ pub(super) struct SweepRun {
     /// Each configuration's requirement, computed when its first shard is
     /// made ([`Scheduler::requirement`]).
     pub requirements: HashMap<u32, Requirement>,
+    /// Its results per (configuration, method) and their time: its progress
+    /// in estimated work ([`Scheduler::work`]).
+    pub work: WorkTally,
 }
 
 impl SweepRun {
     pub fn new(id: String, sweep: Arc<Sweep>, cursor: Cursor, reused: Reused) -> SweepRun {
         SweepRun {
             id,
+            work: WorkTally::new(&sweep),
             sweep,
             cursor,
             reused: Arc::new(reused),
@@ -132,6 +136,29 @@ impl Scheduler {
     /// The cost a shard is cut to now ([`sweep::Planner`]'s `target_cost`).
     pub fn target_cost(&self) -> f64 {
         self.shard_micros_now() / self.rate.micros_per_cost
+    }
+
+    /// Takes a running sweep's count of stored results (read as it was
+    /// taken in); results counted since are kept on top.
+    pub fn seed_work(&mut self, key: SweepKey, stored: WorkTally) {
+        if let Some(s) = self.sweeps.get_mut(&key) {
+            s.work = stored;
+        }
+    }
+
+    /// Counts stored results of running sweeps: (sweep, configuration,
+    /// method index, micros) each.
+    pub fn count_work(&mut self, results: impl IntoIterator<Item = (SweepKey, u32, u32, u64)>) {
+        for (key, config, method, micros) in results {
+            if let Some(s) = self.sweeps.get_mut(&key) {
+                s.work.add(config, method, 1, micros as f64);
+            }
+        }
+    }
+
+    /// A running sweep's progress in estimated work, by its id.
+    pub fn work(&self, sweep_id: &str) -> Option<Work> {
+        self.sweeps.values().find(|s| s.id == sweep_id).map(|s| s.work.work(&s.sweep))
     }
 
     /// The phase of a running sweep.

@@ -30,6 +30,9 @@ pub struct CoordinatorOptions {
     pub http: Option<std::net::SocketAddr>,
     /// The dashboard's bounds and the host names it answers to.
     pub dashboard: DashboardOptions,
+    /// Take the database's running sweeps back as it starts (a served
+    /// coordinator); `ksweep run` runs only the sweep it was given.
+    pub resume_running: bool,
 }
 
 /// The coordinator's certificate chain and private key, PEM.
@@ -59,6 +62,7 @@ impl Default for CoordinatorOptions {
             connections: ConnectionLimits::default(),
             http: None,
             dashboard: DashboardOptions::default(),
+            resume_running: true,
         }
     }
 }

@@ -12,7 +12,20 @@ use crate::error::Result;
 pub(super) struct Rates {
     pub(super) origin: Instant,
     pub(super) sampled: Option<Instant>,
-    pub(super) windows: HashMap<String, sweep::RateWindow>,
+    pub(super) windows: HashMap<String, Windows>,
+}
+
+/// One running sweep's windows: tasks a second (what a status shows as its
+/// rate) and estimated work a second (what its ETA divides the work left by).
+pub(super) struct Windows {
+    tasks: sweep::RateWindow,
+    work: sweep::RateWindow,
+}
+
+impl Windows {
+    fn new() -> Windows {
+        Windows { tasks: sweep::RateWindow::new(RATE_WINDOW), work: sweep::RateWindow::new(RATE_WINDOW) }
+    }
 }
 
 /// Window of the rate a status shows.
@@ -22,18 +35,25 @@ const RATE_WINDOW: Duration = Duration::from_secs(60);
 const RATE_SAMPLE: Duration = Duration::from_secs(2);
 
 impl Shared {
-    /// `status` with its live figures: the rate and ETA (its count folded
-    /// into the sweep's window first), and the shards that wait for a
-    /// worker able to run them. Ended sweeps have none.
+    /// `status` with its live figures: its progress in estimated work, the
+    /// rate and the ETA (its counts folded into the sweep's windows first),
+    /// and the shards that wait for a worker able to run them. Ended sweeps
+    /// have none.
+    ///
+    /// The ETA is the estimated work left over the estimated work done a
+    /// second: a task count would say a sweep is nearly done when its cheap
+    /// 2D tasks are, hours before its 4D ones.
     pub fn live(&self, mut status: SweepStatus) -> SweepStatus {
         let running = status.state == SweepState::Running;
         if running {
-            let waiting = self.scheduler().waiting_for(&status.sweep_id);
+            let sched = self.scheduler();
+            let waiting = sched.waiting_for(&status.sweep_id);
             status.waiting = sweep::Waiting {
                 shards: waiting.shards,
                 memory_bytes: waiting.memory,
                 labels: waiting.labels.into_iter().collect(),
             };
+            status.work = sched.work(&status.sweep_id).or(status.work);
         }
         let mut rates = self.rates.lock().unwrap_or_else(|p| p.into_inner());
         if !running {
@@ -41,11 +61,17 @@ impl Shared {
             return status;
         }
         let at = now().saturating_duration_since(rates.origin);
-        let window =
-            rates.windows.entry(status.sweep_id.clone()).or_insert_with(|| sweep::RateWindow::new(RATE_WINDOW));
-        window.observe(at, status.tasks_done);
-        status.rate_per_sec = window.rate();
-        status.eta = window.eta(status.tasks_total.saturating_sub(status.tasks_done));
+        let windows = rates.windows.entry(status.sweep_id.clone()).or_insert_with(Windows::new);
+        windows.tasks.observe(at, status.tasks_done);
+        status.rate_per_sec = windows.tasks.rate();
+        status.eta = match status.work {
+            // In nanoseconds: a small board's task is well under a microsecond.
+            Some(work) => {
+                windows.work.observe(at, (work.done_micros * 1e3) as u64);
+                windows.work.eta((work.remaining_micros() * 1e3) as u64)
+            }
+            None => windows.tasks.eta(status.tasks_total.saturating_sub(status.tasks_done)),
+        };
         status
     }
 

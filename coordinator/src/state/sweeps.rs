@@ -49,16 +49,18 @@ impl Shared {
                 let open = s.open_shards(key)?;
                 let reused = s.reused(key, &for_store)?;
                 let gaps = Planner::reusing(&for_store, &reused).uncovered(&s.shard_plans(key)?, record.cursor, target);
-                Ok(Some((record, open, gaps, reused)))
+                let work = s.work_tally(key, &for_store)?;
+                Ok(Some((record, open, gaps, reused, work)))
             })
             .await?;
-        let Some((record, open, gaps, reused)) = loaded else { return Ok(()) };
+        let Some((record, open, gaps, reused, work)) = loaded else { return Ok(()) };
         if !open.is_empty() {
             tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
         }
         {
             let mut sched = self.scheduler();
             sched.add_sweep(key, record.id.clone(), sweep, record.cursor, open, record.shards_failed, reused);
+            sched.seed_work(key, work);
             if !gaps.is_empty() {
                 let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
                 tracing::error!(

@@ -2,12 +2,13 @@
 //! its tables.
 
 use rusqlite::params;
-use sweep::{AggregateRow, Sweep};
+use sweep::{AggregateRow, Sweep, WorkTally};
 
 use super::sweeps::SweepRecord;
 use super::Store;
 use crate::codes::StoredOutcome;
 use crate::error::{Error, Result};
+use crate::ids::SweepKey;
 
 impl Store {
     /// Aggregates per (configuration, method), in configuration then method
@@ -75,5 +76,23 @@ impl Store {
             seen += 1;
         }
         Ok(rows)
+    }
+}
+
+impl Store {
+    /// A sweep's results counted per (configuration, method) with their
+    /// time: what its progress in estimated work is computed from
+    /// ([`sweep::WorkTally`]). A pass over its results: a coordinator does it
+    /// once, as it takes a sweep in, then counts new results as they come.
+    pub fn work_tally(&self, key: SweepKey, sweep: &Sweep) -> Result<WorkTally> {
+        let mut tally = WorkTally::new(sweep);
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT config, method, COUNT(*), SUM(micros) FROM results WHERE sweep = ?1 GROUP BY 1, 2",
+        )?;
+        let mut q = stmt.query([key.0])?;
+        while let Some(r) = q.next()? {
+            tally.add(r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64, r.get::<_, i64>(3)? as f64);
+        }
+        Ok(tally)
     }
 }

@@ -123,32 +123,28 @@ fn find(conn: &Connection, sweep: &Sweep, mut refs: Option<&mut Vec<TaskRef>>) -
 }
 
 /// Estimated CPU microseconds of the tasks of `sweep` that `reused` leaves
-/// to run, at the stored results' time per unit of work.
+/// to run, at the rates of the stored results (the last RATE_SAMPLE) per
+/// (D, method) ([`sweep::CostModel`]); None when the database has no timed
+/// result to go by.
 fn estimate_micros(conn: &Connection, sweep: &Sweep, reused: &Reused) -> Result<Option<f64>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT m.name, SUM(t.micros), SUM(c.cells * c.moves)
+        "SELECT c.identity, m.name, SUM(t.micros), SUM(c.cells * c.moves)
          FROM (SELECT micros, config_key, method_key FROM tasks ORDER BY id DESC LIMIT ?1) t
          JOIN configs c ON c.key = t.config_key JOIN methods m ON m.key = t.method_key
          WHERE c.cells > 0
-         GROUP BY m.name",
+         GROUP BY t.config_key, m.name",
     )?;
-    let sums: Vec<(String, f64, f64)> =
-        stmt.query_map([RATE_SAMPLE], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
-    let (micros, cost) = sums.iter().fold((0.0, 0.0), |(m, c), s| (m + s.1, c + s.2));
-    if cost <= 0.0 {
-        return Ok(None);
+    let mut model = sweep::CostModel::new();
+    let mut q = stmt.query([RATE_SAMPLE])?;
+    let mut measured = false;
+    while let Some(r) = q.next()? {
+        let (identity, name): (String, String) = (r.get(0)?, r.get(1)?);
+        // A method or shape this build does not know tells nothing here.
+        let (Some(dims), Ok(method)) = (sweep::identity_dims(&identity), name.parse()) else { continue };
+        model.observe(dims, method, r.get(3)?, r.get(2)?);
+        measured = true;
     }
-    let overall = micros / cost;
-    let rate = |name: &str| sums.iter().find(|s| s.0 == name && s.2 > 0.0).map_or(overall, |s| s.1 / s.2);
-    let methods = sweep.methods();
-    let mut total = 0.0;
-    for (index, entry) in sweep.configurations().iter().enumerate() {
-        let starts = entry.start_count(sweep.starts_per_config()) as f64;
-        for j in reused.to_run(index as u32, methods.len()).indices() {
-            total += starts * entry.cost_per_task() * rate(methods[j].name());
-        }
-    }
-    Ok(Some(total))
+    Ok(measured.then(|| sweep::micros_to_run(sweep, reused, &model)))
 }
 
 impl Store {

@@ -24,6 +24,14 @@ impl ConfigEntry {
     }
 }
 
+/// The number of dimensions of the board a configuration identity names
+/// (`8x8x8 rule 3,2: ..` is 3D); None for text that is not one.
+pub fn identity_dims(identity: &str) -> Option<usize> {
+    let shape = identity.split_whitespace().next()?;
+    let sides = shape.split('x');
+    sides.clone().all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| sides.count())
+}
+
 impl Sweep {
     /// `method`'s identity in this sweep: its name and engine version,
     /// then only the parameters it reads: the sweep seed for the random

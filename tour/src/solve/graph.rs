@@ -38,6 +38,12 @@ pub(super) const DEAD_ENDS: Proof =
                                       and only a tour's last cell may";
 pub(super) const NO_WAY_IN: Proof = "a cell other than the start cannot be entered";
 pub(super) const CLOSED_DEGREE: Proof = "a cell has fewer than two neighbours, so no cycle passes through it";
+pub(super) const ISOLATED: Proof =
+    "a cell has no move on this board (every move from it leaves the board), so no walk reaches or leaves it";
+pub(super) const TWO_UNENTERED: Proof = "two or more cells cannot be entered, and only a tour's start may be one";
+pub(super) const DISCONNECTED: Proof = "the cells fall apart into parts no move joins (a cell no move reaches, or \
+                                        no move that fits on the board), so no walk visits them all";
+pub(super) const THREE_ENDS: Proof = "three or more cells have one neighbour each, and a path has only two ends";
 
 impl Graph {
     pub(super) fn new(layout: Layout, symmetric: bool) -> Graph {
@@ -106,6 +112,41 @@ impl Graph {
             return Some(UNREACHABLE);
         }
         None
+    }
+
+    /// A proof that no start has a tour (open, or closed), from the
+    /// degrees and reachability alone: [`Graph::impossible`] for every
+    /// start at once. None when these do not settle every start.
+    pub(super) fn impossible_from_every_start(&self, closed: bool) -> Option<Proof> {
+        let first = self.board_cells().next()?;
+        if self.cells < 2 {
+            return None;
+        }
+        if closed {
+            // Nothing in a closed tour's proof depends on where it starts.
+            return self.impossible(first, true);
+        }
+        if self.board_cells().any(|c| self.in_degree[c] == 0 && self.out_degree[c] == 0) {
+            return Some(ISOLATED);
+        }
+        let mut no_way_in = self.board_cells().filter(|&c| self.in_degree[c] == 0);
+        match (no_way_in.next(), no_way_in.next()) {
+            // Only one cell may go unentered, the start.
+            (Some(_), Some(_)) => return Some(TWO_UNENTERED),
+            // Only a tour from it could exist.
+            (Some(only), None) => return self.impossible(only, false),
+            (None, _) => {}
+        }
+        if !self.symmetric {
+            return None;
+        }
+        // Undirected: the same cells are reached from every start, and a
+        // cell of one neighbour is an end wherever the tour starts.
+        if self.reached(first, &self.succ) < self.cells {
+            return Some(DISCONNECTED);
+        }
+        let ends = self.board_cells().filter(|&c| self.out_degree[c] == 1).count();
+        (ends > 2).then_some(THREE_ENDS)
     }
 
     /// Cells reachable from `from` along `offsets` (itself included).
