@@ -111,8 +111,15 @@ pub fn known(board: &Board, moves: &Moves) -> Existence {
         Claim::Unknown if odd_closed => Claim::Impossible(ODD_CLOSED),
         c => c,
     };
-    // Where no theorem speaks, the move graph may: a cell no move reaches,
-    // no move that fits at all, more dead ends than a path has ends.
+    Existence { open, closed }
+}
+
+/// [`known`], and where no theorem speaks, what the move graph proves (a
+/// cell no move reaches, no move that fits at all, more dead ends than a
+/// path has ends: [`board_proof`]). `ksweep exists` answers from this;
+/// sweeps plan from [`known`] alone, so stored results keep their meaning.
+pub fn proven(board: &Board, moves: &Moves) -> Existence {
+    let Existence { open, closed } = known(board, moves);
     let open = match open {
         Claim::Unknown => board_proof(board, moves, false).map_or(Claim::Unknown, Claim::Impossible),
         c => c,
@@ -169,7 +176,7 @@ mod tests {
     use super::*;
 
     fn claim(rule: &[u32], sides: &[u32]) -> Existence {
-        known(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
+        proven(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
     }
 
     #[test]

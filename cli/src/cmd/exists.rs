@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::Args;
-use tour::exists::{known, Claim};
+use tour::exists::{proven, Claim};
 use tour::solve::{cycle_cover_exists, NO_CYCLE_COVER};
 
 use crate::board_args::BoardArgs;
@@ -19,7 +19,7 @@ pub struct ExistsArgs {
 
 pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
     let config = args.board.configuration()?;
-    let e = known(config.board(), config.moves());
+    let e = proven(config.board(), config.moves());
     writeln!(
         out,
         "board   {} ({} cells), moves {}",

@@ -77,19 +77,13 @@ pub(super) fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
                 None => None,
             };
             let index = u32::try_from(out.len()).expect("MAX_CONFIGURATIONS fits a u32");
-            // A board whose move graph leaves a cell out (no move fits
-            // from it, or the graph is in pieces) has no start to run.
-            let (eligibility, eligible) = match tour::solve::board_proof(config.board(), config.moves(), false) {
-                Some(_) => (Eligibility::Impossible, 0),
-                None => (config.eligibility(), config.eligible_count()),
-            };
             out.push(ConfigEntry {
                 index,
                 grid: g as u32,
                 cells: config.board().cells(),
                 move_count: config.moves().len() as u32,
-                eligibility,
-                eligible,
+                eligibility: config.eligibility(),
+                eligible: config.eligible_count(),
                 existence: tour::exists::known(config.board(), config.moves()),
                 explicit_starts,
                 moves: key.0.clone(),
