@@ -273,24 +273,27 @@ impl SweepStatus {
         }
     }
 
+    /// Its estimated work while tasks remain: once every task has its
+    /// result, the task count says all there is.
+    pub fn unfinished_work(&self) -> Option<Work> {
+        self.work.filter(|_| self.tasks_done < self.tasks_total)
+    }
+
     /// Percent of the estimated work done where it was estimated, else of
     /// the tasks: what a progress bar fills to.
     pub fn percent_of_work(&self) -> f64 {
-        match &self.work {
-            Some(work) if self.tasks_done < self.tasks_total => work.percent(),
-            _ => self.percent_done(),
-        }
+        self.unfinished_work().map_or_else(|| self.percent_done(), |work| work.percent())
     }
 
     /// How far it is, for people: `12.4 % of the work (113375/166665
     /// tasks)`, or `113375/166665 tasks (68.0 %)` where the work was not
     /// estimated.
     pub fn progress_text(&self) -> String {
-        match &self.work {
-            Some(_) if self.tasks_done < self.tasks_total => {
-                format!("{:.1} % of the work ({}/{} tasks)", self.percent_of_work(), self.tasks_done, self.tasks_total)
+        match self.unfinished_work() {
+            Some(work) => {
+                format!("{:.1} % of the work ({}/{} tasks)", work.percent(), self.tasks_done, self.tasks_total)
             }
-            _ => format!("{}/{} tasks ({:.1} %)", self.tasks_done, self.tasks_total, self.percent_done()),
+            None => format!("{}/{} tasks ({:.1} %)", self.tasks_done, self.tasks_total, self.percent_done()),
         }
     }
 

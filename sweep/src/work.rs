@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
 use tour::Method;
 
 use crate::sweep::ConfigEntry;
@@ -112,7 +111,7 @@ impl CostModel {
 }
 
 /// Estimated CPU time of a sweep: of the tasks with a result and of all.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Work {
     /// Estimated CPU microseconds of the tasks with a result.
     pub done_micros: f64,
@@ -180,10 +179,14 @@ impl WorkTally {
     pub fn work(&self, sweep: &Sweep) -> Work {
         let model = self.model(sweep);
         let per_config = sweep.starts_per_config();
+        // One rate per (D, method), not one fit per configuration.
+        let mut rates: HashMap<(usize, Method), f64> = HashMap::new();
         let mut work = Work::default();
         self.each(sweep, |entry, method, tasks, _| {
             let total = entry.start_count(per_config);
-            let each = model.task_micros(entry, method);
+            let rate =
+                *rates.entry((entry.dims(), method)).or_insert_with(|| model.micros_per_unit(entry.dims(), method));
+            let each = entry.cost_per_task() * rate;
             work.total_micros += total as f64 * each;
             work.done_micros += tasks.min(total) as f64 * each;
         });

@@ -483,8 +483,8 @@ pub fn cycle_cover_exists(board: &Board, moves: &Moves) -> Option<bool> {
 }
 
 /// Largest board [`board_proof`] builds the move graph of: a cell without
-/// moves, or a graph in pieces, comes of sides short against the moves,
-/// and the check runs for every configuration as a sweep is parsed.
+/// moves, or a graph in pieces, comes of sides short against the moves, so
+/// larger boards are left to the theorems.
 pub const BOARD_PROOF_MAX_CELLS: u64 = 1 << 16;
 
 /// Why no start of `board` has a tour (closed when `closed`), from the

@@ -54,7 +54,7 @@ fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
                 s.sweep_id.clone(),
                 s.name.clone(),
                 s.state.name().to_string(),
-                match s.work.filter(|_| s.tasks_done < s.tasks_total) {
+                match s.unfinished_work() {
                     Some(work) => format!("{}/{} ({:.1} % of work)", s.tasks_done, s.tasks_total, work.percent()),
                     None => format!("{}/{}", s.tasks_done, s.tasks_total),
                 },
@@ -101,7 +101,7 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     writeln!(out, "sweep           {} ({})", s.sweep_id, s.name)?;
     writeln!(out, "state           {}", s.state)?;
     writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
-    if let Some(work) = s.work.filter(|_| s.tasks_done < s.tasks_total) {
+    if let Some(work) = s.unfinished_work() {
         writeln!(out, "work            {}", work_text(&work))?;
     }
     writeln!(out, "successes       {}", s.successes)?;

@@ -74,8 +74,6 @@ fn status_json(s: &SweepStatus, now_ms: u64) -> Value {
             "features": c.features.join(" "), "tasks": c.tasks,
             "cpu_text": format_duration(Duration::from_micros(c.cpu_micros)),
         })).collect::<Vec<_>>(),
-        "percent": s.percent_of_work(),
-        "progress_text": s.progress_text(),
         "rate": s.rate_per_sec,
         "rate_text": s.rate_per_sec.map(format_rate),
         "eta_text": s.eta.map(format_eta),

@@ -138,8 +138,8 @@ impl Scheduler {
         self.shard_micros_now() / self.rate.micros_per_cost
     }
 
-    /// Takes a running sweep's count of stored results (read as it was
-    /// taken in); results counted since are kept on top.
+    /// Gives a sweep just taken in its count of stored results (read with
+    /// its record), in place of the empty one it was added with.
     pub fn seed_work(&mut self, key: SweepKey, stored: WorkTally) {
         if let Some(s) = self.sweeps.get_mut(&key) {
             s.work = stored;
