@@ -76,7 +76,7 @@ impl SweepsService {
             sweep_id: record.id.clone(),
             created: known.is_some(),
             status: Some(status_of(&record).into()),
-            estimated_cpu_secs: known.and_then(|k| k.micros_to_run).map(|us| us / 1e6),
+            estimated_cpu_secs: known.map(|k| k.micros_to_run / 1e6),
         })
     }
 }

@@ -82,7 +82,7 @@ fn known(sweep: &Sweep, db: &Path, out: &mut impl Write) -> Result<()> {
             Err(_) => format!("key {}: {n}", key.0),
         })
         .collect();
-    let line = crate::cmd::submit::plan_line(sweep.total_tasks(), known.tasks, known.micros_to_run.map(|us| us / 1e6));
+    let line = crate::cmd::submit::plan_line(sweep.total_tasks(), known.tasks, Some(known.micros_to_run / 1e6));
     writeln!(out, "known           {line}")?;
     if !from.is_empty() {
         writeln!(out, "                computed by {}", from.join(", "))?;

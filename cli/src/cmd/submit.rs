@@ -72,7 +72,8 @@ pub fn plan_line(total: u64, known: u64, cpu_secs: Option<f64>) -> String {
         Some(secs) if secs.is_finite() && secs >= 0.0 => {
             format!(" (about {} of CPU)", sweep::format_eta(std::time::Duration::from_secs_f64(secs.max(1.0))))
         }
-        _ => " (time unknown: no stored results to estimate from)".to_string(),
+        // A coordinator before the priors sent no estimate on a fresh file.
+        _ => " (time unknown)".to_string(),
     };
     format!("{known} of {total} tasks already known, {left} to run{time}")
 }

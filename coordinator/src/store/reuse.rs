@@ -32,10 +32,9 @@ pub struct Known {
     pub successes: u64,
     /// The sweeps that computed them, with how many each, most first.
     pub from: Vec<(SweepKey, u64)>,
-    /// Estimated CPU microseconds of the tasks left to run, from the stored
-    /// results' time per unit of work of each method (of all methods where
-    /// one has none); None when the database holds no result to go by.
-    pub micros_to_run: Option<f64>,
+    /// Estimated CPU microseconds of the tasks left to run, at the stored
+    /// results' rates per (D, method), the priors where none are stored.
+    pub micros_to_run: f64,
 }
 
 /// A stored task a sweep takes: its place in the sweep and its row.
@@ -124,9 +123,10 @@ fn find(conn: &Connection, sweep: &Sweep, mut refs: Option<&mut Vec<TaskRef>>) -
 
 /// Estimated CPU microseconds of the tasks of `sweep` that `reused` leaves
 /// to run, at the rates of the stored results (the last RATE_SAMPLE) per
-/// (D, method) ([`sweep::CostModel`]); None when the database has no timed
-/// result to go by.
-fn estimate_micros(conn: &Connection, sweep: &Sweep, reused: &Reused) -> Result<Option<f64>> {
+/// (D, method) ([`sweep::CostModel`]). A database with no timed result
+/// still gets an estimate: the model's priors, the figure `ksweep check`
+/// prints without a database.
+fn estimate_micros(conn: &Connection, sweep: &Sweep, reused: &Reused) -> Result<f64> {
     let mut stmt = conn.prepare_cached(
         "SELECT c.identity, m.name, SUM(t.micros), SUM(c.cells * c.moves)
          FROM (SELECT micros, config_key, method_key FROM tasks ORDER BY id DESC LIMIT ?1) t
@@ -136,15 +136,13 @@ fn estimate_micros(conn: &Connection, sweep: &Sweep, reused: &Reused) -> Result<
     )?;
     let mut model = sweep::CostModel::new();
     let mut q = stmt.query([RATE_SAMPLE])?;
-    let mut measured = false;
     while let Some(r) = q.next()? {
         let (identity, name): (String, String) = (r.get(0)?, r.get(1)?);
         // A method or shape this build does not know tells nothing here.
         let (Some(dims), Ok(method)) = (sweep::identity_dims(&identity), name.parse()) else { continue };
         model.observe(dims, method, r.get(3)?, r.get(2)?);
-        measured = true;
     }
-    Ok(measured.then(|| sweep::micros_to_run(sweep, reused, &model)))
+    Ok(sweep::micros_to_run(sweep, reused, &model))
 }
 
 impl Store {
@@ -256,7 +254,7 @@ mod tests {
                         success,
                         attempts: 1,
                         visited: if success { entry.cells() } else { 3 },
-                        micros: 7,
+                        micros: 700,
                         worker: WorkerId(1),
                         outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
                         computed_by: key,
@@ -279,7 +277,8 @@ mod tests {
         let wide = spec("wide", r#"["w", "aw", "mw"]"#, "[5, 6, 7]");
         let known = store.known(&wide).unwrap();
         assert_eq!((known.tasks, known.from.clone()), (first.total_tasks(), vec![(a.key, first.total_tasks())]));
-        assert!(known.micros_to_run.is_some_and(|us| us > 0.0), "estimated from the stored times");
+        let prior = sweep::micros_to_run(&wide, &known.reused, &sweep::CostModel::new());
+        assert!(known.micros_to_run > 0.0 && known.micros_to_run != prior, "estimated from the stored times");
         let (b, taken) = store.insert_sweep_with(&wide, true).unwrap();
         assert_eq!(taken.unwrap().tasks, 16);
         assert_eq!((b.tasks_done, b.tasks_reused), (16, 16));
@@ -304,6 +303,16 @@ mod tests {
         let stored: i64 = store.conn.query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0)).unwrap();
         assert_eq!(stored as u64, wide.total_tasks(), "each identity stored once");
         assert_eq!(store.reuse_summary(b.key).unwrap(), (vec![(a.key, 16)], 0));
+    }
+
+    #[test]
+    fn a_fresh_database_estimates_from_the_priors() {
+        let store = Store::in_memory().unwrap();
+        let s = spec("first", r#"["w", "aw"]"#, "[5, 6]");
+        let known = store.known(&s).unwrap();
+        let prior = sweep::micros_to_run(&s, &sweep::Reused::none(), &sweep::CostModel::new());
+        assert!(prior > 0.0);
+        assert_eq!(known.micros_to_run, prior, "what `ksweep check` prints without a database");
     }
 
     #[test]
