@@ -8,7 +8,7 @@
 //!
 //! ```sh
 //! ksweep coordinator --db /tmp/load.db --listen 127.0.0.1:50051 --http 127.0.0.1:8080 &
-//! cargo run --release -p ksweep-coordinator --example poll_latency -- \
+//! cargo run --release -p ksweep-coordinator --example poll_latency -- --pid "$(pgrep -f "ksweep coordinator")" \
 //!     --coordinator http://127.0.0.1:50051 --http 127.0.0.1:8080 --workers 100 --pages 1
 //! ```
 //!
@@ -27,18 +27,28 @@ use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 use tonic::transport::Channel;
 
-/// Boards of 8 to 1,600 cells a side, 300 starts each, rule W: 478,200
-/// tasks (a W give-up, one walk, is a legal result anywhere).
-const SPEC: &str = r#"
-name = "poll-latency"
-seed = 7
-starts = 300
-methods = ["w"]
-[[grid]]
-rule = [2, 1]
-dims = [2]
-n_range = { from = 8, to = 1601 }
-"#;
+/// Boards of 8 to 1,600 cells a side, `starts` starts each (300: 478,200
+/// tasks), rule W (a W give-up, one walk, is a legal result anywhere).
+fn spec(starts: u64) -> String {
+    format!(
+        "name = \"poll-latency-{starts}\"\nseed = 7\nstarts = {starts}\nmethods = [\"w\"]\n\
+         [[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = {{ from = 8, to = 1601 }}\n"
+    )
+}
+
+/// CPU seconds (user + system) and resident set (current, peak) in MiB of
+/// process `pid`, from /proc.
+fn usage(pid: u32) -> Option<(f64, f64, f64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib = |key: &str| -> Option<f64> {
+        status.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok()
+    };
+    Some((ticks / 100.0, kib("VmRSS:")? / 1024.0, kib("VmHWM:")? / 1024.0))
+}
 
 struct Args {
     coordinator: String,
@@ -49,6 +59,10 @@ struct Args {
     /// Results stored (by workers reporting at once) before measuring.
     fill: u64,
     hold: Duration,
+    /// Starts per board: the sweep's size.
+    starts: u64,
+    /// The coordinator's process id, to report its CPU time and memory.
+    pid: Option<u32>,
     warmup: Duration,
     measure: Duration,
 }
@@ -62,6 +76,8 @@ fn args() -> Args {
         downloads: 0,
         fill: 0,
         hold: Duration::from_millis(1000),
+        starts: 300,
+        pid: None,
         warmup: Duration::from_secs(5),
         measure: Duration::from_secs(30),
     };
@@ -77,6 +93,8 @@ fn args() -> Args {
             "--downloads" => a.downloads = number() as usize,
             "--fill" => a.fill = number(),
             "--hold-ms" => a.hold = Duration::from_millis(number()),
+            "--starts" => a.starts = number(),
+            "--pid" => a.pid = Some(number() as u32),
             "--warmup-secs" => a.warmup = Duration::from_secs(number()),
             "--secs" => a.measure = Duration::from_secs(number()),
             _ => panic!("unknown flag {flag}"),
@@ -239,7 +257,7 @@ async fn main() {
     let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
     let mut sweeps = SweepsClient::new(channel.clone());
     let id = sweeps
-        .submit(pb::SubmitRequest { spec_toml: SPEC.into(), resume: true, no_reuse: false })
+        .submit(pb::SubmitRequest { spec_toml: spec(a.starts), resume: true, no_reuse: false })
         .await
         .unwrap()
         .into_inner()
@@ -300,11 +318,20 @@ async fn main() {
     }
     tokio::time::sleep(a.warmup).await;
     let before = stored(&mut sweeps, id.clone()).await;
+    let cpu_before = a.pid.and_then(usage);
     samples.lock().await.measuring = true;
     tokio::time::sleep(a.measure).await;
     let mut s = samples.lock().await;
     s.measuring = false;
     let after = stored(&mut sweeps, id.clone()).await;
+    if let (Some((c0, _, _)), Some((c1, rss, peak))) = (cpu_before, a.pid.and_then(usage)) {
+        println!(
+            "coordinator: {:.2} CPU-s over {:.0} s ({:.0} % of a core), RSS {rss:.0} MiB (peak {peak:.0} MiB)",
+            c1 - c0,
+            a.measure.as_secs_f64(),
+            100.0 * (c1 - c0) / a.measure.as_secs_f64()
+        );
+    }
     println!(
         "{} workers, {} pages, {} download loops, {:.0} s: {} results stored ({:.0}/s), {} of them at the end",
         a.workers,

@@ -32,6 +32,7 @@ use sweep::{AggregateRow, FailedShard, ResultRow, Sweep, SweepStatus};
 
 use crate::error::Result;
 use crate::ids::SweepKey;
+use crate::scheduler::Counted;
 use crate::store::{Store, SweepRecord, SweepState};
 
 /// Read-only queries on a database file (the CLI's `--db`).
@@ -195,22 +196,42 @@ pub(crate) fn sweeps(store: &Store) -> Result<Vec<SweepStatus>> {
 /// failed shards, its CPU time and contributors (a pass over its results)
 /// and, unfinished, its progress in estimated work.
 pub(crate) fn status(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
+    status_counted(store, id, |_| None)
+}
+
+/// [`status`], taking a running sweep's sums from `counted` (a running
+/// coordinator's [`Counted`]) where it has them, instead of passes over all
+/// its results: what keeps `Status` fast on a sweep of millions.
+pub(crate) fn status_counted(
+    store: &Store,
+    id: Option<&str>,
+    counted: impl FnOnce(SweepKey) -> Option<Counted>,
+) -> Result<SweepStatus> {
     let record = store.resolve(id)?;
-    let mut status = detailed_status(store, &record)?.with_contributors(store.contributors(record.key)?);
-    // How far an unfinished sweep is in estimated work (another pass over
-    // its results; a running coordinator's live figures replace it).
-    if record.tasks_done < record.tasks_total {
-        let sweep = store.sweep_of(&record)?;
-        status.work = Some(store.work_tally(record.key, &sweep)?.work(&sweep));
-    }
-    Ok(status)
+    let counted = if record.state == SweepState::Running { counted(record.key) } else { None };
+    let (reused_from, workers, work) = match counted {
+        Some(c) => (c.reused_from, c.workers, Some(c.work)),
+        None => {
+            // How far an unfinished sweep is in estimated work (another pass).
+            let work = if record.tasks_done < record.tasks_total {
+                let sweep = store.sweep_of(&record)?;
+                Some(store.work_tally(record.key, &sweep)?.work(&sweep))
+            } else {
+                None
+            };
+            (store.reused_from(record.key)?, store.worker_totals(record.key)?, work)
+        }
+    };
+    let status = detailed_status(store, &record, reused_from)?.with_contributors(store.contributors_of(&workers)?);
+    Ok(SweepStatus { work, ..status })
 }
 
 /// One sweep's status with its spec and failed shards, but not what its
 /// results cost: what the dashboard reads on every update (it reads the
 /// contributors with the tables, less often).
 pub(crate) fn status_without_costs(store: &Store, id: Option<&str>) -> Result<SweepStatus> {
-    detailed_status(store, &store.resolve(id)?)
+    let record = store.resolve(id)?;
+    detailed_status(store, &record, store.reused_from(record.key)?)
 }
 
 /// A sweep's contributors (see [`Store::contributors`]).
@@ -219,12 +240,12 @@ pub(crate) fn contributors(store: &Store, id: Option<&str>) -> Result<Vec<sweep:
 }
 
 /// A sweep's status with its spec, failed shards and where its results
-/// came from.
-fn detailed_status(store: &Store, record: &SweepRecord) -> Result<SweepStatus> {
+/// came from (`reused_from`, [`Store::reused_from`]).
+fn detailed_status(store: &Store, record: &SweepRecord, reused_from: Vec<(SweepKey, u64)>) -> Result<SweepStatus> {
     let failed_shards = failed_shards(store, record)?;
     let base = status_of(record);
-    let (from, conflicts) = store.reuse_summary(record.key)?;
-    let from = from
+    let conflicts = store.conflict_count(record.key)?;
+    let from = reused_from
         .into_iter()
         .map(|(key, tasks)| {
             let (sweep_id, name) = match store.record_of(key) {

@@ -121,7 +121,9 @@ impl pb::sweeps_server::Sweeps for SweepsService {
 
     async fn status(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
-        let status = self.shared.read(move |s| query::status(s, id.as_deref())).await?;
+        let shared = self.shared.clone();
+        let status =
+            self.shared.read(move |s| query::status_counted(s, id.as_deref(), |key| shared.counted(key))).await?;
         Ok(Response::new(self.shared.live(status).into()))
     }
 

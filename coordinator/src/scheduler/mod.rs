@@ -36,7 +36,7 @@ pub use report::{Settled, ShardReport, TaskReport};
 pub use resources::WorkerResources;
 pub use shard::{Lease, ShardState};
 pub use starts::DrawnStarts;
-pub use sweep_run::SweepPhase;
+pub use sweep_run::{Counted, SweepPhase};
 
 use lease::WorkerRun;
 use shard::ShardRun;

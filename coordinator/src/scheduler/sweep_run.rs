@@ -11,6 +11,7 @@ use super::shard::ShardState;
 use super::Scheduler;
 use crate::codes::SweepState;
 use crate::ids::SweepKey;
+use crate::store::WorkerTotals;
 
 /// Where a running sweep is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,23 @@ pub(super) struct SweepRun {
     /// Its results per (configuration, method) and their time: its progress
     /// in estimated work ([`Scheduler::work`]).
     pub work: WorkTally,
+    /// Its results per worker ([`Counted::workers`]).
+    pub workers: WorkerTotals,
+    /// Where the results it took at submission came from.
+    pub reused_from: Vec<(SweepKey, u64)>,
+}
+
+/// What a sweep's status would otherwise sum from all its results on every
+/// ask (seconds on a sweep of millions): a running sweep's figures, read
+/// from the store once when the coordinator takes it in and counted as
+/// results are stored after that.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counted {
+    pub work: Work,
+    /// Tasks and CPU microseconds per worker id.
+    pub workers: WorkerTotals,
+    /// The sweeps whose stored results it took when submitted, and how many.
+    pub reused_from: Vec<(SweepKey, u64)>,
 }
 
 impl SweepRun {
@@ -79,6 +97,8 @@ impl SweepRun {
             tally: Tally::default(),
             starts: None,
             requirements: HashMap::new(),
+            workers: WorkerTotals::new(),
+            reused_from: Vec::new(),
         }
     }
 
@@ -138,20 +158,29 @@ impl Scheduler {
         self.shard_micros_now() / self.rate.micros_per_cost
     }
 
-    /// Gives a sweep just taken in its count of stored results (read with
-    /// its record), in place of the empty one it was added with.
-    pub fn seed_work(&mut self, key: SweepKey, stored: WorkTally) {
+    /// Gives a sweep just taken in the counts of its stored results (read
+    /// with its record), in place of the empty ones it was added with.
+    pub fn seed_counts(
+        &mut self,
+        key: SweepKey,
+        work: WorkTally,
+        workers: WorkerTotals,
+        reused_from: Vec<(SweepKey, u64)>,
+    ) {
         if let Some(s) = self.sweeps.get_mut(&key) {
-            s.work = stored;
+            (s.work, s.workers, s.reused_from) = (work, workers, reused_from);
         }
     }
 
     /// Counts stored results of running sweeps: (sweep, configuration,
-    /// method index, micros) each.
-    pub fn count_work(&mut self, results: impl IntoIterator<Item = (SweepKey, u32, u32, u64)>) {
-        for (key, config, method, micros) in results {
+    /// method index, micros, worker id) each.
+    pub fn count_stored(&mut self, results: impl IntoIterator<Item = (SweepKey, u32, u32, u64, u64)>) {
+        for (key, config, method, micros, worker) in results {
             if let Some(s) = self.sweeps.get_mut(&key) {
                 s.work.add(config, method, 1, micros as f64);
+                let totals = s.workers.entry(worker).or_default();
+                totals.0 += 1;
+                totals.1 += micros;
             }
         }
     }
@@ -159,6 +188,15 @@ impl Scheduler {
     /// A running sweep's progress in estimated work, by its id.
     pub fn work(&self, sweep_id: &str) -> Option<Work> {
         self.sweeps.values().find(|s| s.id == sweep_id).map(|s| s.work.work(&s.sweep))
+    }
+
+    /// A running sweep's counted figures, by its key.
+    pub fn counted(&self, key: SweepKey) -> Option<Counted> {
+        self.sweeps.get(&key).map(|s| Counted {
+            work: s.work.work(&s.sweep),
+            workers: s.workers.clone(),
+            reused_from: s.reused_from.clone(),
+        })
     }
 
     /// The phase of a running sweep.

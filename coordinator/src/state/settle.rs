@@ -76,11 +76,11 @@ impl Shared {
         }
         let rows = self.scheduler().validate(worker, reports)?;
         if !rows.is_empty() {
-            let work: Vec<_> = rows.iter().map(|r| (r.sweep, r.config, r.method, r.micros)).collect();
+            let counts: Vec<_> = rows.iter().map(|r| (r.sweep, r.config, r.method, r.micros, r.worker.0)).collect();
             let stored = self.with_store(move |s| s.record(&rows)).await;
             self.note_write(&stored);
             stored?;
-            self.scheduler().count_work(work);
+            self.scheduler().count_stored(counts);
         }
         let settled = self.scheduler().commit(worker, reports);
         self.persist_settled(settled).await?;

@@ -8,9 +8,16 @@ use sweep::{Planner, ShardPlan, Sweep};
 use super::{blocking, Shared};
 use crate::error::Result;
 use crate::ids::SweepKey;
+use crate::scheduler::Counted;
 use crate::store::{Known, SweepRecord, SweepState};
 
 impl Shared {
+    /// A sweep's counted figures ([`Counted`]) while this coordinator runs
+    /// it; None otherwise.
+    pub fn counted(&self, key: SweepKey) -> Option<Counted> {
+        self.scheduler().counted(key)
+    }
+
     /// Takes every running sweep of the database into the scheduler (see
     /// [`Shared::load`]). A sweep that cannot be loaded is logged and left
     /// as stored; the others go on.
@@ -49,18 +56,18 @@ impl Shared {
                 let open = s.open_shards(key)?;
                 let reused = s.reused(key, &for_store)?;
                 let gaps = Planner::reusing(&for_store, &reused).uncovered(&s.shard_plans(key)?, record.cursor, target);
-                let work = s.work_tally(key, &for_store)?;
-                Ok(Some((record, open, gaps, reused, work)))
+                let counts = (s.work_tally(key, &for_store)?, s.worker_totals(key)?, s.reused_from(key)?);
+                Ok(Some((record, open, gaps, reused, counts)))
             })
             .await?;
-        let Some((record, open, gaps, reused, work)) = loaded else { return Ok(()) };
+        let Some((record, open, gaps, reused, (work, workers, reused_from))) = loaded else { return Ok(()) };
         if !open.is_empty() {
             tracing::info!(sweep = %record.id, name = %record.name, open_shards = open.len(), "resuming sweep");
         }
         {
             let mut sched = self.scheduler();
             sched.add_sweep(key, record.id.clone(), sweep, record.cursor, open, record.shards_failed, reused);
-            sched.seed_work(key, work);
+            sched.seed_counts(key, work, workers, reused_from);
             if !gaps.is_empty() {
                 let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
                 tracing::error!(

@@ -425,3 +425,48 @@ async fn a_long_read_holds_up_neither_writes_nor_other_reads() {
     assert_eq!(long.await.unwrap().unwrap().key, key);
     assert!(!shared.store_in_use());
 }
+
+/// A running coordinator's `Status` counts what the offline status sums
+/// from the results (workers, CPU time, work done), before and after a
+/// restart takes the sweep in from the file.
+#[tokio::test]
+async fn a_running_sweeps_counted_status_equals_the_summed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("counted.db");
+    let shared = Arc::new(open(&path).await);
+    let key = submit(&shared).await;
+    let (a, _) = shared.register("a".into(), 4, Default::default()).await.unwrap();
+    let (b, _) = shared.register("b".into(), 4, Default::default()).await.unwrap();
+    let compare = |shared: Arc<Shared>| async move {
+        let counter = shared.clone();
+        let (counted, summed) = shared
+            .with_store(move |s| {
+                let counted = crate::query::status_counted(s, None, |k| counter.counted(k))?;
+                Ok((counted, crate::query::status(s, None)?))
+            })
+            .await
+            .unwrap();
+        assert!(shared.counted(key).is_some(), "the coordinator runs the sweep");
+        assert_eq!(counted.state, sweep::SweepState::Running);
+        assert_eq!((&counted.contributors, counted.cpu_micros), (&summed.contributors, summed.cpu_micros));
+        assert_eq!(counted.reuse, summed.reuse);
+        let (c, s) = (counted.work.unwrap(), summed.work.unwrap());
+        assert!((c.done_micros - s.done_micros).abs() <= 1e-6 * s.done_micros.max(1.0), "{c:?} {s:?}");
+        assert!((c.total_micros - s.total_micros).abs() <= 1e-6 * s.total_micros.max(1.0), "{c:?} {s:?}");
+        counted
+    };
+    for (round, worker) in [a, b, a].into_iter().enumerate() {
+        let reports: Vec<ShardReport> = shared.assign(worker, 3).await.unwrap().iter().map(answer).collect();
+        assert!(!reports.is_empty(), "round {round}: work to do");
+        shared.report(worker, &reports).await.unwrap();
+    }
+    let before = compare(shared.clone()).await;
+    assert_eq!(before.contributors.len(), 2, "{:?}", before.contributors);
+    drop(shared);
+    let shared = Arc::new(reopen(&path).await);
+    assert_eq!(compare(shared.clone()).await.contributors, before.contributors, "seeded from the file");
+    let (c, _) = shared.register("c".into(), 4, Default::default()).await.unwrap();
+    let reports: Vec<ShardReport> = shared.assign(c, 2).await.unwrap().iter().map(answer).collect();
+    shared.report(c, &reports).await.unwrap();
+    assert_eq!(compare(shared.clone()).await.contributors.len(), 3);
+}

@@ -38,7 +38,7 @@ pub use readers::Readers;
 pub use reuse::Known;
 pub use shards::FailedShard;
 pub use sweeps::SweepRecord;
-pub use workers::WorkerRecord;
+pub use workers::{WorkerRecord, WorkerTotals};
 
 use lock::WriterLock;
 

@@ -171,6 +171,12 @@ impl Store {
     /// How many of sweep `key`'s results another sweep computed, per sweep
     /// (most first), and how many reruns disagreed with a stored result.
     pub fn reuse_summary(&self, key: SweepKey) -> Result<(Vec<(SweepKey, u64)>, u64)> {
+        Ok((self.reused_from(key)?, self.conflict_count(key)?))
+    }
+
+    /// How many of sweep `key`'s results another sweep computed, per sweep,
+    /// most first: a pass over its task list.
+    pub fn reused_from(&self, key: SweepKey) -> Result<Vec<(SweepKey, u64)>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT t.sweep, COUNT(*) FROM sweep_tasks st JOIN tasks t ON t.id = st.task
              WHERE st.sweep = ?1 AND t.sweep != ?1 GROUP BY t.sweep ORDER BY COUNT(*) DESC, t.sweep",
@@ -178,9 +184,14 @@ impl Store {
         let from = stmt
             .query_map([key.0], |r| Ok((SweepKey(r.get(0)?), r.get::<_, i64>(1)? as u64)))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(from)
+    }
+
+    /// How many of sweep `key`'s reruns disagreed with a stored result.
+    pub fn conflict_count(&self, key: SweepKey) -> Result<u64> {
         let conflicts: i64 =
             self.conn.query_row("SELECT COUNT(*) FROM conflicts WHERE sweep = ?1", [key.0], |r| r.get(0))?;
-        Ok((from, conflicts as u64))
+        Ok(conflicts as u64)
     }
 }
 

@@ -3,11 +3,14 @@
 use std::collections::HashMap;
 
 use ksweep_proto::build::Provenance;
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::{now_ms, Store};
 use crate::error::Result;
 use crate::ids::{SweepKey, WorkerId};
+
+/// Tasks and CPU microseconds per worker id, in one sweep.
+pub type WorkerTotals = HashMap<u64, (u64, u64)>;
 
 /// A registered worker as stored: its name and what it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,37 +49,64 @@ impl Store {
         Ok(rows)
     }
 
-    /// The workers whose results a sweep holds, with their tasks and CPU
-    /// time there, most tasks first. One pass over the sweep's results
-    /// grouped by worker; registrations with the same name, build and
-    /// machine (a restarted worker) then merge. A result whose worker row
-    /// is missing counts under the worker's id, as exports name it.
-    pub fn contributors(&self, sweep: SweepKey) -> Result<Vec<sweep::Contributor>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT COALESCE(w.name, CAST(r.worker AS TEXT)) AS who, COALESCE(w.version, ''), COALESCE(w.build, ''),
-                    COALESCE(w.host, ''), COALESCE(w.cpu, ''), COALESCE(w.features, ''),
-                    SUM(r.tasks), SUM(r.micros)
-             FROM (SELECT worker, COUNT(*) AS tasks, SUM(micros) AS micros
-                   FROM results WHERE sweep = ?1 GROUP BY worker) AS r
-             LEFT JOIN workers AS w ON w.id = r.worker
-             GROUP BY 1, 2, 3, 4, 5, 6
-             ORDER BY SUM(r.tasks) DESC, who",
-        )?;
+    /// Tasks and CPU microseconds per worker id among a sweep's results:
+    /// one pass over them (a running coordinator counts them as they come,
+    /// [`crate::scheduler::Counted`]).
+    pub fn worker_totals(&self, sweep: SweepKey) -> Result<WorkerTotals> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT worker, COUNT(*), SUM(micros) FROM results WHERE sweep = ?1 GROUP BY worker")?;
         let rows = stmt
             .query_map([sweep.0], |r| {
-                Ok(sweep::Contributor {
-                    name: r.get(0)?,
-                    version: r.get(1)?,
-                    build: r.get(2)?,
-                    host: r.get(3)?,
-                    cpu: r.get(4)?,
-                    features: r.get::<_, String>(5)?.split_whitespace().map(str::to_string).collect(),
-                    tasks: r.get::<_, i64>(6)? as u64,
-                    cpu_micros: r.get::<_, i64>(7)? as u64,
-                })
+                Ok((r.get::<_, i64>(0)? as u64, (r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)? as u64)))
             })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
+    }
+
+    /// The workers whose results a sweep holds, with their tasks and CPU
+    /// time there, most tasks first ([`Store::contributors_of`] of its
+    /// [`Store::worker_totals`]).
+    pub fn contributors(&self, sweep: SweepKey) -> Result<Vec<sweep::Contributor>> {
+        self.contributors_of(&self.worker_totals(sweep)?)
+    }
+
+    /// Contributors from per-worker totals, most tasks first: registrations
+    /// with the same name, build and machine (a restarted worker) merge. A
+    /// worker whose row is missing counts under its id, as exports name it.
+    pub fn contributors_of(&self, totals: &WorkerTotals) -> Result<Vec<sweep::Contributor>> {
+        let mut stmt =
+            self.conn.prepare_cached("SELECT name, version, build, host, cpu, features FROM workers WHERE id = ?1")?;
+        let mut merged: HashMap<(String, String, String, String, String, String), (u64, u64)> = HashMap::new();
+        for (&worker, &(tasks, micros)) in totals {
+            let who = stmt
+                .query_row([worker as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+                .optional()?
+                .unwrap_or_else(|| {
+                    (worker.to_string(), String::new(), String::new(), String::new(), String::new(), String::new())
+                });
+            let sums = merged.entry(who).or_default();
+            sums.0 += tasks;
+            sums.1 += micros;
+        }
+        let mut out: Vec<sweep::Contributor> = merged
+            .into_iter()
+            .map(|((name, version, build, host, cpu, features), (tasks, cpu_micros))| sweep::Contributor {
+                name,
+                version,
+                build,
+                host,
+                cpu,
+                features: features.split_whitespace().map(str::to_string).collect(),
+                tasks,
+                cpu_micros,
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            let key = |c: &sweep::Contributor| (c.name.clone(), c.version.clone(), c.build.clone(), c.host.clone());
+            b.tasks.cmp(&a.tasks).then_with(|| key(a).cmp(&key(b)))
+        });
+        Ok(out)
     }
 
     /// Name of a worker, for exports.
