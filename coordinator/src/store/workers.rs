@@ -12,6 +12,10 @@ use crate::ids::{SweepKey, WorkerId};
 /// Tasks and CPU microseconds per worker id, in one sweep.
 pub type WorkerTotals = HashMap<u64, (u64, u64)>;
 
+/// A worker as contributors merge it: name, version, build, host, CPU and
+/// features.
+type Who = (String, String, String, String, String, String);
+
 /// A registered worker as stored: its name and what it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WorkerRecord {
@@ -77,7 +81,7 @@ impl Store {
     pub fn contributors_of(&self, totals: &WorkerTotals) -> Result<Vec<sweep::Contributor>> {
         let mut stmt =
             self.conn.prepare_cached("SELECT name, version, build, host, cpu, features FROM workers WHERE id = ?1")?;
-        let mut merged: HashMap<(String, String, String, String, String, String), (u64, u64)> = HashMap::new();
+        let mut merged: HashMap<Who, (u64, u64)> = HashMap::new();
         for (&worker, &(tasks, micros)) in totals {
             let who = stmt
                 .query_row([worker as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
