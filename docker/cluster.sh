@@ -22,8 +22,13 @@ case "${1:-}" in
         ;;
     submit)
         spec=${2:?usage: $0 submit SPEC}
-        cargo build --release -q -p ksweep
-        k=target/release/ksweep
+        # The static binary `up` built runs on the host too: no second build.
+        k=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release/ksweep
+        if [ ! -x "$k" ]; then
+            echo "no binary from \`$0 up\` at $k: building the host's (a few minutes the first time)" >&2
+            cargo build --release -q --locked -p ksweep
+            k=${CARGO_TARGET_DIR:-target}/release/ksweep
+        fi
         id=$("$k" submit "$spec" --coordinator "$url" | tail -n 1)
         "$k" watch "$id" --coordinator "$url"
         "$k" table "$id" --coordinator "$url"
