@@ -2,7 +2,7 @@
 //! nonce and a change counter that progress watchers wait on.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -61,6 +61,11 @@ pub struct Shared {
     cutting: tokio::sync::Mutex<()>,
     /// Each registered worker's session secret.
     sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
+    /// Results waiting to be stored in one shared transaction
+    /// ([`Shared::store_results`]).
+    results_queue: Arc<Mutex<Vec<QueuedResults>>>,
+    /// Grouped results writes so far.
+    result_writes: Arc<AtomicU64>,
     /// Settled batches whose write failed, retried on every tick.
     unsettled: Mutex<Vec<Settled>>,
     /// The last write the database was asked for failed.
@@ -69,6 +74,10 @@ pub struct Shared {
     /// on ticks and whenever a status is asked for.
     rates: Mutex<Rates>,
 }
+
+/// One poll's results waiting for a grouped write, and where to say how it
+/// went.
+type QueuedResults = (Vec<crate::model::ResultRecord>, tokio::sync::oneshot::Sender<std::result::Result<(), String>>);
 
 /// Readers for queries besides those the dashboard's downloads may hold.
 const QUERY_READERS: usize = 4;
@@ -102,6 +111,8 @@ impl Shared {
             options,
             cutting: tokio::sync::Mutex::new(()),
             sessions: Mutex::new(HashMap::new()),
+            results_queue: Arc::new(Mutex::new(Vec::new())),
+            result_writes: Arc::new(AtomicU64::new(0)),
             unsettled: Mutex::new(Vec::new()),
             writes_failing: AtomicBool::new(false),
             rates: Mutex::new(Rates { origin: now(), sampled: None, windows: HashMap::new() }),

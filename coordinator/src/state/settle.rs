@@ -2,13 +2,17 @@
 //! counts them; the shards and sweeps they end, written (and retried while
 //! the database refuses).
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
 
 use super::Shared;
-use crate::error::Result;
+use tokio::sync::oneshot;
+
+use crate::error::{Error, Result};
 use crate::ids::WorkerId;
+use crate::model::ResultRecord;
 use crate::scheduler::{Settled, ShardReport};
 use crate::store::{Store, SweepRecord, SweepState};
 
@@ -77,7 +81,7 @@ impl Shared {
         let rows = self.scheduler().validate(worker, reports)?;
         if !rows.is_empty() {
             let counts: Vec<_> = rows.iter().map(|r| (r.sweep, r.config, r.method, r.micros, r.worker.0)).collect();
-            let stored = self.with_store(move |s| s.record(&rows)).await;
+            let stored = self.store_results(rows).await;
             self.note_write(&stored);
             stored?;
             self.scheduler().count_stored(counts);
@@ -86,6 +90,41 @@ impl Shared {
         self.persist_settled(settled).await?;
         self.changed();
         Ok(())
+    }
+
+    /// Stores results in a transaction shared with every other poll's that
+    /// waits for the store meanwhile (group commit): whichever of their
+    /// writes gets the store first takes them all. A transaction per poll
+    /// cost 16 us a result in batches of 10, 4.5 in batches of 1,000. The
+    /// write runs on the blocking pool to its end even when the poll that
+    /// started it is dropped, so no one else's results are left waiting.
+    async fn store_results(&self, rows: Vec<ResultRecord>) -> Result<()> {
+        let (done, stored) = oneshot::channel();
+        self.results_queue.lock().unwrap_or_else(|p| p.into_inner()).push((rows, done));
+        let (store, queue, writes) = (self.store.clone(), self.results_queue.clone(), self.result_writes.clone());
+        tokio::task::spawn_blocking(move || {
+            let Ok(mut store) = store.lock() else { return };
+            let batch = std::mem::take(&mut *queue.lock().unwrap_or_else(|p| p.into_inner()));
+            if batch.is_empty() {
+                return; // an earlier write took ours
+            }
+            let (rows, waiting): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+            let written = store.record(&rows.concat()).map(drop).map_err(|e| e.to_string());
+            writes.fetch_add(1, Ordering::Relaxed);
+            for done in waiting {
+                let _ = done.send(written.clone()); // a dropped poll no longer waits
+            }
+        });
+        match stored.await {
+            Ok(written) => written.map_err(|e| Error::Internal(format!("storing results: {e}"))),
+            Err(_) => Err(Error::Internal("storing results: the store lock is poisoned".into())),
+        }
+    }
+
+    /// How many grouped results writes ([`Shared::store_results`]) ran.
+    #[cfg(test)]
+    pub(crate) fn result_writes(&self) -> u64 {
+        self.result_writes.load(Ordering::Relaxed)
     }
 
     /// Persists what settling shards decided. The scheduler has already

@@ -470,3 +470,49 @@ async fn a_running_sweeps_counted_status_equals_the_summed_one() {
     shared.report(c, &reports).await.unwrap();
     assert_eq!(compare(shared.clone()).await.contributors.len(), 3);
 }
+
+/// Polls whose results wait for the store meanwhile are stored in one
+/// transaction (group commit), and every one of them is told it is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_waiting_for_the_store_are_written_together() {
+    let shared = Arc::new(Shared::new(Store::in_memory().unwrap(), options()).unwrap());
+    let key = submit(&shared).await;
+    let mut workers = Vec::new();
+    for n in 0..10 {
+        let (worker, _) = shared.register(format!("w{n}"), 4, Default::default()).await.unwrap();
+        let reports: Vec<ShardReport> = shared.assign(worker, 1).await.unwrap().iter().map(answer).collect();
+        assert_eq!(reports.len(), 1);
+        workers.push((worker, reports));
+    }
+    // Hold the store (as a long write would) while every poll reports.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = std::sync::mpsc::channel();
+    let store = shared.store.clone();
+    let holder = std::thread::spawn(move || {
+        let _guard = store.lock().unwrap();
+        locked.send(()).unwrap();
+        held.recv().unwrap();
+    });
+    is_locked.recv().unwrap();
+    let before = shared.result_writes();
+    let reported: u64 = workers.iter().flat_map(|(_, r)| r).map(|r| r.tasks.len() as u64).sum();
+    let polls: Vec<_> = workers
+        .into_iter()
+        .map(|(worker, reports)| {
+            let shared = shared.clone();
+            tokio::spawn(async move { shared.report(worker, &reports).await })
+        })
+        .collect();
+    while shared.results_queue.lock().unwrap().len() < polls.len() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    release.send(()).unwrap();
+    holder.join().unwrap();
+    for poll in polls {
+        poll.await.unwrap().unwrap();
+    }
+    assert_eq!(shared.result_writes() - before, 1, "one transaction for the ten polls");
+    let done = shared.with_store(move |s| s.record_of(key)).await.unwrap().tasks_done;
+    assert_eq!(done, reported, "every poll's results are stored");
+    assert_complete(&run_to_end(&shared, key).await);
+}
