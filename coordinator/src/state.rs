@@ -14,7 +14,7 @@ use crate::scheduler::{Assignment, Scheduler, Settled};
 use crate::secret::SessionSecret;
 use crate::store::{ParsedSweeps, Readers, Store};
 
-use settle::log_settled;
+use settle::{log_settled, ResultsQueue};
 // Names the lost-work tests take from here (`use super::*`).
 #[cfg(test)]
 use crate::store::{SweepRecord, SweepState};
@@ -63,7 +63,7 @@ pub struct Shared {
     sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
     /// Results waiting to be stored in one shared transaction
     /// ([`Shared::store_results`]).
-    results_queue: Arc<Mutex<Vec<QueuedResults>>>,
+    results_queue: Arc<Mutex<ResultsQueue>>,
     /// Grouped results writes so far.
     result_writes: Arc<AtomicU64>,
     /// Settled batches whose write failed, retried on every tick.
@@ -74,10 +74,6 @@ pub struct Shared {
     /// on ticks and whenever a status is asked for.
     rates: Mutex<Rates>,
 }
-
-/// One poll's results waiting for a grouped write, and where to say how it
-/// went.
-type QueuedResults = (Vec<crate::model::ResultRecord>, tokio::sync::oneshot::Sender<std::result::Result<(), String>>);
 
 /// Readers for queries besides those the dashboard's downloads may hold.
 const QUERY_READERS: usize = 4;
@@ -111,7 +107,7 @@ impl Shared {
             options,
             cutting: tokio::sync::Mutex::new(()),
             sessions: Mutex::new(HashMap::new()),
-            results_queue: Arc::new(Mutex::new(Vec::new())),
+            results_queue: Arc::new(Mutex::new(ResultsQueue::default())),
             result_writes: Arc::new(AtomicU64::new(0)),
             unsettled: Mutex::new(Vec::new()),
             writes_failing: AtomicBool::new(false),

@@ -2,8 +2,8 @@
 //! counts them; the shards and sweeps they end, written (and retried while
 //! the database refuses).
 
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
 
@@ -70,6 +70,42 @@ fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result
     Ok(short)
 }
 
+/// Results polls wait to have stored, and whether a writer is taking them.
+#[derive(Default)]
+pub(super) struct ResultsQueue {
+    pub waiting: Vec<QueuedResults>,
+    pub writing: bool,
+}
+
+/// One poll's results and where to say how their write went.
+pub(super) type QueuedResults = (Vec<ResultRecord>, oneshot::Sender<std::result::Result<(), String>>);
+
+/// The results writer: while polls have queued results, waits for the
+/// store, then writes all of them in one transaction and answers each.
+fn write_queued_results(store: &Mutex<Store>, queue: &Mutex<ResultsQueue>, writes: &AtomicU64) {
+    let lock_queue = || queue.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        let store = store.lock();
+        let batch = {
+            let mut queue = lock_queue();
+            if queue.waiting.is_empty() {
+                queue.writing = false;
+                return;
+            }
+            std::mem::take(&mut queue.waiting)
+        };
+        let (rows, waiting): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+        let written = match store {
+            Ok(mut store) => store.record(&rows.concat()).map(drop).map_err(|e| e.to_string()),
+            Err(_) => Err("the store lock is poisoned".to_string()),
+        };
+        writes.fetch_add(1, Ordering::Relaxed);
+        for done in waiting {
+            let _ = done.send(written.clone()); // a dropped poll no longer waits
+        }
+    }
+}
+
 impl Shared {
     /// Records which results of a worker's poll are new, then settles what
     /// they complete: rows are stored before the scheduler counts them, so a
@@ -93,31 +129,26 @@ impl Shared {
     }
 
     /// Stores results in a transaction shared with every other poll's that
-    /// waits for the store meanwhile (group commit): whichever of their
-    /// writes gets the store first takes them all. A transaction per poll
-    /// cost 16 us a result in batches of 10, 4.5 in batches of 1,000. The
-    /// write runs on the blocking pool to its end even when the poll that
-    /// started it is dropped, so no one else's results are left waiting.
+    /// waits for the store meanwhile (group commit): one writer on the
+    /// blocking pool takes everything queued each time it gets the store,
+    /// until the queue is empty. A transaction per poll cost 16 us a result
+    /// in batches of 10, 4.5 in batches of 1,000; and a blocking thread per
+    /// waiting poll left none for `Status` with 1,000 workers. The writer
+    /// runs to its end even when the poll that started it is dropped.
     async fn store_results(&self, rows: Vec<ResultRecord>) -> Result<()> {
         let (done, stored) = oneshot::channel();
-        self.results_queue.lock().unwrap_or_else(|p| p.into_inner()).push((rows, done));
-        let (store, queue, writes) = (self.store.clone(), self.results_queue.clone(), self.result_writes.clone());
-        tokio::task::spawn_blocking(move || {
-            let Ok(mut store) = store.lock() else { return };
-            let batch = std::mem::take(&mut *queue.lock().unwrap_or_else(|p| p.into_inner()));
-            if batch.is_empty() {
-                return; // an earlier write took ours
-            }
-            let (rows, waiting): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
-            let written = store.record(&rows.concat()).map(drop).map_err(|e| e.to_string());
-            writes.fetch_add(1, Ordering::Relaxed);
-            for done in waiting {
-                let _ = done.send(written.clone()); // a dropped poll no longer waits
-            }
-        });
+        let start_writer = {
+            let mut queue = self.results_queue.lock().unwrap_or_else(|p| p.into_inner());
+            queue.waiting.push((rows, done));
+            !std::mem::replace(&mut queue.writing, true)
+        };
+        if start_writer {
+            let (store, queue, writes) = (self.store.clone(), self.results_queue.clone(), self.result_writes.clone());
+            tokio::task::spawn_blocking(move || write_queued_results(&store, &queue, &writes));
+        }
         match stored.await {
             Ok(written) => written.map_err(|e| Error::Internal(format!("storing results: {e}"))),
-            Err(_) => Err(Error::Internal("storing results: the store lock is poisoned".into())),
+            Err(_) => Err(Error::Internal("storing results: the writer stopped".into())),
         }
     }
 

@@ -503,7 +503,7 @@ async fn results_waiting_for_the_store_are_written_together() {
             tokio::spawn(async move { shared.report(worker, &reports).await })
         })
         .collect();
-    while shared.results_queue.lock().unwrap().len() < polls.len() {
+    while shared.results_queue.lock().unwrap().waiting.len() < polls.len() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     release.send(()).unwrap();
