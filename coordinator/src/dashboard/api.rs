@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::ids::SweepKey;
 use crate::query;
 use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
-use crate::state::Sent;
+use crate::state::{now, Sent};
 use crate::store::now_ms;
 
 /// Rows per page of a download.
@@ -101,14 +101,36 @@ pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
 /// only with its results is a [`views::View`] shared by every page open on
 /// the sweep; the status (counts, rate, ETA, times) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
-    let (status, view) = status_and_view(&d, id).await?;
+    if let Some((at, answer)) = d.answers.lock().await.get(&id) {
+        if now().saturating_duration_since(*at) < ANSWER_EVERY {
+            return Ok(Json(Value::clone(answer)));
+        }
+    }
+    let (status, view) = status_and_view(&d, id.clone()).await?;
     let status = status.with_contributors(view.contributors.to_vec());
     let mut value = status_json(&status, now_ms());
     let object = value.as_object_mut().expect("a status is an object");
     for (key, v) in view.summary.as_object().expect("a summary is an object") {
         object.insert(key.clone(), v.clone());
     }
+    let mut answers = d.answers.lock().await;
+    answers.retain(|_, (at, _)| now().saturating_duration_since(*at) < ANSWER_EVERY);
+    answers.insert(id, (now(), Arc::new(value.clone())));
     Ok(Json(value))
+}
+
+/// A sweep's answer serves every page asking within this long: pages
+/// update once a second, so however many are open, its status (counts,
+/// rate, work left) is read about once a second.
+const ANSWER_EVERY: Duration = Duration::from_millis(900);
+
+/// The view a page's request for a part of sweep `id` reads: the one kept,
+/// while recent, else one for a fresh status.
+async fn part_view(d: &Dashboard, id: String) -> Result<Arc<views::View>, Error> {
+    match views::recent_view(d, &id).await {
+        Some(view) => Ok(view),
+        None => Ok(status_and_view(d, id).await?.1),
+    }
 }
 
 /// A sweep's live status and its current view.
@@ -122,7 +144,7 @@ async fn status_and_view(d: &Dashboard, id: String) -> Result<(SweepStatus, Arc<
 /// One section's accuracy table (with denominators and intervals), as an
 /// HTML fragment: a page asks for the sections it shows open.
 pub(super) async fn section(State(d): State<Dashboard>, Path((id, index)): Path<(String, usize)>) -> Answer<Response> {
-    let (_, view) = status_and_view(&d, id).await?;
+    let view = part_view(&d, id).await?;
     Ok(match view.part(Part::Section(index)).await? {
         Some(html) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.to_string()).into_response(),
         None => (StatusCode::NOT_FOUND, "no such section").into_response(),
@@ -134,7 +156,7 @@ pub(super) async fn figure(State(d): State<Dashboard>, Path((id, name)): Path<(S
     let Some(kind) = FigureKind::parse(name.trim_end_matches(".svg")) else {
         return Ok((StatusCode::NOT_FOUND, "figures: accuracy, time").into_response());
     };
-    let (_, view) = status_and_view(&d, id).await?;
+    let view = part_view(&d, id).await?;
     Ok(match view.part(Part::Figure(kind)).await? {
         Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml")], svg.to_string()).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),

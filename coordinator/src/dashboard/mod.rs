@@ -85,6 +85,9 @@ impl Default for DashboardOptions {
 /// Gone workers' ids and their stored totals, by id.
 type GoneTotals = (Vec<u64>, Arc<HashMap<u64, (u64, u64)>>);
 
+/// A sweep's JSON as a page was last answered it, and when.
+type Answered = (std::time::Instant, Arc<serde_json::Value>);
+
 /// What every handler reads.
 #[derive(Clone)]
 pub(crate) struct Dashboard {
@@ -93,6 +96,8 @@ pub(crate) struct Dashboard {
     hosts: Arc<Hosts>,
     /// Each sweep's page data, by id: one computation serves every open page.
     views: Arc<tokio::sync::Mutex<HashMap<String, Arc<views::View>>>>,
+    /// The last answer for each sweep a page asked for, by the id asked, and when.
+    answers: Arc<tokio::sync::Mutex<HashMap<String, Answered>>>,
     /// The gone workers last listed and their stored (tasks, CPU µs).
     gone: Arc<tokio::sync::Mutex<GoneTotals>>,
     /// A permit per open event stream.
@@ -116,6 +121,7 @@ pub(crate) async fn serve(
         hosts: Arc::new(Hosts::new(local, &options.hosts)),
         views: Default::default(),
         gone: Default::default(),
+        answers: Default::default(),
         streams: Arc::new(Semaphore::new(options.event_streams.max(1))),
         downloads: Arc::new(Semaphore::new(options.downloads.max(1))),
         shared,

@@ -79,8 +79,14 @@ impl View {
     /// True while this view may stand for `version`: the same, or the same
     /// state with results since, within the refresh interval.
     fn serves(&self, version: (u64, SweepState), at: Instant) -> bool {
-        let fresh = at.saturating_duration_since(self.at) < VIEW_EVERY.max(self.cost * VIEW_COST_SHARE);
-        self.version == version || (self.version.1 == version.1 && fresh)
+        self.version == version || (self.version.1 == version.1 && self.recent(at))
+    }
+
+    /// True while this view may stand for its sweep whatever came since
+    /// (its state aside): a page's requests for parts within the refresh
+    /// interval need no fresh status.
+    fn recent(&self, at: Instant) -> bool {
+        at.saturating_duration_since(self.at) < VIEW_EVERY.max(self.cost * VIEW_COST_SHARE)
     }
 
     /// A part of the page, rendered once per view: None for a section that
@@ -161,6 +167,11 @@ pub(super) async fn view(d: &Dashboard, status: &SweepStatus) -> Result<Arc<View
     });
     views.insert(status.sweep_id.clone(), view.clone());
     Ok(view)
+}
+
+/// The view kept for the sweep whose full id is `id`, while it is recent.
+pub(super) async fn recent_view(d: &Dashboard, id: &str) -> Option<Arc<View>> {
+    d.views.lock().await.get(id).filter(|v| v.recent(now())).cloned()
 }
 
 /// The (moves, dims) of the tables, in the order the rows first name them.
