@@ -284,6 +284,33 @@ fn failed_shards(store: &Store, record: &SweepRecord) -> Result<Vec<FailedShard>
         .collect())
 }
 
+/// A board a worker is running, labelled as tables label it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeldBoard {
+    pub sweep: String,
+    pub moves: String,
+    pub shape: String,
+}
+
+/// The boards of `held` (workers' leases, as (sweep, configuration)); one
+/// whose sweep is gone is left out.
+pub(crate) fn held_boards(
+    store: &Store,
+    held: &[(SweepKey, u32)],
+) -> Result<std::collections::HashMap<(SweepKey, u32), HeldBoard>> {
+    let mut boards = std::collections::HashMap::with_capacity(held.len());
+    for &(key, config) in held {
+        let Ok(record) = store.record_of(key) else { continue };
+        let sweep = store.sweep_of(&record)?;
+        if let Some(entry) = sweep.configurations().get(config as usize) {
+            let board =
+                HeldBoard { sweep: record.name.clone(), moves: entry.moves_label(), shape: entry.shape_label() };
+            boards.insert((key, config), board);
+        }
+    }
+    Ok(boards)
+}
+
 pub(crate) fn table(store: &Store, id: Option<&str>) -> Result<Table> {
     let record = store.resolve(id)?;
     let sweep = store.sweep_of(&record)?;

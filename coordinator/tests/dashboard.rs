@@ -102,6 +102,9 @@ async fn nothing_is_served_without_the_token() {
         "/api/sweeps",
         "/api/sweeps/abc",
         "/api/workers",
+        "/api/changes",
+        "/api/sweeps/abc/sections/0",
+        "/api/sweeps/abc/figures/accuracy",
         "/events",
         "/sweeps/abc/results.csv",
         "/sweeps/abc/results.jsonl",
@@ -134,7 +137,7 @@ async fn the_login_form_and_link_set_a_cookie_that_opens_the_pages() {
     assert!(right.header("set-cookie").unwrap().contains("HttpOnly"));
     let page = get(&addr, "/", &[("Cookie", &cookie)]).await;
     assert_eq!(page.status, 200);
-    assert!(page.body.contains("<title>knight-sweep</title>") && page.body.contains("EventSource(\"/events\")"));
+    assert!(page.body.contains("<title>knight-sweep</title>") && page.body.contains("/api/changes"));
 
     let link = get(&addr, "/?token=dashboard-secret", &[]).await;
     assert_eq!(link.status, 303, "the link sets the cookie and drops the token from the address");
@@ -175,7 +178,20 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
     assert_eq!(one.status, 200, "{}", one.body);
     let one: serde_json::Value = serde_json::from_str(&one.body).unwrap();
     assert_eq!(one["methods"].as_array().unwrap().len(), 2);
-    assert!(one["tables"].as_str().unwrap().contains("<table class=\"ksweep-table\">"));
+    // The tables come per (moves, D) section, on request, not with the status.
+    assert!(one.get("tables").is_none() && one.get("accuracy_svg").is_none());
+    let sections = one["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 1, "{sections:?}");
+    assert_eq!((sections[0]["dims"].as_u64(), sections[0]["boards"].as_u64()), (Some(2), Some(2)));
+    let table = get(&addr, &format!("/api/sweeps/{id}/sections/0"), &[BEARER]).await;
+    assert_eq!(table.status, 200);
+    assert!(table.body.contains("<table class=\"ksweep-table\">"), "{}", table.body);
+    assert_eq!(get(&addr, &format!("/api/sweeps/{id}/sections/1"), &[BEARER]).await.status, 404);
+    assert_eq!(get(&addr, &format!("/api/sweeps/{id}/figures/time"), &[BEARER]).await.status, 204, "nothing to plot");
+    assert_eq!(get(&addr, &format!("/api/sweeps/{id}/figures/nope"), &[BEARER]).await.status, 404);
+    // Progress as the share of the work, in words too.
+    assert_eq!(one["percent"].as_f64(), Some(0.0));
+    assert!(one["progress_text"].as_str().unwrap().contains("0/"), "{}", one["progress_text"]);
     assert!(one["spec"].as_str().unwrap().contains("name = \"dash\""));
     assert!(one["warning"].as_str().unwrap().starts_with("UNFINISHED sweep (running)"));
     // When it ran, in words; no result yet, so no worker and no CPU time spent.
@@ -333,4 +349,152 @@ async fn a_half_sent_request_is_closed_at_the_header_deadline() {
             assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"), "answered first");
         }
     }
+}
+
+/// The page's live updates: a poll without `since` answers at once, one
+/// with the current version waits (here its 1 s timeout) and answers the
+/// same, and a change ends the wait at once with a new version.
+#[tokio::test]
+async fn a_change_poll_waits_for_a_change_or_its_timeout() {
+    let (url, addr) = start_with(CoordinatorOptions::default()).await;
+    let version = |r: &Response| serde_json::from_str::<serde_json::Value>(&r.body).unwrap()["version"].as_u64();
+    let first = get(&addr, "/api/changes", &[]).await;
+    assert_eq!(first.status, 200);
+    let v = version(&first).unwrap();
+    let began = std::time::Instant::now();
+    let idle = get(&addr, &format!("/api/changes?since={v}&timeout=1"), &[]).await;
+    assert!(began.elapsed() >= Duration::from_millis(900), "waited {:?}", began.elapsed());
+    assert_eq!(version(&idle), Some(v), "nothing changed");
+
+    let poll = tokio::spawn({
+        let addr = addr.clone();
+        async move { get(&addr, &format!("/api/changes?since={v}"), &[]).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let channel = tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
+    let mut sweeps = SweepsClient::new(channel);
+    let began = std::time::Instant::now();
+    sweeps.submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false, no_reuse: false }).await.unwrap();
+    let changed = poll.await.unwrap();
+    assert!(version(&changed).unwrap() != v, "{}", changed.body);
+    // (The read helper waits 1.5 s for more bytes after the answer.)
+    assert!(began.elapsed() < Duration::from_secs(5), "not at its 20 s timeout: {:?}", began.elapsed());
+}
+
+/// A coordinator over a database file with a dashboard, stopped by `stop`.
+async fn start_on(
+    path: &std::path::Path,
+) -> (String, String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let options = CoordinatorOptions { http: Some(http), ..Default::default() };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let store = Store::open(path).unwrap();
+    let task = tokio::spawn(async move {
+        serve(listener, store, options, async {
+            let _ = stopped.await;
+        })
+        .await
+        .unwrap();
+    });
+    for _ in 0..200 {
+        if TcpStream::connect(http).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    (url, http.to_string(), stop, task)
+}
+
+/// A worker registered on `url`: (id, nonce, session secret).
+async fn worker_on(url: &str, name: &str) -> (WorkersClient<tonic::transport::Channel>, u64, u64, Vec<u8>) {
+    let channel = tonic::transport::Endpoint::from_shared(url.to_string()).unwrap().connect().await.unwrap();
+    let mut workers = WorkersClient::new(channel);
+    let register = pb::RegisterRequest {
+        protocol_version: PROTOCOL_VERSION,
+        name: name.into(),
+        threads: 1,
+        memory_bytes: Some(1 << 30),
+        ..Default::default()
+    };
+    let r = workers.register(register).await.unwrap().into_inner();
+    (workers, r.worker_id, r.coordinator_nonce, r.session_secret)
+}
+
+/// A worker from before a restart is listed gone with the tasks and CPU
+/// time its results hold (they had been lost); a live one shows its
+/// memory budget and the board it runs; the CSV download holds the rows.
+#[tokio::test]
+async fn gone_workers_keep_their_totals_and_live_ones_show_their_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let (url, _, stop, task) = start_on(&path).await;
+    let channel = tonic::transport::Endpoint::from_shared(url.clone()).unwrap().connect().await.unwrap();
+    let id = SweepsClient::new(channel)
+        .submit(pb::SubmitRequest { spec_toml: SPEC.to_string(), resume: false, no_reuse: false })
+        .await
+        .unwrap()
+        .into_inner()
+        .sweep_id;
+    let (mut workers, worker, nonce, secret) = worker_on(&url, "embedded-1").await;
+    let poll = |free: u32, running: Vec<pb::LeaseRef>, results: Vec<pb::ShardResults>| pb::PollRequest {
+        worker_id: worker,
+        coordinator_nonce: nonce,
+        free_slots: free,
+        running,
+        results,
+        session_secret: secret.clone(),
+        ..Default::default()
+    };
+    let shard = workers.poll(poll(1, vec![], vec![])).await.unwrap().into_inner().shards[0].clone();
+    let lease = pb::LeaseRef { shard_id: shard.shard_id, epoch: shard.epoch };
+    let tasks = (0..3)
+        .map(|start_offset| pb::TaskOutcome {
+            start_offset,
+            method_index: 0,
+            success: false,
+            attempts: 1,
+            visited: 3,
+            micros: 1000,
+            outcome: pb::Outcome::GaveUp as i32,
+            ..Default::default()
+        })
+        .collect();
+    let results = vec![pb::ShardResults { shard_id: shard.shard_id, epoch: shard.epoch, tasks, ..Default::default() }];
+    workers.poll(poll(0, vec![lease], results)).await.unwrap();
+    let _ = stop.send(());
+    task.await.unwrap();
+
+    let (url, addr, _stop, _task) = start_on(&path).await;
+    let (mut after, worker2, nonce2, secret2) = worker_on(&url, "embedded-2").await;
+    let req = pb::PollRequest {
+        worker_id: worker2,
+        coordinator_nonce: nonce2,
+        free_slots: 1,
+        session_secret: secret2.clone(),
+        ..Default::default()
+    };
+    let held = after.poll(req).await.unwrap().into_inner().shards;
+    assert!(!held.is_empty(), "the new worker is given a shard");
+
+    let w: serde_json::Value = serde_json::from_str(&get(&addr, "/api/workers", &[]).await.body).unwrap();
+    let list = w["workers"].as_array().unwrap();
+    let gone = list.iter().find(|w| w["name"] == "embedded-1").expect("the earlier worker is listed");
+    assert_eq!(gone["state"], "gone");
+    assert_eq!((gone["tasks"].as_u64(), gone["cpu_micros"].as_u64()), (Some(3), Some(3000)), "{gone}");
+    assert_eq!(gone["cpu_text"], "3 ms");
+    let alive = list.iter().find(|w| w["name"] == "embedded-2").unwrap();
+    assert_eq!((alive["state"].as_str(), alive["memory_text"].as_str()), (Some("alive"), Some("1.0 GiB")));
+    let boards = alive["boards"].as_array().unwrap();
+    assert_eq!(boards.len(), 1, "{alive}");
+    assert!(["5x5", "6x6"].contains(&boards[0]["shape"].as_str().unwrap()), "{alive}");
+    assert_eq!((boards[0]["moves"].as_str(), boards[0]["sweep"].as_str()), (Some("2,1"), Some("dash")));
+
+    // The download still holds every row (the body comes in chunks).
+    let csv = get(&addr, &format!("/sweeps/{id}/results.csv"), &[]).await;
+    assert_eq!(csv.status, 200);
+    assert!(csv.body.contains("rule,dims,n,shape,method,start,success"), "{}", csv.body);
+    let rows = csv.body.lines().filter(|l| l.starts_with("\"2,1\",2,5,") && l.contains(",embedded-1,")).count();
+    assert_eq!(rows, 3, "{}", csv.body);
 }

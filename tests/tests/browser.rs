@@ -1,8 +1,10 @@
 //! The dashboard in a real browser: headless Chromium, driven over its
 //! DevTools protocol, opens the page of a running sweep on a coordinator
-//! with two workers, sees the progress advance and the accuracy table fill
-//! in, sees a killed worker marked silent or gone, and takes a screenshot
-//! that must not be blank. Skipped, saying so, where no Chromium is
+//! with two workers, sees the progress advance and an opened section's
+//! accuracy table fill in, in place (an element and a selection survive the
+//! updates), takes a `--virtual-time-budget` screenshot of the live page,
+//! sees a killed worker marked silent or gone, and takes a screenshot that
+//! must not be blank. Skipped, saying so, where no Chromium is
 //! installed (CI installs Debian's).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -158,9 +160,11 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The number a `#progress` text starts with (`1234 / 5000 tasks`).
+/// The tasks done a `#progress` text names (`12.4 % of the work
+/// (1234/5000 tasks)`, or `1234/5000 tasks (24.7 %)`).
 fn done(v: &Value) -> Option<u64> {
-    v.as_str()?.split_whitespace().next()?.parse().ok()
+    let pair = v.as_str()?.split_whitespace().find(|w| w.contains('/'))?;
+    pair.trim_start_matches('(').split('/').next()?.parse().ok()
 }
 
 #[test]
@@ -188,13 +192,58 @@ fn the_dashboard_shows_a_sweep_live_and_a_killed_worker_gone() {
     let timeout = Duration::from_secs(60);
     let progress = "document.querySelector('#progress')?.textContent";
     let first = b.wait_for("progress", progress, timeout, |v| done(v).is_some_and(|d| d > 0));
+    // Progress as the share of the work, the bar drawn from it.
+    let text = first.as_str().unwrap();
+    assert!(text.contains("% of the work") || text.contains("tasks ("), "{text}");
+    let width = b.eval("document.querySelector('.bar > div').style.width");
+    assert!(width.as_str().is_some_and(|w| w.ends_with('%') && w != "0.0%"), "{width}");
+    // 371 boards: the section is collapsed and its table not loaded until opened.
+    let table = "document.querySelectorAll('#table-0 table').length";
+    assert_eq!(b.eval("document.querySelector('#section-0').open"), json!(false));
+    assert_eq!(b.eval(table), json!(0));
+    b.eval("document.querySelector('#section-0').open = true");
+    b.wait_for("the opened section's table", table, timeout, |v| v.as_u64().is_some_and(|n| n > 0));
     let filled = "[...document.querySelectorAll('#tables td.num')].filter(td => td.textContent.trim() !== '').length";
     let cells = b.eval(filled).as_u64().unwrap_or(0);
-    // Live: no reload, the events bring the numbers.
+    // A board's label selected, and the progress element noted: an update
+    // changes both in place, never replacing them.
+    let selected = b.eval(
+        "(() => { window.progressElement = document.querySelector('#progress'); \
+         const r = document.createRange(); r.selectNodeContents(document.querySelector('#table-0 tbody th')); \
+         getSelection().removeAllRanges(); getSelection().addRange(r); return getSelection().toString(); })()",
+    );
+    assert!(selected.as_str().is_some_and(|t| !t.is_empty()), "{selected}");
+    // Live: no reload, the polls bring the numbers.
     b.wait_for("the progress advance", progress, timeout, |v| done(v) > done(&first));
     b.wait_for("the table fill in", filled, timeout, |v| v.as_u64().is_some_and(|n| n > cells));
     let rows = b.eval("document.querySelectorAll('#tables tbody tr').length").as_u64().unwrap();
     assert!(rows > 0, "the accuracy table has rows");
+    assert_eq!(b.eval("window.progressElement === document.querySelector('#progress')"), json!(true));
+    let kept =
+        b.eval("getSelection().rangeCount === 1 && getSelection().anchorNode.isConnected && getSelection().toString()");
+    assert_eq!(kept, selected, "the selection survives the updates");
+    // A headless screenshot of the live page completes: the page's live
+    // updates end, where an event stream had kept it from ever settling.
+    let shot = tempfile::tempdir().unwrap();
+    let file = shot.path().join("live.png");
+    let mut run = Command::new(binary)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,1400", "--virtual-time-budget=5000"])
+        .arg(format!("--user-data-dir={}", shot.path().join("profile").display()))
+        .arg(format!("--screenshot={}", file.display()))
+        .arg(format!("http://{http}/?token={TOKEN}#/sweep/{id}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while run.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = run.kill();
+            panic!("a --virtual-time-budget screenshot of the live page never finished");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(std::fs::metadata(&file).is_ok_and(|m| m.len() > 1000), "no screenshot written");
     // No cryptic placeholders where a rate or ETA is not known (yet).
     let summary = b.eval("document.querySelector('#state').parentElement.textContent");
     let summary = summary.as_str().unwrap_or_default();

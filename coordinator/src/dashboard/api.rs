@@ -1,27 +1,26 @@
-//! The dashboard's data: JSON for the page, a live-update event stream,
+//! The dashboard's data: JSON for the page, a long poll for changes (and
+//! the older event stream),
 //! downloads (results, report). Errors become the HTTP status they mean.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
-use figures::{Chart, ChartSpec, Figure, FigureError, Quantity};
 use serde_json::{json, Value};
-use sweep::{
-    format_duration, format_eta, format_rate, AggregateRow, Contributor, Metric, Progress, SweepState, SweepStatus,
-    TableFormat, TableLayout, TableOptions,
-};
+use sweep::{format_duration, format_eta, format_rate, Progress, SweepStatus};
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::views::{self, FigureKind, Part};
 use super::{Dashboard, UPDATE_EVERY};
 use crate::error::Error;
+use crate::ids::SweepKey;
 use crate::query;
 use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
 use crate::state::{now, Sent};
@@ -61,6 +60,8 @@ fn status_json(s: &SweepStatus, now_ms: u64) -> Value {
         "state": s.state.name(),
         "done": s.tasks_done,
         "total": s.tasks_total,
+        "percent": s.percent_of_work(),
+        "progress_text": s.progress_text(),
         "successes": s.successes,
         "configurations": s.configurations,
         "shards_failed": s.shards_failed,
@@ -94,135 +95,90 @@ pub(super) async fn sweeps(State(d): State<Dashboard>) -> Answer<Json<Value>> {
     Ok(Json(Value::Array(list)))
 }
 
-/// A sweep's page data: the (results, state) it was computed at, when, and
-/// what computing it cost.
-pub(super) struct View {
-    version: (u64, SweepState),
-    data: Arc<Value>,
-    /// The workers whose results it holds, read with the tables.
-    contributors: Arc<Vec<Contributor>>,
-    at: Instant,
-    cost: Duration,
-}
-
-/// Fewest seconds between two computations of a running sweep's view.
-const VIEW_EVERY: Duration = Duration::from_secs(2);
-/// A view is computed again no sooner than this many times its cost after
-/// the last: pages open on a large sweep take at most a twentieth of a core.
-const VIEW_COST_SHARE: u32 = 20;
-
-impl View {
-    /// True while this view may stand for `version`: the same, or the same
-    /// state with results since, within the refresh interval.
-    fn serves(&self, version: (u64, SweepState), at: Instant) -> bool {
-        let fresh = at.saturating_duration_since(self.at) < VIEW_EVERY.max(self.cost * VIEW_COST_SHARE);
-        self.version == version || (self.version.1 == version.1 && fresh)
-    }
-}
-
-/// One sweep: status, times, tasks by method, the accuracy tables (with
-/// denominators and intervals), the plots as SVG, the workers whose results
-/// it holds, and the spec. The heavy part (aggregating every result,
-/// rendering tables and plots, the contributors and CPU time) is shared by
-/// every page open on the sweep, and computed again only after VIEW_EVERY
-/// or twenty times its cost, whichever is longer, while results arrive (it
-/// had been computed on every event, twice a second); a change of state
-/// shows at once. The status (counts, rate, ETA, times) is fresh each time.
+/// One sweep: status, times, tasks by method, its table sections (each
+/// with its counts; the tables themselves come from [`section`]), the
+/// workers whose results it holds, and the spec. The part that changes
+/// only with its results is a [`views::View`] shared by every page open on
+/// the sweep; the status (counts, rate, ETA, times) is fresh each time.
 pub(super) async fn sweep(State(d): State<Dashboard>, Path(id): Path<String>) -> Answer<Json<Value>> {
-    let status = d.shared.read(move |s| query::status_without_costs(s, Some(&id))).await?;
-    let status = d.shared.live(status);
-    let version = (status.tasks_done, status.state);
-    let mut views = d.views.lock().await;
-    let (view, contributors) = match views.get(&status.sweep_id) {
-        Some(view) if view.serves(version, now()) => (view.data.clone(), view.contributors.clone()),
-        _ => {
-            let began = now();
-            let (data, contributors) = sweep_view(&d, &status).await?;
-            let (data, contributors) = (Arc::new(data), Arc::new(contributors));
-            let cost = now().saturating_duration_since(began);
-            let view = View { version, data: data.clone(), contributors: contributors.clone(), at: began, cost };
-            views.insert(status.sweep_id.clone(), view);
-            (data, contributors)
+    if let Some((at, answer)) = d.answers.lock().await.get(&id) {
+        if now().saturating_duration_since(*at) < ANSWER_EVERY {
+            return Ok(Json(Value::clone(answer)));
         }
-    };
-    drop(views);
-    let status = status.with_contributors(contributors.to_vec());
+    }
+    let (status, view) = status_and_view(&d, id.clone()).await?;
+    let status = status.with_contributors(view.contributors.to_vec());
     let mut value = status_json(&status, now_ms());
     let object = value.as_object_mut().expect("a status is an object");
-    for (key, v) in view.as_object().expect("a view is an object") {
+    for (key, v) in view.summary.as_object().expect("a summary is an object") {
         object.insert(key.clone(), v.clone());
     }
+    let mut answers = d.answers.lock().await;
+    answers.retain(|_, (at, _)| now().saturating_duration_since(*at) < ANSWER_EVERY);
+    answers.insert(id, (now(), Arc::new(value.clone())));
     Ok(Json(value))
 }
 
-/// The parts of a sweep's page that change only with its results, and its
-/// contributors.
-async fn sweep_view(d: &Dashboard, status: &SweepStatus) -> Result<(Value, Vec<Contributor>), Error> {
-    let id = status.sweep_id.clone();
-    let (rows, contributors) =
-        d.shared.read(move |s| Ok((query::table(s, Some(&id))?.rows, query::contributors(s, Some(&id))?))).await?;
-    let mut methods: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
-    let rank = sweep::first_appearances(rows.iter().map(|r| r.method.as_str()));
-    for r in &rows {
-        let entry = methods.entry(r.method.clone()).or_insert((0, 0, rank[r.method.as_str()]));
-        entry.0 += r.tasks;
-        entry.1 += r.successes;
+/// A sweep's answer serves every page asking within this long: pages
+/// update once a second, so however many are open, its status (counts,
+/// rate, work left) is read about once a second.
+const ANSWER_EVERY: Duration = Duration::from_millis(900);
+
+/// The view a page's request for a part of sweep `id` reads: the one kept,
+/// while recent, else one for a fresh status.
+async fn part_view(d: &Dashboard, id: String) -> Result<Arc<views::View>, Error> {
+    match views::recent_view(d, &id).await {
+        Some(view) => Ok(view),
+        None => Ok(status_and_view(d, id).await?.1),
     }
-    let mut methods: Vec<(String, (u64, u64, usize))> = methods.into_iter().collect();
-    methods.sort_by_key(|(_, (_, _, rank))| *rank);
-    let methods: Vec<Value> =
-        methods.into_iter().map(|(m, (tasks, ok, _))| json!({"method": m, "done": tasks, "successes": ok})).collect();
-    let name = status.name.clone();
-    let (tables, accuracy, time) = tokio::task::spawn_blocking(move || {
-        let options = TableOptions {
-            layout: TableLayout::ByMethods,
-            format: TableFormat::Html,
-            moves: None,
-            metric: Metric::Accuracy,
-            intervals: true,
-            progress: None,
-        };
-        (sweep::render(&rows, &options), plot(&rows, &name, Quantity::Accuracy), plot(&rows, &name, Quantity::Time))
+}
+
+/// A sweep's live status and its current view.
+async fn status_and_view(d: &Dashboard, id: String) -> Result<(SweepStatus, Arc<views::View>), Error> {
+    let status = d.shared.read(move |s| query::status_without_costs(s, Some(&id))).await?;
+    let status = d.shared.live(status);
+    let view = views::view(d, &status).await?;
+    Ok((status, view))
+}
+
+/// One section's accuracy table (with denominators and intervals), as an
+/// HTML fragment: a page asks for the sections it shows open.
+pub(super) async fn section(State(d): State<Dashboard>, Path((id, index)): Path<(String, usize)>) -> Answer<Response> {
+    let view = part_view(&d, id).await?;
+    Ok(match view.part(Part::Section(index)).await? {
+        Some(html) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.to_string()).into_response(),
+        None => (StatusCode::NOT_FOUND, "no such section").into_response(),
     })
-    .await
-    .map_err(|e| Error::Internal(format!("plotting: {e}")))?;
-    let data = json!({
-        "methods": methods,
-        "tables": tables,
-        "accuracy_svg": accuracy,
-        "time_svg": time,
-        "spec": status.spec_toml,
-    });
-    Ok((data, contributors))
 }
 
-/// A chart as SVG, or null while there is nothing to plot.
-fn plot(rows: &[AggregateRow], name: &str, quantity: Quantity) -> Option<String> {
-    let spec = ChartSpec {
-        quantity,
-        layout: TableLayout::ByMethods,
-        moves: None,
-        title: format!("{} · sweep {name}", quantity.title()),
-        warning: None,
+/// A figure (`accuracy` or `time`) as SVG; 204 while there is nothing to plot.
+pub(super) async fn figure(State(d): State<Dashboard>, Path((id, name)): Path<(String, String)>) -> Answer<Response> {
+    let Some(kind) = FigureKind::parse(name.trim_end_matches(".svg")) else {
+        return Ok((StatusCode::NOT_FOUND, "figures: accuracy, time").into_response());
     };
-    match Chart::new(rows, &spec).map(Figure::Chart).and_then(|f| f.svg()) {
-        Ok(svg) => Some(svg),
-        Err(FigureError::Empty(_)) => None,
-        Err(e) => {
-            tracing::warn!(error = %e, "dashboard plot failed");
-            None
-        }
-    }
+    let view = part_view(&d, id).await?;
+    Ok(match view.part(Part::Figure(kind)).await? {
+        Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml")], svg.to_string()).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    })
 }
 
-/// The workers: those the scheduler knows (alive, or silent past a lease)
-/// and those registered before but gone since.
+/// The workers: those the scheduler knows (alive, or silent past a lease),
+/// each with its memory budget and the boards it is running, and the most
+/// recent of those registered before but gone since, with the tasks and
+/// CPU time their results hold (a restarted `ksweep run` leaves its earlier
+/// embedded workers so).
 pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
     let names = d.shared.read(|s| s.worker_names()).await?;
     let known = d.shared.workers();
+    let mut held: Vec<(SweepKey, u32)> = known.iter().flat_map(|(w, _)| w.boards.iter().copied()).collect();
+    held.sort();
+    held.dedup();
+    let boards = d.shared.read(move |s| query::held_boards(s, &held)).await?;
     let mut list: Vec<Value> = known
         .iter()
         .map(|(w, advertised)| {
+            let running: Vec<&query::HeldBoard> = w.boards.iter().filter_map(|b| boards.get(b)).collect();
             json!({
                 "id": w.id.0,
                 "name": names.get(&w.id.0).cloned().unwrap_or_default(),
@@ -230,6 +186,7 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
                 "memory_bytes": advertised.memory,
                 "labels": advertised.labels,
                 "shards": w.shards,
+                "boards": running.iter().map(|b| json!({"sweep": b.sweep, "moves": b.moves, "shape": b.shape})).collect::<Vec<_>>(),
                 "silent_secs": w.silent.as_secs_f64(),
                 "tasks": w.tasks,
                 "tasks_per_sec": w.tasks_per_sec,
@@ -239,14 +196,81 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
             })
         })
         .collect();
-    let mut gone: Vec<(&u64, &String)> =
-        names.iter().filter(|(id, _)| !known.iter().any(|(w, _)| w.id.0 == **id)).collect();
+    let mut gone: Vec<u64> = names.keys().copied().filter(|id| !known.iter().any(|(w, _)| w.id.0 == *id)).collect();
     gone.sort();
     // The most recent gone workers; the rest are history.
-    for (id, name) in gone.into_iter().rev().take(50) {
-        list.push(json!({"id": id, "name": name, "state": "gone"}));
+    let gone: Vec<u64> = gone.into_iter().rev().take(GONE_SHOWN).collect();
+    let totals = gone_totals(&d, &gone).await?;
+    for id in gone {
+        let (tasks, micros) = totals.get(&id).copied().unwrap_or((0, 0));
+        list.push(json!({
+            "id": id,
+            "name": names.get(&id).cloned().unwrap_or_default(),
+            "state": "gone",
+            "tasks": tasks,
+            "cpu_micros": micros,
+            "cpu_text": format_duration(Duration::from_micros(micros)),
+        }));
     }
     Ok(Json(json!({ "workers": list })))
+}
+
+/// Gone workers listed on the workers page, the most recent first.
+const GONE_SHOWN: usize = 50;
+
+/// The stored (tasks, CPU µs) of the gone workers `ids`. A gone worker's
+/// results no longer change, so they are read (one pass over the results)
+/// only when the set of gone workers does, not on every refresh.
+async fn gone_totals(d: &Dashboard, ids: &[u64]) -> Result<Arc<HashMap<u64, (u64, u64)>>, Error> {
+    let mut kept = d.gone.lock().await;
+    if kept.0 != ids {
+        let list = ids.to_vec();
+        let totals = d.shared.read(move |s| s.worker_totals(&list)).await?;
+        *kept = (ids.to_vec(), Arc::new(totals));
+    }
+    Ok(kept.1.clone())
+}
+
+/// Seconds a change poll waits for a change unless it asks for less.
+const CHANGES_WAIT: Duration = Duration::from_secs(20);
+
+/// What a page's poll for changes says.
+#[derive(serde::Deserialize)]
+pub(super) struct ChangesQuery {
+    /// The version the page last saw; without it the answer is at once.
+    since: Option<u64>,
+    /// Seconds to wait at most (up to CHANGES_WAIT).
+    timeout: Option<u64>,
+}
+
+/// Live updates as a long poll: answers `{"version": N}` as soon as the
+/// coordinator's change count differs from `since`, or when the wait ends.
+/// Every answer ends, so a headless browser (`--virtual-time-budget`)
+/// can settle on a live page, which it never did on an event stream; the
+/// page waits a second between two updates. At most `event_streams` polls
+/// wait at once: more are answered 503.
+pub(super) async fn changes(State(d): State<Dashboard>, Query(q): Query<ChangesQuery>) -> Response {
+    let Ok(_open) = d.streams.clone().try_acquire_owned() else {
+        let busy = "too many pages are waiting for changes on this dashboard; try again later";
+        return (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "10")], busy).into_response();
+    };
+    let mut changes = d.shared.subscribe();
+    if let Some(since) = q.since {
+        let wait = q.timeout.map_or(CHANGES_WAIT, |s| Duration::from_secs(s).min(CHANGES_WAIT));
+        let changed = async {
+            while *changes.borrow_and_update() == since {
+                if changes.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            _ = tokio::time::timeout(wait, changed) => {}
+            _ = d.shared.stopped() => {}
+        }
+    }
+    let version = *changes.borrow();
+    ([(header::CACHE_CONTROL, "no-store")], Json(json!({ "version": version }))).into_response()
 }
 
 /// Live updates: an event whenever results arrive (at most every
@@ -381,30 +405,4 @@ pub(super) async fn report(State(d): State<Dashboard>, Path(id): Path<String>) -
         .map_err(|e| Error::Internal(format!("report: {e}")))?
         .map_err(|e| Error::Internal(format!("report: {e}")))?;
     Ok(Html(html))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_view_is_computed_again_after_its_interval_or_at_once_on_a_change_of_state() {
-        let at = Instant::now();
-        let secs = |s: f64| at + Duration::from_secs_f64(s);
-        let running = SweepState::Running;
-        let view = View {
-            version: (10, running),
-            data: Arc::new(Value::Null),
-            contributors: Arc::new(Vec::new()),
-            at,
-            cost: Duration::from_millis(50),
-        };
-        assert!(view.serves((10, running), secs(3600.0)), "nothing new");
-        assert!(view.serves((20, running), secs(1.9)), "results since, within VIEW_EVERY");
-        assert!(!view.serves((20, running), secs(2.0)));
-        assert!(!view.serves((20, SweepState::Done), secs(0.1)), "a change of state shows at once");
-        let slow = View { cost: Duration::from_millis(500), ..view };
-        assert!(slow.serves((20, running), secs(9.9)), "twenty times its cost");
-        assert!(!slow.serves((20, running), secs(10.0)));
-    }
 }

@@ -1,7 +1,9 @@
 //! The read-only web dashboard (`--http ADDR`): the sweeps, one sweep's
-//! progress, tables and plots filling in, and the workers, updated live by
-//! server-sent events. One page, its script and style embedded in the
-//! binary: no build step, nothing fetched from elsewhere.
+//! progress, tables and plots filling in, and the workers, updated in place
+//! by a long poll for changes (`/api/changes`; `/events`, a server-sent
+//! event stream, stays for scripts). A sweep's tables come per (moves, D)
+//! section as a page opens them. One page, its script and style embedded
+//! in the binary: no build step, nothing fetched from elsewhere.
 //!
 //! Only requests naming an accepted host are served ([`hosts`]). With a
 //! token set, nothing is served without it: an `Authorization: Bearer`
@@ -17,6 +19,7 @@
 mod api;
 mod auth;
 mod hosts;
+mod views;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -52,7 +55,8 @@ pub struct DashboardOptions {
     /// connections close then too); a connection with no bytes moving
     /// either way for `idle` is closed.
     pub connections: ConnectionLimits,
-    /// Live-update streams (open pages) at once; more are answered 503.
+    /// Live-update streams and change polls (open pages) at once; more are
+    /// answered 503.
     pub event_streams: usize,
     /// Downloads and reports built at once; more wait their turn. Each
     /// keeps a core busy (Parquet encoding, report plots) while it is
@@ -78,6 +82,12 @@ impl Default for DashboardOptions {
     }
 }
 
+/// Gone workers' ids and their stored totals, by id.
+type GoneTotals = (Vec<u64>, Arc<HashMap<u64, (u64, u64)>>);
+
+/// A sweep's JSON as a page was last answered it, and when.
+type Answered = (std::time::Instant, Arc<serde_json::Value>);
+
 /// What every handler reads.
 #[derive(Clone)]
 pub(crate) struct Dashboard {
@@ -85,7 +95,11 @@ pub(crate) struct Dashboard {
     token: Option<Arc<str>>,
     hosts: Arc<Hosts>,
     /// Each sweep's page data, by id: one computation serves every open page.
-    views: Arc<tokio::sync::Mutex<HashMap<String, api::View>>>,
+    views: Arc<tokio::sync::Mutex<HashMap<String, Arc<views::View>>>>,
+    /// The last answer for each sweep a page asked for, by the id asked, and when.
+    answers: Arc<tokio::sync::Mutex<HashMap<String, Answered>>>,
+    /// The gone workers last listed and their stored (tasks, CPU µs).
+    gone: Arc<tokio::sync::Mutex<GoneTotals>>,
     /// A permit per open event stream.
     streams: Arc<Semaphore>,
     /// A permit per download or report being built.
@@ -106,6 +120,8 @@ pub(crate) async fn serve(
         token: shared.options.token.as_deref().map(Arc::from),
         hosts: Arc::new(Hosts::new(local, &options.hosts)),
         views: Default::default(),
+        gone: Default::default(),
+        answers: Default::default(),
         streams: Arc::new(Semaphore::new(options.event_streams.max(1))),
         downloads: Arc::new(Semaphore::new(options.downloads.max(1))),
         shared,
@@ -142,7 +158,10 @@ fn router(state: Dashboard) -> Router {
         .route("/", get(page))
         .route("/api/sweeps", get(api::sweeps))
         .route("/api/sweeps/{id}", get(api::sweep))
+        .route("/api/sweeps/{id}/sections/{index}", get(api::section))
+        .route("/api/sweeps/{id}/figures/{name}", get(api::figure))
         .route("/api/workers", get(api::workers))
+        .route("/api/changes", get(api::changes))
         .route("/events", get(api::events))
         .route("/sweeps/{id}/results.csv", get(api::results_csv))
         .route("/sweeps/{id}/results.jsonl", get(api::results_jsonl))

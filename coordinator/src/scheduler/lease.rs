@@ -54,6 +54,9 @@ pub struct WorkerView {
     pub threads: u32,
     /// Shards it holds now.
     pub shards: usize,
+    /// The (sweep, configuration) of each board it holds shards of, each
+    /// once: what it is running now.
+    pub boards: Vec<(crate::ids::SweepKey, u32)>,
     /// Since its last call.
     pub silent: Duration,
     /// Tasks delivered since it registered here, and a second over the
@@ -116,9 +119,15 @@ impl Scheduler {
     /// The workers known here, by id, as of `now`.
     pub fn workers(&self, now: Instant) -> Vec<WorkerView> {
         let mut held: HashMap<WorkerId, usize> = HashMap::new();
+        let mut boards: HashMap<WorkerId, Vec<(crate::ids::SweepKey, u32)>> = HashMap::new();
         for shard in self.shards.values() {
             if let ShardState::Leased(lease) = &shard.state {
                 *held.entry(lease.worker).or_default() += 1;
+                let board = (shard.sweep, shard.plan.config);
+                let on = boards.entry(lease.worker).or_default();
+                if !on.contains(&board) {
+                    on.push(board);
+                }
             }
         }
         let mut views: Vec<WorkerView> = self
@@ -132,6 +141,13 @@ impl Scheduler {
                     id,
                     threads: w.threads,
                     shards: held.get(&id).copied().unwrap_or(0),
+                    boards: boards
+                        .remove(&id)
+                        .map(|mut b| {
+                            b.sort();
+                            b
+                        })
+                        .unwrap_or_default(),
                     silent,
                     tasks: w.tasks,
                     tasks_per_sec: delivered.rate(),
