@@ -225,7 +225,7 @@ async fn gone_totals(d: &Dashboard, ids: &[u64]) -> Result<Arc<HashMap<u64, (u64
     let mut kept = d.gone.lock().await;
     if kept.0 != ids {
         let list = ids.to_vec();
-        let totals = d.shared.read(move |s| s.worker_totals(&list)).await?;
+        let totals = d.shared.read(move |s| s.lifetime_totals(&list)).await?;
         *kept = (ids.to_vec(), Arc::new(totals));
     }
     Ok(kept.1.clone())

@@ -123,15 +123,16 @@ impl Store {
     }
 
     /// The tasks each of `workers` delivered and their CPU time in µs, over
-    /// every sweep: what a worker that is gone ran, kept after it left.
-    /// One pass over the results, so its callers ask once per worker set.
-    pub fn worker_totals(&self, workers: &[u64]) -> Result<HashMap<u64, (u64, u64)>> {
+    /// every sweep (each task once, however many sweeps refer to it): what
+    /// a worker that is gone ran, kept after it left. One pass over the
+    /// tasks, so its callers ask once per worker set.
+    pub fn lifetime_totals(&self, workers: &[u64]) -> Result<WorkerTotals> {
         if workers.is_empty() {
             return Ok(HashMap::new());
         }
         let list = workers.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT worker, COUNT(*), SUM(micros) FROM results WHERE worker IN ({list}) GROUP BY worker"
+            "SELECT worker, COUNT(*), SUM(micros) FROM tasks WHERE worker IN ({list}) GROUP BY worker"
         ))?;
         let rows = stmt
             .query_map([], |r| {
