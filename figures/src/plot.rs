@@ -9,6 +9,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::chart::list_mark_note;
 use crate::error::draw_error;
 use crate::palette::colour;
 use crate::{Chart, FigureError, Panel, Quantity};
@@ -34,8 +35,19 @@ fn columns(chart: &Chart) -> u32 {
     }
 }
 
+/// A line under the legend explaining a mark in the panel titles.
+const NOTE_BAND: u32 = 22;
+
 fn header(chart: &Chart) -> u32 {
-    TITLE_BAND + LEGEND_BAND + if chart.warning.is_some() { WARNING_BAND } else { 0 }
+    TITLE_BAND
+        + LEGEND_BAND
+        + if chart.warning.is_some() { WARNING_BAND } else { 0 }
+        + if note(chart).is_some() { NOTE_BAND } else { 0 }
+}
+
+/// The legend's note on the marks of the panel titles, if any carries one.
+fn note(chart: &Chart) -> Option<String> {
+    list_mark_note(chart.panels.iter().map(|p| p.title.as_str()))
 }
 
 /// The chart's size in pixels: its title band and a grid of panels (one
@@ -63,7 +75,13 @@ pub(crate) fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shi
         }
     }
     let colours: HashMap<&str, RGBColor> = keys.iter().enumerate().map(|(i, (k, _))| (*k, colour(k, i))).collect();
-    let (mut x, y) = (16, (header(chart) - LEGEND_BAND / 2) as i32);
+    let note = note(chart);
+    let note_band = if note.is_some() { NOTE_BAND } else { 0 };
+    if let Some(note) = note {
+        let y = (header(chart) - NOTE_BAND / 2) as i32 - 8;
+        top.draw(&Text::new(note, (16, y), ("sans-serif", 14))).map_err(draw_error)?;
+    }
+    let (mut x, y) = (16, (header(chart) - note_band - LEGEND_BAND / 2) as i32);
     for (key, label) in &keys {
         let c = colours[key];
         top.draw(&PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))).map_err(draw_error)?;

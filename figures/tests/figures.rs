@@ -260,11 +260,35 @@ fn a_3d_walk_draws_slices_and_a_4d_one_is_refused() {
 }
 
 #[test]
-fn panel_titles_name_a_move_list_by_its_leaper() {
+fn panel_titles_name_a_move_list_by_its_label_or_leaper() {
     assert_eq!(figures::rule_name("3,2"), "(3,2)");
-    assert_eq!(figures::rule_name("3,2,0 -3,2,0 0,2,-3"), "(3,2)*", "one leaper's moves in a given order");
-    assert_eq!(figures::rule_name("1,0 0,1"), "(1)*");
+    // `*` is the tables' mark for a board without an open tour; a list is †.
+    assert_eq!(figures::rule_name("3,2,0 -3,2,0 0,2,-3"), "(3,2)†", "one leaper's moves in a given order");
+    assert_eq!(figures::rule_name("1,0 0,1"), "(1)†");
     assert_eq!(figures::rule_name("2,1 1,1"), "2 moves");
+    assert_eq!(figures::rule_name("(3,2) authors' order"), "(3,2) authors' order", "a grid label as given");
+}
+
+/// A panel of an unlabelled move list carries the † mark, and the legend
+/// says what it means; a labelled one is titled by its label, with no note.
+#[test]
+fn a_mark_in_a_panel_title_is_explained_in_the_legend() {
+    let mut rows = rows();
+    for r in &mut rows {
+        r.moves = if r.dims == 2 { "3,2 -3,2 2,3".into() } else { "(3,2) authors' order".into() };
+    }
+    let svg =
+        Figure::Chart(Chart::new(&rows, &spec(Quantity::Accuracy, TableLayout::ByMethods)).unwrap()).svg().unwrap();
+    let shown = texts(&svg);
+    assert!(
+        shown.contains(&"(3,2)† 2D".to_string()) && shown.contains(&"(3,2) authors' order 3D".to_string()),
+        "{shown:?}"
+    );
+    assert!(shown.iter().any(|t| t.starts_with("† the leaper's moves as an explicit list")), "{shown:?}");
+    rows.retain(|r| r.dims == 3);
+    let svg =
+        Figure::Chart(Chart::new(&rows, &spec(Quantity::Accuracy, TableLayout::ByMethods)).unwrap()).svg().unwrap();
+    assert!(!texts(&svg).iter().any(|t| t.contains('†')), "no mark, no note");
 }
 
 /// A report of a sweep whose spec chose a hostile name: neither the HTML

@@ -80,6 +80,7 @@ pub async fn run(args: PlotArgs, out: &mut impl Write) -> Result<()> {
     let status = source.status(args.id.as_deref()).await?;
     let id = Some(status.sweep_id.as_str());
     let rows = source.table_rows(id).await?;
+    super::table::check_rule(args.rule.as_deref(), &rows)?;
     let figure = match args.kind {
         Kind::Failures => Figure::Map(failure_map(&args, &status, &rows, &mut source).await?),
         kind => {

@@ -9,6 +9,8 @@
 
 use tour::Method;
 
+use crate::MovesKind;
+
 use super::layout::{Stats, Table, ROW_HEADER};
 use super::{Metric, TableLayout, IMPOSSIBLE, NO_TOUR_MARK};
 
@@ -234,12 +236,13 @@ fn method(name: &str) -> String {
     name.parse::<Method>().map_or_else(|_| latex_escape(name), |m| latex_escape(m.report_name()))
 }
 
-/// The moves as a leaper `(3,2)` or an explicit list.
+/// The moves as a leaper `(3,2)`, a grid's label, or an explicit list
+/// (which may break after any move, so a long one fits the caption).
 fn moves(label: &str) -> String {
-    if label.split(',').all(|c| !c.is_empty() && c.chars().all(|c| c.is_ascii_digit())) {
-        format!("the $({label})$ leaper")
-    } else {
-        format!("moves \\texttt{{{}}}", latex_escape(label))
+    match MovesKind::of(label) {
+        MovesKind::Rule(_) => format!("the $({label})$ leaper"),
+        MovesKind::Named => format!("the moves {}", latex_escape(label)),
+        MovesKind::List(_) => format!("moves \\texttt{{{}}}", latex_escape(label).replace(' ', " \\allowbreak{}")),
     }
 }
 
