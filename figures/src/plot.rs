@@ -166,8 +166,14 @@ where
         .draw()
         .map_err(draw_error)?;
     let floor = |y: f64| if quantity == Quantity::Time { y.max(TIME_FLOOR) } else { y };
-    for series in &panel.series {
+    let count = panel.series.len() as u32;
+    for (i, series) in panel.series.iter().enumerate() {
         let c = colours[series.key.as_str()];
+        // Each line is drawn thinner than the ones under it, so lines that
+        // coincide (every method at 100 %) show as nested stripes, none
+        // hiding another.
+        let under = count - 1 - i as u32;
+        let width = 2 + 2 * under;
         let xy = |p: &crate::Point| (f64::from(p.n), floor(p.y));
         let bands: Vec<(f64, (f64, f64))> =
             series.points.iter().filter_map(|p| p.band.map(|b| (f64::from(p.n), b))).collect();
@@ -182,9 +188,12 @@ where
                 .draw_series(std::iter::once(PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(2))))
                 .map_err(draw_error)?;
         }
-        chart.draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(2))).map_err(draw_error)?;
+        chart.draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(width))).map_err(draw_error)?;
         if series.points.len() <= MARKED_POINTS {
-            chart.draw_series(series.points.iter().map(|p| Circle::new(xy(p), 3, c.filled()))).map_err(draw_error)?;
+            let radius = 3 + 2 * under;
+            chart
+                .draw_series(series.points.iter().map(|p| Circle::new(xy(p), radius, c.filled())))
+                .map_err(draw_error)?;
         }
     }
     Ok(())
