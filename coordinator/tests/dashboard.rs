@@ -225,7 +225,7 @@ async fn the_api_follows_sweeps_and_workers_and_events_stream() {
 
     let csv = get(&addr, &format!("/sweeps/{id}/results.csv"), &[BEARER]).await;
     assert_eq!(csv.status, 200);
-    assert!(csv.body.contains("rule,dims,n,shape,method,start,success"), "{}", csv.body);
+    assert!(csv.body.contains("sweep,rule,moves,dims,n,shape,method,start,success"), "{}", csv.body);
     let report = get(&addr, &format!("/sweeps/{id}/report.html"), &[BEARER]).await;
     assert!(report.body.contains("<section id=\"accuracy\">"));
     assert!(report.body.contains("<section id=\"provenance\">"));

@@ -3,7 +3,7 @@
 //! the aggregate rows the tables read, so a plot and a table never
 //! disagree.
 
-use sweep::{first_appearances, AggregateRow, Metric, TableLayout};
+use sweep::{first_appearances, AggregateRow, Metric, MovesKind, TableLayout};
 use tour::Method;
 
 use crate::FigureError;
@@ -179,31 +179,39 @@ fn point(row: &AggregateRow, quantity: Quantity) -> Option<Point> {
     Some(Point { n, y, band, starts: row.tasks })
 }
 
-/// A move set as a panel title names it: a rule `(3,2)`; an explicit list
-/// of one leaper's moves (the authors' move orders) as that leaper `(3,2)*`
-/// (an order of its own); any other list by its size.
+/// The mark of a move set given as an unlabelled list of one leaper's
+/// moves: the leaper in its own move order. Not `*`, which the tables keep
+/// for boards without an open tour.
+pub const LIST_MARK: char = '\u{2020}';
+
+/// A move set as a panel title names it: a rule `(3,2)`; a grid's label as
+/// given; an unlabelled list of one leaper's moves (the authors' move orders)
+/// as that leaper with [`LIST_MARK`], `(3,2)†`; any other list by its size.
 pub fn rule_name(moves: &str) -> String {
-    if !moves.contains(' ') {
-        return format!("({moves})");
-    }
-    let leaper = |m: &str| -> Option<Vec<u32>> {
-        let mut v: Vec<u32> = m
-            .split(',')
-            .map(|c| c.trim().parse::<i64>().ok().map(|c| c.unsigned_abs() as u32))
-            .collect::<Option<_>>()?;
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        v.retain(|&c| c != 0);
-        Some(v)
+    let list = match MovesKind::of(moves) {
+        MovesKind::Rule(_) => return format!("({moves})"),
+        MovesKind::Named => return moves.to_string(),
+        MovesKind::List(list) => list,
     };
-    let list: Vec<&str> = moves.split_whitespace().collect();
-    let shapes: Option<Vec<Vec<u32>>> = list.iter().map(|m| leaper(m)).collect();
-    match shapes {
-        Some(shapes) if shapes.windows(2).all(|w| w[0] == w[1]) => {
-            let rule: Vec<String> = shapes[0].iter().map(u32::to_string).collect();
-            format!("({})*", rule.join(","))
-        }
-        _ => format!("{} moves", list.len()),
+    let leaper = |m: &Vec<i64>| -> Vec<u64> {
+        let mut v: Vec<u64> = m.iter().map(|c| c.unsigned_abs()).filter(|&c| c != 0).collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v
+    };
+    let shapes: Vec<Vec<u64>> = list.iter().map(leaper).collect();
+    if shapes.windows(2).all(|w| w[0] == w[1]) {
+        let rule: Vec<String> = shapes[0].iter().map(u64::to_string).collect();
+        format!("({}){LIST_MARK}", rule.join(","))
+    } else {
+        format!("{} moves", list.len())
     }
+}
+
+/// The legend line explaining [`LIST_MARK`], when a title carries it.
+pub fn list_mark_note<'t>(titles: impl IntoIterator<Item = &'t str>) -> Option<String> {
+    titles.into_iter().any(|t| t.contains(LIST_MARK)).then(|| {
+        format!("{LIST_MARK} the leaper's moves as an explicit list, in the spec's order (set a grid label to name it)")
+    })
 }
 
 /// A method as the report names it (W, AW+), or the name as given.

@@ -19,7 +19,7 @@ mod plot;
 pub mod report;
 mod tour;
 
-pub use chart::{rule_name, Chart, ChartSpec, Panel, Point, Quantity, Series};
+pub use chart::{list_mark_note, rule_name, Chart, ChartSpec, Panel, Point, Quantity, Series, LIST_MARK};
 pub use error::FigureError;
 pub use figure::Figure;
 pub use map::{FailureMap, StartResult};

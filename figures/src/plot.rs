@@ -9,6 +9,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::chart::list_mark_note;
 use crate::error::draw_error;
 use crate::palette::colour;
 use crate::{Chart, FigureError, Panel, Quantity};
@@ -34,8 +35,19 @@ fn columns(chart: &Chart) -> u32 {
     }
 }
 
+/// A line under the legend explaining a mark in the panel titles.
+const NOTE_BAND: u32 = 22;
+
 fn header(chart: &Chart) -> u32 {
-    TITLE_BAND + LEGEND_BAND + if chart.warning.is_some() { WARNING_BAND } else { 0 }
+    TITLE_BAND
+        + LEGEND_BAND
+        + if chart.warning.is_some() { WARNING_BAND } else { 0 }
+        + if note(chart).is_some() { NOTE_BAND } else { 0 }
+}
+
+/// The legend's note on the marks of the panel titles, if any carries one.
+fn note(chart: &Chart) -> Option<String> {
+    list_mark_note(chart.panels.iter().map(|p| p.title.as_str()))
 }
 
 /// The chart's size in pixels: its title band and a grid of panels (one
@@ -63,7 +75,13 @@ pub(crate) fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shi
         }
     }
     let colours: HashMap<&str, RGBColor> = keys.iter().enumerate().map(|(i, (k, _))| (*k, colour(k, i))).collect();
-    let (mut x, y) = (16, (header(chart) - LEGEND_BAND / 2) as i32);
+    let note = note(chart);
+    let note_band = if note.is_some() { NOTE_BAND } else { 0 };
+    if let Some(note) = note {
+        let y = (header(chart) - NOTE_BAND / 2) as i32 - 8;
+        top.draw(&Text::new(note, (16, y), ("sans-serif", 14))).map_err(draw_error)?;
+    }
+    let (mut x, y) = (16, (header(chart) - note_band - LEGEND_BAND / 2) as i32);
     for (key, label) in &keys {
         let c = colours[key];
         top.draw(&PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))).map_err(draw_error)?;
@@ -148,8 +166,14 @@ where
         .draw()
         .map_err(draw_error)?;
     let floor = |y: f64| if quantity == Quantity::Time { y.max(TIME_FLOOR) } else { y };
-    for series in &panel.series {
+    let count = panel.series.len() as u32;
+    for (i, series) in panel.series.iter().enumerate() {
         let c = colours[series.key.as_str()];
+        // Each line is drawn thinner than the ones under it, so lines that
+        // coincide (every method at 100 %) show as nested stripes, none
+        // hiding another.
+        let under = count - 1 - i as u32;
+        let width = 2 + 2 * under;
         let xy = |p: &crate::Point| (f64::from(p.n), floor(p.y));
         let bands: Vec<(f64, (f64, f64))> =
             series.points.iter().filter_map(|p| p.band.map(|b| (f64::from(p.n), b))).collect();
@@ -164,9 +188,12 @@ where
                 .draw_series(std::iter::once(PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(2))))
                 .map_err(draw_error)?;
         }
-        chart.draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(2))).map_err(draw_error)?;
+        chart.draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(width))).map_err(draw_error)?;
         if series.points.len() <= MARKED_POINTS {
-            chart.draw_series(series.points.iter().map(|p| Circle::new(xy(p), 3, c.filled()))).map_err(draw_error)?;
+            let radius = 3 + 2 * under;
+            chart
+                .draw_series(series.points.iter().map(|p| Circle::new(xy(p), radius, c.filled())))
+                .map_err(draw_error)?;
         }
     }
     Ok(())

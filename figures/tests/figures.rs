@@ -150,7 +150,7 @@ fn png_decodes_to_the_figures_size() {
 }
 
 fn result(start: [u32; 2], method: &str, success: bool) -> StartResult {
-    StartResult { start: start.to_vec(), method: method.into(), success }
+    StartResult { start: start.to_vec(), method: method.into(), success, no_tour: false }
 }
 
 fn starts() -> Vec<StartResult> {
@@ -182,9 +182,57 @@ fn a_failure_map_classes_starts_by_the_methods_that_failed() {
     }
 }
 
+/// 7x7: the 24 squares of the minority colour admit no open tour (the
+/// colour rule); they are shown as impossible, not as every method failing.
+/// Boards carry their coordinates, and a method set keeps its colour.
+#[test]
+fn a_map_shows_impossible_starts_coordinates_and_set_colours() {
+    let mut results = Vec::new();
+    for r in 0..7u32 {
+        for c in 0..7u32 {
+            let impossible = (r + c) % 2 == 1;
+            let w_fails = impossible || (r, c) == (0, 0);
+            results.push(StartResult { start: vec![r, c], method: "w".into(), success: !w_fails, no_tour: impossible });
+            results.push(StartResult {
+                start: vec![r, c],
+                method: "aw+".into(),
+                success: !impossible,
+                no_tour: impossible,
+            });
+        }
+    }
+    let map = FailureMap::new("7x7".into(), None, &[7, 7], results.clone()).unwrap();
+    let classes: Vec<(String, usize)> = map.classes().into_iter().map(|(b, n)| (map.class_label(b), n)).collect();
+    assert_eq!(
+        classes,
+        [
+            ("no method failed".to_string(), 24),
+            ("failed: W".to_string(), 1),
+            ("no tour from here (proven impossible)".to_string(), 24)
+        ]
+    );
+    let svg = Figure::Map(map).svg().unwrap();
+    let shown = texts(&svg);
+    assert!(!shown.iter().any(|t| t.starts_with("every method failed")), "{shown:?}");
+    assert!(shown.contains(&"no tour from here (proven impossible) (24)".to_string()), "{shown:?}");
+    // Row and column numbers 0..6.
+    for k in 0..7 {
+        assert_eq!(shown.iter().filter(|t| **t == k.to_string()).count(), 2, "{k} once per axis: {shown:?}");
+    }
+    // W's failures are W's chart colour on this map and on one with more classes.
+    let w_blue = "#1F77B4";
+    assert!(svg.to_uppercase().contains(w_blue), "W's colour on the map");
+    let mut more = results;
+    more.push(StartResult { start: vec![0, 2], method: "aw+".into(), success: false, no_tour: false });
+    more.push(StartResult { start: vec![2, 2], method: "aw+".into(), success: false, no_tour: false });
+    let svg = Figure::Map(FailureMap::new("7x7".into(), None, &[7, 7], more).unwrap()).svg().unwrap();
+    assert!(svg.to_uppercase().contains(w_blue), "W's colour does not depend on the classes beside it");
+}
+
 #[test]
 fn a_3d_map_draws_a_slice_per_first_coordinate() {
-    let results = (0..3).map(|s| StartResult { start: vec![s, 1, 1], method: "w".into(), success: s != 1 });
+    let results =
+        (0..3).map(|s| StartResult { start: vec![s, 1, 1], method: "w".into(), success: s != 1, no_tour: false });
     let svg = Figure::Map(FailureMap::new("cube".into(), None, &[3, 3, 3], results).unwrap()).svg().unwrap();
     let texts = texts(&svg);
     for s in 0..3 {
@@ -260,11 +308,35 @@ fn a_3d_walk_draws_slices_and_a_4d_one_is_refused() {
 }
 
 #[test]
-fn panel_titles_name_a_move_list_by_its_leaper() {
+fn panel_titles_name_a_move_list_by_its_label_or_leaper() {
     assert_eq!(figures::rule_name("3,2"), "(3,2)");
-    assert_eq!(figures::rule_name("3,2,0 -3,2,0 0,2,-3"), "(3,2)*", "one leaper's moves in a given order");
-    assert_eq!(figures::rule_name("1,0 0,1"), "(1)*");
+    // `*` is the tables' mark for a board without an open tour; a list is †.
+    assert_eq!(figures::rule_name("3,2,0 -3,2,0 0,2,-3"), "(3,2)†", "one leaper's moves in a given order");
+    assert_eq!(figures::rule_name("1,0 0,1"), "(1)†");
     assert_eq!(figures::rule_name("2,1 1,1"), "2 moves");
+    assert_eq!(figures::rule_name("(3,2) authors' order"), "(3,2) authors' order", "a grid label as given");
+}
+
+/// A panel of an unlabelled move list carries the † mark, and the legend
+/// says what it means; a labelled one is titled by its label, with no note.
+#[test]
+fn a_mark_in_a_panel_title_is_explained_in_the_legend() {
+    let mut rows = rows();
+    for r in &mut rows {
+        r.moves = if r.dims == 2 { "3,2 -3,2 2,3".into() } else { "(3,2) authors' order".into() };
+    }
+    let svg =
+        Figure::Chart(Chart::new(&rows, &spec(Quantity::Accuracy, TableLayout::ByMethods)).unwrap()).svg().unwrap();
+    let shown = texts(&svg);
+    assert!(
+        shown.contains(&"(3,2)† 2D".to_string()) && shown.contains(&"(3,2) authors' order 3D".to_string()),
+        "{shown:?}"
+    );
+    assert!(shown.iter().any(|t| t.starts_with("† the leaper's moves as an explicit list")), "{shown:?}");
+    rows.retain(|r| r.dims == 3);
+    let svg =
+        Figure::Chart(Chart::new(&rows, &spec(Quantity::Accuracy, TableLayout::ByMethods)).unwrap()).svg().unwrap();
+    assert!(!texts(&svg).iter().any(|t| t.contains('†')), "no mark, no note");
 }
 
 /// A report of a sweep whose spec chose a hostile name: neither the HTML

@@ -26,7 +26,7 @@ mod id;
 mod identity;
 pub use identity::identity_dims;
 
-pub use entry::{ConfigEntry, MoveSpec};
+pub use entry::{ConfigEntry, MoveSpec, MovesKind};
 use expand::{check_methods, expand};
 use id::content_id;
 // Named by the tests (`use super::*`).

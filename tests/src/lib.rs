@@ -839,7 +839,7 @@ impl Export {
         let mut lines = text.lines();
         let header = lines.next().unwrap_or_else(|| panic!("empty export"));
         let columns = csv_fields(header);
-        for name in ["rule", "start", "method", "success", "micros"] {
+        for name in ["sweep", "rule", "moves", "start", "method", "success", "micros"] {
             assert!(columns.iter().any(|c| c == name), "export header {header:?} lacks {name}");
         }
         let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();

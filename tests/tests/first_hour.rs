@@ -205,3 +205,32 @@ fn run_runs_the_named_sweep_and_names_the_others() {
     let end = parse_statuses(&run_ksweep(dir.path(), &["status", "--db", &db_arg, "--long"], LIMIT).ok().stdout);
     assert!(end.iter().all(|s| s.state == "done" && s.tasks_done == s.tasks_total), "{end:?}");
 }
+
+/// A grid given as a move list was titled by the whole list in tables and
+/// plots; its `label` names it there and in `--rule`, and the list itself
+/// stays in the spec. An unknown `--rule` fails in `plot` as in `table`.
+#[test]
+fn a_grid_label_titles_tables_and_plots_and_matches_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let (spec, db) = (dir.path().join("labelled.toml"), dir.path().join("l.db"));
+    let list = "[2, 1], [1, 2], [-1, 2], [-2, 1], [-2, -1], [-1, -2], [1, -2], [2, -1]";
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"labelled\"\nseed = 3\nstarts = 4\nmethods = [\"w\", \"aw+\"]\n\
+             [[grid]]\nmoves = [{list}]\nlabel = \"(2,1) my order\"\ndims = [2]\nn = [5, 6]\n"
+        ),
+    )
+    .unwrap();
+    let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
+    run_ksweep(dir.path(), &["run", spec, "--db", db], LIMIT).ok();
+    let table = run_ksweep(dir.path(), &["table", "--db", db, "--rule", "(2,1) my order"], LIMIT).ok();
+    assert!(table.stdout.contains("moves (2,1) my order, 2D") && !table.stdout.contains("-1,-2"), "{}", table.stdout);
+    let plot = run_ksweep(dir.path(), &["plot", "--db", db, "--rule", "(2,1) my order"], LIMIT).ok();
+    assert!(plot.stdout.contains("(2,1) my order 2D") && !plot.stdout.contains("-1,-2"), "{}", plot.stdout);
+    run_ksweep(dir.path(), &["plot", "--db", db, "--rule", "2,1"], LIMIT).fails_with(&[
+        "--rule 2,1",
+        "no such moves",
+        "it has (2,1) my order",
+    ]);
+}

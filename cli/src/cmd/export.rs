@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use ksweep_coordinator::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
+use ksweep_coordinator::records::{write_jsonl, CsvWriter, ParquetWriter, Record, Recorder};
 use sweep::Progress;
 
 use crate::connect::SourceArgs;
@@ -48,10 +48,12 @@ pub async fn run(args: ExportArgs, out: &mut impl Write) -> Result<()> {
         eprintln!("warning: {warning}");
     }
     let state = progress.state_label().to_string();
+    let sweep = source.sweep(&status)?;
+    let mut recorder = Recorder::new(&sweep, &status.sweep_id, &state);
     let mut pages = source.export(Some(&status.sweep_id)).await?;
     let mut next = async || -> Result<Option<Vec<Record>>> {
         let page = pages.next_page().await?;
-        Ok(page.map(|rows| rows.into_iter().map(|r| Record::new(r, &state)).collect()))
+        Ok(page.map(|rows| rows.into_iter().map(|r| recorder.record(r)).collect()))
     };
     match (args.format, args.output.as_deref()) {
         (ExportFormat::Parquet, None) => bail!("--format parquet: a Parquet file needs -o FILE"),

@@ -80,6 +80,7 @@ pub async fn run(args: PlotArgs, out: &mut impl Write) -> Result<()> {
     let status = source.status(args.id.as_deref()).await?;
     let id = Some(status.sweep_id.as_str());
     let rows = source.table_rows(id).await?;
+    super::table::check_rule(args.rule.as_deref(), &rows)?;
     let figure = match args.kind {
         Kind::Failures => Figure::Map(failure_map(&args, &status, &rows, &mut source).await?),
         kind => {
@@ -185,7 +186,8 @@ pub async fn start_results(source: &mut Source, sweep_id: &str, configs: &[u32])
     while let Some(page) = pages.next_page().await? {
         for r in page {
             if let Some(i) = configs.iter().position(|&c| c == r.config) {
-                results[i].push(StartResult { start: r.start, method: r.method, success: r.success });
+                let no_tour = r.outcome == Some(tour::Outcome::NoTour);
+                results[i].push(StartResult { start: r.start, method: r.method, success: r.success, no_tour });
             }
         }
     }
@@ -257,7 +259,12 @@ fn every_start(sweep: &Sweep, entry: &ConfigEntry) -> Result<Vec<StartResult>> {
                     .iter()
                     .map(|&m| {
                         let r = solver.run_task(ws, cell, m, &sweep.task_options(solver.config(), cell, m));
-                        StartResult { start: board.coords(cell), method: m.name().to_string(), success: r.success }
+                        StartResult {
+                            start: board.coords(cell),
+                            method: m.name().to_string(),
+                            success: r.success,
+                            no_tour: r.outcome == tour::Outcome::NoTour,
+                        }
                     })
                     .collect::<Vec<_>>()
             },

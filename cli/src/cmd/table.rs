@@ -108,27 +108,9 @@ impl TableView {
         }
     }
 
-    /// Refuses a `--rule` no row of the sweep has, naming the ones it has
-    /// (it would print an empty table).
+    /// Refuses a `--rule` no row of the sweep has ([`check_rule`]).
     pub fn check_rule(&self, rows: &[AggregateRow]) -> Result<()> {
-        let Some(rule) = &self.rule else { return Ok(()) };
-        if rows.iter().any(|r| &r.moves == rule) {
-            return Ok(());
-        }
-        let mut known: Vec<&str> = Vec::new();
-        for r in rows {
-            if !known.contains(&r.moves.as_str()) {
-                known.push(&r.moves);
-            }
-        }
-        let shown: Vec<String> = known
-            .iter()
-            .map(|m| match m.char_indices().nth(40) {
-                Some((cut, _)) => format!("{} ...", &m[..cut]),
-                None => m.to_string(),
-            })
-            .collect();
-        anyhow::bail!("--rule {rule}: the sweep has no such moves; it has {}", shown.join("; "))
+        check_rule(self.rule.as_deref(), rows)
     }
 
     /// True for the formats a program, paper or page reads (CSV, JSON, LaTeX, HTML):
@@ -136,6 +118,29 @@ impl TableView {
     pub fn is_data(&self) -> bool {
         matches!(self.format, Format::Csv | Format::Json | Format::Latex | Format::Html)
     }
+}
+
+/// Refuses a `--rule` no row of the sweep has, naming the ones it has (a
+/// table or plot of it would be empty): a rule `3,2` or a grid's label.
+pub fn check_rule(rule: Option<&str>, rows: &[AggregateRow]) -> Result<()> {
+    let Some(rule) = rule else { return Ok(()) };
+    if rows.iter().any(|r| r.moves == rule) {
+        return Ok(());
+    }
+    let mut known: Vec<&str> = Vec::new();
+    for r in rows {
+        if !known.contains(&r.moves.as_str()) {
+            known.push(&r.moves);
+        }
+    }
+    let shown: Vec<String> = known
+        .iter()
+        .map(|m| match m.char_indices().nth(40) {
+            Some((cut, _)) => format!("{} ... (an unlabelled move list: give its grid a label)", &m[..cut]),
+            None => m.to_string(),
+        })
+        .collect();
+    anyhow::bail!("--rule {rule}: the sweep has no such moves; it has {}", shown.join("; "))
 }
 
 /// Print a sweep's accuracy (or timing) tables.

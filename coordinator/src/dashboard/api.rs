@@ -22,7 +22,7 @@ use super::{Dashboard, UPDATE_EVERY};
 use crate::error::Error;
 use crate::ids::SweepKey;
 use crate::query;
-use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record};
+use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record, Recorder};
 use crate::state::{now, Sent};
 use crate::store::now_ms;
 
@@ -324,6 +324,7 @@ async fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
             }
         };
         let state = Progress::from(&export.status).state_label().to_string();
+        let mut recorder = Recorder::new(export.sweep(), &export.status.sweep_id, &state);
         let mut bytes = Vec::new();
         if csv {
             let _ = CsvWriter::header(&mut bytes);
@@ -339,7 +340,7 @@ async fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
                 }
             };
             for row in page.rows {
-                let record = Record::new(row, &state);
+                let record = recorder.record(row);
                 let _ = if csv { CsvWriter::write(&record, &mut bytes) } else { write_jsonl(&record, &mut bytes) };
             }
             if d.shared.send(&tx, Ok(std::mem::take(&mut bytes))).await != Sent::Yes {
@@ -377,11 +378,12 @@ pub(super) async fn results_parquet(State(d): State<Dashboard>, Path(id): Path<S
         .read(move |s| {
             let export = query::export(s, Some(&id))?;
             let state = Progress::from(&export.status).state_label().to_string();
+            let mut recorder = Recorder::new(export.sweep(), &export.status.sweep_id, &state);
             let mut writer = ParquetWriter::new(Vec::new())?;
             let mut after = None;
             loop {
                 let page = query::export_page(s, &export, after.take(), PAGE)?;
-                let records: Vec<Record> = page.rows.into_iter().map(|r| Record::new(r, &state)).collect();
+                let records: Vec<Record> = page.rows.into_iter().map(|r| recorder.record(r)).collect();
                 writer.write(&records)?;
                 match page.next {
                     Some(next) => after = Some(next),

@@ -15,6 +15,11 @@ pub struct GridSpec {
     /// An explicit move list; its order is the move order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moves: Option<Vec<Vec<i64>>>,
+    /// The name tables, plots and `--rule` use for the grid's move set in
+    /// place of the move list (`"(3,2) authors' order"`). Presentation only:
+    /// not part of the sweep id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// The D values of the regular boards (`n`, `n_range`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dims: Vec<usize>,
@@ -41,6 +46,9 @@ pub struct GridSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<String>,
 }
+
+/// Longest grid `label`, in characters: it titles tables and plot panels.
+pub const MAX_GRID_LABEL_CHARS: usize = 60;
 
 /// `n_range = { from, to, step }`: from, from + step, .. up to `to` inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +141,15 @@ impl GridSpec {
                 return Err(SpecError::field(path, "has neither rule nor moves; give exactly one (e.g. rule = [2, 1])"))
             }
             _ => {}
+        }
+        if let Some(label) = &self.label {
+            if label.trim().is_empty() {
+                return Err(field("label", "is empty; name the move set or drop the key".into()));
+            }
+            let chars = label.chars().count();
+            if chars > MAX_GRID_LABEL_CHARS {
+                return Err(field("label", format!("has {chars} characters, over the limit {MAX_GRID_LABEL_CHARS}")));
+            }
         }
         if let Some(&d) = self.dims.iter().find(|&&d| d == 0 || d > tour::MAX_DIMS) {
             return Err(field("dims", format!("{d} is outside the allowed 1..={}", tour::MAX_DIMS)));

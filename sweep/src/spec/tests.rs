@@ -68,6 +68,27 @@ fn type_and_key_errors_name_the_field() {
     );
 }
 
+/// A grid label one character over [`grid::MAX_GRID_LABEL_CHARS`].
+static LONG_LABEL: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("n = [5]\nlabel = \"{}\"", "é".repeat(61)));
+
+#[test]
+fn a_grid_label_names_its_moves_everywhere_but_the_id() {
+    let list = "moves = [[2, 1], [1, 2], [-2, -1]]\n        dims = [2]\n        n = [5]";
+    let plain = crate::Sweep::parse(&BASE.replace("rule = [2, 1]\n        dims = [2]\n        n = [5]", list)).unwrap();
+    let text =
+        BASE.replace("rule = [2, 1]\n        dims = [2]\n        n = [5]", &format!("{list}\nlabel = \"(2,1) mine\""));
+    let labelled = crate::Sweep::parse(&text).unwrap();
+    let entry = &labelled.configurations()[0];
+    assert_eq!(entry.moves_label(), "(2,1) mine");
+    assert_eq!(entry.moves_list(), "2,1 1,2 -2,-1");
+    assert_eq!(plain.configurations()[0].moves_label(), "2,1 1,2 -2,-1");
+    assert_eq!(labelled.id(), plain.id(), "a label is presentation, not part of the id");
+    assert_eq!(crate::MovesKind::of("(2,1) mine"), crate::MovesKind::Named);
+    assert_eq!(crate::MovesKind::of("2,1"), crate::MovesKind::Rule(vec![2, 1]));
+    assert_eq!(crate::MovesKind::of("2,1 -1,2"), crate::MovesKind::List(vec![vec![2, 1], vec![-1, 2]]));
+}
+
 #[test]
 fn value_errors_name_the_field_and_limit() {
     let cases: &[(&str, &str, &str, &str)] = &[
@@ -85,6 +106,8 @@ fn value_errors_name_the_field_and_limit() {
         ("n = [5]", "n_range = { from = 9, to = 5 }", "grid[0].n_range.to", "5 is below from = 9"),
         ("n = [5]", "n_range = { from = 0, to = 5 }", "grid[0].n_range.from", "0 is below the minimum 1"),
         ("rule = [2, 1]", "", "grid[0]", "has neither rule nor moves"),
+        ("n = [5]", "n = [5]\nlabel = \" \"", "grid[0].label", "is empty"),
+        ("n = [5]", &LONG_LABEL, "grid[0].label", "has 61 characters, over the limit 60"),
         ("rule = [2, 1]", "rule = [2, 1]\nmoves = [[1, 2]]", "grid[0]", "has both rule and moves"),
         ("n = [5]", "shapes = [[5, 5], [5, 5, 5]]", "grid[0].shapes[1]", "has 3 sides but dims lists only [2]"),
         ("dims = [2]\n        n = [5]", "shapes = [[]]", "grid[0].shapes[0]", "has 0 sides"),

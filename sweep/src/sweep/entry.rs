@@ -29,6 +29,8 @@ pub struct ConfigEntry {
     pub grid: u32,
     /// The move set as the spec gave it.
     pub moves: MoveSpec,
+    /// The grid's `label`, naming the move set in place of its list.
+    pub label: Option<Arc<str>>,
     /// The board's side lengths.
     pub sides: Vec<u32>,
     // Computed once at parse time, so planning never rebuilds move sets.
@@ -40,6 +42,32 @@ pub struct ConfigEntry {
     /// The grid's explicit starts as cell indices, in the order given;
     /// `None` when the starts are sampled.
     pub(super) explicit_starts: Option<Arc<[u64]>>,
+}
+
+/// What a moves label ([`ConfigEntry::moves_label`]) names, read back
+/// from its text, so every output names a move set the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MovesKind {
+    /// A leaper rule, `"3,2"`.
+    Rule(Vec<u32>),
+    /// An explicit move list without a grid label, `"3,2,0 -3,2,0 .."`.
+    List(Vec<Vec<i64>>),
+    /// A grid's `label`.
+    Named,
+}
+
+impl MovesKind {
+    /// Reads `label`: a rule, a move list, or else a grid's label.
+    pub fn of(label: &str) -> MovesKind {
+        let numbers = |m: &str| -> Option<Vec<i64>> { m.split(',').map(|c| c.trim().parse().ok()).collect() };
+        if let Some(rule) = label.split(',').map(|c| c.parse::<u32>().ok()).collect::<Option<Vec<u32>>>() {
+            return MovesKind::Rule(rule);
+        }
+        match label.split(' ').map(numbers).collect::<Option<Vec<_>>>() {
+            Some(list) => MovesKind::List(list),
+            None => MovesKind::Named,
+        }
+    }
 }
 
 impl MoveSpec {
@@ -109,8 +137,14 @@ impl ConfigEntry {
         shape(&self.sides)
     }
 
-    /// `"2,1"` or `"2,1 1,2 .."`.
+    /// The move set's name in tables, plots and `--rule`: the grid's
+    /// `label` where it has one, else [`ConfigEntry::moves_list`].
     pub fn moves_label(&self) -> String {
+        self.label.as_deref().map_or_else(|| self.moves.label(), str::to_string)
+    }
+
+    /// The move set itself: `"2,1"` or `"2,1 1,2 .."`.
+    pub fn moves_list(&self) -> String {
         self.moves.label()
     }
 

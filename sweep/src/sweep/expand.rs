@@ -87,6 +87,7 @@ pub(super) fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
                 existence: tour::exists::known(config.board(), config.moves()),
                 explicit_starts,
                 moves: key.0.clone(),
+                label: grid.label.as_deref().map(Arc::from),
                 sides: key.1.clone(),
             });
             seen.insert(key);

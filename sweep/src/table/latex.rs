@@ -1,45 +1,82 @@
 //! LaTeX for a paper: each table a booktabs `table` float, or a `longtable`
 //! past [`LONG_ROWS`] rows so a 195-row range breaks across pages. The title
 //! and every legend are in the caption. Methods are named as the report
-//! names them (W, W+, AW, AW+, MW), shapes are written as products, and the
-//! best method of each row is in bold. The preamble needs `booktabs` and
-//! `longtable`.
+//! names them (W, W+, AW, AW+, MW), shapes are written as products, and a
+//! row's unique best figure is in bold. Every table fits an `article` page
+//! (a test compiles them and fails on an overfull box): intervals go in small
+//! type under their figure, and a table still too wide is split by columns.
+//! The preamble needs `booktabs` and `longtable`.
 
 use tour::Method;
 
-use super::layout::{Table, ROW_HEADER};
+use crate::MovesKind;
+
+use super::layout::{Stats, Table, ROW_HEADER};
 use super::{Metric, TableLayout, IMPOSSIBLE, NO_TOUR_MARK};
 
 /// Tables longer than this many rows become `longtable`s.
 pub(super) const LONG_ROWS: usize = 40;
 
-/// The tables, one float (or longtable) each; `warning` (an unfinished
-/// sweep) opens every caption in bold.
+/// The text width a table must fit, in pt: `article` at 10 pt (345 pt on
+/// letter and A4 paper), the narrowest page a paper sets tables on.
+const TEXT_WIDTH_PT: f64 = 345.0;
+
+/// Space LaTeX puts either side of a column (`\tabcolsep`), in pt.
+const COLUMN_PADDING_PT: f64 = 2.0 * 6.0;
+
+/// The tables, one float (or longtable) each, split by columns into parts
+/// that fit the page; `warning` (an unfinished sweep) opens every caption
+/// in bold.
 pub(super) fn latex(tables: &[Table], warning: Option<&str>) -> String {
     let mut out = String::from("% ksweep tables; preamble: \\usepackage{booktabs} \\usepackage{longtable}\n");
     for t in tables {
-        out.push('\n');
-        out.push_str(&table(t, warning));
+        let cells: Vec<Vec<String>> = (0..t.rows.len()).map(|i| row_cells(t, i)).collect();
+        let parts = column_parts(t);
+        for (part, columns) in parts.iter().enumerate() {
+            out.push('\n');
+            out.push_str(&table(t, &cells, columns, (part, parts.len()), warning));
+        }
     }
     out
 }
 
-fn table(t: &Table, warning: Option<&str>) -> String {
-    let columns = t.columns.len();
-    let spec = format!("r{}", "r".repeat(columns));
+/// One float (or longtable) of the columns `columns` of `t`; `part` is
+/// (index, count) of the parts `t` is split into.
+fn table(t: &Table, cells: &[Vec<String>], columns: &[usize], part: (usize, usize), warning: Option<&str>) -> String {
+    let spec = format!("r{}", "r".repeat(columns.len()));
     let header = std::iter::once(format!("${ROW_HEADER}$"))
-        .chain(t.columns.iter().map(|(_, label)| column_label(t.layout, label)))
+        .chain(columns.iter().map(|&c| column_label(t.layout, &t.columns[c].1)))
         .collect::<Vec<_>>()
         .join(" & ");
-    let body: String = t.rows.iter().enumerate().map(|(i, (label, cells))| row(t, i, label, cells)).collect();
+    let body: String = t
+        .rows
+        .iter()
+        .zip(cells)
+        .map(|((label, _), cells)| {
+            let line: Vec<String> =
+                std::iter::once(row_label(label)).chain(columns.iter().map(|&c| cells[c].clone())).collect();
+            format!("{} \\\\\n", line.join(" & "))
+        })
+        .collect();
     let warning = warning.map(|w| format!("\\textbf{{{}.}} ", latex_escape(w))).unwrap_or_default();
-    let caption = format!("\\caption{{{warning}{}}}\\label{{{}}}", caption(t), label(t));
+    let (index, count) = part;
+    let mut caption = caption(t);
+    let mut label = label(t);
+    if count > 1 {
+        let names: Vec<String> = columns.iter().map(|&c| column_label(t.layout, &t.columns[c].1)).collect();
+        caption.push_str(&format!(" Part {} of {count}: {}.", index + 1, names.join(", ")));
+        // The first part keeps the table's label, so a reference finds its start.
+        if index > 0 {
+            label.push_str(&format!("-{}", index + 1));
+        }
+    }
+    let caption = format!("\\caption{{{warning}{caption}}}\\label{{{label}}}");
     if t.rows.len() > LONG_ROWS {
         format!(
             "\\begin{{longtable}}{{{spec}}}\n{caption}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endfirsthead\n\
              \\multicolumn{{{}}}{{l}}{{\\small\\itshape continued}}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endhead\n\
              \\bottomrule\n\\endlastfoot\n{body}\\end{{longtable}}\n",
-            columns + 1
+            columns.len() + 1
         )
     } else {
         format!(
@@ -49,32 +86,130 @@ fn table(t: &Table, warning: Option<&str>) -> String {
     }
 }
 
-/// One body line: the row label, then the cells, the best in bold.
-fn row(t: &Table, index: usize, label: &str, cells: &[String]) -> String {
-    let values: Vec<Option<f64>> = t.stats[index].iter().map(|s| s.and_then(|s| s.value)).collect();
-    // Only a row of methods has a best method.
-    let present: Vec<f64> = values.iter().flatten().copied().collect();
-    let best = (t.layout == TableLayout::ByMethods && present.len() > 1).then(|| match t.metric {
-        Metric::MeanMicros => present.iter().copied().fold(f64::INFINITY, f64::min),
-        _ => present.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    });
-    let cells = cells.iter().zip(&values).map(|(c, &value)| {
-        let marked = c.ends_with(NO_TOUR_MARK);
-        let mut text = latex_escape(c.trim_end_matches(NO_TOUR_MARK));
-        // Compared as printed, so two cells that read the same are both bold.
-        let printed = |v: f64| format!("{v:.1}");
-        if let (Some(best), Some(value)) = (best, value) {
-            if printed(best) == printed(value) {
-                text = format!("\\textbf{{{text}}}");
+/// The columns of `t` split into as few parts as fit the page, of sizes
+/// as even as can be: a table of five methods with intervals fits whole, one
+/// of eight D columns splits in two.
+fn column_parts(t: &Table) -> Vec<Vec<usize>> {
+    let label_width =
+        t.rows.iter().map(|(label, _)| text_width(label, 10.0)).fold(text_width(ROW_HEADER, 10.0), f64::max);
+    let widths: Vec<f64> = (0..t.columns.len())
+        .map(|c| {
+            let header = text_width(&t.columns[c].1, 10.0);
+            let cell = t.stats.iter().map(|stats| cell_width(t, stats[c])).fold(0.0, f64::max);
+            header.max(cell) + COLUMN_PADDING_PT
+        })
+        .collect();
+    let all: Vec<usize> = (0..t.columns.len()).collect();
+    for count in 1..=all.len().max(1) {
+        let size = all.len().div_ceil(count).max(1);
+        let parts: Vec<Vec<usize>> = all.chunks(size).map(<[usize]>::to_vec).collect();
+        let fits = |part: &Vec<usize>| {
+            label_width + COLUMN_PADDING_PT + part.iter().map(|&c| widths[c]).sum::<f64>() <= TEXT_WIDTH_PT
+        };
+        if parts.iter().all(fits) {
+            return parts;
+        }
+    }
+    all.into_iter().map(|c| vec![c]).collect()
+}
+
+/// A cell's width in pt, as [`row_cells`] writes it: the figure (and its
+/// mark), and with intervals the small lines under it.
+fn cell_width(t: &Table, stats: Option<Stats>) -> f64 {
+    let Some(stats) = stats else { return 0.0 };
+    let figure = stats.value.map_or(IMPOSSIBLE.to_string(), |v| format!("{v:.1}*"));
+    let mut width = text_width(&figure, 10.0);
+    if t.intervals {
+        for line in detail_lines(&stats) {
+            width = width.max(text_width(&line, SMALL_PT));
+        }
+    }
+    width
+}
+
+/// The size of the interval lines under a figure (`\scriptsize`), in pt.
+const SMALL_PT: f64 = 7.0;
+
+/// A width in pt of `text` set at `size` pt in Computer Modern, from the
+/// widths of its glyphs in em (digits are half an em); an estimate a little
+/// over the truth, so a table said to fit does.
+fn text_width(text: &str, size: f64) -> f64 {
+    let em: f64 = text
+        .chars()
+        .map(|c| match c {
+            '0'..='9' | '*' => 0.5,
+            '.' | ',' | '[' | ']' | '(' | ')' | 'i' | 'l' => 0.28,
+            ' ' => 0.34,
+            '=' | '+' | 'W' | 'M' => 0.78,
+            'A'..='Z' => 0.75,
+            _ => 0.56,
+        })
+        .sum();
+    em * size * 1.05
+}
+
+/// The small lines a cell's figure carries with intervals: its 95 % Wilson
+/// interval (accuracy only), then its denominator.
+fn detail_lines(stats: &Stats) -> Vec<String> {
+    let interval = stats.interval.map(|(low, high)| format!("[{low:.1}, {high:.1}]"));
+    interval.into_iter().chain(std::iter::once(format!("n={}", stats.n))).collect()
+}
+
+/// A row's cells: the figure, in bold when it is the row's unique best,
+/// its mark, and with intervals the interval and denominator in small type
+/// on lines of their own, so a column stays as narrow as its figure.
+fn row_cells(t: &Table, index: usize) -> Vec<String> {
+    let stats = &t.stats[index];
+    let best = unique_best(t, stats);
+    t.rows[index]
+        .1
+        .iter()
+        .zip(stats)
+        .enumerate()
+        .map(|(column, (text, stats))| {
+            let (Some(stats), Some(value)) = (stats, stats.and_then(|s| s.value)) else {
+                return latex_escape(text);
+            };
+            if text.is_empty() || text == IMPOSSIBLE {
+                return latex_escape(text);
             }
-        }
-        if marked {
-            text.push_str("$^{*}$");
-        }
-        text
-    });
-    let line: Vec<String> = std::iter::once(row_label(label)).chain(cells).collect();
-    format!("{} \\\\\n", line.join(" & "))
+            let mut figure = format!("{value:.1}");
+            if best == Some(column) {
+                figure = format!("\\textbf{{{figure}}}");
+            }
+            if text.ends_with(NO_TOUR_MARK) {
+                figure.push_str("$^{*}$");
+            }
+            if !t.intervals {
+                return figure;
+            }
+            let lines: Vec<String> =
+                detail_lines(stats).iter().map(|l| format!("{{\\scriptsize {}}}", latex_escape(l))).collect();
+            format!("\\begin{{tabular}}[t]{{@{{}}r@{{}}}}{figure}\\\\{}\\end{{tabular}}", lines.join("\\\\"))
+        })
+        .collect()
+}
+
+/// The column of a row's best figure (the most accurate, or the fastest)
+/// when one method alone has it as printed; None for a tie (all 0.0
+/// included) or a row of one figure, and in tables whose columns are not
+/// methods.
+fn unique_best(t: &Table, stats: &[Option<Stats>]) -> Option<usize> {
+    if t.layout != TableLayout::ByMethods {
+        return None;
+    }
+    // Compared as printed: two cells that read the same tie.
+    let printed: Vec<(usize, f64)> = stats
+        .iter()
+        .enumerate()
+        .filter_map(|(c, s)| s.and_then(|s| s.value).map(|v| (c, format!("{v:.1}").parse::<f64>().unwrap_or(v))))
+        .collect();
+    if printed.len() < 2 {
+        return None;
+    }
+    let better = |a: f64, b: f64| if t.metric == Metric::MeanMicros { a < b } else { a > b };
+    let (best_column, best) = printed.iter().copied().reduce(|a, b| if better(b.1, a.1) { b } else { a })?;
+    (printed.iter().filter(|(_, v)| *v == best).count() == 1).then_some(best_column)
 }
 
 /// A regular board's N as is; another shape `3x4` as $3\times4$.
@@ -101,12 +236,13 @@ fn method(name: &str) -> String {
     name.parse::<Method>().map_or_else(|_| latex_escape(name), |m| latex_escape(m.report_name()))
 }
 
-/// The moves as a leaper `(3,2)` or an explicit list.
+/// The moves as a leaper `(3,2)`, a grid's label, or an explicit list
+/// (which may break after any move, so a long one fits the caption).
 fn moves(label: &str) -> String {
-    if label.split(',').all(|c| !c.is_empty() && c.chars().all(|c| c.is_ascii_digit())) {
-        format!("the $({label})$ leaper")
-    } else {
-        format!("moves \\texttt{{{}}}", latex_escape(label))
+    match MovesKind::of(label) {
+        MovesKind::Rule(_) => format!("the $({label})$ leaper"),
+        MovesKind::Named => format!("the moves {}", latex_escape(label)),
+        MovesKind::List(_) => format!("moves \\texttt{{{}}}", latex_escape(label).replace(' ', " \\allowbreak{}")),
     }
 }
 
@@ -127,7 +263,7 @@ fn caption(t: &Table) -> String {
         TableLayout::ByMethods => format!(
             "{metric} by method with {} on {second}-dimensional boards, by side $N${}.",
             moves(moves_label),
-            if t.columns.len() > 1 { "; the best method of each row in bold" } else { "" }
+            if t.columns.len() > 1 { "; a row's best method in bold where it alone is best" } else { "" }
         ),
     };
     let cells = || t.rows.iter().flat_map(|(_, cells)| cells.iter());

@@ -62,6 +62,8 @@ pub(super) struct Table {
     /// What the columns are (D, or methods) and what the cells show.
     pub(super) layout: TableLayout,
     pub(super) metric: Metric,
+    /// The cells' texts carry their intervals and denominators.
+    pub(super) intervals: bool,
     /// Each cell's number, denominator and interval, beside its text (None
     /// where the cell has no row).
     pub(super) stats: Vec<Vec<Option<Stats>>>,
@@ -197,6 +199,7 @@ pub(super) fn tables(
                 marked,
                 layout: opts.layout,
                 metric: opts.metric,
+                intervals: readable && opts.intervals,
                 stats,
             }
         })

@@ -265,7 +265,7 @@ fn markdown_and_latex() {
 \\begin{table}[htbp]
 \\centering
 \\caption{Accuracy (\\%, tours per start) by method with the $(3,1)$ leaper on 2-dimensional boards, by side $N$; \
-the best method of each row in bold. n/a: no tour can exist on the board, nothing was run.}\\label{tab:3-1-2-accuracy}
+a row's best method in bold where it alone is best. n/a: no tour can exist on the board, nothing was run.}\\label{tab:3-1-2-accuracy}
 \\begin{tabular}{rrr}
 \\toprule
 $N$ & W & AW+ \\\\
@@ -354,12 +354,77 @@ fn long_rows(count: u32) -> Vec<AggregateRow> {
     rows
 }
 
+/// Rows as the report has them: the five methods on N = 1..9 for D = 2..9,
+/// up to 10,000 starts a cell, slow cells of seconds, some ties.
+fn report_rows() -> Vec<AggregateRow> {
+    let mut rows = Vec::new();
+    let mut config = 0;
+    for dims in 2..=9u32 {
+        for n in 1..=9u32 {
+            let shape = vec![n.to_string(); dims as usize].join("x");
+            for (m, method) in ["w", "w+", "aw", "aw+", "mw"].into_iter().enumerate() {
+                let tasks = [20, 100, 10_000][(n % 3) as usize];
+                let successes = (tasks * (n as u64 + m as u64)) / 14;
+                let mut r = row(config, "3,2", &shape, method, tasks, successes.min(tasks));
+                r.mean_micros = 1_234_567.8 * f64::from(n);
+                r.no_tour = u64::from(n == 4);
+                if n == 2 {
+                    r.open_tour = "impossible".into();
+                }
+                rows.push(r);
+            }
+            config += 1;
+        }
+    }
+    rows
+}
+
+#[test]
+fn latex_bolds_a_unique_best_figure_only() {
+    let o = TableOptions { intervals: true, ..opts(TableLayout::ByMethods, TableFormat::Latex) };
+    // N=5: 75.0 beats 50.0; N=6: both 0.0; N=7: both 60.0.
+    let rows = vec![
+        row(0, "3,2", "5x5", "aw+", 20, 15),
+        row(0, "3,2", "5x5", "mw", 20, 10),
+        row(1, "3,2", "6x6", "aw+", 20, 0),
+        row(1, "3,2", "6x6", "mw", 20, 0),
+        row(2, "3,2", "7x7", "aw+", 20, 12),
+        row(2, "3,2", "7x7", "mw", 20, 12),
+    ];
+    let out = render(&rows, &o);
+    assert_eq!(out.matches("\\textbf{").count(), 1, "{out}");
+    // The figure only: its interval and denominator are small lines under it.
+    assert!(
+        out.contains(
+            "5 & \\begin{tabular}[t]{@{}r@{}}\\textbf{75.0}\\\\{\\scriptsize [53.1, 88.8]}\\\\{\\scriptsize n=20}\\end{tabular} & "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("\\begin{tabular}[t]{@{}r@{}}0.0\\\\"), "{out}");
+    // Time: the least is best, unique too.
+    let time = render(&rows, &TableOptions { metric: Metric::MeanMicros, ..o });
+    assert_eq!(time.matches("\\textbf{").count(), 0, "every row's times tie: {time}");
+}
+
+#[test]
+fn latex_splits_tables_wider_than_the_page() {
+    let o = TableOptions { intervals: true, ..opts(TableLayout::ByDims, TableFormat::Latex) };
+    let out = render(&report_rows(), &o);
+    // Eight D columns with intervals do not fit one page width: two parts a method.
+    assert!(out.contains("Part 1 of 2: $D=2$, $D=3$, $D=4$, $D=5$.") && out.contains("Part 2 of 2: $D=6$"), "{out}");
+    assert!(out.contains("\\label{tab:3-2-w-accuracy}") && out.contains("\\label{tab:3-2-w-accuracy-2}"), "{out}");
+    // Five methods with intervals fit whole.
+    let by_methods = render(&report_rows(), &TableOptions { layout: TableLayout::ByMethods, ..o });
+    assert!(!by_methods.contains("Part 1"), "{by_methods}");
+    assert!(by_methods.contains("$N$ & W & W+ & AW & AW+ & MW \\\\"), "{by_methods}");
+}
+
 #[test]
 fn latex_is_paper_ready() {
     let mut o = opts(TableLayout::ByMethods, TableFormat::Latex);
     let short = render(&long_rows(3), &o);
     // One float, booktabs rules, caption and label, report names, the best
-    // of each row in bold (both when they tie).
+    // of each row in bold.
     assert!(short.contains("\\begin{table}[htbp]") && short.contains("\\toprule") && short.contains("\\bottomrule"));
     assert!(short.contains("\\caption{Accuracy") && short.contains("\\label{tab:3-2-2-accuracy}"), "{short}");
     assert!(short.contains("$N$ & AW+ & MW \\\\"), "{short}");
@@ -368,8 +433,12 @@ fn latex_is_paper_ready() {
     assert!(short.contains("7 & 50.0 & \\textbf{60.0} \\\\"), "{short}");
     // Time: the least is best.
     o.metric = Metric::MeanMicros;
-    let time = render(&long_rows(3), &o);
-    assert!(time.contains("Mean time per task ($\\mu$s)") && time.contains("\\textbf{"), "{time}");
+    let mut slower = long_rows(3);
+    slower.iter_mut().filter(|r| r.method == "mw").for_each(|r| r.mean_micros += 5.0);
+    let time = render(&slower, &o);
+    assert!(time.contains("Mean time per task ($\\mu$s)") && time.contains("5 & \\textbf{0.5} & 5.5 \\\\"), "{time}");
+    // Equal times tie: nothing is bold.
+    assert!(!render(&long_rows(3), &o).contains("\\textbf{"));
 
     // A long range breaks across pages with its header repeated; one row per N.
     o.metric = Metric::Accuracy;
@@ -397,6 +466,14 @@ fn latex_compiles_with_pdflatex() {
     };
     assert!(status.status.success());
     let mut tables = render(&long_rows(195), &opts(TableLayout::ByMethods, TableFormat::Latex));
+    // The report's shape: five methods, D = 2..9, intervals, wide figures.
+    for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
+        for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
+            let o = TableOptions { metric, intervals: true, ..opts(layout, TableFormat::Latex) };
+            tables.push_str(&render(&report_rows(), &o));
+            tables.push_str("\\clearpage\n");
+        }
+    }
     for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
         for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
             let mut rows = rows();
@@ -433,6 +510,9 @@ fn latex_compiles_with_pdflatex() {
     let log = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "pdflatex failed:\n{log}");
     assert!(!log.contains("Warning: Reference") && dir.join("tables.pdf").exists(), "{log}");
+    // Every table fits the page: no column is cut off.
+    let tex_log = std::fs::read_to_string(dir.join("tables.log")).unwrap();
+    assert!(!tex_log.contains("Overfull \\hbox"), "a table is wider than the page:\n{tex_log}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -465,7 +545,12 @@ fn intervals_and_denominators_show_in_every_format() {
     );
     o.format = TableFormat::Latex;
     let latex = render(&long_rows(1), &o);
-    assert!(latex.contains("\\textbf{75.0 [53.1, 88.8] n=20} & 50.0 [29.9, 70.1] n=20"), "{latex}");
+    assert!(
+        latex
+            .contains("{@{}r@{}}\\textbf{75.0}\\\\{\\scriptsize [53.1, 88.8]}\\\\{\\scriptsize n=20}\\end{tabular} & ")
+            && latex.contains("{@{}r@{}}50.0\\\\{\\scriptsize [29.9, 70.1]}\\\\{\\scriptsize n=20}"),
+        "{latex}"
+    );
     // Time cells carry the denominator, no interval.
     o.format = TableFormat::Text;
     o.metric = Metric::MeanMicros;
