@@ -343,3 +343,16 @@ fn two_sweeps_are_compared_per_configuration_and_method() {
         assert!(text.contains("starts whose flags differ (A -> B):"), "{text}");
     }
 }
+
+/// `plot --help` described its `--by` values as tables (`One table per
+/// (moves, method): rows N, columns D`) and `--kind` not at all.
+#[test]
+fn plot_help_describes_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = run_ksweep(dir.path(), &["plot", "--help"], LIMIT).ok().stdout;
+    for needle in ["What to draw", "Accuracy against N with 95 % Wilson bands", "a panel per (rule, D)", "image format"]
+    {
+        assert!(help.contains(needle), "plot --help lacks {needle:?}:\n{help}");
+    }
+    assert!(!help.contains("table"), "plot --help speaks of tables:\n{help}");
+}
