@@ -356,3 +356,15 @@ fn plot_help_describes_plots() {
     }
     assert!(!help.contains("table"), "plot --help speaks of tables:\n{help}");
 }
+
+/// `cancel` of a sweep that had ended said it cancelled it, and that
+/// `resume` would run the rest: it says there was nothing to cancel.
+#[test]
+fn cancel_says_what_happened() {
+    let mut c = Cluster::start(&[]);
+    let id = c.submit(&c.write("tiny.toml", SPEC_TINY));
+    c.add_worker(1);
+    c.wait_done(&id, LIMIT);
+    let out = c.client(&["cancel", &id]).ok().stdout;
+    assert!(out.starts_with(&format!("sweep {id} (e2e-tiny) is done: nothing to cancel\n")), "{out}");
+}
