@@ -83,6 +83,20 @@ enum Command {
     /// Run a cancelled or failed sweep again from where it stopped (a
     /// failed one's failed shards retried from scratch).
     Resume(cmd::resume::ResumeArgs),
+    /// Remove a sweep, and the results no other sweep has; asks first on a
+    /// terminal (--yes does not ask).
+    ///
+    /// Example: ksweep rm 3675248c --db ksweep.db
+    Rm(cmd::rm::RmArgs),
+    /// Give a sweep another name; its id stays.
+    ///
+    /// Example: ksweep rename 3675248c quick-wide --db ksweep.db
+    Rename(cmd::rename::RenameArgs),
+    /// Compare two sweeps per configuration and method: accuracy of each,
+    /// the difference, and the starts whose flags differ.
+    ///
+    /// Example: ksweep diff 8f307539 e181e54e --db ksweep.db
+    Diff(cmd::diff::DiffArgs),
     /// Print a sweep's accuracy or timing tables.
     Table(cmd::table::TableArgs),
     /// Write every task result as CSV, JSON lines or Parquet (columns:
@@ -152,6 +166,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Cancel(args) => block_on("warn", cmd::cancel::run(args, &mut out))?,
         Command::Drain(args) => block_on("warn", cmd::drain::run(args, &mut out))?,
         Command::Resume(args) => block_on("warn", cmd::resume::run(args, &mut out))?,
+        Command::Rm(args) => block_on("warn", cmd::rm::run(args, &mut out))?,
+        Command::Rename(args) => block_on("warn", cmd::rename::run(args, &mut out))?,
+        Command::Diff(args) => block_on("warn", cmd::diff::run(args, &mut out))?,
         Command::Table(args) => block_on("warn", cmd::table::run(args, &mut out))?,
         Command::Export(args) => block_on("warn", cmd::export::run(args, &mut out))?,
         Command::Plot(args) => block_on("warn", cmd::plot::run(args, &mut out))?,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use ksweep_coordinator::query::{Export, ExportCursor, Query};
-use ksweep_coordinator::store::Store;
+use ksweep_coordinator::store::{Store, SweepRecord};
 use ksweep_proto::v1 as pb;
 use sweep::{AggregateRow, ResultRow, Sweep, SweepState, SweepStatus};
 
@@ -142,7 +142,7 @@ impl DbSource {
 
     /// The status of one sweep (the only one, when `id` is `None`).
     pub fn status(&self, id: Option<&str>) -> Result<SweepStatus> {
-        Ok(self.as_read(self.query.status(id)?))
+        Ok(self.as_read(self.query.status(id).map_err(|e| self.read_error(e))?))
     }
 
     /// The status of every sweep.
@@ -150,25 +150,71 @@ impl DbSource {
         Ok(self.query.sweeps()?.into_iter().map(|s| self.as_read(s)).collect())
     }
 
-    /// A sweep stored as running in a file nothing serves is `stopped`:
-    /// its run was interrupted, and running it again resumes it.
-    fn as_read(&self, mut status: SweepStatus) -> SweepStatus {
-        if status.state == SweepState::Running && !self.served {
-            status.state = SweepState::Stopped;
+    /// The status as this file reads ([`unserved_status`] unless served).
+    fn as_read(&self, status: SweepStatus) -> SweepStatus {
+        match self.served {
+            true => status,
+            false => unserved_status(status),
         }
-        status
+    }
+
+    /// A query's error as read from this file: the sweeps it lists to
+    /// choose from are `stopped`, not running, when nothing serves it.
+    fn read_error(&self, e: ksweep_coordinator::Error) -> anyhow::Error {
+        match self.served {
+            true => e.into(),
+            false => unserved(e).into(),
+        }
     }
 
     /// The aggregate rows of a sweep's tables.
     pub fn table_rows(&self, id: Option<&str>) -> Result<Vec<AggregateRow>> {
-        Ok(self.query.table_rows(id)?)
+        self.query.table_rows(id).map_err(|e| self.read_error(e))
     }
 
     /// The task results of a sweep, page by page.
     pub fn export(&self, id: Option<&str>) -> Result<DbExport<'_>> {
-        let export = self.query.export(id)?;
+        let export = self.query.export(id).map_err(|e| self.read_error(e))?;
         Ok(DbExport { query: &self.query, export, after: None, done: false })
     }
+}
+
+/// A database error as read from a file nothing serves: the sweeps it
+/// lists to choose from that are stored as running are `stopped`.
+pub fn unserved(e: ksweep_coordinator::Error) -> ksweep_coordinator::Error {
+    use ksweep_coordinator::Error;
+    match e {
+        Error::AmbiguousSweep(listing) => Error::AmbiguousSweep(listing.unserved()),
+        Error::AmbiguousId(text, listing) => Error::AmbiguousId(text, listing.unserved()),
+        e => e,
+    }
+}
+
+/// A database file opened for writing (`rm`, `rename` with `--db`): one
+/// writer per file, so nothing serves it meanwhile.
+pub fn open_writer(path: &Path) -> Result<Store> {
+    if !path.exists() {
+        bail!("--db: {} does not exist", path.display());
+    }
+    Store::open(path).with_context(|| format!("--db: cannot open {}", path.display()))
+}
+
+/// The sweep `id` names in a file this process writes, with the state an
+/// offline read gives it (running is `stopped`: nothing serves the file).
+pub fn resolve_unserved(store: &Store, id: &str) -> Result<(SweepRecord, SweepStatus)> {
+    let record = store.resolve(Some(id)).map_err(unserved)?;
+    let status = unserved_status(ksweep_coordinator::status_of(&record));
+    Ok((record, status))
+}
+
+/// A sweep's status as read from a file nothing serves: stored as
+/// running, it is `stopped` (its run was interrupted; running it again
+/// resumes it).
+fn unserved_status(mut status: SweepStatus) -> SweepStatus {
+    if status.state == SweepState::Running {
+        status.state = SweepState::Stopped;
+    }
+    status
 }
 
 /// The pages of an offline export.

@@ -30,6 +30,19 @@ impl SweepState {
     }
 }
 
+/// The state as read: stored states are read as they are (only an
+/// offline read of a file nothing serves says `stopped`).
+impl From<SweepState> for sweep::SweepState {
+    fn from(s: SweepState) -> sweep::SweepState {
+        match s {
+            SweepState::Running => sweep::SweepState::Running,
+            SweepState::Done => sweep::SweepState::Done,
+            SweepState::Cancelled => sweep::SweepState::Cancelled,
+            SweepState::Failed => sweep::SweepState::Failed,
+        }
+    }
+}
+
 impl TryFrom<i64> for SweepState {
     type Error = UnknownCode;
     fn try_from(code: i64) -> Result<Self, UnknownCode> {

@@ -15,10 +15,15 @@ pub enum Error {
     SweepNotFound(String),
     #[error("sweep id {0} is taken by a different spec; change the spec's name or seed")]
     IdCollision(String),
-    #[error("the database holds {0} sweeps; name one")]
-    AmbiguousSweep(usize),
-    #[error("{0:?} names several sweeps ({1}); give more of the id")]
-    AmbiguousId(String, String),
+    /// No sweep was named and the database holds several: they are listed.
+    #[error("the database holds {n} sweeps; name one by its id (a prefix only it has will do):\n{listing}", n = .0.len(), listing = .0)]
+    AmbiguousSweep(sweep::Listing),
+    /// A name (or id prefix) that fits several sweeps: they are listed.
+    #[error("{text:?} names {n} sweeps; name one by its id (a prefix only it has will do):\n{listing}", text = .0, n = .1.len(), listing = .1)]
+    AmbiguousId(String, sweep::Listing),
+    /// A sweep a request may not change while it runs (`ksweep rm`).
+    #[error("sweep {id} ({name}) is running; cancel it first (`ksweep cancel {id}`)")]
+    SweepRunning { id: String, name: String },
     #[error("worker {0} is not registered here (the coordinator may have restarted); register again")]
     UnknownWorker(u64),
     /// A client named a worker (`ksweep drain`) that no registered worker is.
@@ -85,7 +90,9 @@ impl From<Error> for tonic::Status {
             Error::AmbiguousSweep(_) | Error::AmbiguousId(..) | Error::AmbiguousWorker(..) => {
                 Status::invalid_argument(message)
             }
-            Error::UnknownWorker(_) | Error::StaleNonce(_) => Status::failed_precondition(message),
+            Error::UnknownWorker(_) | Error::StaleNonce(_) | Error::SweepRunning { .. } => {
+                Status::failed_precondition(message)
+            }
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
             Error::Refused(_) => Status::invalid_argument(message),
             Error::Database(_)

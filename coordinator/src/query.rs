@@ -131,16 +131,10 @@ impl Query {
 
 /// The status of a stored sweep.
 pub fn status_of(r: &SweepRecord) -> SweepStatus {
-    let state = match r.state {
-        SweepState::Running => sweep::SweepState::Running,
-        SweepState::Done => sweep::SweepState::Done,
-        SweepState::Cancelled => sweep::SweepState::Cancelled,
-        SweepState::Failed => sweep::SweepState::Failed,
-    };
     SweepStatus {
         sweep_id: r.id.clone(),
         name: r.name.clone(),
-        state,
+        state: r.state.into(),
         tasks_total: r.tasks_total,
         tasks_done: r.tasks_done,
         successes: r.successes,

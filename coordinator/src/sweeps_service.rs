@@ -201,6 +201,20 @@ impl pb::sweeps_server::Sweeps for SweepsService {
         Ok(Response::new(pb::DrainReply { worker_id: worker.0, name, shards_held: held as u32, workers: 1 }))
     }
 
+    async fn remove(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::RemoveReply>, Status> {
+        // Named, never "the only one": a removal is not undone.
+        let id = optional_id(&req.into_inner().sweep_id)?
+            .ok_or_else(|| Error::Refused("SweepRef.sweep_id: name the sweep to remove".into()))?;
+        Ok(Response::new(self.shared.remove(id).await?.into()))
+    }
+
+    async fn rename(&self, req: Request<pb::RenameRequest>) -> Result<Response<pb::SweepStatus>, Status> {
+        let req = req.into_inner();
+        let id = optional_id(&req.sweep_id)?;
+        let record = self.shared.rename(id, req.name).await?;
+        Ok(Response::new(self.shared.live(status_of(&record)).into()))
+    }
+
     async fn table(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::TableReply>, Status> {
         let id = optional_id(&req.into_inner().sweep_id)?;
         let table = self.shared.read(move |s| query::table(s, id.as_deref())).await?;

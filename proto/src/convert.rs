@@ -376,6 +376,18 @@ fn work(w: pb::Work) -> Result<sweep::Work, ConvertError> {
 
 // ----------------------------------------------------------- result rows
 
+impl From<sweep::Removal> for pb::RemoveReply {
+    fn from(r: sweep::Removal) -> pb::RemoveReply {
+        pb::RemoveReply { sweep_id: r.sweep_id, name: r.name, tasks_deleted: r.tasks_deleted, tasks_kept: r.tasks_kept }
+    }
+}
+
+impl From<pb::RemoveReply> for sweep::Removal {
+    fn from(r: pb::RemoveReply) -> sweep::Removal {
+        sweep::Removal { sweep_id: r.sweep_id, name: r.name, tasks_deleted: r.tasks_deleted, tasks_kept: r.tasks_kept }
+    }
+}
+
 impl From<sweep::ResultRow> for pb::ResultRow {
     fn from(r: sweep::ResultRow) -> pb::ResultRow {
         pb::ResultRow {

@@ -40,12 +40,15 @@
 #![warn(missing_docs)]
 
 mod cursor;
+mod diff;
 mod error;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod labels;
+mod listing;
 mod plan;
 mod progress;
+mod removal;
 pub mod replay;
 mod result_row;
 mod reuse;
@@ -58,9 +61,12 @@ mod task_report;
 mod work;
 
 pub use cursor::Cursor;
+pub use diff::{DiffBuilder, DiffRow, Side, StartDiff, SweepDiff, Tally};
 pub use error::SpecError;
+pub use listing::{Listing, SweepLine};
 pub use plan::{Planner, ShardPlan};
 pub use progress::{format_duration, format_eta, format_rate, format_utc, Progress, RateWindow};
+pub use removal::Removal;
 pub use result_row::ResultRow;
 pub use reuse::{MethodSet, Reused};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};

@@ -136,15 +136,7 @@ impl SweepSpec {
     /// Checks every value that does not need the engine: name, starts,
     /// methods, limits and each grid's structure.
     pub fn check(&self) -> Result<(), SpecError> {
-        if self.name.trim().is_empty() {
-            return Err(SpecError::field("name", "is empty"));
-        }
-        if self.name.len() > MAX_NAME_BYTES || self.name.chars().any(char::is_control) {
-            return Err(SpecError::field(
-                "name",
-                format!("must be at most {MAX_NAME_BYTES} bytes with no control characters"),
-            ));
-        }
+        check_name(&self.name)?;
         if self.starts == 0 {
             return Err(SpecError::field("starts", "0 is below the minimum 1"));
         }
@@ -288,6 +280,21 @@ impl SweepSpec {
 
 /// Longest accepted `name`, in bytes.
 const MAX_NAME_BYTES: usize = 200;
+
+/// Checks a sweep's name, as a spec gives it or `ksweep rename` sets it:
+/// not blank, at most 200 bytes, no control characters.
+pub fn check_name(name: &str) -> Result<(), SpecError> {
+    if name.trim().is_empty() {
+        return Err(SpecError::field("name", "is empty"));
+    }
+    if name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
+        return Err(SpecError::field(
+            "name",
+            format!("must be at most {MAX_NAME_BYTES} bytes with no control characters"),
+        ));
+    }
+    Ok(())
+}
 
 /// A one-line TOML error: "line 3, column 7: <what went wrong>".
 /// Every unknown key of the spec besides `first`, so a spec with several

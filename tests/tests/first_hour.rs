@@ -233,4 +233,165 @@ fn a_grid_label_titles_tables_and_plots_and_matches_rule() {
         "no such moves",
         "it has (2,1) my order",
     ]);
+/// The ids of `ksweep status` (one line per sweep), in its order.
+fn listed_ids(status: &str) -> Vec<String> {
+    status.lines().skip(1).filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
+}
+
+/// Two sweeps of one name (quick.toml, then a widened copy): naming them by
+/// it, or naming none in a file of two, failed without saying which there
+/// are. The error lists them (short id, name, state, tasks, created),
+/// offline and through a coordinator alike.
+#[test]
+fn sweeps_of_one_name_are_listed_to_choose_from() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), SPEC_TINY).unwrap();
+    std::fs::write(dir.path().join("wide.toml"), SPEC_TINY.replace("n = [5, 6, 7, 8]", "n = [5, 6, 7, 8, 9]")).unwrap();
+    for spec in ["tiny.toml", "wide.toml"] {
+        run_ksweep_in(dir.path(), &["run", spec, "--db", "t.db"], LIMIT).ok();
+    }
+    let ids = listed_ids(&run_ksweep_in(dir.path(), &["status", "--db", "t.db"], LIMIT).ok().stdout);
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    let line = |id: &str, tasks: &str| format!("  {}  e2e-tiny  done   {tasks}  20", &id[..8]);
+    let (tiny, wide) = (line(&ids[0], "48/48"), line(&ids[1], "60/60"));
+    run_ksweep_in(dir.path(), &["table", "e2e-tiny", "--db", "t.db"], LIMIT).fails_with(&[
+        "\"e2e-tiny\" names 2 sweeps; name one by its id",
+        "ID        NAME      STATE  TASKS  CREATED",
+        &tiny,
+        &wide,
+    ]);
+    run_ksweep_in(dir.path(), &["export", "--db", "t.db"], LIMIT).fails_with(&[
+        "the database holds 2 sweeps; name one",
+        &tiny,
+        &wide,
+    ]);
+
+    // Through a coordinator: two sweeps no worker runs yet.
+    let c = Cluster::start(&[]);
+    let tiny = c.submit(&c.write("tiny.toml", SPEC_TINY));
+    let wide = c.submit(&c.write("wide.toml", &SPEC_TINY.replace("n = [5, 6, 7, 8]", "n = [5, 6, 7, 8, 9]")));
+    c.client(&["table", "e2e-tiny"]).fails_with(&[
+        "\"e2e-tiny\" names 2 sweeps",
+        &format!("  {}  e2e-tiny  running  0/48  ", &tiny[..8]),
+        &format!("  {}  e2e-tiny  running  0/60  ", &wide[..8]),
+    ]);
+    c.client(&["watch"]).fails_with(&["the database holds 2 sweeps", &tiny[..8], &wide[..8]]);
+}
+
+/// `rename` tells two sweeps of one name apart (the id stays); `rm` asks
+/// first (off a terminal it wants --yes), refuses a running sweep, and
+/// keeps the results another sweep has: the widened sweep's tables are
+/// unchanged after its narrower twin, whose results it took, is removed.
+#[test]
+fn sweeps_are_renamed_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, wide_spec) = (dir.path(), SPEC_TINY.replace("n = [5, 6, 7, 8]", "n = [5, 6, 7, 8, 9]"));
+    std::fs::write(d.join("tiny.toml"), SPEC_TINY).unwrap();
+    std::fs::write(d.join("wide.toml"), &wide_spec).unwrap();
+    for spec in ["tiny.toml", "wide.toml"] {
+        run_ksweep_in(d, &["run", spec, "--db", "t.db"], LIMIT).ok();
+    }
+    let ids = listed_ids(&run_ksweep_in(d, &["status", "--db", "t.db"], LIMIT).ok().stdout);
+    let (tiny, wide) = (&ids[0], &ids[1]);
+    let renamed = run_ksweep_in(d, &["rename", &wide[..8], "e2e-wide", "--db", "t.db"], LIMIT).ok();
+    assert_eq!(renamed.stdout, format!("renamed sweep {} from \"e2e-tiny\" to \"e2e-wide\"\n", &wide[..8]));
+    run_ksweep_in(d, &["rename", "e2e-wide", "a\tb", "--db", "t.db"], LIMIT).fails_with(&["name: must be"]);
+    let table = |d: &std::path::Path| {
+        run_ksweep_in(d, &["table", "e2e-wide", "--db", "t.db", "--format", "csv"], LIMIT).ok().stdout
+    };
+    let before = table(d);
+    run_ksweep_in(d, &["rm", "e2e-tiny", "--db", "t.db"], LIMIT)
+        .fails_with(&["not removing sweep", "stdin is not a terminal; give --yes"]);
+    let removed = run_ksweep_in(d, &["rm", "e2e-tiny", "--db", "t.db", "--yes"], LIMIT).ok();
+    assert_eq!(
+        removed.stdout,
+        format!("removed sweep {} (e2e-tiny): 0 results deleted, 48 kept (other sweeps have them)\n", &tiny[..8])
+    );
+    assert_eq!(table(d), before, "the kept results are the wide sweep's");
+    assert_eq!(
+        listed_ids(&run_ksweep_in(d, &["status", "--db", "t.db"], LIMIT).ok().stdout),
+        std::slice::from_ref(wide)
+    );
+    let gone = run_ksweep_in(d, &["rm", "e2e-wide", "--db", "t.db", "--yes"], LIMIT).ok();
+    assert!(gone.stdout.contains("(e2e-wide): 60 results deleted\n"), "{}", gone.stdout);
+
+    // Through a coordinator: a running sweep is refused, a cancelled one goes.
+    let c = Cluster::start(&[]);
+    let id = c.submit(&c.write("tiny.toml", SPEC_TINY));
+    c.client(&["rm", &id, "--yes"]).fails_with(&["is running; cancel it first"]);
+    c.client(&["rename", &id, "renamed"]).ok();
+    c.client(&["cancel", "renamed"]).ok();
+    c.client(&["rm", "renamed"]).fails_with(&["give --yes"]);
+    let removed = c.client(&["rm", "renamed", "--yes"]).ok();
+    assert_eq!(removed.stdout, format!("removed sweep {} (renamed): 0 results deleted\n", &id[..8]));
+    assert_eq!(c.client(&["status"]).ok().stdout, "no sweeps\n");
+}
+
+/// `diff A B`: per (configuration, method) both have, the accuracy of each,
+/// the difference and the starts whose flags differ. Two seeds of `wr` on
+/// the same boards differ somewhere; `w`, deterministic, never does.
+#[test]
+fn two_sweeps_are_compared_per_configuration_and_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let spec = SPEC_TINY.replace("[\"w\", \"aw+\"]", "[\"w\", \"wr\"]").replace("starts = 6", "starts = 20");
+    std::fs::write(d.join("a.toml"), &spec).unwrap();
+    std::fs::write(
+        d.join("b.toml"),
+        spec.replace("seed = 11", "seed = 12").replace("n = [5, 6, 7, 8]", "n = [6, 7, 8, 9]"),
+    )
+    .unwrap();
+    for spec in ["a.toml", "b.toml"] {
+        run_ksweep_in(d, &["run", spec, "--db", "t.db"], LIMIT).ok();
+    }
+    let ids = listed_ids(&run_ksweep_in(d, &["status", "--db", "t.db"], LIMIT).ok().stdout);
+    let diff = |format: &str| {
+        run_ksweep_in(d, &["diff", &ids[0], &ids[1], "--db", "t.db", "--format", format], LIMIT).ok().stdout
+    };
+    let text = diff("text");
+    assert!(text.contains("6 (configuration, method) pairs in both; 2 only in A, 2 only in B"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&diff("json")).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for row in rows {
+        let differ = row["differing"].as_array().unwrap().len();
+        match row["method"].as_str().unwrap() {
+            "w" => assert_eq!(differ, 0, "w is deterministic: {row}"),
+            _ => assert!(row["both_ran"].as_u64().unwrap() > 0, "{row}"),
+        }
+        let (a, b) = (row["a_accuracy"].as_f64().unwrap(), row["b_accuracy"].as_f64().unwrap());
+        assert!((row["difference"].as_f64().unwrap() - (b - a)).abs() < 1e-9, "{row}");
+    }
+    let differing: usize = rows.iter().map(|r| r["differing"].as_array().unwrap().len()).sum();
+    let csv = diff("csv");
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    assert!(csv.starts_with("moves,board,dims,method,a_tasks,"), "{csv}");
+    if differing > 0 {
+        assert!(text.contains("starts whose flags differ (A -> B):"), "{text}");
+    }
+}
+
+/// `plot --help` described its `--by` values as tables (`One table per
+/// (moves, method): rows N, columns D`) and `--kind` not at all.
+#[test]
+fn plot_help_describes_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = run_ksweep(dir.path(), &["plot", "--help"], LIMIT).ok().stdout;
+    for needle in ["What to draw", "Accuracy against N with 95 % Wilson bands", "a panel per (rule, D)", "image format"]
+    {
+        assert!(help.contains(needle), "plot --help lacks {needle:?}:\n{help}");
+    }
+    assert!(!help.contains("table"), "plot --help speaks of tables:\n{help}");
+}
+
+/// `cancel` of a sweep that had ended said it cancelled it, and that
+/// `resume` would run the rest: it says there was nothing to cancel.
+#[test]
+fn cancel_says_what_happened() {
+    let mut c = Cluster::start(&[]);
+    let id = c.submit(&c.write("tiny.toml", SPEC_TINY));
+    c.add_worker(1);
+    c.wait_done(&id, LIMIT);
+    let out = c.client(&["cancel", &id]).ok().stdout;
+    assert!(out.starts_with(&format!("sweep {id} (e2e-tiny) is done: nothing to cancel\n")), "{out}");
 }

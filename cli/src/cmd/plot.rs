@@ -42,11 +42,13 @@ pub struct PlotArgs {
     pub id: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,
+    /// What to draw: a chart against N (accuracy, time, attempts), one
+    /// panel per group of `--by`, or a failure map of one board.
     #[arg(long, value_enum, default_value_t = Kind::Accuracy)]
     pub kind: Kind,
-    /// `methods`: a panel per (rule, D), a line per method; `dims`: a panel
-    /// per (rule, method), a line per D.
-    #[arg(long, value_enum, default_value_t = By::Methods)]
+    /// How a chart groups its lines: `methods`, a panel per (rule, D) with a
+    /// line per method; `dims`, a panel per (rule, method) with a line per D.
+    #[arg(long, value_enum, default_value_t = By::Methods, hide_possible_values = true)]
     pub by: By,
     /// Only this move rule (as its label, e.g. 3,2).
     #[arg(long)]
@@ -67,6 +69,7 @@ pub struct PlotArgs {
     /// --format says otherwise. Without it, SVG goes to stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The image format, when -o's extension does not say it.
     #[arg(long, value_enum)]
     pub format: Option<ImageFormat>,
 }

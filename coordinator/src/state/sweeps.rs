@@ -6,7 +6,7 @@ use std::sync::Arc;
 use sweep::{Planner, ShardPlan, Sweep};
 
 use super::{blocking, Shared};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::SweepKey;
 use crate::scheduler::Counted;
 use crate::store::{Known, SweepRecord, SweepState};
@@ -133,5 +133,42 @@ impl Shared {
         self.scheduler().cancel(key);
         self.changed();
         Ok(())
+    }
+
+    /// Removes a sweep that is not running ([`Store::remove_sweep`]), under
+    /// `cutting`, like a cancel, so no load runs beside it.
+    ///
+    /// [`Store::remove_sweep`]: crate::store::Store::remove_sweep
+    pub async fn remove(&self, id: String) -> Result<sweep::Removal> {
+        let _in_order = self.cutting.lock().await;
+        // Checked and removed in one hold of the store: a resume stores a
+        // sweep as running through it too.
+        let written = self
+            .with_store(move |s| {
+                let record = s.resolve(Some(&id))?;
+                if record.state == SweepState::Running {
+                    return Err(Error::SweepRunning { id: record.id, name: record.name });
+                }
+                Ok(s.remove_sweep(record.key))
+            })
+            .await?;
+        self.note_write(&written);
+        let removal = written?;
+        tracing::info!(
+            sweep = %removal.sweep_id, name = %removal.name, deleted = removal.tasks_deleted,
+            kept = removal.tasks_kept, "sweep removed"
+        );
+        self.changed();
+        Ok(removal)
+    }
+
+    /// Gives a sweep another name ([`Store::rename_sweep`]).
+    ///
+    /// [`Store::rename_sweep`]: crate::store::Store::rename_sweep
+    pub async fn rename(&self, id: Option<String>, name: String) -> Result<SweepRecord> {
+        let record = self.with_store(move |s| s.rename_sweep(s.resolve(id.as_deref())?.key, &name)).await?;
+        tracing::info!(sweep = %record.id, name = %record.name, "sweep renamed");
+        self.changed();
+        Ok(record)
     }
 }

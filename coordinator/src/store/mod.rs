@@ -23,6 +23,7 @@ mod lock;
 mod merge;
 mod parsed;
 mod readers;
+mod removal;
 mod results;
 mod reuse;
 pub mod schema;

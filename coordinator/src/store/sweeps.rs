@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension};
-use sweep::{Cursor, Sweep};
+use sweep::{Cursor, Listing, Sweep, SweepLine};
 
 use super::{now_ms, Known, Store};
 use crate::codes::SweepState;
@@ -64,6 +64,18 @@ fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
         reuse: r.get(17)?,
         tasks_reused: r.get::<_, i64>(18)? as u64,
     })
+}
+
+/// Sweeps as an error lists them for a user to choose from.
+fn listing(records: &[SweepRecord]) -> Listing {
+    Listing::new(records.iter().map(|r| SweepLine {
+        sweep_id: r.id.clone(),
+        name: r.name.clone(),
+        state: r.state.into(),
+        tasks_done: r.tasks_done,
+        tasks_total: r.tasks_total,
+        created_unix_ms: r.created_ms,
+    }))
 }
 
 impl Store {
@@ -144,7 +156,7 @@ impl Store {
                 match all.len() {
                     1 => all.pop().ok_or_else(|| Error::Internal("one sweep listed, none returned".into())),
                     0 => Err(Error::SweepNotFound("(none in the database)".into())),
-                    n => Err(Error::AmbiguousSweep(n)),
+                    _ => Err(Error::AmbiguousSweep(listing(&all))),
                 }
             }
         }
@@ -157,10 +169,7 @@ impl Store {
         match matches.len() {
             1 => Ok(matches.remove(0)),
             0 => Err(Error::SweepNotFound(text.to_string())),
-            _ => {
-                let names: Vec<String> = matches.iter().map(|r| format!("{} {}", r.id, r.name)).collect();
-                Err(Error::AmbiguousId(text.to_string(), names.join(", ")))
-            }
+            _ => Err(Error::AmbiguousId(text.to_string(), listing(&matches))),
         }
     }
 
@@ -178,6 +187,15 @@ impl Store {
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map([], sweep_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
+    }
+
+    /// Renames sweep `key`, the name checked as a spec's is. Its id and
+    /// stored spec stay, so the same spec submitted again (`ksweep run`
+    /// resuming) is still this sweep, under its new name.
+    pub fn rename_sweep(&mut self, key: SweepKey, name: &str) -> Result<SweepRecord> {
+        sweep::spec::check_name(name)?;
+        self.conn.execute("UPDATE sweeps SET name = ?2 WHERE key = ?1", params![key.0, name])?;
+        self.record_of(key)
     }
 
     /// Sets a sweep's state (and error, for failed sweeps); a terminal

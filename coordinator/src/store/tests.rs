@@ -66,7 +66,18 @@ fn a_sweep_is_named_by_its_id_a_unique_prefix_or_its_name() {
     // Both sweeps share the spec's name: by name, or by a common prefix, it is ambiguous.
     let err = store.resolve(Some(first.name())).unwrap_err();
     assert!(matches!(err, Error::AmbiguousId(..)), "{err}");
-    assert!(err.to_string().contains(&a) && err.to_string().contains(&b), "{err}");
+    // Listed to choose from: each by a short id that tells it apart, its state and tasks.
+    let Error::AmbiguousId(_, listing) = &err else { unreachable!() };
+    assert_eq!(listing.len(), 2);
+    let text = err.to_string();
+    for short in listing.short_ids() {
+        assert!(short.len() >= 8 && text.contains(&format!("\n  {short}  ")), "{text}");
+    }
+    assert!(text.contains("running") && text.contains(&format!("0/{}", first.total_tasks())), "{text}");
+    match store.resolve(None) {
+        Err(Error::AmbiguousSweep(all)) => assert_eq!(all.len(), 2),
+        other => panic!("no id, two sweeps: {other:?}"),
+    }
     if common > 0 {
         assert!(matches!(store.resolve(Some(&a[..common])), Err(Error::AmbiguousId(..))));
     }
@@ -608,4 +619,71 @@ fn record_throughput() {
     let n = batches * 2000;
     println!("record_throughput: {n} results in {secs:.2} s = {:.0} results/s", n as f64 / secs);
     assert_eq!(store.record_of(rec.key).unwrap().tasks_done, n);
+}
+
+/// `ksweep rm`: a sweep's own results go with it; results another sweep
+/// refers to stay (computed, from then on, by a sweep no longer there),
+/// and the other sweep's counters and rows are as before.
+#[test]
+fn removing_a_sweep_keeps_the_results_other_sweeps_share() {
+    let mut store = Store::in_memory().unwrap();
+    let (a, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    // The same 5x5 (2,1) board and methods under another name: the same task identities.
+    let other = SPEC.replacen("name = \"store\"", "name = \"other\"", 1).replacen("n = [5, 6]", "n = [5]", 1);
+    let (b, _) = store.insert_sweep(&Sweep::parse(&other).unwrap()).unwrap();
+    let plan = ShardPlan { config: 0, start_lo: 0, start_hi: 3 };
+    let cursor = Cursor { config: 1, start: 0 };
+    store.cut_shards(&[NewShards { sweep: a.key, shards: vec![(ShardId(1), plan)], cursor }]).unwrap();
+    // A: 5x5 starts 0..2 by both methods, and one task of 6x6: 5 results.
+    let mut of_a: Vec<_> =
+        (0..2).flat_map(|s| [result(a.key, 0, s, 0, true, 1), result(a.key, 0, s, 1, false, 1)]).collect();
+    of_a.push(result(a.key, 1, 0, 0, true, 1));
+    assert_eq!(store.record(&of_a).unwrap(), 5);
+    // B: two of A's tasks (stored once, computed by A) and one of its own.
+    let of_b = [result(b.key, 0, 0, 0, true, 1), result(b.key, 0, 1, 0, true, 1), result(b.key, 0, 2, 0, false, 1)];
+    assert_eq!(store.record(&of_b).unwrap(), 3);
+    let count = |store: &Store, sql: &str| -> i64 { store.conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM tasks"), 6);
+    let b_before = store.record_of(b.key).unwrap();
+    let b_rows = store.results_page(b.key, None, 10).unwrap();
+
+    let removal = store.remove_sweep(a.key).unwrap();
+    assert_eq!((removal.sweep_id.as_str(), removal.name.as_str()), (a.id.as_str(), "store"));
+    assert_eq!((removal.tasks_deleted, removal.tasks_kept), (3, 2));
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM tasks"), 3, "B's 3 tasks: 2 shared, 1 its own");
+    assert!(matches!(store.resolve(Some(&a.id)), Err(Error::SweepNotFound(_))));
+    for table in ["shards", "sweep_configs", "sweep_methods", "sweep_tasks", "conflicts"] {
+        let sql = format!("SELECT COUNT(*) FROM {table} WHERE sweep = {}", a.key.0);
+        assert_eq!(count(&store, &sql), 0, "{table} keeps nothing of the removed sweep");
+    }
+    assert_eq!(count(&store, &format!("SELECT COUNT(*) FROM tasks WHERE sweep = {}", a.key.0)), 0);
+    assert_eq!(store.record_of(b.key).unwrap(), b_before, "B's counters are untouched");
+    let after = store.results_page(b.key, None, 10).unwrap();
+    let flags = |rows: &[ResultRecord]| rows.iter().map(|r| (r.start_index, r.success)).collect::<Vec<_>>();
+    assert_eq!(flags(&after), flags(&b_rows), "B reads the same results");
+    let computed: Vec<i64> = after.iter().map(|r| r.computed_by.0).collect();
+    assert_eq!(computed, [0, 0, b.key.0], "the shared ones are computed by a sweep no longer here");
+
+    // The last sweep leaves no task behind.
+    assert_eq!(store.remove_sweep(b.key).unwrap().tasks_deleted, 3);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM tasks") + count(&store, "SELECT COUNT(*) FROM sweeps"), 0);
+}
+
+/// `ksweep rename`: the name changes, checked as a spec's; the id stays,
+/// and the same spec submitted again is still the sweep.
+#[test]
+fn a_renamed_sweep_keeps_its_id_and_its_spec() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(SPEC).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let renamed = store.rename_sweep(rec.key, "wide grid").unwrap();
+    assert_eq!((renamed.id.as_str(), renamed.name.as_str()), (rec.id.as_str(), "wide grid"));
+    assert_eq!(store.resolve(Some("wide grid")).unwrap().key, rec.key);
+    let (again, created) = store.insert_sweep(&sweep).unwrap();
+    assert!(!created && again.key == rec.key && again.name == "wide grid", "resubmitted: {again:?}");
+    for bad in ["", "  ", "a\nb", &"x".repeat(201)] {
+        let e = store.rename_sweep(rec.key, bad).unwrap_err();
+        assert!(matches!(e, Error::Spec(_)) && e.to_string().starts_with("name: "), "{bad:?}: {e}");
+    }
+    assert_eq!(store.record_of(rec.key).unwrap().name, "wide grid");
 }

@@ -1,0 +1,474 @@
+//! Two sweeps compared (`ksweep diff A B`): for each (configuration,
+//! method) both have results of, the accuracy in each, the difference, and
+//! the starts both ran whose flags (success, outcome) differ.
+//!
+//! A configuration is matched by its identity (board, how the moves were
+//! given, the move list in order: docs/identity.md), not by its label; a
+//! method by its name, so `bt` of two budgets or `wr` of two seeds are
+//! compared with each other. Where both sweeps have the same method
+//! identity, their results are the same stored rows and no start can
+//! differ: differing flags come from another seed, budget, iteration cap or
+//! engine version. Accuracy is over each sweep's own results of the pair
+//! (its starts may differ from the other's); a start is one cell, matched
+//! by its coordinates.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::{csv, short_id, ResultRow, Sweep, SweepLine};
+
+/// What a task found, as a diff compares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Flags {
+    success: bool,
+    outcome: Option<tour::Outcome>,
+}
+
+impl Flags {
+    /// `tour`, `no-tour`, `gave-up` (export's names); a result without an
+    /// outcome (a worker too old to say) by its success.
+    fn name(self) -> &'static str {
+        match (self.outcome, self.success) {
+            (Some(outcome), _) => outcome.name(),
+            (None, true) => "tour",
+            (None, false) => "no tour found",
+        }
+    }
+}
+
+/// One sweep's results of a (configuration, method).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Its tasks with a result.
+    pub tasks: u64,
+    /// Of those, the ones that found a tour.
+    pub successes: u64,
+}
+
+impl Tally {
+    /// Percent of its tasks that found a tour.
+    pub fn accuracy(&self) -> f64 {
+        match self.tasks {
+            0 => 0.0,
+            n => 100.0 * self.successes as f64 / n as f64,
+        }
+    }
+}
+
+/// A start both sweeps ran whose flags differ.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StartDiff {
+    /// Its coordinates.
+    pub start: Vec<u32>,
+    /// What sweep A's task found there (`tour`, `no-tour`, `gave-up`).
+    pub a: &'static str,
+    /// What sweep B's found.
+    pub b: &'static str,
+}
+
+/// A (configuration, method) both sweeps have results of.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiffRow {
+    /// The moves' label, as tables show it.
+    pub moves: String,
+    /// The board's label (`8x8`).
+    pub board: String,
+    /// The board's dimensions.
+    pub dims: u32,
+    /// The method's name.
+    pub method: String,
+    /// Sweep A's results of it.
+    pub a: Tally,
+    /// Sweep B's.
+    pub b: Tally,
+    /// Starts both ran.
+    pub both_ran: u64,
+    /// Of those, the ones whose flags differ, in coordinate order.
+    pub differing: Vec<StartDiff>,
+}
+
+impl DiffRow {
+    /// B's accuracy less A's, in percentage points.
+    pub fn difference(&self) -> f64 {
+        self.b.accuracy() - self.a.accuracy()
+    }
+}
+
+/// Two sweeps compared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepDiff {
+    /// Sweep A.
+    pub a: SweepLine,
+    /// Sweep B.
+    pub b: SweepLine,
+    /// The pairs both have, in A's order.
+    pub rows: Vec<DiffRow>,
+    /// Pairs only A has results of.
+    pub only_a: usize,
+    /// Pairs only B has results of.
+    pub only_b: usize,
+}
+
+/// One sweep's results of a pair, gathered.
+#[derive(Debug, Default)]
+struct Gathered {
+    tally: Tally,
+    starts: HashMap<Vec<u32>, Flags>,
+}
+
+/// Gathers two sweeps' results, page by page ([`DiffBuilder::add`]), into
+/// a [`SweepDiff`]; holds a few bytes per result, never the rows.
+#[derive(Debug)]
+pub struct DiffBuilder {
+    /// Each sweep's configuration identities, by index.
+    identities: [Vec<String>; 2],
+    /// Each pair's labels (moves, board, dims, method), in first-seen order.
+    pairs: Vec<(String, String, u32, String)>,
+    at: HashMap<(String, String), usize>,
+    gathered: Vec<[Gathered; 2]>,
+}
+
+/// Which of the two sweeps a result is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The first sweep named.
+    A,
+    /// The second.
+    B,
+}
+
+impl DiffBuilder {
+    /// A comparison of sweeps `a` and `b` (their parsed specs).
+    pub fn new(a: &Sweep, b: &Sweep) -> DiffBuilder {
+        let identities = |s: &Sweep| s.configurations().iter().map(|c| c.identity()).collect::<Vec<_>>();
+        DiffBuilder {
+            identities: [identities(a), identities(b)],
+            pairs: Vec::new(),
+            at: HashMap::new(),
+            gathered: Vec::new(),
+        }
+    }
+
+    /// Adds one result of sweep `side`; one outside its grid is skipped.
+    pub fn add(&mut self, side: Side, row: &ResultRow) {
+        let s = side as usize;
+        let Some(identity) = self.identities[s].get(row.config as usize) else { return };
+        let key = (identity.clone(), row.method.clone());
+        let at = *self.at.entry(key).or_insert_with(|| {
+            self.pairs.push((row.moves.clone(), row.shape.clone(), row.dims, row.method.clone()));
+            self.gathered.push(Default::default());
+            self.pairs.len() - 1
+        });
+        let gathered = &mut self.gathered[at][s];
+        gathered.tally.tasks += 1;
+        gathered.tally.successes += u64::from(row.success);
+        gathered.starts.insert(row.start.clone(), Flags { success: row.success, outcome: row.outcome });
+    }
+
+    /// The comparison, A's and B's lines heading it.
+    pub fn finish(self, a: SweepLine, b: SweepLine) -> SweepDiff {
+        let (mut only_a, mut only_b) = (0, 0);
+        let mut rows = Vec::new();
+        for ((moves, board, dims, method), [of_a, of_b]) in self.pairs.into_iter().zip(self.gathered) {
+            match (of_a.tally.tasks, of_b.tally.tasks) {
+                (_, 0) => only_a += 1,
+                (0, _) => only_b += 1,
+                _ => {
+                    let mut both_ran = 0;
+                    let mut differing = Vec::new();
+                    for (start, fa) in &of_a.starts {
+                        if let Some(fb) = of_b.starts.get(start) {
+                            both_ran += 1;
+                            if fa != fb {
+                                differing.push(StartDiff { start: start.clone(), a: fa.name(), b: fb.name() });
+                            }
+                        }
+                    }
+                    differing.sort_by(|x, y| x.start.cmp(&y.start));
+                    rows.push(DiffRow {
+                        moves,
+                        board,
+                        dims,
+                        method,
+                        a: of_a.tally,
+                        b: of_b.tally,
+                        both_ran,
+                        differing,
+                    });
+                }
+            }
+        }
+        SweepDiff { a, b, rows, only_a, only_b }
+    }
+}
+
+/// Differing starts a text diff lists at most; CSV and JSON list them all.
+const TEXT_STARTS: usize = 50;
+
+fn coords(start: &[u32]) -> String {
+    start.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+impl SweepDiff {
+    /// For people: the two sweeps, a line per pair, then the differing
+    /// starts (the first 50).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (label, s) in [("A", &self.a), ("B", &self.b)] {
+            let _ = writeln!(
+                out,
+                "{label}  {}  {}  {}  {}/{} tasks",
+                short_id(&s.sweep_id),
+                s.name,
+                s.state,
+                s.tasks_done,
+                s.tasks_total
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{} (configuration, method) pairs in both; {} only in A, {} only in B",
+            self.rows.len(),
+            self.only_a,
+            self.only_b
+        );
+        if self.rows.is_empty() {
+            return out;
+        }
+        out.push('\n');
+        let header = ["MOVES", "BOARD", "METHOD", "A TASKS", "A %", "B TASKS", "B %", "B - A", "BOTH RAN", "DIFFER"]
+            .map(String::from);
+        let cells: Vec<[String; 10]> = self
+            .rows
+            .iter()
+            .map(|r| {
+                [
+                    r.moves.clone(),
+                    r.board.clone(),
+                    r.method.clone(),
+                    r.a.tasks.to_string(),
+                    format!("{:.1}", r.a.accuracy()),
+                    r.b.tasks.to_string(),
+                    format!("{:.1}", r.b.accuracy()),
+                    format!("{:+.1}", r.difference()),
+                    r.both_ran.to_string(),
+                    r.differing.len().to_string(),
+                ]
+            })
+            .collect();
+        let widths: Vec<usize> =
+            (0..10).map(|i| cells.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+        for row in std::iter::once(&header).chain(&cells) {
+            let line: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:<w$}")).collect();
+            let _ = writeln!(out, "{}", line.join("  ").trim_end());
+        }
+        let all: Vec<(&DiffRow, &StartDiff)> =
+            self.rows.iter().flat_map(|r| r.differing.iter().map(move |d| (r, d))).collect();
+        if !all.is_empty() {
+            let _ = writeln!(out, "\nstarts whose flags differ (A -> B):");
+            for (r, d) in all.iter().take(TEXT_STARTS) {
+                let _ = writeln!(
+                    out,
+                    "  {} {} {} start {}: {} -> {}",
+                    r.moves,
+                    r.board,
+                    r.method,
+                    coords(&d.start),
+                    d.a,
+                    d.b
+                );
+            }
+            if all.len() > TEXT_STARTS {
+                let _ =
+                    writeln!(out, "  ... and {} more (--format csv or json lists them all)", all.len() - TEXT_STARTS);
+            }
+        }
+        out
+    }
+
+    /// A row per pair; `differing_starts` lists the starts as `x,y`, `;`
+    /// between them (their flags: `--format json`).
+    pub fn csv(&self) -> String {
+        let mut out = csv::record([
+            "moves",
+            "board",
+            "dims",
+            "method",
+            "a_tasks",
+            "a_successes",
+            "a_accuracy",
+            "b_tasks",
+            "b_successes",
+            "b_accuracy",
+            "difference",
+            "both_ran",
+            "flags_differ",
+            "differing_starts",
+        ]);
+        for r in &self.rows {
+            let starts: Vec<String> = r.differing.iter().map(|d| coords(&d.start)).collect();
+            let fields = [
+                csv::formula_safe(&r.moves).into_owned(),
+                r.board.clone(),
+                r.dims.to_string(),
+                csv::formula_safe(&r.method).into_owned(),
+                r.a.tasks.to_string(),
+                r.a.successes.to_string(),
+                format!("{:.4}", r.a.accuracy()),
+                r.b.tasks.to_string(),
+                r.b.successes.to_string(),
+                format!("{:.4}", r.b.accuracy()),
+                format!("{:.4}", r.difference()),
+                r.both_ran.to_string(),
+                r.differing.len().to_string(),
+                starts.join(";"),
+            ];
+            out.push_str(&csv::record(fields.iter().map(String::as_str)));
+        }
+        out
+    }
+
+    /// The whole comparison as one JSON document.
+    pub fn json(&self) -> String {
+        #[derive(Serialize)]
+        struct SweepJson<'a> {
+            sweep_id: &'a str,
+            name: &'a str,
+            state: &'a str,
+            tasks_done: u64,
+            tasks_total: u64,
+        }
+        #[derive(Serialize)]
+        struct RowJson<'a> {
+            #[serde(flatten)]
+            row: &'a DiffRow,
+            a_accuracy: f64,
+            b_accuracy: f64,
+            difference: f64,
+        }
+        #[derive(Serialize)]
+        struct DiffJson<'a> {
+            a: SweepJson<'a>,
+            b: SweepJson<'a>,
+            only_in_a: usize,
+            only_in_b: usize,
+            rows: Vec<RowJson<'a>>,
+        }
+        fn sweep(s: &SweepLine) -> SweepJson<'_> {
+            SweepJson {
+                sweep_id: &s.sweep_id,
+                name: &s.name,
+                state: s.state.name(),
+                tasks_done: s.tasks_done,
+                tasks_total: s.tasks_total,
+            }
+        }
+        let doc = DiffJson {
+            a: sweep(&self.a),
+            b: sweep(&self.b),
+            only_in_a: self.only_a,
+            only_in_b: self.only_b,
+            rows: self
+                .rows
+                .iter()
+                .map(|row| RowJson {
+                    row,
+                    a_accuracy: row.a.accuracy(),
+                    b_accuracy: row.b.accuracy(),
+                    difference: row.difference(),
+                })
+                .collect(),
+        };
+        serde_json::to_string_pretty(&doc).expect("a diff serialises") + "\n"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SweepState;
+
+    fn sweep(seed: u64, n: &str) -> Sweep {
+        Sweep::parse(&format!(
+            "name = \"d\"\nseed = {seed}\nstarts = 2\nmethods = [\"w\", \"wr\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = {n}"
+        ))
+        .unwrap()
+    }
+
+    fn row(config: u32, shape: &str, method: &str, start: [u32; 2], outcome: tour::Outcome) -> ResultRow {
+        ResultRow {
+            config,
+            moves: "2,1".into(),
+            dims: 2,
+            shape: shape.into(),
+            method: method.into(),
+            start: start.to_vec(),
+            start_index: 0,
+            success: outcome == tour::Outcome::Tour,
+            outcome: Some(outcome),
+            attempts: 1,
+            visited: 1,
+            micros: 1,
+            worker: String::new(),
+            worker_version: String::new(),
+            worker_host: String::new(),
+            worker_cpu: String::new(),
+            worker_features: String::new(),
+            computed_by: String::new(),
+        }
+    }
+
+    fn line(id: &str) -> SweepLine {
+        SweepLine {
+            sweep_id: id.into(),
+            name: "d".into(),
+            state: SweepState::Done,
+            tasks_done: 4,
+            tasks_total: 4,
+            created_unix_ms: 0,
+        }
+    }
+
+    /// Configurations match by identity (B's 5x5 is its second), methods by
+    /// name; accuracy is each sweep's own, and only starts both ran count.
+    #[test]
+    fn pairs_in_both_are_compared_start_by_start() {
+        use tour::Outcome::{GaveUp, Tour};
+        let (a, b) = (sweep(1, "[5]"), sweep(2, "[4, 5]"));
+        let mut diff = DiffBuilder::new(&a, &b);
+        for r in
+            [row(0, "5x5", "w", [0, 0], Tour), row(0, "5x5", "wr", [0, 0], Tour), row(0, "5x5", "wr", [2, 2], Tour)]
+        {
+            diff.add(Side::A, &r);
+        }
+        for r in [
+            row(1, "5x5", "w", [0, 0], Tour),
+            row(1, "5x5", "wr", [0, 0], GaveUp),
+            row(1, "5x5", "wr", [4, 4], GaveUp),
+            row(0, "4x4", "w", [0, 0], Tour),
+        ] {
+            diff.add(Side::B, &r);
+        }
+        let diff = diff.finish(line("aaaaaaaa11"), line("bbbbbbbb22"));
+        assert_eq!((diff.rows.len(), diff.only_a, diff.only_b), (2, 0, 1));
+        let wr = &diff.rows[1];
+        assert_eq!(
+            (wr.method.as_str(), wr.a, wr.b),
+            ("wr", Tally { tasks: 2, successes: 2 }, Tally { tasks: 2, successes: 0 })
+        );
+        assert_eq!((wr.difference(), wr.both_ran), (-100.0, 1));
+        assert_eq!(wr.differing, [StartDiff { start: vec![0, 0], a: "tour", b: "gave-up" }]);
+        assert!(diff.rows[0].differing.is_empty());
+        let text = diff.text();
+        assert!(text.contains("2 (configuration, method) pairs in both; 0 only in A, 1 only in B"), "{text}");
+        assert!(text.contains("2,1    5x5    wr      2        100.0  2        0.0    -100.0  1         1"), "{text}");
+        assert!(text.contains("  2,1 5x5 wr start 0,0: tour -> gave-up"), "{text}");
+        let csv = diff.csv();
+        assert!(csv.lines().nth(2).unwrap().ends_with(",2,2,100.0000,2,0,0.0000,-100.0000,1,1,\"0,0\""), "{csv}");
+        let json: serde_json::Value = serde_json::from_str(&diff.json()).unwrap();
+        assert_eq!(json["rows"][1]["differing"][0]["b"], "gave-up");
+        assert_eq!(json["rows"][1]["difference"], -100.0);
+    }
+}
