@@ -233,6 +233,8 @@ fn a_grid_label_titles_tables_and_plots_and_matches_rule() {
         "no such moves",
         "it has (2,1) my order",
     ]);
+}
+
 /// The ids of `ksweep status` (one line per sweep), in its order.
 fn listed_ids(status: &str) -> Vec<String> {
     status.lines().skip(1).filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
