@@ -494,7 +494,13 @@ async fn gone_workers_keep_their_totals_and_live_ones_show_their_board() {
     // The download still holds every row (the body comes in chunks).
     let csv = get(&addr, &format!("/sweeps/{id}/results.csv"), &[]).await;
     assert_eq!(csv.status, 200);
-    assert!(csv.body.contains("rule,dims,n,shape,method,start,success"), "{}", csv.body);
-    let rows = csv.body.lines().filter(|l| l.starts_with("\"2,1\",2,5,") && l.contains(",embedded-1,")).count();
+    assert!(csv.body.contains("sweep,rule,moves,dims,n,shape,method,start,success"), "{}", csv.body);
+    let rows = csv
+        .body
+        .lines()
+        .filter(|l| {
+            l.starts_with(&format!("{id},\"2,1\",")) && l.contains(",2,5,\"[5,5]\",") && l.contains(",embedded-1,")
+        })
+        .count();
     assert_eq!(rows, 3, "{}", csv.body);
 }
