@@ -273,6 +273,13 @@ fn check_summarises_a_spec_and_refuses_a_bad_one() {
     let text = stdout(&ksweep(&["check", spec.to_str().unwrap()], ""));
     assert!(text.contains("configurations  2 (0 impossible)"), "{text}");
     assert!(text.contains("tasks           20"), "{text}");
+    // 3x3: the centre has no knight's move. It counts as impossible, and
+    // its starts are planned as before.
+    let small_dir = tempfile::tempdir().unwrap();
+    let small = knight_spec(small_dir.path(), 5, &["w"], &[3, 5]);
+    let small = stdout(&ksweep(&["check", small.to_str().unwrap()], ""));
+    let note = "configurations  2 (1 impossible, 1 of them proven by the move graph: their starts run all the same)";
+    assert!(small.contains(note) && small.contains("tasks           10"), "{small}");
     // The engine's need on the CPU running this: 6x6 padded by 2 on each
     // side, 100 bytes shared, 100 a thread, and with SSE4.1 three more a
     // thread for the rule-W walks it advances four at a time.

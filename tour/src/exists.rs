@@ -132,6 +132,22 @@ pub fn proven(board: &Board, moves: &Moves) -> Existence {
     Existence { open, closed }
 }
 
+/// Largest board [`for_tables`] checks the move graph of: enough for every
+/// board where a side is short against the moves (a cell with no move, a
+/// graph in pieces), at well under a millisecond each, so parsing a spec
+/// of hundreds of boards stays fast without a cache.
+pub const TABLE_PROOF_MAX_CELLS: u64 = 4096;
+
+/// What a sweep's tables say is proven: [`proven`] on boards of at most
+/// [`TABLE_PROOF_MAX_CELLS`] cells, [`known`] on larger ones.
+pub fn for_tables(board: &Board, moves: &Moves) -> Existence {
+    if board.cells() <= TABLE_PROOF_MAX_CELLS {
+        proven(board, moves)
+    } else {
+        known(board, moves)
+    }
+}
+
 /// Closed knight's tours, sides ascending.
 fn knight_closed(sides: &[u32]) -> Claim {
     match sides {

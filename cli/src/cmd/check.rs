@@ -25,13 +25,19 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     let text = crate::spec_file::load(&args.spec)?;
     let sweep = Sweep::parse(&text)?;
     let configs = sweep.configurations();
-    let impossible = configs.iter().filter(|c| c.eligibility() == Eligibility::Impossible).count();
+    let impossible = configs.iter().filter(|c| c.impossible()).count();
     let methods: Vec<&str> = sweep.methods().iter().map(|m| m.name()).collect();
     writeln!(out, "name            {}", sweep.name())?;
     writeln!(out, "id              {}", sweep.id())?;
     writeln!(out, "methods         {}", methods.join(", "))?;
     writeln!(out, "starts          {} per configuration", sweep.starts_per_config())?;
-    writeln!(out, "configurations  {} ({impossible} impossible)", configs.len())?;
+    // Boards only a proof settles (the move graph) are planned all the same.
+    let still_run = configs.iter().filter(|c| c.impossible() && c.eligibility() != Eligibility::Impossible).count();
+    let run_note = match still_run {
+        0 => String::new(),
+        n => format!(", {n} of them proven by the move graph: their starts run all the same"),
+    };
+    writeln!(out, "configurations  {} ({impossible} impossible{run_note})", configs.len())?;
     writeln!(out, "tasks           {}", sweep.total_tasks())?;
     // What a worker must fit: the board whose tasks need the most memory.
     let largest = configs

@@ -100,8 +100,7 @@ impl Store {
             }
             return Ok((existing, None));
         }
-        let impossible =
-            sweep.configurations().iter().filter(|c| c.eligibility() == tour::Eligibility::Impossible).count();
+        let impossible = sweep.configurations().iter().filter(|c| c.impossible()).count();
         let tx = self.conn.transaction()?;
         tx.execute(
             "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms, reuse)

@@ -158,9 +158,20 @@ impl ConfigEntry {
         self.move_count
     }
 
-    /// What the theorems of [`tour::exists`] prove about tours on this board.
+    /// What [`tour::exists::for_tables`] proves about tours on this board:
+    /// the theorems, and the move graph on small boards.
     pub fn existence(&self) -> Existence {
         self.existence
+    }
+
+    /// No start has an open tour: the colour rule says so (no start is
+    /// planned), or a proof does (a theorem, or the move graph: an isolated
+    /// cell, pieces). Tables mark such a configuration `*`, `check` and the
+    /// status count it, and `--metric possible` leaves it out; its planned
+    /// tasks still run (the planner reads [`ConfigEntry::eligibility`]
+    /// only), so a stored sweep keeps every task it had.
+    pub fn impossible(&self) -> bool {
+        self.eligibility == Eligibility::Impossible || matches!(self.existence.open, tour::exists::Claim::Impossible(_))
     }
 
     /// Which cells may start a tour (docs/methods.md).

@@ -84,7 +84,7 @@ pub(super) fn expand(spec: &SweepSpec) -> Result<Vec<ConfigEntry>, SpecError> {
                 move_count: config.moves().len() as u32,
                 eligibility: config.eligibility(),
                 eligible: config.eligible_count(),
-                existence: tour::exists::known(config.board(), config.moves()),
+                existence: tour::exists::for_tables(config.board(), config.moves()),
                 explicit_starts,
                 moves: key.0.clone(),
                 label: grid.label.as_deref().map(Arc::from),

@@ -444,3 +444,22 @@ fn too_many_tasks_names_the_limit() {
     let e = Sweep::parse(huge).unwrap_err().to_string();
     assert_eq!(e, "limits.max_tasks: the sweep has 3.2010928128e10 tasks, over the limit 1e10");
 }
+
+/// Boards the move graph refutes (a cell no move reaches) count as
+/// impossible in tables and check, but keep their planned tasks, so a
+/// stored sweep's tasks stay the same under a newer build.
+#[test]
+fn boards_the_move_graph_refutes_are_impossible_and_keep_their_tasks() {
+    let s = Sweep::parse(
+        "name = \"g\"\nseed = 1\nstarts = 4\nmethods = [\"w\"]\n\
+         [[grid]]\nrule = [3, 2]\ndims = [2]\nn = [5, 8]\n\
+         [[grid]]\nrule = [2, 1]\ndims = [2]\nn = [3]\n",
+    )
+    .unwrap();
+    let c = s.configurations();
+    // 5x5 (3,2) and the 3x3 knight's board: the centre has no move.
+    let impossible: Vec<bool> = c.iter().map(ConfigEntry::impossible).collect();
+    assert_eq!(impossible, [true, false, true]);
+    assert!(c.iter().all(|e| e.eligibility() != tour::Eligibility::Impossible), "planned as before");
+    assert_eq!(s.total_tasks(), 12, "4 starts on each board");
+}

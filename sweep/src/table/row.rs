@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use tour::exists::Claim;
-use tour::{Eligibility, Method};
+use tour::Method;
 
 use super::Metric;
 use crate::sweep::ConfigEntry;
@@ -62,7 +62,7 @@ impl AggregateRow {
             shape: entry.shape_label(),
             n: entry.n(),
             method: method.name().to_string(),
-            impossible: entry.eligibility() == Eligibility::Impossible,
+            impossible: entry.impossible(),
             tasks: 0,
             successes: 0,
             no_tour: 0,
