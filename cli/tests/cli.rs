@@ -278,7 +278,8 @@ fn check_summarises_a_spec_and_refuses_a_bad_one() {
     let small_dir = tempfile::tempdir().unwrap();
     let small = knight_spec(small_dir.path(), 5, &["w"], &[3, 5]);
     let small = stdout(&ksweep(&["check", small.to_str().unwrap()], ""));
-    let note = "configurations  2 (1 impossible, 1 of them proven by the move graph: their starts run all the same)";
+    let note =
+        "configurations  2 (1 impossible, 1 of them by a proof, not the colour rule: their starts run all the same)";
     assert!(small.contains(note) && small.contains("tasks           10"), "{small}");
     // The engine's need on the CPU running this: 6x6 padded by 2 on each
     // side, 100 bytes shared, 100 a thread, and with SSE4.1 three more a

@@ -31,11 +31,11 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "id              {}", sweep.id())?;
     writeln!(out, "methods         {}", methods.join(", "))?;
     writeln!(out, "starts          {} per configuration", sweep.starts_per_config())?;
-    // Boards only a proof settles (the move graph) are planned all the same.
+    // Boards a proof settles, not the colour rule, are planned all the same.
     let still_run = configs.iter().filter(|c| c.impossible() && c.eligibility() != Eligibility::Impossible).count();
     let run_note = match still_run {
         0 => String::new(),
-        n => format!(", {n} of them proven by the move graph: their starts run all the same"),
+        n => format!(", {n} of them by a proof, not the colour rule: their starts run all the same"),
     };
     writeln!(out, "configurations  {} ({impossible} impossible{run_note})", configs.len())?;
     writeln!(out, "tasks           {}", sweep.total_tasks())?;

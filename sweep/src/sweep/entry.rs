@@ -165,11 +165,11 @@ impl ConfigEntry {
     }
 
     /// No start has an open tour: the colour rule says so (no start is
-    /// planned), or a proof does (a theorem, or the move graph: an isolated
-    /// cell, pieces). Tables mark such a configuration `*`, `check` and the
-    /// status count it, and `--metric possible` leaves it out; its planned
-    /// tasks still run (the planner reads [`ConfigEntry::eligibility`]
-    /// only), so a stored sweep keeps every task it had.
+    /// planned, tables print `n/a`), or a proof does (a theorem, or the move
+    /// graph: an isolated cell, pieces; tables mark the figures `*`).
+    /// `check` and the status count both; a proven board's planned tasks
+    /// still run (the planner reads [`ConfigEntry::eligibility`] only), so a
+    /// stored sweep keeps every task it had.
     pub fn impossible(&self) -> bool {
         self.eligibility == Eligibility::Impossible || matches!(self.existence.open, tour::exists::Claim::Impossible(_))
     }

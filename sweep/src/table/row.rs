@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use tour::exists::Claim;
-use tour::Method;
+use tour::{Eligibility, Method};
 
 use super::Metric;
 use crate::sweep::ConfigEntry;
@@ -62,7 +62,7 @@ impl AggregateRow {
             shape: entry.shape_label(),
             n: entry.n(),
             method: method.name().to_string(),
-            impossible: entry.impossible(),
+            impossible: entry.eligibility() == Eligibility::Impossible,
             tasks: 0,
             successes: 0,
             no_tour: 0,
