@@ -168,12 +168,6 @@ impl Store {
         Ok(Reused::new(taken))
     }
 
-    /// How many of sweep `key`'s results another sweep computed, per sweep
-    /// (most first), and how many reruns disagreed with a stored result.
-    pub fn reuse_summary(&self, key: SweepKey) -> Result<(Vec<(SweepKey, u64)>, u64)> {
-        Ok((self.reused_from(key)?, self.conflict_count(key)?))
-    }
-
     /// How many of sweep `key`'s results another sweep computed, per sweep,
     /// most first: a pass over its task list.
     pub fn reused_from(&self, key: SweepKey) -> Result<Vec<(SweepKey, u64)>> {
@@ -313,7 +307,7 @@ mod tests {
         assert_eq!(fresh.record_of(f.key).unwrap().successes, b.successes);
         let stored: i64 = store.conn.query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0)).unwrap();
         assert_eq!(stored as u64, wide.total_tasks(), "each identity stored once");
-        assert_eq!(store.reuse_summary(b.key).unwrap(), (vec![(a.key, 16)], 0));
+        assert_eq!((store.reused_from(b.key).unwrap(), store.conflict_count(b.key).unwrap()), (vec![(a.key, 16)], 0));
     }
 
     #[test]
@@ -337,7 +331,7 @@ mod tests {
         assert_eq!((taken.unwrap().tasks, b.tasks_done, b.reuse), (0, 0, false));
         assert_eq!(run_rest(&mut store, b.key, &again), again.total_tasks(), "every task runs");
         assert_eq!(store.record_of(b.key).unwrap().tasks_done, again.total_tasks());
-        assert_eq!(store.reuse_summary(b.key).unwrap().1, 0, "the reruns agree");
+        assert_eq!(store.conflict_count(b.key).unwrap(), 0, "the reruns agree");
     }
 
     #[test]
@@ -353,7 +347,7 @@ mod tests {
         row.success = !row.success;
         row.visited = if row.success { 25 } else { 4 };
         assert_eq!(store.record(&[row]).unwrap(), 1, "the task counts for the rerunning sweep");
-        assert_eq!(store.reuse_summary(b.key).unwrap().1, 1);
+        assert_eq!(store.conflict_count(b.key).unwrap(), 1);
         assert_eq!(store.results_page(b.key, None, 1).unwrap()[0].success, stored, "the stored result stays");
     }
 
