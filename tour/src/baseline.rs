@@ -5,6 +5,12 @@
 //! yardstick `ksweep bench` measures the engine against (so the ratio it
 //! prints is the one a reader of the report cares about), and one more
 //! cross-check in the tests. Not for production use.
+//!
+//! [`run_timed`] times a start as their programs do: from the first walk to
+//! the last, the re-initialisations between attempts included, but not the
+//! arrays' first set-up, which each program does before it starts its clock.
+
+use std::time::{Duration, Instant};
 
 use crate::board::Board;
 use crate::method::Method;
@@ -15,6 +21,22 @@ use crate::walk::Tiebreak;
 /// `None` for the random and non-Warnsdorff methods and for boards of more
 /// than 8 dimensions, which the baseline does not implement.
 pub fn run(board: &Board, moves: &Moves, start: &[u32], method: Method) -> Option<(bool, u32)> {
+    run_timed(board, moves, start, method).map(|t| (t.success, t.attempts))
+}
+
+/// What one start found, and the time the authors' programs would report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timed {
+    /// A tour was found.
+    pub success: bool,
+    /// Walks made, the last included.
+    pub attempts: u32,
+    /// From the first walk's start to the last walk's end (see the module).
+    pub walking: Duration,
+}
+
+/// [`run`], timed as the authors' programs time a start.
+pub fn run_timed(board: &Board, moves: &Moves, start: &[u32], method: Method) -> Option<Timed> {
     if !method.is_warnsdorff() || method.is_random() {
         return None;
     }
@@ -32,21 +54,28 @@ pub fn run(board: &Board, moves: &Moves, start: &[u32], method: Method) -> Optio
     }
 }
 
-fn run_in<const D: usize>(board: &Board, moves: &Moves, start: &[u32], method: Method) -> Option<(bool, u32)> {
+fn run_in<const D: usize>(board: &Board, moves: &Moves, start: &[u32], method: Method) -> Option<Timed> {
     let k = moves.len();
+    let order_of = |rotation: usize| -> Vec<[i32; D]> {
+        (0..k).map(|i| std::array::from_fn(|a| moves.get((i + rotation) % k)[a])).collect()
+    };
     let mut grid = Grid::<D>::new(board);
     let start: [i32; D] = std::array::from_fn(|a| start[a] as i32);
-    let mut attempts = 0;
+    // The first attempt's arrays are set up before the clock starts.
+    let (rotation, _) = method.attempt(0);
+    grid.init_degree(&order_of(rotation));
+    let began = Instant::now();
     for attempt in 0..method.max_attempts(k) {
         let (rotation, tiebreak) = method.attempt(attempt);
-        let order: Vec<[i32; D]> = (0..k).map(|i| std::array::from_fn(|a| moves.get((i + rotation) % k)[a])).collect();
-        attempts += 1;
-        grid.init_degree(&order);
+        let order = order_of(rotation);
+        if attempt > 0 {
+            grid.init_degree(&order);
+        }
         if grid.tour(&order, &start, tiebreak == Tiebreak::Distance) {
-            return Some((true, attempts));
+            return Some(Timed { success: true, attempts: attempt as u32 + 1, walking: began.elapsed() });
         }
     }
-    Some((false, attempts))
+    Some(Timed { success: false, attempts: method.max_attempts(k) as u32, walking: began.elapsed() })
 }
 
 /// The authors' global arrays, sized to the board.

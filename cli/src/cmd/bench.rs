@@ -3,6 +3,7 @@
 //! are printed beside them.
 
 use std::io::{BufReader, Write};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -12,6 +13,10 @@ use tour::{baseline, Board, Configuration, Method, Moves, Outcome, Solver, Task}
 use crate::board_args::SolverArgs;
 use crate::cmd::eval::evaluate;
 
+mod authors;
+
+use authors::{Program, Programs};
+
 /// Measure walk throughput, the gain over the authors' algorithm,
 /// memory per cell and `eval` throughput.
 #[derive(Debug, Args)]
@@ -19,6 +24,12 @@ pub struct BenchArgs {
     /// Shorter runs (about a tenth of the time), for a smoke check.
     #[arg(long)]
     pub quick: bool,
+
+    /// A directory holding the report authors' own programs, built from
+    /// their repository (docs/engine.md): the engine is then also timed
+    /// against them, on the same starts, flags compared.
+    #[arg(long, value_name = "DIR")]
+    pub authors: Option<PathBuf>,
 }
 
 fn configuration(rule: &[u32], dims: usize, n: u32) -> Result<Configuration> {
@@ -87,60 +98,7 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         }
     }
 
-    writeln!(out, "\n## Engine vs the authors' algorithm (tour::baseline), their move orders (target: >= 10x)")?;
-    writeln!(out, "({ROUNDS} rounds, each timing the engine then the baseline back to back; times are the least")?;
-    writeln!(out, "over the rounds, the speed-up the median of the rounds' own ratios, then their range)")?;
-    writeln!(out, "The baseline runs slower than the authors' real C++ (aw+ (3,2) 2D N=400: 14.4 ms against")?;
-    writeln!(out, "their 8.2 ms, issue 40), so these speed-ups are upper bounds; docs/engine.md says more.")?;
-    writeln!(
-        out,
-        "{:<40} {:>12} {:>12} {:>9} {:>14} {:>8}",
-        "work", "engine ms", "baseline ms", "speed-up", "rounds", "tours"
-    )?;
-    let mut disagree = Vec::new();
-    for work in authors_work(args.quick)? {
-        let solver = Solver::new(work.config)?;
-        let mut ws = solver.workspace();
-        // As a sweep runs them: a batch of tasks at a time (their W+ walks advance together).
-        let tasks: Vec<Task> =
-            work.starts.iter().map(|&start| Task { start, method: work.method, options: Default::default() }).collect();
-        let (board, moves) = (solver.config().board(), solver.config().moves());
-        let (mut rounds, mut fast, mut slow) = (Vec::with_capacity(ROUNDS), Vec::new(), Vec::new());
-        for _ in 0..ROUNDS {
-            let began = Instant::now();
-            fast = tasks
-                .chunks(Solver::tasks_at_once(tasks.len(), 1))
-                .flat_map(|chunk| solver.run_tasks(&mut ws, chunk))
-                .map(|r| (r.success, r.attempts))
-                .collect();
-            let fast_secs = began.elapsed().as_secs_f64();
-            let began = Instant::now();
-            slow = work
-                .starts
-                .iter()
-                .map(|&s| baseline::run(board, moves, &board.coords(s), work.method).expect("deterministic method"))
-                .collect();
-            rounds.push(Round { fast_secs, slow_secs: began.elapsed().as_secs_f64() });
-        }
-        let per = |secs: f64| secs * 1e3 / work.starts.len() as f64;
-        let least = |of: fn(&Round) -> f64| rounds.iter().map(of).fold(f64::INFINITY, f64::min);
-        let mut ratios: Vec<f64> = rounds.iter().map(|r| r.slow_secs / r.fast_secs).collect();
-        ratios.sort_by(f64::total_cmp);
-        let tours = fast.iter().filter(|r| r.0).count();
-        writeln!(
-            out,
-            "{:<40} {:>12.3} {:>12.3} {:>8.1}x {:>14} {:>4}/{:<3}{}",
-            work.label,
-            per(least(|r| r.fast_secs)),
-            per(least(|r| r.slow_secs)),
-            ratios[ratios.len() / 2],
-            format!("{:.1}-{:.1}x", ratios[0], ratios[ratios.len() - 1]),
-            tours,
-            work.starts.len(),
-            if fast == slow { "" } else { " DISAGREE" }
-        )?;
-        disagree.extend((fast != slow).then_some(work.label));
-    }
+    let disagree = compare_with_authors(&args, out)?;
 
     writeln!(out, "\n## Memory while sweeping, no path (target: <= 2 bytes per cell plus padding)")?;
     writeln!(
@@ -222,42 +180,137 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         let rate = starts as f64 / began.elapsed().as_secs_f64();
         writeln!(out, "{:<26} {:>10.0} starts/s", format!("{} thread(s)", pool.current_num_threads()), rate)?;
     }
-    // A disagreement is a bug in one of the two, not a figure.
+    // A disagreement is a bug in one of them, not a figure.
     anyhow::ensure!(
         disagree.is_empty(),
-        "the engine and the baseline disagree on flags or attempts: {}",
+        "the engine, the baseline and the authors' programs disagree on flags or attempts: {}",
         disagree.join(", ")
     );
     Ok(())
 }
 
 /// Rounds of the comparison with the authors' algorithm. One round times
-/// the engine and then the baseline on the same work, back to back, so its
-/// ratio is measured in one state of the machine: on a shared VM the speed
-/// of both drifts by tens of percent from minute to minute. The engine's
-/// one-off set-up of a configuration (the W+ keyed cells) falls in the
-/// first round.
+/// the engine, the baseline and (when given) the authors' programs on the
+/// same work, back to back, so its ratios are measured in one state of the
+/// machine: on a shared VM the speed of all drifts by tens of percent from
+/// minute to minute. The engine's one-off set-up of a configuration (the
+/// W+ keyed cells) falls in the first round.
 const ROUNDS: usize = 3;
 
-/// One round's times of the whole work, in seconds.
+/// One round's times of the whole work, in seconds: the engine's, the
+/// baseline's and the authors' programs' (0 when not run).
+#[derive(Debug, Clone, Copy)]
 struct Round {
-    fast_secs: f64,
-    slow_secs: f64,
+    engine: f64,
+    baseline: f64,
+    authors: f64,
 }
 
-/// One row of the comparison with the authors' algorithm.
+/// One row of the comparison with the authors' programs.
 struct AuthorsWork {
     label: String,
     config: Configuration,
     method: Method,
     starts: Vec<u64>,
+    program: Program,
 }
 
-/// The three workloads of the report's authors that issue 11 times: their
-/// programs' move orders, fixed starts. Quick runs shrink the largest board.
+/// Times the engine against the in-tree baseline and, with `--authors`,
+/// against the authors' real programs; returns the rows where their flags
+/// (or the baseline's attempts) differ from the engine's.
+fn compare_with_authors(args: &BenchArgs, out: &mut impl Write) -> Result<Vec<String>> {
+    let work = authors_work(args.quick)?;
+    let programs = match &args.authors {
+        Some(dir) => Some(Programs::at(dir, &work.iter().map(|w| w.program).collect::<Vec<_>>())?),
+        None => None,
+    };
+    writeln!(out, "\n## Engine vs the authors' programs, their move orders (target: >= 10x)")?;
+    writeln!(out, "({ROUNDS} rounds, each timing the engine, the in-tree baseline (tour::baseline) and, with")?;
+    writeln!(out, "--authors, their own programs back to back; ms a start, the least over the rounds; ratios")?;
+    writeln!(out, "the median of the rounds' own, then their range. Times as their programs report them: the")?;
+    writeln!(out, "walks of a start, not its arrays' first set-up)")?;
+    writeln!(
+        out,
+        "{:<38} {:>10} {:>11} {:>10} {:>19} {:>19} {:>12} {:>6}",
+        "work", "engine ms", "baseline ms", "authors ms", "vs authors", "vs baseline", "base/authors", "tours"
+    )?;
+    let mut disagree = Vec::new();
+    for work in work {
+        let solver = Solver::new(work.config)?;
+        let mut ws = solver.workspace();
+        // As a sweep runs them: a batch of tasks at a time (their walks advance together).
+        let tasks: Vec<Task> =
+            work.starts.iter().map(|&start| Task { start, method: work.method, options: Default::default() }).collect();
+        let (board, moves) = (solver.config().board(), solver.config().moves());
+        let coords: Vec<Vec<u32>> = work.starts.iter().map(|&s| board.coords(s)).collect();
+        let (mut rounds, mut engine, mut slow, mut theirs) = (Vec::with_capacity(ROUNDS), vec![], vec![], vec![]);
+        for _ in 0..ROUNDS {
+            let began = Instant::now();
+            engine = tasks
+                .chunks(Solver::tasks_at_once(tasks.len(), 1))
+                .flat_map(|chunk| solver.run_tasks(&mut ws, chunk))
+                .map(|r| (r.success, r.attempts))
+                .collect();
+            let engine_secs = began.elapsed().as_secs_f64();
+            let timed: Vec<baseline::Timed> = coords
+                .iter()
+                .map(|c| baseline::run_timed(board, moves, c, work.method).expect("deterministic method"))
+                .collect();
+            slow = timed.iter().map(|t| (t.success, t.attempts)).collect();
+            let mut round = Round {
+                engine: engine_secs,
+                baseline: timed.iter().map(|t| t.walking.as_secs_f64()).sum(),
+                authors: 0.0,
+            };
+            if let Some(programs) = &programs {
+                let n = board.sides()[0];
+                let ran = coords.iter().map(|c| programs.run(work.program, n, c)).collect::<Result<Vec<_>>>()?;
+                theirs = ran.iter().map(|r| r.0).collect();
+                round.authors = ran.iter().map(|r| r.1.as_secs_f64()).sum();
+            }
+            rounds.push(round);
+        }
+        let per = |secs: f64| secs * 1e3 / work.starts.len() as f64;
+        let least = |of: fn(&Round) -> f64| rounds.iter().map(of).fold(f64::INFINITY, f64::min);
+        let ratio = |of: fn(&Round) -> f64, by: fn(&Round) -> f64| {
+            let mut r: Vec<f64> = rounds.iter().map(|x| of(x) / by(x)).collect();
+            r.sort_by(f64::total_cmp);
+            format!("{:.1}x ({:.1}-{:.1})", r[r.len() / 2], r[0], r[r.len() - 1])
+        };
+        let with_authors = programs.is_some();
+        let agree = engine == slow && (!with_authors || engine.iter().map(|e| e.0).eq(theirs.iter().copied()));
+        writeln!(
+            out,
+            "{:<38} {:>10.3} {:>11.3} {:>10} {:>19} {:>19} {:>12} {:>3}/{:<3}{}",
+            work.label,
+            per(least(|r| r.engine)),
+            per(least(|r| r.baseline)),
+            if with_authors { format!("{:.3}", per(least(|r| r.authors))) } else { "-".into() },
+            if with_authors { ratio(|r| r.authors, |r| r.engine) } else { "-".into() },
+            ratio(|r| r.baseline, |r| r.engine),
+            if with_authors { format!("{:.2}", least(|r| r.baseline) / least(|r| r.authors)) } else { "-".into() },
+            engine.iter().filter(|r| r.0).count(),
+            work.starts.len(),
+            if agree { "" } else { " DISAGREE" }
+        )?;
+        disagree.extend((!agree).then_some(work.label));
+    }
+    if programs.is_none() {
+        writeln!(out, "Without --authors the ratio is against the baseline only; docs/engine.md gives how far")?;
+        writeln!(out, "the baseline's times are from their real programs' on this work.")?;
+    }
+    Ok(disagree)
+}
+
+/// The three workloads of the report's authors that issue 40 times: their
+/// programs, move orders and starts. Quick runs take fewer starts and
+/// shrink the largest board.
 fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
     let explicit = |list: Vec<Vec<i64>>, dims: usize, n: u32| -> Result<Configuration> {
         Ok(Configuration::new(Board::regular(dims, n)?, Moves::explicit(&list, dims)?)?)
+    };
+    let cells = |config: &Configuration, starts: &[&[u64]]| -> Result<Vec<u64>> {
+        Ok(starts.iter().map(|s| config.board().index_of(s)).collect::<Result<_, _>>()?)
     };
     // (3,2) 2D, W+++/2D.cpp.
     let order_32 = [(3, 2), (3, -2), (-3, 2), (-3, -2), (2, 3), (2, -3), (-2, 3), (-2, -3)];
@@ -292,24 +345,31 @@ fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
     let w21 = explicit(order_21, 3, 140)?;
     let n122 = if quick { 120 } else { 300 };
     let w122 = explicit(order_122, 3, n122)?;
+    let all_21: [&[u64]; 5] = [&[0, 0, 0], &[1, 2, 3], &[70, 70, 70], &[139, 0, 5], &[33, 77, 101]];
+    let starts_21 = &all_21[..if quick { 2 } else { 5 }];
+    let all_122: [&[u64]; 2] = [&[0, 0, 0], &[150, 149, 3]];
+    let starts_122 = &all_122[..if quick { 1 } else { 2 }];
     Ok(vec![
         AuthorsWork {
-            label: "aw+ (3,2) 2D N=400".into(),
+            label: format!("aw+ (3,2) 2D N=400, {} starts", if quick { 6 } else { 30 }),
             starts: aw.starts(if quick { 6 } else { 30 }, 1)?.cells,
             config: aw,
             method: Method::AwPlus,
+            program: authors::W_PLUS_2D,
         },
         AuthorsWork {
-            label: "w (2,1) 3D N=140".into(),
-            starts: w21.starts(if quick { 2 } else { 5 }, 1)?.cells,
+            label: format!("w (2,1) 3D N=140, {} starts", starts_21.len()),
+            starts: cells(&w21, starts_21)?,
             config: w21,
             method: Method::W,
+            program: authors::ACCU_MORE_3D,
         },
         AuthorsWork {
-            label: format!("w (1,2,2) 3D N={n122}, start 0,0,0"),
-            starts: vec![0],
+            label: format!("w (1,2,2) 3D N={n122}, {} starts", starts_122.len()),
+            starts: cells(&w122, starts_122)?,
             config: w122,
             method: Method::W,
+            program: authors::MOVES_221_3D,
         },
     ])
 }
