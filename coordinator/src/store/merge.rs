@@ -330,6 +330,8 @@ impl Store {
             "DROP TABLE temp.config_map; DROP TABLE temp.method_map; DROP TABLE temp.sweep_map;
              DROP TABLE temp.task_map; DROP TABLE temp.completed;",
         )?;
+        // Results merged in may prove what this file's did not.
+        super::facts::derive_all(&tx)?;
         tx.commit()?;
         Ok(out)
     }

@@ -18,6 +18,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::error::{Error, Result};
 
 mod aggregates;
+mod facts;
 mod identities;
 mod lock;
 mod merge;
@@ -33,6 +34,7 @@ mod workers;
 
 pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use crate::model::{NewShards, OpenShard, ResultRecord};
+pub use facts::{Fact, Facts};
 pub use merge::Imported;
 pub use parsed::ParsedSweeps;
 pub use readers::Readers;
