@@ -9,7 +9,7 @@
 //! upgrade to schema version 5 and by a merge ([`derive_all`]). A proof stays
 //! when the sweep that found it is removed.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use tour::exists::{Claim, Existence};
@@ -140,12 +140,22 @@ pub(super) fn key_configs(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// A batch's results that may prove something: the first tour of each
-/// configuration, and every configuration with a new `no-tour`.
+/// configuration, and the new `no-tour` results of each.
 #[derive(Default)]
 pub(super) struct Proofs {
     tours: HashMap<i64, (i64, u64, i64)>,
-    refuted: BTreeSet<i64>,
+    /// Per configuration: new `no-tour` results, and their methods.
+    refuted: BTreeMap<i64, (u64, BTreeSet<i64>)>,
 }
+
+/// Per board ([`sweep::board_moves`] key), at least as many `no-tour`
+/// results as it has (counted from the database once per store, then
+/// bumped by each batch's new ones), and how many starts a tour can begin
+/// on (0: a theorem settles it, nothing to count). Its starts are counted
+/// only once the bound reaches them: a sweep of sampled starts on a large
+/// board would otherwise read all its refutations every batch.
+#[derive(Default)]
+pub(super) struct Bounds(HashMap<String, (u64, u64)>);
 
 impl Proofs {
     /// Notes a result new to the database: configuration and method keys,
@@ -156,7 +166,9 @@ impl Proofs {
                 self.tours.entry(config).or_insert((method, cell, sweep));
             }
             Outcome::NoTour => {
-                self.refuted.insert(config);
+                let (rows, methods) = self.refuted.entry(config).or_default();
+                *rows += 1;
+                methods.insert(method);
             }
             Outcome::GaveUp => {}
         }
@@ -166,7 +178,7 @@ impl Proofs {
 /// Writes the facts a batch's results prove that are not stored yet: a
 /// lookup per configuration with a tour (an insert for the first), and a
 /// count of its refuted starts per configuration with a new `no-tour`.
-pub(super) fn note(conn: &Connection, proofs: &Proofs) -> rusqlite::Result<()> {
+pub(super) fn note(conn: &Connection, proofs: &Proofs, bounds: &mut Bounds) -> rusqlite::Result<()> {
     let mut about = conn.prepare_cached(
         "SELECT c.board_moves, m.identity, s.id,
                 EXISTS (SELECT 1 FROM facts f WHERE f.board_moves = c.board_moves AND f.kind = 0),
@@ -197,16 +209,59 @@ pub(super) fn note(conn: &Connection, proofs: &Proofs) -> rusqlite::Result<()> {
         }
     }
     let mut key_of = conn.prepare_cached("SELECT board_moves FROM configs WHERE key = ?1")?;
-    let mut keys = BTreeSet::new();
-    for &config in &proofs.refuted {
-        if let Some(key) = key_of.query_row([config], |r| r.get::<_, String>(0)).optional()? {
-            keys.insert(key);
+    let mut method_of = conn.prepare_cached("SELECT identity FROM methods WHERE key = ?1")?;
+    // Per board: new `no-tour` results, and whether any sought a closed tour.
+    let mut keys: BTreeMap<String, (u64, bool)> = BTreeMap::new();
+    for (&config, (rows, methods)) in &proofs.refuted {
+        let Some(key) = key_of.query_row([config], |r| r.get::<_, String>(0)).optional()? else { continue };
+        let mut closed = false;
+        for &m in methods {
+            let identity = method_of.query_row([m], |r| r.get::<_, String>(0)).optional()?;
+            closed |= identity.is_some_and(|i| sweep::identity_seeks_closed(&i));
+        }
+        let at = keys.entry(key).or_default();
+        *at = (at.0 + rows, at.1 || closed);
+    }
+    for (key, (rows, closed)) in keys {
+        let (bound, eligible) = match bounds.0.get_mut(&key) {
+            Some(b) => {
+                b.0 += rows;
+                *b
+            }
+            None => {
+                // Counted now, this batch's rows included.
+                let b = (refutations(conn, &key)?, starts_to_refute(&key));
+                *bounds.0.entry(key.clone()).or_insert(b)
+            }
+        };
+        let open = eligible > 0 && bound >= eligible;
+        if open || closed {
+            refute(conn, &key, open, closed)?;
         }
     }
-    for key in keys {
-        refute(conn, &key)?;
-    }
     Ok(())
+}
+
+/// The `no-tour` results stored for board `key`, of any method.
+fn refutations(conn: &Connection, key: &str) -> rusqlite::Result<u64> {
+    conn.prepare_cached(
+        "SELECT COUNT(*) FROM tasks WHERE outcome = ?2
+         AND config_key IN (SELECT key FROM configs WHERE board_moves = ?1)",
+    )?
+    .query_row(params![key, StoredOutcome(Outcome::NoTour)], |r| r.get::<_, i64>(0))
+    .map(|n| n as u64)
+}
+
+/// How many starts refuted prove board `key` has no open tour; 0 where a
+/// theorem already says so (its every result may be `no-tour`, of any
+/// method) or the key names no board.
+fn starts_to_refute(key: &str) -> u64 {
+    match sweep::board_moves_configuration(key) {
+        Some(c) if !matches!(tour::exists::known(c.board(), c.moves()).open, Claim::Impossible(_)) => {
+            c.eligible_count()
+        }
+        _ => 0,
+    }
 }
 
 /// Every fact the stored results prove, for every board: the upgrade to
@@ -223,7 +278,7 @@ pub(super) fn derive_all(conn: &Connection) -> rusqlite::Result<()> {
         let outcome: StoredOutcome = r.get(4)?;
         proofs.add(r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, outcome.0);
     }
-    note(conn, &proofs)
+    note(conn, &proofs, &mut Bounds::default())
 }
 
 /// The impossibility facts of `key` not stored yet, from its `no-tour`
@@ -231,22 +286,18 @@ pub(super) fn derive_all(conn: &Connection) -> rusqlite::Result<()> {
 /// every start a tour can begin on (docs/methods.md's colour rule) is
 /// refuted by a method seeking open tours; no closed tour when any start
 /// is refuted by one seeking closed tours (a closed tour passes through
-/// every cell), or when there is no open tour.
-fn refute(conn: &Connection, key: &str) -> rusqlite::Result<()> {
+/// every cell), or when there is no open tour. `open`: its refutations
+/// may cover its starts; `closed`: the batch refuted a closed tour.
+fn refute(conn: &Connection, key: &str, open: bool, closed: bool) -> rusqlite::Result<()> {
     let stored = |kind: TourKind| -> rusqlite::Result<bool> {
         conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM facts WHERE board_moves = ?1 AND kind = ?2)")?
             .query_row(params![key, kind as i64], |r| r.get(0))
     };
     let (has_open, has_closed) = (stored(TourKind::Open)?, stored(TourKind::Closed)?);
-    if has_open && has_closed {
+    if (!open || has_open) && (!closed || has_closed) {
         return Ok(());
     }
     let Some(config) = sweep::board_moves_configuration(key) else { return Ok(()) };
-    // A theorem's board needs no stored proof, and its every result may be
-    // `no-tour` (of any method): without this, each batch would read them all.
-    if matches!(tour::exists::known(config.board(), config.moves()).open, Claim::Impossible(_)) {
-        return Ok(());
-    }
     let mut stmt = conn.prepare_cached(
         "SELECT t.start_cell, m.identity, COALESCE(s.id, '') FROM tasks t
          JOIN configs c ON c.key = t.config_key JOIN methods m ON m.key = t.method_key
@@ -258,13 +309,13 @@ fn refute(conn: &Connection, key: &str) -> rusqlite::Result<()> {
             Ok((r.get::<_, i64>(0)? as u64, r.get(1)?, r.get(2)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let (closed, open): (Vec<_>, Vec<_>) = refuted.iter().partition(|(_, m, _)| sweep::identity_seeks_closed(m));
-    let open_cells: BTreeSet<u64> = open.iter().map(|(c, _, _)| *c).filter(|&c| config.is_eligible(c)).collect();
+    let (by_closed, by_open): (Vec<_>, Vec<_>) = refuted.iter().partition(|(_, m, _)| sweep::identity_seeks_closed(m));
+    let open_cells: BTreeSet<u64> = by_open.iter().map(|(c, _, _)| *c).filter(|&c| config.is_eligible(c)).collect();
     let eligible = config.eligible_count();
-    let no_open = !has_open && eligible > 0 && open_cells.len() as u64 == eligible;
+    let no_open = open && !has_open && eligible > 0 && open_cells.len() as u64 == eligible;
     if no_open {
-        let methods: BTreeSet<&str> = open.iter().map(|(_, m, _)| m.as_str()).collect();
-        let sweeps: BTreeSet<&str> = open.iter().map(|(_, _, s)| s.as_str()).filter(|s| !s.is_empty()).collect();
+        let methods: BTreeSet<&str> = by_open.iter().map(|(_, m, _)| m.as_str()).collect();
+        let sweeps: BTreeSet<&str> = by_open.iter().map(|(_, _, s)| s.as_str()).filter(|s| !s.is_empty()).collect();
         let starts = if eligible == config.board().cells() {
             format!("all {eligible} starts")
         } else {
@@ -281,7 +332,7 @@ fn refute(conn: &Connection, key: &str) -> rusqlite::Result<()> {
             return Ok(());
         }
     }
-    if let (false, Some((cell, method, sweep))) = (has_closed, closed.first()) {
+    if let (false, Some((cell, method, sweep))) = (has_closed, by_closed.first()) {
         let evidence = format!(
             "`{method}` proved no closed tour passes through {}{}, and a closed tour passes through every cell",
             cell_name(&config, *cell),

@@ -126,6 +126,8 @@ impl Store {
         let snap = snapshot(from)?;
         self.conn.execute("ATTACH DATABASE ?1 AS src", [snap.0.to_string_lossy()])?;
         let imported = self.import_attached();
+        // Results merged in are not in the bounds of refuted starts.
+        self.refutations = Default::default();
         let detached = self.conn.execute("DETACH DATABASE src", []);
         let imported = imported?;
         detached?;

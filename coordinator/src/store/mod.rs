@@ -55,6 +55,9 @@ pub struct Store {
     parsed: Arc<ParsedSweeps>,
     /// What opening it did to an older file, if anything.
     upgraded: Option<Upgrade>,
+    /// How many `no-tour` results each board may have, so a batch counts
+    /// its refuted starts only when they may cover it ([`facts::Bounds`]).
+    refutations: facts::Bounds,
 }
 
 /// An older database brought up to date when it was opened.
@@ -125,7 +128,14 @@ impl Store {
         // Armed by `Drop for Store` only, once it knows the file is empty.
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
         // From here on a failure drops `store`, which removes a new file.
-        let mut store = Store { conn, _lock: Some(lock), created, parsed: Arc::default(), upgraded: None };
+        let mut store = Store {
+            conn,
+            _lock: Some(lock),
+            created,
+            parsed: Arc::default(),
+            upgraded: None,
+            refutations: Default::default(),
+        };
         if existed {
             check_shm_writable(path)?;
         }
@@ -190,7 +200,14 @@ impl Store {
         )?;
         let found = schema::inspect(&conn)?;
         schema::migrate(&mut conn, found)?;
-        Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None })
+        Ok(Store {
+            conn,
+            _lock: None,
+            created: None,
+            parsed: Arc::default(),
+            upgraded: None,
+            refutations: Default::default(),
+        })
     }
 
     fn open_read_only_unchecked(path: &Path) -> Result<Store> {
@@ -205,7 +222,14 @@ impl Store {
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(schema::foreign)?;
         match schema::inspect(&conn) {
-            Ok(_) => Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None }),
+            Ok(_) => Ok(Store {
+                conn,
+                _lock: None,
+                created: None,
+                parsed: Arc::default(),
+                upgraded: None,
+                refutations: Default::default(),
+            }),
             Err(Error::Database(e)) if needs_immutable(&e) => {
                 drop(conn);
                 let conn = Connection::open_with_flags(
@@ -214,7 +238,14 @@ impl Store {
                 )
                 .map_err(schema::foreign)?;
                 schema::inspect(&conn)?;
-                Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None })
+                Ok(Store {
+                    conn,
+                    _lock: None,
+                    created: None,
+                    parsed: Arc::default(),
+                    upgraded: None,
+                    refutations: Default::default(),
+                })
             }
             Err(e) => Err(e),
         }
@@ -229,6 +260,7 @@ impl Store {
             created: None,
             parsed: Arc::default(),
             upgraded: None,
+            refutations: Default::default(),
         };
         store.init(None)?;
         Ok(store)

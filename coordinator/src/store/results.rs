@@ -142,7 +142,7 @@ impl Store {
             if let Some((key, done, ok)) = pending {
                 bump.execute(params![key.0, done, ok, now])?;
             }
-            super::facts::note(&tx, &proofs)?;
+            super::facts::note(&tx, &proofs, &mut self.refutations)?;
         }
         tx.commit()?;
         Ok(new_rows)

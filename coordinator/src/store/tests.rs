@@ -626,6 +626,32 @@ fn record_throughput() {
     assert_eq!(store.record_of(rec.key).unwrap().tasks_done, n);
 }
 
+/// Refutations cost a count of the board's refuted starts per batch:
+/// 200,000 `no-tour` results of `solve` on a board no theorem settles,
+/// never all of its starts.
+#[test]
+#[ignore = "a measurement; run by hand"]
+fn record_throughput_of_refutations() {
+    let dir = temp();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let spec = "name = \"t\"\nseed = 1\nstarts = 200000\nmethods = [\"solve\"]\n[[grid]]\nrule = [3, 2]\ndims = [2]\nn = [600]";
+    let sweep = Sweep::parse(spec).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let started = std::time::Instant::now();
+    for b in 0..100u64 {
+        let rows: Vec<ResultRecord> = (0..2000u64)
+            .map(|i| ResultRecord {
+                start_cell: b * 2000 + i,
+                ..proof(rec.key, b * 2000 + i, 0, tour::Outcome::NoTour)
+            })
+            .collect();
+        store.record(&rows).unwrap();
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!("record_throughput_of_refutations: 200000 results in {secs:.2} s = {:.0} results/s", 200000.0 / secs);
+    assert_eq!(store.facts(&board_key(&sweep)).unwrap(), Facts::default());
+}
+
 /// `ksweep rm`: a sweep's own results go with it; results another sweep
 /// refers to stay (computed, from then on, by a sweep no longer there),
 /// and the other sweep's counters and rows are as before.
