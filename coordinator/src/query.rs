@@ -257,7 +257,10 @@ fn detailed_status(store: &Store, record: &SweepRecord, reused_from: Vec<(SweepK
         })
         .collect();
     let reuse = sweep::Reuse { from, conflicts, ..base.reuse.clone() };
-    Ok(SweepStatus { spec_toml: record.spec.clone(), failed_shards, reuse, ..base })
+    // Boards the stored results prove impossible count with the theorems'.
+    let sweep = store.sweep_of(record)?;
+    let impossible_configurations = base.impossible_configurations + store.impossible_by_facts(record.key.0, &sweep)?;
+    Ok(SweepStatus { spec_toml: record.spec.clone(), failed_shards, reuse, impossible_configurations, ..base })
 }
 
 /// The first shards of a sweep that failed for good, labelled as tables

@@ -74,7 +74,10 @@ pub use starts::{parse_start_line, StartLineError};
 pub use status::{
     build_label, short_id, Contributor, FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting,
 };
-pub use sweep::{identity_dims, ConfigEntry, MoveSpec, MovesKind, Sweep};
+pub use sweep::{
+    board_moves, board_moves_configuration, board_moves_of, identity_dims, identity_seeks_closed, ConfigEntry,
+    MoveSpec, MovesKind, Sweep,
+};
 pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,
     TableOptions, IMPOSSIBLE,

@@ -24,7 +24,7 @@ mod entry;
 mod expand;
 mod id;
 mod identity;
-pub use identity::identity_dims;
+pub use identity::{board_moves, board_moves_configuration, board_moves_of, identity_dims, identity_seeks_closed};
 
 pub use entry::{ConfigEntry, MoveSpec, MovesKind};
 use expand::{check_methods, expand};

@@ -397,3 +397,52 @@ fn cancel_says_what_happened() {
     let out = c.client(&["cancel", &id]).ok().stdout;
     assert!(out.starts_with(&format!("sweep {id} (e2e-tiny) is done: nothing to cancel\n")), "{out}");
 }
+
+/// `exists` answered from theorems only: a board `solve` refuted from every
+/// start stayed `unknown` (issue 39). The database's results now prove it
+/// impossible there and in the table and status; a board where a method
+/// found a tour exists, with the tour as evidence.
+#[test]
+fn exists_answers_from_the_stored_proofs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (spec, db) = (dir.path().join("facts.toml"), dir.path().join("f.db"));
+    std::fs::write(
+        &spec,
+        "name = \"facts\"\nseed = 3\nstarts = 64\nmethods = [\"aw+\", \"solve\"]\n\
+         [[grid]]\nrule = [3, 2]\ndims = [2]\nn = [6, 10]\n",
+    )
+    .unwrap();
+    let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
+    run_ksweep(dir.path(), &["run", spec, "--db", db], LIMIT).ok();
+    let exists = |shape: &str, db: Option<&str>| {
+        let mut args = vec!["exists", "--rule", "3,2", "--shape", shape];
+        args.extend(db.map(|db| ["--db", db]).into_iter().flatten());
+        run_ksweep(dir.path(), &args, LIMIT).ok().stdout
+    };
+    assert!(exists("6x6", None).contains("open    unknown\n"), "{}", exists("6x6", None));
+    let six = exists("6x6", Some(db));
+    assert!(
+        six.contains("open    impossible: stored results: no open tour from all 36 starts, proven by `solve v1 budget"),
+        "{six}"
+    );
+    let ten = exists("10x10", Some(db));
+    assert!(ten.contains("open    exists: stored results: a tour from ("), "{ten}");
+    assert!(ten.contains("closed  unknown"), "an open-tour method's tour proves no closed one: {ten}");
+    let five = run_ksweep(dir.path(), &["exists", "--rule", "2,1", "--shape", "5x5", "--db", db], LIMIT).ok().stdout;
+    assert!(five.contains("closed  impossible: Schwenk"), "the theorems come first: {five}");
+
+    let table = run_ksweep(dir.path(), &["table", "--db", db, "--format", "json"], LIMIT).ok();
+    let rows: serde_json::Value = serde_json::from_str(&table.stdout).unwrap();
+    for row in rows.as_array().unwrap() {
+        let (shape, open) = (row["shape"].as_str().unwrap(), row["open_tour"].as_str().unwrap());
+        match shape {
+            "6x6" => assert!(open == "impossible" && row["accuracy_possible"].is_null(), "{row}"),
+            _ => assert_eq!(open, "exists", "{row}"),
+        }
+    }
+    let text = run_ksweep(dir.path(), &["table", "--db", db], LIMIT).ok().stdout;
+    let six_row = text.lines().find(|l| l.contains("6x6") || l.trim_start().starts_with("6 ")).unwrap_or("");
+    assert!(six_row.contains('*'), "a refuted board is marked as a proven one:\n{text}");
+    let status = run_ksweep(dir.path(), &["status", "facts", "--db", db], LIMIT).ok().stdout;
+    assert!(status.contains("configurations  2 (1 impossible)"), "{status}");
+}

@@ -1,11 +1,14 @@
 //! `ksweep exists`: what is proven about open and closed tours of a
-//! configuration, with the reason or the theorem behind each verdict.
+//! configuration, with the reason or the theorem behind each verdict, and
+//! with `--db` what a database's results prove where no theorem speaks.
 
 use std::io::Write;
+use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
-use tour::exists::{proven, Claim};
+use ksweep_coordinator::store::{Facts, Store};
+use tour::exists::{proven, Claim, Existence};
 use tour::solve::{cycle_cover_exists, NO_CYCLE_COVER};
 
 use crate::board_args::BoardArgs;
@@ -15,6 +18,10 @@ use crate::board_args::BoardArgs;
 pub struct ExistsArgs {
     #[command(flatten)]
     pub board: BoardArgs,
+    /// Also answer from this database's results (read only) where no
+    /// theorem does: a tour a method found, or every start refuted.
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
 }
 
 pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
@@ -35,12 +42,24 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
         }
         c => c,
     };
-    for (kind, claim) in [("open", e.open), ("closed", closed)] {
-        let because = claim.because();
+    let facts = match &args.db {
+        Some(db) => {
+            anyhow::ensure!(db.exists(), "--db: {} does not exist", db.display());
+            let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+            store.facts(&sweep::board_moves(config.board().sides(), config.moves()))?
+        }
+        None => Facts::default(),
+    };
+    let (open_fact, closed_fact) = facts.fill(Existence { open: e.open, closed });
+    for (kind, claim, fact) in [("open", e.open, open_fact), ("closed", closed, closed_fact)] {
+        let (verdict, because) = match fact {
+            Some(f) => (f.verdict(), format!("stored results: {}", f.evidence())),
+            None => (claim.verdict(), claim.because().to_string()),
+        };
         if because.is_empty() {
-            writeln!(out, "{kind:<7} {}", claim.verdict())?;
+            writeln!(out, "{kind:<7} {verdict}")?;
         } else {
-            writeln!(out, "{kind:<7} {}: {because}", claim.verdict())?;
+            writeln!(out, "{kind:<7} {verdict}: {because}")?;
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 use rusqlite::params;
 use sweep::{AggregateRow, Sweep, WorkTally};
+use tour::exists::Claim;
 
 use super::sweeps::SweepRecord;
 use super::Store;
@@ -13,6 +14,8 @@ use crate::ids::SweepKey;
 impl Store {
     /// Aggregates per (configuration, method), in configuration then method
     /// order, with impossible configurations marked and unrun ones at zero.
+    /// A row's `open_tour` and `closed_tour` are the theorems' verdicts,
+    /// and the stored existence facts' where the theorems say `unknown`.
     /// A result outside the sweep's grid (a damaged or foreign database) is
     /// an error, not a panic.
     pub fn aggregates(&self, record: &SweepRecord, sweep: &Sweep) -> Result<Vec<AggregateRow>> {
@@ -22,6 +25,17 @@ impl Store {
         for c in configs {
             for &m in methods {
                 rows.push(AggregateRow::new(c, m));
+            }
+        }
+        // Where no theorem speaks, what the stored results prove.
+        let facts = self.sweep_facts(record.key.0)?;
+        for row in rows.iter_mut() {
+            let Some(found) = facts.get(&row.config) else { continue };
+            for (verdict, fact) in [(&mut row.open_tour, found[0]), (&mut row.closed_tour, found[1])] {
+                if let (true, Some(exists)) = (*verdict == Claim::Unknown.verdict(), fact) {
+                    let claim = if exists { Claim::Exists("") } else { Claim::Impossible("") };
+                    *verdict = claim.verdict().to_string();
+                }
             }
         }
         let at = |config: u32, method: u32| -> Result<usize> {

@@ -126,6 +126,8 @@ impl Store {
         let snap = snapshot(from)?;
         self.conn.execute("ATTACH DATABASE ?1 AS src", [snap.0.to_string_lossy()])?;
         let imported = self.import_attached();
+        // Results merged in are not in the bounds of refuted starts.
+        self.refutations = Default::default();
         let detached = self.conn.execute("DETACH DATABASE src", []);
         let imported = imported?;
         detached?;
@@ -330,6 +332,8 @@ impl Store {
             "DROP TABLE temp.config_map; DROP TABLE temp.method_map; DROP TABLE temp.sweep_map;
              DROP TABLE temp.task_map; DROP TABLE temp.completed;",
         )?;
+        // Results merged in may prove what this file's did not.
+        super::facts::derive_all(&tx)?;
         tx.commit()?;
         Ok(out)
     }

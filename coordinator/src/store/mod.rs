@@ -18,6 +18,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::error::{Error, Result};
 
 mod aggregates;
+mod facts;
 mod identities;
 mod lock;
 mod merge;
@@ -33,6 +34,7 @@ mod workers;
 
 pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use crate::model::{NewShards, OpenShard, ResultRecord};
+pub use facts::{Fact, Facts};
 pub use merge::Imported;
 pub use parsed::ParsedSweeps;
 pub use readers::Readers;
@@ -53,6 +55,9 @@ pub struct Store {
     parsed: Arc<ParsedSweeps>,
     /// What opening it did to an older file, if anything.
     upgraded: Option<Upgrade>,
+    /// How many `no-tour` results each board may have, so a batch counts
+    /// its refuted starts only when they may cover it ([`facts::Bounds`]).
+    refutations: facts::Bounds,
 }
 
 /// An older database brought up to date when it was opened.
@@ -123,7 +128,14 @@ impl Store {
         // Armed by `Drop for Store` only, once it knows the file is empty.
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
         // From here on a failure drops `store`, which removes a new file.
-        let mut store = Store { conn, _lock: Some(lock), created, parsed: Arc::default(), upgraded: None };
+        let mut store = Store {
+            conn,
+            _lock: Some(lock),
+            created,
+            parsed: Arc::default(),
+            upgraded: None,
+            refutations: Default::default(),
+        };
         if existed {
             check_shm_writable(path)?;
         }
@@ -188,7 +200,14 @@ impl Store {
         )?;
         let found = schema::inspect(&conn)?;
         schema::migrate(&mut conn, found)?;
-        Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None })
+        Ok(Store {
+            conn,
+            _lock: None,
+            created: None,
+            parsed: Arc::default(),
+            upgraded: None,
+            refutations: Default::default(),
+        })
     }
 
     fn open_read_only_unchecked(path: &Path) -> Result<Store> {
@@ -203,7 +222,14 @@ impl Store {
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(schema::foreign)?;
         match schema::inspect(&conn) {
-            Ok(_) => Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None }),
+            Ok(_) => Ok(Store {
+                conn,
+                _lock: None,
+                created: None,
+                parsed: Arc::default(),
+                upgraded: None,
+                refutations: Default::default(),
+            }),
             Err(Error::Database(e)) if needs_immutable(&e) => {
                 drop(conn);
                 let conn = Connection::open_with_flags(
@@ -212,7 +238,14 @@ impl Store {
                 )
                 .map_err(schema::foreign)?;
                 schema::inspect(&conn)?;
-                Ok(Store { conn, _lock: None, created: None, parsed: Arc::default(), upgraded: None })
+                Ok(Store {
+                    conn,
+                    _lock: None,
+                    created: None,
+                    parsed: Arc::default(),
+                    upgraded: None,
+                    refutations: Default::default(),
+                })
             }
             Err(e) => Err(e),
         }
@@ -227,6 +260,7 @@ impl Store {
             created: None,
             parsed: Arc::default(),
             upgraded: None,
+            refutations: Default::default(),
         };
         store.init(None)?;
         Ok(store)

@@ -78,7 +78,14 @@ impl Readers {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).map_err(schema::foreign)?;
         conn.busy_timeout(Duration::from_secs(10))?;
-        Ok(Store { conn, _lock: None, created: None, parsed: self.parsed.clone(), upgraded: None })
+        Ok(Store {
+            conn,
+            _lock: None,
+            created: None,
+            parsed: self.parsed.clone(),
+            upgraded: None,
+            refutations: Default::default(),
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 
 use rusqlite::{params, OptionalExtension};
 
+use super::facts::Proofs;
 use super::identities::KeyCache;
 use super::{now_ms, Store};
 use crate::codes::{StoredOutcome, SweepState};
@@ -18,7 +19,9 @@ impl Store {
     /// serialised here), and bumps each sweep's counters by what was new.
     /// A result whose identity is stored already (a rerun) is checked
     /// against the stored one: a disagreement is kept in `conflicts` and
-    /// logged as an error, and the stored result stays. One transaction.
+    /// logged as an error, and the stored result stays. A new result that
+    /// proves a tour exists or refutes a start updates the board's
+    /// existence facts (`facts`), in the same transaction. One transaction.
     /// Returns how many tasks were new to their sweeps.
     pub fn record(&mut self, results: &[ResultRecord]) -> Result<u64> {
         let tx = self.conn.transaction()?;
@@ -26,6 +29,7 @@ impl Store {
         let now = now_ms() as i64;
         {
             let mut keys = KeyCache::default();
+            let mut proofs = Proofs::default();
             let mut insert_task = tx.prepare_cached(
                 "INSERT INTO tasks
                  (config_key, method_key, start_cell, success, attempts, visited, micros, worker, outcome, sweep)
@@ -88,6 +92,7 @@ impl Store {
                     r.sweep.0
                 ])? == 1
                 {
+                    proofs.add(config_key, method_key, r.start_cell, r.sweep.0, r.outcome);
                     (tx.last_insert_rowid(), r.success)
                 } else {
                     let (task, success, attempts, visited, was): (i64, bool, u32, i64, StoredOutcome) = stored
@@ -137,6 +142,7 @@ impl Store {
             if let Some((key, done, ok)) = pending {
                 bump.execute(params![key.0, done, ok, now])?;
             }
+            super::facts::note(&tx, &proofs, &mut self.refutations)?;
         }
         tx.commit()?;
         Ok(new_rows)

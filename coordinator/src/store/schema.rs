@@ -18,7 +18,7 @@ use rusqlite_migration::{Migrations, M};
 use crate::error::{Error, Result};
 
 /// The version this build writes: the number of steps below.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Version 1 (the first release): sweeps, their shards, the workers and
 /// every task's result.
@@ -177,6 +177,26 @@ ALTER TABLE results RENAME TO results_v3;
 UPDATE meta SET value = 4 WHERE key = 'schema';
 ";
 
+/// Version 5: existence facts (docs/identity.md#existence-facts), what
+/// stored results prove about open (`kind` 0) and closed (1) tours of a
+/// board and move set: `verdict` 1 a tour exists, 2 none does, with the
+/// evidence as text. `configs.board_moves` is each configuration's key
+/// ([`sweep::board_moves`]); the hook ([`facts_v5`]) fills it and derives
+/// the facts of the stored results.
+const V5: &str = "
+ALTER TABLE configs ADD COLUMN board_moves TEXT;
+CREATE INDEX configs_by_board_moves ON configs (board_moves);
+CREATE TABLE facts (
+    board_moves TEXT NOT NULL,
+    kind INTEGER NOT NULL,
+    verdict INTEGER NOT NULL,
+    evidence TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    PRIMARY KEY (board_moves, kind)
+) WITHOUT ROWID;
+UPDATE meta SET value = 5 WHERE key = 'schema';
+";
+
 /// The view that keeps `results`' columns readable as before version 4.
 const RESULTS_VIEW: &str = "
 CREATE VIEW results AS
@@ -193,6 +213,7 @@ fn steps() -> [(&'static str, &'static str); SCHEMA_VERSION as usize] {
         (V2, "each result's outcome"),
         (V3, "sweep times, worker provenance, the database's writer"),
         (V4, "results stored once per task identity, shared by sweeps"),
+        (V5, "existence facts per board and move set, from the stored results"),
     ]
 }
 
@@ -203,6 +224,7 @@ fn migrations() -> Migrations<'static> {
             .enumerate()
             .map(|(i, (sql, what))| match i + 1 {
                 4 => M::up_with_hook(sql, |tx: &rusqlite::Transaction| identities_v4(tx)).comment(what),
+                5 => M::up_with_hook(sql, |tx: &rusqlite::Transaction| facts_v5(tx)).comment(what),
                 _ => M::up(sql).comment(what),
             })
             .collect(),
@@ -274,6 +296,13 @@ fn identities_v4(tx: &rusqlite::Transaction) -> rusqlite_migration::HookResult {
              the others listed in the table `conflicts` (a bug, or a method changed without a new version)"
         );
     }
+    Ok(())
+}
+
+/// Version 5's hook: every configuration's key, and the facts its stored
+/// results prove.
+fn facts_v5(tx: &rusqlite::Transaction) -> rusqlite_migration::HookResult {
+    super::facts::derive_all(tx)?;
     Ok(())
 }
 
@@ -404,4 +433,18 @@ pub(super) fn create_as_released(conn: &mut Connection, version: i64) {
         identities_v4(&tx).expect("version 4's hook runs");
         tx.commit().expect("committed");
     }
+    if version >= 5 {
+        let tx = conn.transaction().expect("a transaction");
+        facts_v5(&tx).expect("version 5's hook runs");
+        tx.commit().expect("committed");
+    }
+}
+
+/// Brings a database [`create_as_released`] made up to `version` by the
+/// steps after it, as the release of `version` would have on opening it.
+#[cfg(test)]
+pub(super) fn upgrade_as_released(conn: &mut Connection, version: i64) {
+    let from = self::version(conn).expect("a ksweep database");
+    conn.pragma_update(None, "user_version", from).expect("the version adopted");
+    migrations().to_version(conn, version as usize).expect("the steps run");
 }

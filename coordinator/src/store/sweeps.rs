@@ -119,6 +119,7 @@ impl Store {
         )?;
         let key = SweepKey(tx.last_insert_rowid());
         super::identities::register(&tx, key.0, sweep)?;
+        super::facts::key_configs(&tx)?;
         let known = match reuse {
             true => super::reuse::take_known(&tx, key, sweep)?,
             false => super::reuse::nothing_taken(&tx, sweep)?,

@@ -32,6 +32,53 @@ pub fn identity_dims(identity: &str) -> Option<usize> {
     sides.clone().all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| sides.count())
 }
 
+/// The key existence facts are stored under (docs/identity.md#existence-facts):
+/// the board's sides and its move *set*, sorted, since whether a tour
+/// exists depends on neither the order the walks try moves in nor how
+/// they were given. `5x5: -2,-1 -2,1 -1,-2 ..`.
+pub fn board_moves(sides: &[u32], moves: &tour::Moves) -> String {
+    let moves = moves.iter().map(|mv| mv.iter().map(|&c| i64::from(c)).collect()).collect();
+    board_moves_key(&super::expand::shape(sides), moves)
+}
+
+/// [`board_moves`] of a configuration identity (`8x8 rule 2,1: 2,1 1,2
+/// ..`); None for text that is not one (an unparsed sweep's).
+pub fn board_moves_of(identity: &str) -> Option<String> {
+    identity_dims(identity)?;
+    let (head, list) = identity.split_once(": ")?;
+    let shape = head.split_whitespace().next()?;
+    Some(board_moves_key(shape, move_list(list)?))
+}
+
+/// The board and move set a [`board_moves`] key names; None for text that
+/// is not one.
+pub fn board_moves_configuration(key: &str) -> Option<tour::Configuration> {
+    let (shape, list) = key.split_once(": ")?;
+    let sides = shape.split('x').map(|s| s.parse::<u32>().ok()).collect::<Option<Vec<u32>>>()?;
+    let moves = tour::Moves::explicit(&move_list(list)?, sides.len()).ok()?;
+    let board = tour::Board::with_max_cells(&sides, u64::MAX).ok()?;
+    tour::Configuration::new(board, moves).ok()
+}
+
+fn move_list(list: &str) -> Option<Vec<Vec<i64>>> {
+    list.split(' ').map(|mv| mv.split(',').map(|c| c.parse::<i64>().ok()).collect()).collect()
+}
+
+fn board_moves_key(shape: &str, mut moves: Vec<Vec<i64>>) -> String {
+    moves.sort_unstable();
+    let moves: Vec<String> =
+        moves.iter().map(|mv| mv.iter().map(i64::to_string).collect::<Vec<_>>().join(",")).collect();
+    format!("{shape}: {}", moves.join(" "))
+}
+
+/// True when results of the method of this identity ([`Sweep::method_identity`])
+/// sought closed tours: the `nn` methods always, `bt` and `solve` when the
+/// sweep asked for closed tours. Its tour is then closed, and its `no-tour`
+/// means no closed tour passes through the start, so none exists at all.
+pub fn identity_seeks_closed(identity: &str) -> bool {
+    identity.starts_with("nn") || identity.ends_with(" closed")
+}
+
 impl Sweep {
     /// `method`'s identity in this sweep: its name and engine version,
     /// then only the parameters it reads: the sweep seed for the random
@@ -76,6 +123,22 @@ mod tests {
         let reversed = sweep("", "moves = [[2, 1], [1, 2]]\ndims = [2]\nn = [5]");
         assert_eq!(listed.configurations()[0].identity(), "5x5 list: 1,2 2,1");
         assert_ne!(listed.configurations()[0].identity(), reversed.configurations()[0].identity(), "order counts");
+    }
+
+    #[test]
+    fn facts_are_keyed_by_the_sorted_move_set() {
+        let listed = sweep("", "moves = [[1, 2], [2, 1]]\ndims = [2]\nn = [5]");
+        let reversed = sweep("", "moves = [[2, 1], [1, 2]]\ndims = [2]\nn = [5]");
+        let key = |s: &Sweep| super::board_moves_of(&s.configurations()[0].identity());
+        assert_eq!(key(&listed).as_deref(), Some("5x5: 1,2 2,1"));
+        assert_eq!(key(&listed), key(&reversed), "order does not count");
+        let rule = sweep("", "rule = [2, 1]\ndims = [2]\nn = [5]");
+        let c = rule.configurations()[0].configuration();
+        assert_eq!(key(&rule), Some(super::board_moves(&[5, 5], c.moves())));
+        assert_eq!(key(&rule).unwrap(), "5x5: -2,-1 -2,1 -1,-2 -1,2 1,-2 1,2 2,-1 2,1");
+        assert_eq!(super::board_moves_of("unparsed sweep 1a2b config 0"), None);
+        let back = super::board_moves_configuration(&key(&rule).unwrap()).unwrap();
+        assert_eq!((back.board().sides(), back.eligible_count()), (&[5, 5][..], c.eligible_count()));
     }
 
     #[test]
