@@ -1,10 +1,27 @@
 //! Poll latency under load, with and without dashboards and downloads: the
-//! figures of issue 34. Simulated workers (no engine: each holds a shard for
-//! `--hold-ms`, then reports every task as a W give-up, a legal result on any
+//! figures of issues 34 and 40. Simulated workers (no engine: each holds a
+//! shard, then reports every task as a W give-up, a legal result on any
 //! board) poll a running coordinator; optional dashboard pages follow the
 //! event stream and fetch the sweep's page data on every event, as the page
 //! does; optional download loops fetch the results as Parquet. Prints Poll's
-//! and `status`'s latency percentiles over the measured window.
+//! (all, those carrying results, those only asking for work or beating) and
+//! `status`'s latency percentiles over the measured window.
+//!
+//! A worker holds a shard for `--hold-ms`, or, with `--micros-per-cost R`,
+//! for as long as a worker of that speed takes: R microseconds per unit of
+//! a task's estimated cost (cells x moves, the scheduler's measure), which it
+//! also reports as each task's time. The scheduler then learns that speed
+//! and cuts shards of its target length, so the load is what as many real
+//! one-thread workers of that speed would send, not a flat hold.
+//!
+//! Issue 40's load (1,000 workers, tasks of about 4 ms, so about 250,000
+//! results/s if the coordinator keeps up):
+//!
+//! ```sh
+//! ksweep coordinator --db /tmp/load.db --listen 127.0.0.1:50551 &
+//! poll_latency --coordinator http://127.0.0.1:50551 --pid "$!" --workers 1000 \
+//!     --n-from 1000 --n-to 1101 --starts 50000 --micros-per-cost 0.00045 --warmup-secs 10 --secs 20
+//! ```
 //!
 //! ```sh
 //! ksweep coordinator --db /tmp/load.db --listen 127.0.0.1:50051 --http 127.0.0.1:8080 &
@@ -27,13 +44,24 @@ use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 use tonic::transport::Channel;
 
-/// Boards of 8 to 1,600 cells a side, `starts` starts each (300: 478,200
-/// tasks), rule W (a W give-up, one walk, is a legal result anywhere).
-fn spec(starts: u64) -> String {
+/// Square boards of `n` cells a side, `from <= n < to` (by default 8 to
+/// 1,600), `starts` starts each (300: 478,200 tasks), rule W (a W give-up,
+/// one walk, is a legal result anywhere), knight moves.
+fn spec(starts: u64, (from, to): (u64, u64)) -> String {
     format!(
-        "name = \"poll-latency-{starts}\"\nseed = 7\nstarts = {starts}\nmethods = [\"w\"]\n\
-         [[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = {{ from = 8, to = 1601 }}\n"
+        "name = \"poll-latency-{starts}-{from}-{to}\"\nseed = 7\nstarts = {starts}\nmethods = [\"w\"]\n\
+         [[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = {{ from = {from}, to = {to} }}\n"
     )
+}
+
+/// Knight moves on a square board: 8 in two dimensions.
+const KNIGHT_MOVES_2D: f64 = 8.0;
+
+/// A task's estimated cost on the shard's board, as the scheduler counts it
+/// (cells x moves).
+fn cost_per_task(s: &pb::Shard) -> f64 {
+    let cells: f64 = s.config.as_ref().map_or(0.0, |c| c.sides.iter().map(|&n| f64::from(n)).product());
+    cells * KNIGHT_MOVES_2D
 }
 
 /// CPU seconds (user + system) and resident set (current, peak) in MiB of
@@ -59,6 +87,11 @@ struct Args {
     /// Results stored (by workers reporting at once) before measuring.
     fill: u64,
     hold: Duration,
+    /// Simulated speed: microseconds per unit of estimated cost, replacing
+    /// the flat `hold`.
+    micros_per_cost: Option<f64>,
+    /// Board sides, `from <= n < to`.
+    boards: (u64, u64),
     /// Starts per board: the sweep's size.
     starts: u64,
     /// The coordinator's process id, to report its CPU time and memory.
@@ -76,6 +109,8 @@ fn args() -> Args {
         downloads: 0,
         fill: 0,
         hold: Duration::from_millis(1000),
+        micros_per_cost: None,
+        boards: (8, 1601),
         starts: 300,
         pid: None,
         warmup: Duration::from_secs(5),
@@ -93,6 +128,11 @@ fn args() -> Args {
             "--downloads" => a.downloads = number() as usize,
             "--fill" => a.fill = number(),
             "--hold-ms" => a.hold = Duration::from_millis(number()),
+            "--micros-per-cost" => {
+                a.micros_per_cost = Some(value.parse().unwrap_or_else(|_| panic!("{flag}: not a number: {value}")))
+            }
+            "--n-from" => a.boards.0 = number(),
+            "--n-to" => a.boards.1 = number(),
             "--starts" => a.starts = number(),
             "--pid" => a.pid = Some(number() as u32),
             "--warmup-secs" => a.warmup = Duration::from_secs(number()),
@@ -108,6 +148,9 @@ fn args() -> Args {
 struct Samples {
     measuring: bool,
     polls: Vec<Duration>,
+    /// Polls that carried results, and those that did not.
+    result_polls: Vec<Duration>,
+    other_polls: Vec<Duration>,
     late_polls: usize,
     statuses: Vec<Duration>,
     pages: Vec<Duration>,
@@ -137,6 +180,7 @@ async fn worker(
     channel: Channel,
     n: usize,
     hold: Duration,
+    micros_per_cost: Option<f64>,
     fill: Arc<tokio::sync::watch::Receiver<bool>>,
     samples: Arc<Mutex<Samples>>,
 ) {
@@ -153,13 +197,15 @@ async fn worker(
         .into_inner();
     let mut held: Option<pb::Shard> = None;
     let mut since = Instant::now();
+    // How long the held shard takes, and each of its tasks (µs).
+    let mut hold = hold;
+    let mut task_micros = 1;
     loop {
         let filling = *fill.borrow();
         let done = held.as_ref().filter(|_| filling || since.elapsed() >= hold);
         let results = done
             .map(|s| {
-                let tasks = s.starts.len() * s.methods.len();
-                let micros = (hold.as_micros() as u64 / tasks.max(1) as u64).max(1);
+                let micros = task_micros;
                 let tasks = (0..s.starts.len() as u32)
                     .flat_map(|start_offset| {
                         (0..s.methods.len() as u32).map(move |method_index| pb::TaskOutcome {
@@ -177,7 +223,8 @@ async fn worker(
                 vec![pb::ShardResults { shard_id: s.shard_id, epoch: s.epoch, tasks, ..Default::default() }]
             })
             .unwrap_or_default();
-        if done.is_some() {
+        let carried = done.is_some();
+        if carried {
             held = None;
         }
         let running = held.iter().map(|s| pb::LeaseRef { shard_id: s.shard_id, epoch: s.epoch }).collect();
@@ -197,6 +244,11 @@ async fn worker(
             let mut s = samples.lock().await;
             if s.measuring {
                 s.polls.push(took);
+                if carried {
+                    s.result_polls.push(took);
+                } else {
+                    s.other_polls.push(took);
+                }
                 if took > ksweep_proto::call_timeout(Duration::from_millis(reg.lease_millis.into())) {
                     s.late_polls += 1;
                 }
@@ -211,6 +263,14 @@ async fn worker(
             }
         };
         if let Some(s) = reply.shards.into_iter().next() {
+            let tasks = (s.starts.len() * s.methods.len()).max(1) as u64;
+            match micros_per_cost {
+                Some(rate) => {
+                    task_micros = ((cost_per_task(&s) * rate) as u64).max(1);
+                    hold = Duration::from_micros(task_micros * tasks);
+                }
+                None => task_micros = (hold.as_micros() as u64 / tasks).max(1),
+            }
             held = Some(s);
             since = Instant::now();
         }
@@ -257,7 +317,7 @@ async fn main() {
     let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
     let mut sweeps = SweepsClient::new(channel.clone());
     let id = sweeps
-        .submit(pb::SubmitRequest { spec_toml: spec(a.starts), resume: true, no_reuse: false })
+        .submit(pb::SubmitRequest { spec_toml: spec(a.starts, a.boards), resume: true, no_reuse: false })
         .await
         .unwrap()
         .into_inner()
@@ -268,7 +328,7 @@ async fn main() {
     for n in 0..a.workers {
         // A connection per worker, as separate processes have.
         let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
-        tokio::spawn(worker(channel, n, a.hold, fill.clone(), samples.clone()));
+        tokio::spawn(worker(channel, n, a.hold, a.micros_per_cost, fill.clone(), samples.clone()));
     }
     let stored = |s: &mut SweepsClient<Channel>, id: String| {
         let mut s = s.clone();
@@ -344,6 +404,8 @@ async fn main() {
     );
     let late = s.late_polls;
     percentiles("Poll", &mut s.polls);
+    percentiles("Poll with results", &mut s.result_polls);
+    percentiles("Poll without results", &mut s.other_polls);
     println!("polls past a worker's call deadline (half the lease): {late}");
     percentiles("status", &mut s.statuses);
     percentiles("page data", &mut s.pages);
