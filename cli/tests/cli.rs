@@ -669,3 +669,38 @@ fn parquet_export_round_trips_to_the_csv_export() {
     assert_eq!(lines.len(), 4 * 12 * 3, "4 boards x 12 starts x 3 methods");
     assert_eq!(moves_written, 4, "the move list once per configuration");
 }
+
+#[test]
+fn bench_names_the_authors_program_it_cannot_find_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = ksweep(&["bench", "--quick", "--authors", dir.path().to_str().unwrap()], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("w+++-2d") && err.contains("data/(3,2)/W+++/2D.cpp"), "{err}");
+    assert!(o.stdout.is_empty(), "nothing measured first: {}", String::from_utf8_lossy(&o.stdout));
+}
+
+#[test]
+fn bench_times_the_authors_programs_on_the_same_starts() {
+    use std::os::unix::fs::PermissionsExt;
+    // Stand-ins for the authors' programs: each reports a tour in 1,000 µs
+    // in their format (every start of the quick rows has one).
+    let dir = tempfile::tempdir().unwrap();
+    let script = "#!/bin/sh\nn=$1\nshift\nprintf 'Success: 1 Fail: 0\\nStart position: %s - Success Execution time: 1 ms (1000 \\316\\274s)\\n' \"$*\" > \"Dimension=$#_N=$n.txt\"\nexit 1\n";
+    for name in ["w+++-2d", "accu-more-3d", "221-500-3d"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let o = ksweep(&["bench", "--quick", "--authors", dir.path().to_str().unwrap()], "");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("aw+ (3,2)") || l.starts_with("w (")).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    for row in rows {
+        // engine ms, baseline ms, then the stand-ins' 1.000 ms a start.
+        let authors_ms = row.split_whitespace().skip_while(|w| !w.ends_with("starts")).nth(3);
+        assert_eq!(authors_ms, Some("1.000"), "{row}");
+        assert!(!row.contains("DISAGREE"), "{row}");
+    }
+}

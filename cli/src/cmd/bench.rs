@@ -47,6 +47,8 @@ fn rss_bytes() -> u64 {
 }
 
 pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
+    // A missing program fails now, not after a minute of figures.
+    let programs = args.authors.as_deref().map(|dir| Programs::at(dir, &authors::ALL)).transpose()?;
     let budget = if args.quick { Duration::from_millis(150) } else { Duration::from_millis(1500) };
     writeln!(out, "ksweep bench (one thread unless stated; {} per figure)", humantime(budget))?;
 
@@ -98,7 +100,7 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
         }
     }
 
-    let disagree = compare_with_authors(&args, out)?;
+    let disagree = compare_with_authors(args.quick, programs.as_ref(), out)?;
 
     writeln!(out, "\n## Memory while sweeping, no path (target: <= 2 bytes per cell plus padding)")?;
     writeln!(
@@ -218,12 +220,8 @@ struct AuthorsWork {
 /// Times the engine against the in-tree baseline and, with `--authors`,
 /// against the authors' real programs; returns the rows where their flags
 /// (or the baseline's attempts) differ from the engine's.
-fn compare_with_authors(args: &BenchArgs, out: &mut impl Write) -> Result<Vec<String>> {
-    let work = authors_work(args.quick)?;
-    let programs = match &args.authors {
-        Some(dir) => Some(Programs::at(dir, &work.iter().map(|w| w.program).collect::<Vec<_>>())?),
-        None => None,
-    };
+fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl Write) -> Result<Vec<String>> {
+    let work = authors_work(quick)?;
     writeln!(out, "\n## Engine vs the authors' programs, their move orders (target: >= 10x)")?;
     writeln!(out, "({ROUNDS} rounds, each timing the engine, the in-tree baseline (tour::baseline) and, with")?;
     writeln!(out, "--authors, their own programs back to back; ms a start, the least over the rounds; ratios")?;
@@ -262,7 +260,7 @@ fn compare_with_authors(args: &BenchArgs, out: &mut impl Write) -> Result<Vec<St
                 baseline: timed.iter().map(|t| t.walking.as_secs_f64()).sum(),
                 authors: 0.0,
             };
-            if let Some(programs) = &programs {
+            if let Some(programs) = programs {
                 let n = board.sides()[0];
                 let ran = coords.iter().map(|c| programs.run(work.program, n, c)).collect::<Result<Vec<_>>>()?;
                 theirs = ran.iter().map(|r| r.0).collect();
