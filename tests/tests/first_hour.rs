@@ -430,6 +430,9 @@ fn exists_answers_from_the_stored_proofs() {
     assert!(ten.contains("closed  unknown"), "an open-tour method's tour proves no closed one: {ten}");
     let five = run_ksweep(dir.path(), &["exists", "--rule", "2,1", "--shape", "5x5", "--db", db], LIMIT).ok().stdout;
     assert!(five.contains("closed  impossible: Schwenk"), "the theorems come first: {five}");
+    let missing = run_ksweep(dir.path(), &["exists", "--rule", "3,2", "--shape", "6x6", "--db", "nope.db"], LIMIT)
+        .fails_with(&["--db", "nope.db", "does not exist"]);
+    assert!(missing.stdout.is_empty(), "a bad --db prints nothing but its error: {}", missing.stdout);
 
     let table = run_ksweep(dir.path(), &["table", "--db", db, "--format", "json"], LIMIT).ok();
     let rows: serde_json::Value = serde_json::from_str(&table.stdout).unwrap();

@@ -26,6 +26,15 @@ pub struct ExistsArgs {
 
 pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
     let config = args.board.configuration()?;
+    // The database first, so that a bad --db prints nothing but its error.
+    let facts = match &args.db {
+        Some(db) => {
+            anyhow::ensure!(db.exists(), "--db: {} does not exist", db.display());
+            let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+            store.facts(&sweep::board_moves(config.board().sides(), config.moves()))?
+        }
+        None => Facts::default(),
+    };
     let e = proven(config.board(), config.moves());
     writeln!(
         out,
@@ -41,14 +50,6 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
             Claim::Impossible(NO_CYCLE_COVER)
         }
         c => c,
-    };
-    let facts = match &args.db {
-        Some(db) => {
-            anyhow::ensure!(db.exists(), "--db: {} does not exist", db.display());
-            let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
-            store.facts(&sweep::board_moves(config.board().sides(), config.moves()))?
-        }
-        None => Facts::default(),
     };
     let (open_fact, closed_fact) = facts.fill(Existence { open: e.open, closed });
     for (kind, claim, fact) in [("open", e.open, open_fact), ("closed", closed, closed_fact)] {
