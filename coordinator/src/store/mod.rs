@@ -128,14 +128,8 @@ impl Store {
         // Armed by `Drop for Store` only, once it knows the file is empty.
         let created = (!existed).then(|| CreatedFile { path: path.to_path_buf(), remove: false });
         // From here on a failure drops `store`, which removes a new file.
-        let mut store = Store {
-            conn,
-            _lock: Some(lock),
-            created,
-            parsed: Arc::default(),
-            upgraded: None,
-            refutations: Default::default(),
-        };
+        let mut store = Store::on(conn);
+        (store._lock, store.created) = (Some(lock), created);
         if existed {
             check_shm_writable(path)?;
         }
@@ -200,14 +194,7 @@ impl Store {
         )?;
         let found = schema::inspect(&conn)?;
         schema::migrate(&mut conn, found)?;
-        Ok(Store {
-            conn,
-            _lock: None,
-            created: None,
-            parsed: Arc::default(),
-            upgraded: None,
-            refutations: Default::default(),
-        })
+        Ok(Store::on(conn))
     }
 
     fn open_read_only_unchecked(path: &Path) -> Result<Store> {
@@ -222,14 +209,7 @@ impl Store {
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(schema::foreign)?;
         match schema::inspect(&conn) {
-            Ok(_) => Ok(Store {
-                conn,
-                _lock: None,
-                created: None,
-                parsed: Arc::default(),
-                upgraded: None,
-                refutations: Default::default(),
-            }),
+            Ok(_) => Ok(Store::on(conn)),
             Err(Error::Database(e)) if needs_immutable(&e) => {
                 drop(conn);
                 let conn = Connection::open_with_flags(
@@ -238,30 +218,29 @@ impl Store {
                 )
                 .map_err(schema::foreign)?;
                 schema::inspect(&conn)?;
-                Ok(Store {
-                    conn,
-                    _lock: None,
-                    created: None,
-                    parsed: Arc::default(),
-                    upgraded: None,
-                    refutations: Default::default(),
-                })
+                Ok(Store::on(conn))
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// A store on `conn` with nothing else yet: no writer lock, no file of
+    /// its own to remove, nothing parsed or upgraded.
+    fn on(conn: Connection) -> Store {
+        Store {
+            conn,
+            _lock: None,
+            created: None,
+            parsed: Arc::default(),
+            upgraded: None,
+            refutations: Default::default(),
         }
     }
 
     /// A private in-memory database (tests, and a coordinator that keeps
     /// nothing).
     pub fn in_memory() -> Result<Store> {
-        let mut store = Store {
-            conn: Connection::open_in_memory()?,
-            _lock: None,
-            created: None,
-            parsed: Arc::default(),
-            upgraded: None,
-            refutations: Default::default(),
-        };
+        let mut store = Store::on(Connection::open_in_memory()?);
         store.init(None)?;
         Ok(store)
     }

@@ -78,14 +78,9 @@ impl Readers {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).map_err(schema::foreign)?;
         conn.busy_timeout(Duration::from_secs(10))?;
-        Ok(Store {
-            conn,
-            _lock: None,
-            created: None,
-            parsed: self.parsed.clone(),
-            upgraded: None,
-            refutations: Default::default(),
-        })
+        let mut store = Store::on(conn);
+        store.parsed = self.parsed.clone();
+        Ok(store)
     }
 }
 
