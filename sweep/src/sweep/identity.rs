@@ -18,10 +18,15 @@ impl ConfigEntry {
             MoveSpec::List(_) => "list".to_string(),
         };
         let config = self.configuration();
-        let moves: Vec<String> =
-            config.moves().iter().map(|mv| mv.iter().map(i32::to_string).collect::<Vec<_>>().join(",")).collect();
+        let moves: Vec<String> = config.moves().iter().map(move_text).collect();
         format!("{} {given}: {}", self.shape_label(), moves.join(" "))
     }
+}
+
+/// A move as identities and [`board_moves`] keys write it (`2,-1`), and
+/// [`move_list`] reads it back.
+fn move_text<T: ToString>(mv: &[T]) -> String {
+    mv.iter().map(T::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// The number of dimensions of the board a configuration identity names
@@ -60,14 +65,14 @@ pub fn board_moves_configuration(key: &str) -> Option<tour::Configuration> {
     tour::Configuration::new(board, moves).ok()
 }
 
+/// The moves of a list [`move_text`] wrote, space-separated.
 fn move_list(list: &str) -> Option<Vec<Vec<i64>>> {
     list.split(' ').map(|mv| mv.split(',').map(|c| c.parse::<i64>().ok()).collect()).collect()
 }
 
 fn board_moves_key(shape: &str, mut moves: Vec<Vec<i64>>) -> String {
     moves.sort_unstable();
-    let moves: Vec<String> =
-        moves.iter().map(|mv| mv.iter().map(i64::to_string).collect::<Vec<_>>().join(",")).collect();
+    let moves: Vec<String> = moves.iter().map(|mv| move_text(mv)).collect();
     format!("{shape}: {}", moves.join(" "))
 }
 
