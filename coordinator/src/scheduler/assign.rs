@@ -79,8 +79,7 @@ impl Scheduler {
         let threads = self.workers.get(&worker).map_or(1.0, |w| w.trusted_threads());
         let target = self.shard_micros_now();
         let budget = target * self.config.held_per_thread * threads;
-        let held_shards = self.shards.values().filter(|r| r.lease().is_some_and(|l| l.worker == worker));
-        let held: f64 = held_shards.map(|r| self.estimate_micros(r)).sum();
+        let held: f64 = self.held_by(worker).map(|(_, r)| self.estimate_micros(r)).sum();
         if held == 0.0 {
             // Its progress clock starts with the work it now takes.
             if let Some(w) = self.workers.get_mut(&worker) {
@@ -146,6 +145,9 @@ impl Scheduler {
     /// any other's memory), so large workers are kept for the boards only
     /// they can run, then the rest in queue order.
     fn queued_for(&self, worker: WorkerId, now: Instant) -> Vec<ShardId> {
+        if self.queue.is_empty() {
+            return Vec::new(); // the usual case while cutting: no scan of the workers
+        }
         let others = self.others_memory(worker);
         let mut only_here = Vec::new();
         let mut rest = Vec::new();
@@ -222,7 +224,7 @@ impl Scheduler {
             None => (MethodSet::EMPTY, Cursor::default()),
         };
         let requirement = self.requirement(key, plan.config);
-        self.shards.insert(id, ShardRun::new(key, plan.clone(), methods, 0, requirement));
+        self.insert_shard(id, ShardRun::new(key, plan.clone(), methods, 0, requirement));
         match self.unstored.last_mut() {
             Some(n) if n.sweep == key => {
                 n.shards.push((id, plan));

@@ -120,7 +120,7 @@ impl Scheduler {
     pub fn workers(&self, now: Instant) -> Vec<WorkerView> {
         let mut held: HashMap<WorkerId, usize> = HashMap::new();
         let mut boards: HashMap<WorkerId, Vec<(crate::ids::SweepKey, u32)>> = HashMap::new();
-        for shard in self.shards.values() {
+        for (_, shard) in self.open_shards() {
             if let ShardState::Leased(lease) = &shard.state {
                 *held.entry(lease.worker).or_default() += 1;
                 let board = (shard.sweep, shard.plan.config);
@@ -222,24 +222,17 @@ impl Scheduler {
     /// would otherwise loop for ever): the shard is queued again, or fails
     /// for good at the failure limit. Returns both, for the database.
     pub fn expire(&mut self, now: Instant) -> Settled {
-        let mut expired: Vec<ShardId> = self
-            .shards
-            .iter()
+        let expired: Vec<ShardId> = self
+            .open_shards()
             .filter(|(_, run)| run.lease().is_some_and(|l| l.deadline <= now))
-            .map(|(&id, _)| id)
+            .map(|(id, _)| id)
             .collect();
-        expired.sort_unstable();
         let mut out = Settled::default();
         for id in expired {
             self.fail_attempt(id, "lease expired: the worker holding it died, stalled or was cut off", &mut out);
         }
         for (worker, window) in self.stalled_holders(now) {
-            let mut held: Vec<ShardId> = self
-                .shards
-                .iter()
-                .filter(|(_, r)| r.lease().is_some_and(|l| l.worker == worker))
-                .map(|(&id, _)| id)
-                .collect();
+            let mut held: Vec<ShardId> = self.held_by(worker).map(|(id, _)| id).collect();
             held.sort_unstable();
             tracing::warn!(%worker, shards = held.len(), ?window, "a worker heartbeats but delivers nothing; its shards go to others");
             for id in held {
@@ -259,7 +252,7 @@ impl Scheduler {
     /// hold is estimated to take if that is longer; with that window.
     fn stalled_holders(&self, now: Instant) -> Vec<(WorkerId, Duration)> {
         let mut longest: HashMap<WorkerId, f64> = HashMap::new();
-        for run in self.shards.values() {
+        for (_, run) in self.open_shards() {
             if let Some(lease) = run.lease() {
                 let task = self.estimate_micros(run) / run.tasks.max(1) as f64;
                 let entry = longest.entry(lease.worker).or_default();

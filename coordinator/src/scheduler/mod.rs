@@ -10,7 +10,7 @@
 //! results), `resources` (the memory and labels workers advertise),
 //! `placement` (which worker may run which shard).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,6 +77,13 @@ pub struct Scheduler {
     /// Every shard of a running sweep, settled ones included (so late
     /// duplicates are told apart from unsolicited reports).
     shards: HashMap<ShardId, ShardRun>,
+    /// The ids of `shards` not settled (queued or leased), and those each
+    /// worker holds a lease of: what a poll looks at grows with the work in
+    /// flight, not with every shard a long sweep has finished. Kept by
+    /// [`Scheduler::insert_shard`], [`Scheduler::transition`] and
+    /// [`Scheduler::forget_sweep`].
+    open: BTreeSet<ShardId>,
+    held: HashMap<WorkerId, Vec<ShardId>>,
     /// Shards in [`ShardState::Queued`], in the order they are handed out.
     queue: VecDeque<ShardId>,
     workers: HashMap<WorkerId, WorkerRun>,
@@ -96,6 +103,8 @@ impl Scheduler {
             config,
             sweeps: BTreeMap::new(),
             shards: HashMap::new(),
+            open: BTreeSet::new(),
+            held: HashMap::new(),
             queue: VecDeque::new(),
             workers: HashMap::new(),
             advertised: HashMap::new(),
@@ -129,7 +138,7 @@ impl Scheduler {
         for s in open {
             let requirement = self.requirement(key, s.plan.config);
             let to_run = reused.to_run(s.plan.config, methods);
-            self.shards.insert(s.id, ShardRun::new(key, s.plan, to_run, s.failures, requirement));
+            self.insert_shard(s.id, ShardRun::new(key, s.plan, to_run, s.failures, requirement));
             if let Some(run) = self.sweeps.get_mut(&key) {
                 run.tally.open += 1;
             }
@@ -159,17 +168,57 @@ impl Scheduler {
         self.shards.retain(|_, r| r.sweep != key);
         let shards = &self.shards;
         self.queue.retain(|id| shards.contains_key(id));
+        self.open.retain(|id| shards.contains_key(id));
+        self.held.retain(|_, ids| {
+            ids.retain(|id| shards.contains_key(id));
+            !ids.is_empty()
+        });
     }
 
     /// Number of shards currently leased.
     pub fn leased(&self) -> usize {
-        self.shards.values().filter(|r| matches!(r.state, ShardState::Leased(_))).count()
+        self.held.values().map(Vec::len).sum()
+    }
+
+    /// Adds a new shard (queued; the caller queues or leases it).
+    fn insert_shard(&mut self, id: ShardId, run: ShardRun) {
+        if run.state.is_open() {
+            self.open.insert(id);
+        }
+        self.shards.insert(id, run);
+    }
+
+    /// The shards not settled, in id order.
+    fn open_shards(&self) -> impl Iterator<Item = (ShardId, &ShardRun)> {
+        self.open.iter().filter_map(|id| Some((*id, self.shards.get(id)?)))
+    }
+
+    /// The shards `worker` holds a lease of.
+    fn held_by(&self, worker: WorkerId) -> impl Iterator<Item = (ShardId, &ShardRun)> {
+        let ids = self.held.get(&worker).map_or(&[][..], Vec::as_slice);
+        ids.iter().filter_map(|id| Some((*id, self.shards.get(id)?)))
     }
 
     /// Moves a shard to a new state: the one place the queue and the sweep's
     /// tally follow a shard's state.
     fn transition(&mut self, id: ShardId, to: ShardState) {
         let Some(run) = self.shards.get_mut(&id) else { return };
+        if let ShardState::Leased(lease) = &run.state {
+            if let Some(ids) = self.held.get_mut(&lease.worker) {
+                ids.retain(|&held| held != id);
+                if ids.is_empty() {
+                    self.held.remove(&lease.worker);
+                }
+            }
+        }
+        if let ShardState::Leased(lease) = &to {
+            self.held.entry(lease.worker).or_default().push(id);
+        }
+        if to.is_open() {
+            self.open.insert(id);
+        } else {
+            self.open.remove(&id);
+        }
         let from = std::mem::replace(&mut run.state, to);
         if let Some(sweep) = self.sweeps.get_mut(&run.sweep) {
             sweep.tally.leave(&from);

@@ -112,7 +112,7 @@ impl Scheduler {
     /// holds, or None for a worker not registered here.
     pub fn drain(&mut self, worker: WorkerId) -> Option<usize> {
         self.workers.get_mut(&worker)?.draining = true;
-        Some(self.shards.values().filter(|r| r.lease().is_some_and(|l| l.worker == worker)).count())
+        Some(self.held_by(worker).count())
     }
 
     /// True once a worker was asked to leave.

@@ -72,7 +72,7 @@ impl Scheduler {
             .map(|s| s.sweep.cost_after(s.cursor))
             .sum::<f64>()
             * self.rate.micros_per_cost;
-        let open: f64 = self.shards.values().filter(|r| r.state.is_open()).map(|r| self.estimate_micros(r)).sum();
+        let open: f64 = self.open_shards().map(|(_, r)| self.estimate_micros(r)).sum();
         let share = (unplanned + open) / (2.0 * threads.max(1.0));
         share.clamp(target * MIN_SHARD_FRACTION, target)
     }

@@ -1,3 +1,4 @@
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use sweep::{Cursor, ShardPlan};
@@ -678,4 +679,50 @@ fn shards_run_only_the_methods_not_taken() {
     assert!(rows.iter().all(|r| r.method == 1 && r.config == 1), "the sweep's method index");
     let settled = s.commit(WorkerId(1), &[report]);
     assert_eq!(settled.done, [a.shard], "one method per start completes the shard");
+}
+
+/// The scheduler's indexes of open shards and of each worker's leases,
+/// against the states they index.
+fn check_indexes(s: &Scheduler) {
+    let open: BTreeSet<ShardId> = s.shards.iter().filter(|(_, r)| r.state.is_open()).map(|(&id, _)| id).collect();
+    assert_eq!(s.open, open, "open shards");
+    let mut held: HashMap<WorkerId, Vec<ShardId>> = HashMap::new();
+    for (&id, run) in &s.shards {
+        if let Some(lease) = run.lease() {
+            held.entry(lease.worker).or_default().push(id);
+        }
+    }
+    let mut indexed = s.held.clone();
+    for ids in held.values_mut().chain(indexed.values_mut()) {
+        ids.sort_unstable();
+    }
+    assert_eq!(indexed, held, "leases by worker");
+}
+
+#[test]
+fn the_indexes_of_open_and_held_shards_follow_every_transition() {
+    let (mut s, key, now) = scheduler();
+    let (one, _) = assign(&mut s, WorkerId(1), 3, now);
+    let (two, _) = assign(&mut s, WorkerId(2), 2, now);
+    assert_eq!((one.len(), two.len()), (3, 2));
+    check_indexes(&s);
+    assert_eq!(s.leased(), 5);
+    assert_eq!(s.commit(WorkerId(1), &[full_report(&one[0])]).done, vec![one[0].shard]);
+    check_indexes(&s);
+    assert_eq!(s.leased(), 4);
+    // Worker 2 keeps its leases; worker 1's expire and go to worker 2.
+    let later = now + Duration::from_secs(11);
+    let beat: Vec<_> = two.iter().map(|a| (a.shard, a.epoch)).collect();
+    assert!(s.heartbeat(WorkerId(2), &beat, now + Duration::from_secs(5)).is_empty());
+    assert_eq!(requeued(s.expire(later)), vec![one[1].shard, one[2].shard]);
+    check_indexes(&s);
+    let (again, _) = assign(&mut s, WorkerId(2), 2, later);
+    assert_eq!(again.iter().map(|a| a.shard).collect::<Vec<_>>(), vec![one[1].shard, one[2].shard]);
+    check_indexes(&s);
+    assert_eq!(s.drain(WorkerId(2)), Some(4));
+    s.goodbye(WorkerId(2), &[(again[0].shard, again[0].epoch)]);
+    check_indexes(&s);
+    s.cancel(key);
+    check_indexes(&s);
+    assert!(s.open.is_empty() && s.held.is_empty() && s.leased() == 0);
 }
