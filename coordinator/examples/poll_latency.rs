@@ -82,6 +82,10 @@ struct Args {
     coordinator: String,
     http: Option<String>,
     workers: usize,
+    /// HTTP/2 connections the workers share (0: one each, as separate
+    /// processes have). Fewer spare the client the kernel's per-connection
+    /// cost on a machine it shares with the coordinator.
+    connections: usize,
     pages: usize,
     downloads: usize,
     /// Results stored (by workers reporting at once) before measuring.
@@ -105,6 +109,7 @@ fn args() -> Args {
         coordinator: "http://127.0.0.1:50051".into(),
         http: None,
         workers: 100,
+        connections: 0,
         pages: 0,
         downloads: 0,
         fill: 0,
@@ -124,6 +129,7 @@ fn args() -> Args {
             "--coordinator" => a.coordinator = value.clone(),
             "--http" => a.http = Some(value.clone()),
             "--workers" => a.workers = number() as usize,
+            "--connections" => a.connections = number() as usize,
             "--pages" => a.pages = number() as usize,
             "--downloads" => a.downloads = number() as usize,
             "--fill" => a.fill = number(),
@@ -325,9 +331,16 @@ async fn main() {
     let samples = Arc::new(Mutex::new(Samples::default()));
     let (filling, fill) = tokio::sync::watch::channel(a.fill > 0);
     let fill = Arc::new(fill);
+    let mut shared: Vec<Channel> = Vec::new();
+    for _ in 0..a.connections {
+        shared.push(tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap());
+    }
     for n in 0..a.workers {
-        // A connection per worker, as separate processes have.
-        let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
+        // A connection per worker, as separate processes have, unless shared.
+        let channel = match shared.get(n % a.connections.max(1)) {
+            Some(channel) => channel.clone(),
+            None => tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap(),
+        };
         tokio::spawn(worker(channel, n, a.hold, a.micros_per_cost, fill.clone(), samples.clone()));
     }
     let stored = |s: &mut SweepsClient<Channel>, id: String| {
@@ -379,11 +392,15 @@ async fn main() {
     tokio::time::sleep(a.warmup).await;
     let before = stored(&mut sweeps, id.clone()).await;
     let cpu_before = a.pid.and_then(usage);
+    let client_before = usage(std::process::id());
     samples.lock().await.measuring = true;
     tokio::time::sleep(a.measure).await;
     let mut s = samples.lock().await;
     s.measuring = false;
     let after = stored(&mut sweeps, id.clone()).await;
+    if let (Some((c0, _, _)), Some((c1, _, _))) = (client_before, usage(std::process::id())) {
+        println!("this client: {:.0} % of a core", 100.0 * (c1 - c0) / a.measure.as_secs_f64());
+    }
     if let (Some((c0, _, _)), Some((c1, rss, peak))) = (cpu_before, a.pid.and_then(usage)) {
         println!(
             "coordinator: {:.2} CPU-s over {:.0} s ({:.0} % of a core), RSS {rss:.0} MiB (peak {peak:.0} MiB)",

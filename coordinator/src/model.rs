@@ -34,9 +34,10 @@ pub struct OpenShard {
 }
 
 /// Shards cut (or re-planned) in memory that the database has not recorded
-/// yet, with the cursor they advanced their sweep to. The scheduler keeps
-/// them until a write records them, in the order they were cut
-/// ([`crate::scheduler::Scheduler::take_unstored`]): a stored cursor is
+/// yet, with the cursor they advanced their sweep to. They go to the
+/// database in the order they were cut
+/// ([`crate::scheduler::Scheduler::take_unstored`], then the state's one
+/// writer, which keeps a failed write's cuts queued): a stored cursor is
 /// then never past a shard the database lacks, even when the call that cut
 /// them was dropped or its write failed.
 #[derive(Debug, Clone, PartialEq)]

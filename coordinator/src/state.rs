@@ -14,7 +14,8 @@ use crate::scheduler::{Assignment, Scheduler, Settled};
 use crate::secret::SessionSecret;
 use crate::store::{ParsedSweeps, Readers, Store};
 
-use settle::{log_settled, ResultsQueue};
+use settle::log_settled;
+use writer::WriteQueue;
 // Names the lost-work tests take from here (`use super::*`).
 #[cfg(test)]
 use crate::store::{SweepRecord, SweepState};
@@ -54,16 +55,17 @@ pub struct Shared {
     /// Set when shutdown begins, so long-lived streams end at once.
     stopping: watch::Sender<bool>,
     pub(crate) options: CoordinatorOptions,
-    /// Held from cutting shards until they and the advanced cursor are
-    /// stored, so cuts reach the database in the order they were made: a
-    /// crash can then never leave a stored cursor past an unstored shard
-    /// (tasks lost for good after a restart).
+    /// Serialises loading a sweep into the scheduler with cancels and
+    /// removals. (Cuts reach the database in the order they were made
+    /// through the writer's queue, `writer.rs`, so a crash never leaves a
+    /// stored cursor past an unstored shard.)
     cutting: tokio::sync::Mutex<()>,
+    /// Held by `assign` from leasing until the start cells are drawn.
+    drawing: tokio::sync::Mutex<()>,
     /// Each registered worker's session secret.
     sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
-    /// Results waiting to be stored in one shared transaction
-    /// ([`Shared::store_results`]).
-    results_queue: Arc<Mutex<ResultsQueue>>,
+    /// Cuts and results waiting for the one writer (`writer.rs`).
+    writes: Arc<Mutex<WriteQueue>>,
     /// Grouped results writes so far.
     result_writes: Arc<AtomicU64>,
     /// Settled batches whose write failed, retried on every tick.
@@ -106,8 +108,9 @@ impl Shared {
             stopping: watch::channel(false).0,
             options,
             cutting: tokio::sync::Mutex::new(()),
+            drawing: tokio::sync::Mutex::new(()),
             sessions: Mutex::new(HashMap::new()),
-            results_queue: Arc::new(Mutex::new(ResultsQueue::default())),
+            writes: writer::queue(),
             result_writes: Arc::new(AtomicU64::new(0)),
             unsettled: Mutex::new(Vec::new()),
             writes_failing: AtomicBool::new(false),
@@ -200,7 +203,8 @@ impl Shared {
             self.sessions.lock().unwrap_or_else(|p| p.into_inner()).retain(|w, _| sched.knows(*w));
             expired
         };
-        let pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));
+        pending.extend(self.unwritten_settles());
         let retry = !pending.is_empty();
         let mut batches = pending;
         if expired != Settled::default() {
@@ -220,43 +224,29 @@ impl Shared {
         }
         self.sample_rates().await?;
         // Cuts left by a failed write, or gaps re-planned by a settle.
-        let _in_order = self.cutting.lock().await;
-        self.flush_cuts().await
+        self.flush_cuts(true).await
     }
 
     /// Leases up to `free` shards to a worker. The scheduler's lock is held
-    /// only to lease; start lists are drawn on the blocking pool and newly
-    /// cut shards are stored before the assignments are returned.
+    /// only to lease; start lists are drawn on the blocking pool. Newly cut
+    /// shards are queued for the writer, not waited for: a crash before they
+    /// are stored loses no result (the stored cursor is not past them, so
+    /// they are cut again, and results stored meanwhile count once).
     pub async fn assign(&self, worker: WorkerId, free: usize) -> Result<Vec<Assignment>> {
-        let _in_order = self.cutting.lock().await;
+        // One grant at a time, from leasing to its start cells: a board's
+        // list is drawn once and cached for the next grants (drawing it
+        // beside another grant's of the next board would evict it).
+        let _one = self.drawing.lock().await;
         let grant = self.scheduler().assign(worker, free, now());
-        if grant.leased.is_empty() {
-            self.flush_cuts().await?;
-            return Ok(Vec::new());
-        }
-        let drawn = blocking(move || Ok(grant.draw_starts())).await?;
-        self.scheduler().remember_starts(&drawn);
-        self.flush_cuts().await?;
+        self.flush_cuts(false).await?;
+        let drawn = if grant.leased.iter().all(|l| l.starts.is_some()) {
+            grant.draw_starts() // all cached: nothing to draw
+        } else {
+            let drawn = blocking(move || Ok(grant.draw_starts())).await?;
+            self.scheduler().remember_starts(&drawn);
+            drawn
+        };
         Ok(drawn.assignments)
-    }
-
-    /// Stores every cut the scheduler holds unstored, in cut order, in one
-    /// transaction; gives them back if the write fails. The caller holds
-    /// `cutting`, so no other flush can store a later cut first.
-    async fn flush_cuts(&self) -> Result<()> {
-        let cuts = self.scheduler().take_unstored();
-        if cuts.is_empty() {
-            return Ok(());
-        }
-        // Once spawned, the write runs to its end even if this call is
-        // dropped: only a failed write gives the cuts back.
-        let for_store = cuts.clone();
-        let written = self.with_store(move |s| s.cut_shards(&for_store)).await;
-        self.note_write(&written);
-        if written.is_err() {
-            self.scheduler().restore_unstored(cuts);
-        }
-        written
     }
 }
 
@@ -267,6 +257,7 @@ mod sweeps;
 #[cfg(test)]
 mod tests;
 mod workers;
+mod writer;
 mod writes;
 
 pub use options::{CoordinatorOptions, TlsIdentity};

@@ -236,15 +236,8 @@ impl Scheduler {
     }
 
     /// Shards cut since the last call, in cut order, for the database to
-    /// record. Give them back with [`Scheduler::restore_unstored`] if the
-    /// write fails, so they are recorded (in order) by the next one.
+    /// record (the state's writer queues them in that order).
     pub fn take_unstored(&mut self) -> Vec<NewShards> {
         std::mem::take(&mut self.unstored)
-    }
-
-    /// Puts back cuts whose write failed, ahead of any cut since.
-    pub fn restore_unstored(&mut self, mut cuts: Vec<NewShards>) {
-        cuts.append(&mut self.unstored);
-        self.unstored = cuts;
     }
 }

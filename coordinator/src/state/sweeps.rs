@@ -77,7 +77,7 @@ impl Shared {
                 sched.replan(key, gaps);
             }
         }
-        self.flush_cuts().await?;
+        self.flush_cuts(true).await?;
         self.changed();
         Ok(())
     }
@@ -141,6 +141,9 @@ impl Shared {
     /// [`Store::remove_sweep`]: crate::store::Store::remove_sweep
     pub async fn remove(&self, id: String) -> Result<sweep::Removal> {
         let _in_order = self.cutting.lock().await;
+        // Cuts of a sweep cancelled a moment ago may still be queued: their
+        // rows go in before the sweep goes out.
+        self.flush_cuts(true).await?;
         // Checked and removed in one hold of the store: a resume stores a
         // sweep as running through it too.
         let written = self

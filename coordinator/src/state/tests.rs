@@ -103,8 +103,9 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     // client went away): the reordering the attack found.
     let dropped = shared.scheduler().assign(worker, 2, now());
     assert_eq!(dropped.leased.len(), 2);
-    // A later poll stores its own cuts: the dropped ones must go first.
+    // A later poll queues its own cuts: the dropped ones must go first.
     assert_eq!(shared.assign(worker, 2).await.unwrap().len(), 2);
+    shared.writer_idle().await;
     drop(shared); // the coordinator dies here
     let store = Store::open(&path).unwrap();
     let stored = store.shard_plans(key).unwrap();
@@ -114,6 +115,31 @@ async fn a_cut_whose_call_was_dropped_is_stored_before_any_later_cut() {
     assert_eq!(Planner::new(&sweep).uncovered(&stored, cursor, 0.0), vec![], "the shards tile the cursor");
     drop(store);
     assert_complete(&run_to_end(&open(&path).await, key).await);
+}
+
+/// Cuts are queued for the writer, not waited for: a coordinator that dies
+/// before they are stored has handed out shards the database lacks. The
+/// stored cursor is not past them, so they are cut again, and results
+/// reported for them meanwhile count once.
+#[tokio::test]
+async fn shards_handed_out_before_their_cut_was_stored_are_cut_again_after_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let shared = open(&path).await;
+    let key = submit(&shared).await;
+    let (worker, _) = shared.register("w".into(), 8, Default::default()).await.unwrap();
+    let given = shared.scheduler().assign_drawn(worker, 3, now()).assignments;
+    assert_eq!(given.len(), 3);
+    // Their results are stored; their cuts never are.
+    let rows = shared.scheduler().validate(worker, &given.iter().map(answer).collect::<Vec<_>>()).unwrap();
+    let reported = rows.len() as u64;
+    shared.with_store(move |s| s.record(&rows)).await.unwrap();
+    drop(shared); // the coordinator dies here
+    let shared = open(&path).await;
+    let stored = shared.with_store(move |s| Ok((s.shard_plans(key)?, s.record_of(key)?))).await.unwrap();
+    assert_eq!((stored.0.len(), stored.1.cursor), (0, Cursor::default()), "nothing of them stored");
+    assert_eq!(stored.1.tasks_done, reported);
+    assert_complete(&run_to_end(&shared, key).await);
 }
 
 #[tokio::test]
@@ -194,7 +220,11 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
         })
         .await
         .unwrap();
-    assert!(shared.report(worker, &[answer(last)]).await.is_err());
+    // The poll succeeds (its results are stored; what they settled is
+    // queued, not waited for); the tick after the failed write reports it.
+    shared.report(worker, &[answer(last)]).await.unwrap();
+    shared.writer_idle().await;
+    shared.tick().await.unwrap_err();
     assert!(shared.writes_failing(), "health reports the failing writes");
     let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
     assert_eq!((record.state, record.tasks_done), (SweepState::Running, record.tasks_total));
@@ -352,6 +382,7 @@ async fn a_restart_answers_before_its_sweeps_are_loaded() {
         let key = submit(&shared).await;
         let (worker, _) = shared.register("w".into(), 8, Default::default()).await.unwrap();
         assert!(!shared.assign(worker, 3).await.unwrap().is_empty());
+        shared.writer_idle().await; // a clean stop: its cuts are stored
         key
     };
     let shared = Shared::new(Store::open(&path).unwrap(), options()).unwrap();
@@ -503,7 +534,7 @@ async fn results_waiting_for_the_store_are_written_together() {
             tokio::spawn(async move { shared.report(worker, &reports).await })
         })
         .collect();
-    while shared.results_queue.lock().unwrap().waiting.len() < polls.len() {
+    while shared.queued_results() < polls.len() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     release.send(()).unwrap();
