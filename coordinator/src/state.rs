@@ -64,7 +64,8 @@ pub struct Shared {
     drawing: tokio::sync::Mutex<()>,
     /// Each registered worker's session secret.
     sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
-    /// Cuts and results waiting for the one writer (`writer.rs`).
+    /// Cuts, results and settled shards waiting for the one writer
+    /// (`writer.rs`).
     writes: Arc<Mutex<WriteQueue>>,
     /// Grouped results writes so far.
     result_writes: Arc<AtomicU64>,

@@ -55,17 +55,30 @@ impl WriteQueue {
             || (!failed.settled && self.settled != Settled::default())
     }
 
+    /// Puts cuts whose write failed back ahead of any queued since.
+    fn requeue_cuts(&mut self, cuts: Vec<NewShards>) {
+        let later = std::mem::replace(&mut self.cuts, cuts);
+        self.cuts.extend(later);
+    }
+
+    /// Puts settled shards whose write failed back, before any since.
+    fn requeue_settled(&mut self, settled: Settled) {
+        let later = std::mem::replace(&mut self.settled, settled);
+        merge(&mut self.settled, later);
+    }
+
     /// Marks the writer running; true if it was not (the caller starts it).
     fn claim(&mut self) -> bool {
         !std::mem::replace(&mut self.writing, true)
     }
 }
 
-/// The writer: while anything is queued, takes all of it, writes the cuts
-/// then the results (each in one transaction) and answers the waiters.
-/// Cuts whose write failed go back to the head of the queue and are not
-/// tried again until the writer is next started (the next poll's results
-/// or the next tick), so a refusing disk does not spin it.
+/// The writer: while anything is queued, takes all of it, writes the cuts,
+/// then the results, then the settled shards (each in one transaction) and
+/// answers the waiters. Cuts or settles whose write failed go back to the
+/// head of the queue and are not tried again until the writer is next
+/// started (the next poll's results or the next tick), so a refusing disk
+/// does not spin it.
 fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &AtomicU64) {
     let lock_queue = || queue.lock().unwrap_or_else(|p| p.into_inner());
     let mut failed = Failed::default();
@@ -90,9 +103,15 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
         let mut store = match store {
             Ok(store) => store,
             Err(_) => {
-                let poisoned = || Err("the store lock is poisoned".to_string());
-                cut_waiters.into_iter().for_each(|w| drop(w.send(poisoned())));
-                results.into_iter().for_each(|(_, w)| drop(w.send(poisoned())));
+                // Nothing is written: cuts and settles stay queued (not
+                // tried again in this run), waiters hear why.
+                let error = "the store lock is poisoned".to_string();
+                let mut queue = lock_queue();
+                queue.requeue_cuts(cuts);
+                queue.requeue_settled(settled);
+                failed = Failed { cuts: Some(error.clone()), settled: true };
+                cut_waiters.into_iter().for_each(|w| drop(w.send(Err(error.clone()))));
+                results.into_iter().for_each(|(_, w)| drop(w.send(Err(error.clone()))));
                 continue;
             }
         };
@@ -100,9 +119,7 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
             let written = store.cut_shards(&cuts).map_err(|e| e.to_string());
             if let Err(error) = &written {
                 failed.cuts = Some(error.clone());
-                let mut queue = lock_queue();
-                let later = std::mem::replace(&mut queue.cuts, cuts);
-                queue.cuts.extend(later);
+                lock_queue().requeue_cuts(cuts);
             }
             for waiter in cut_waiters {
                 let _ = waiter.send(written.clone());
@@ -122,9 +139,7 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
                 Err(error) => {
                     tracing::error!(%error, "recording settled shards failed; retried with the next write");
                     failed.settled = true;
-                    let mut queue = lock_queue();
-                    let later = std::mem::replace(&mut queue.settled, settled);
-                    merge(&mut queue.settled, later);
+                    lock_queue().requeue_settled(settled);
                 }
             }
         }
