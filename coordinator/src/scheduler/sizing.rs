@@ -62,6 +62,10 @@ impl Scheduler {
     /// self-scheduling) instead of one worker finishing a long last shard
     /// while the others idle. Never below `MIN_SHARD_FRACTION` of the target,
     /// so the tail does not drown in per-shard overhead.
+    ///
+    /// Runs on every poll: the open shards (a thousand with a thousand
+    /// workers) are summed only when the work not yet cut does not already
+    /// give every thread a whole target, which is most of a long sweep.
     pub(super) fn shard_micros_now(&self) -> f64 {
         let target = self.config.target_shard.as_micros() as f64;
         let threads: f64 = self.workers.values().map(|w| w.trusted_threads()).sum();
@@ -72,8 +76,11 @@ impl Scheduler {
             .map(|s| s.sweep.cost_after(s.cursor))
             .sum::<f64>()
             * self.rate.micros_per_cost;
+        let share = |work: f64| work / (2.0 * threads.max(1.0));
+        if share(unplanned) >= target {
+            return target;
+        }
         let open: f64 = self.open_shards().map(|(_, r)| self.estimate_micros(r)).sum();
-        let share = (unplanned + open) / (2.0 * threads.max(1.0));
-        share.clamp(target * MIN_SHARD_FRACTION, target)
+        share(unplanned + open).clamp(target * MIN_SHARD_FRACTION, target)
     }
 }

@@ -627,51 +627,59 @@ fn record_throughput() {
 }
 
 /// Results stored per second as issue 40's load writes them: W give-ups on
-/// boards of 1,000,000 cells and more, 100,000 random start cells each,
-/// shards of 250 cut in order and grouped into transactions of 20,000, the
-/// file growing to 4,000,000 results. Prints the rate of each million, so a
-/// cost that grows with the file shows. `cargo test --release -p
-/// ksweep-coordinator --lib -- --ignored --nocapture
+/// 100 boards of 1,000,000 cells and more, 100,000 distinct random start
+/// cells each, all boards in flight at once (as 1,000 workers hold shards
+/// of all of them): each transaction holds 72 shards of 280 starts, each of
+/// another board, the file growing to 4,000,000 results. Prints the rate of
+/// each million, so a cost that grows with the file shows. `cargo test
+/// --release -p ksweep-coordinator --lib -- --ignored --nocapture
 /// record_throughput_at_scale`.
 #[test]
 #[ignore = "a measurement; run by hand"]
 fn record_throughput_at_scale() {
     let dir = temp();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
-    let spec = "name = \"t\"\nseed = 1\nstarts = 100000\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = { from = 1000, to = 1040 }";
-    let sweep = Sweep::parse(spec).unwrap();
+    let boards = 100u32;
+    let spec = format!(
+        "name = \"t\"\nseed = 1\nstarts = 100000\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\n\
+         n_range = {{ from = 1000, to = {} }}",
+        1000 + boards
+    );
+    let sweep = Sweep::parse(&spec).unwrap();
     let (rec, _) = store.insert_sweep(&sweep).unwrap();
-    // A fixed-seed generator for start cells (splitmix64).
-    let mut state = 7u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let (per_group, starts) = (20_000u64, 100_000u64);
-    let mut task = 0u64;
+    // Distinct pseudo-random cells of a board: a multiplier prime to 1,000,000.
+    let cell = |config: u32, start: u64| (start * 999_983 + u64::from(config) * 7_919) % 1_000_000;
+    let (shard, per_round) = (280u64, 72u32);
+    let mut next_start = vec![0u64; boards as usize];
+    let mut board = 0u32;
+    let mut total = 0u64;
     for million in 0..4 {
         let started = std::time::Instant::now();
-        for _ in 0..1_000_000 / per_group {
-            let rows: Vec<ResultRecord> = (0..per_group)
-                .map(|_| {
-                    let (config, start) = ((task / starts) as u32, task % starts);
-                    task += 1;
-                    ResultRecord { start_cell: next() % 1_000_000, ..result(rec.key, config, start, 0, false, 4000) }
-                })
-                .collect();
+        let mut stored = 0u64;
+        while stored < 1_000_000 {
+            let mut rows = Vec::with_capacity((shard * u64::from(per_round)) as usize);
+            for _ in 0..per_round {
+                let from = next_start[board as usize];
+                next_start[board as usize] += shard;
+                rows.extend((from..from + shard).map(|start| ResultRecord {
+                    start_cell: cell(board, start),
+                    ..result(rec.key, board, start, 0, false, 4000)
+                }));
+                board = (board + 1) % boards;
+            }
+            stored += rows.len() as u64;
             store.record(&rows).unwrap();
         }
         let secs = started.elapsed().as_secs_f64();
         println!(
             "record_throughput_at_scale: million {} in {secs:.2} s = {:.0} results/s, {:.2} us a result",
             million + 1,
-            1e6 / secs,
-            secs
+            stored as f64 / secs,
+            secs * 1e6 / stored as f64
         );
+        total += stored;
     }
+    assert_eq!(store.record_of(rec.key).unwrap().tasks_done, total, "every result is new and counted");
 }
 
 /// Refutations cost a count of the board's refuted starts per batch:
