@@ -68,6 +68,17 @@ start_coordinator() { # db port [args..] -> sets COORD
     exit 1
 }
 
+stop_all() { # kills what this run started and waits for it
+    kill "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    wait 2>/dev/null || true
+}
+
+poll_harness() { # builds coordinator/examples/poll_latency.rs -> sets HARNESS
+    cargo build --release -q -p ksweep-coordinator --example poll_latency
+    HARNESS="$PWD/target/release/examples/poll_latency"
+}
+
 start_worker() { # port threads
     "$K" worker --coordinator "http://127.0.0.1:$1" --threads "$2" 2>>"$WORK/worker.log" &
     PIDS+=("$!")
@@ -96,9 +107,7 @@ throughput() {
     echo "## small-task throughput (8x8, w and w+; coordinator + 1 worker x 2 threads on this machine)"
     awk -v n="$tasks" -v a="$t0" -v b="$t1" 'BEGIN { printf "tasks %d in %.2f s: %.0f tasks/s persisted (target >= 200000)\n", n, b - a, n / (b - a) }'
     echo "coordinator CPU $(cpu_secs "$COORD") s, peak RSS $(hwm_mb "$COORD") MB"
-    kill "${PIDS[@]}" 2>/dev/null || true
-    PIDS=()
-    wait 2>/dev/null || true
+    stop_all
 }
 
 overhead() {
@@ -122,9 +131,7 @@ overhead() {
     "$K" table --db "$WORK/embedded.db" --format json | sed 's/"mean_micros":[^,]*,//; s/"median_micros":[^,]*,//' >"$WORK/a.json"
     "$K" table "$id" --coordinator "http://127.0.0.1:$port" --format json | sed 's/"mean_micros":[^,]*,//; s/"median_micros":[^,]*,//' >"$WORK/b.json"
     if cmp -s "$WORK/a.json" "$WORK/b.json"; then echo "tables identical (timings aside)"; else echo "TABLES DIFFER"; fi
-    kill "${PIDS[@]}" 2>/dev/null || true
-    PIDS=()
-    wait 2>/dev/null || true
+    stop_all
 }
 
 memory() {
@@ -140,9 +147,7 @@ memory() {
     echo "RSS before submit $before MB; after submit and 5 s of work: $(rss_mb "$COORD") MB, peak $(hwm_mb "$COORD") MB (target < 200 MB)"
     "$K" status "$id" --coordinator "http://127.0.0.1:$port" | sed -n '3p'
     "$K" cancel "$id" --coordinator "http://127.0.0.1:$port" >/dev/null
-    kill "${PIDS[@]}" 2>/dev/null || true
-    PIDS=()
-    wait 2>/dev/null || true
+    stop_all
 }
 
 dashboards() {
@@ -184,15 +189,12 @@ PY
         t1=$(now)
         awk -v o="$open" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d dashboards: sweep %.2f s", o, b - a }'
         echo "; coordinator CPU $(cpu_secs "$COORD") s; pages: $(tail -n 1 "$WORK/pages.log" 2>/dev/null || echo none)"
-        kill "${PIDS[@]}" 2>/dev/null || true
-        PIDS=()
-        wait 2>/dev/null || true
+        stop_all
     done
 }
 
 polls() {
-    cargo build --release -q -p ksweep-coordinator --example poll_latency
-    local harness="$PWD/target/release/examples/poll_latency"
+    poll_harness
     echo "## Poll latency beside the dashboard (100 simulated workers, 300,000 results stored first)"
     local run
     for run in "0 0" "1 0" "0 4" "0 20"; do
@@ -200,27 +202,23 @@ polls() {
         port=$(free_port)
         http=$(free_port)
         start_coordinator "$WORK/polls-$pages-$downloads.db" "$port" --http "127.0.0.1:$http"
-        "$harness" --coordinator "http://127.0.0.1:$port" --http "127.0.0.1:$http" --workers 100 \
+        "$HARNESS" --coordinator "http://127.0.0.1:$port" --http "127.0.0.1:$http" --workers 100 \
             --pages "$pages" --downloads "$downloads" --fill 300000 --warmup-secs 12 --secs 30 2>/dev/null |
             grep -v '^results stored before'
-        kill "${PIDS[@]}" 2>/dev/null || true
-        PIDS=()
-        wait 2>/dev/null || true
+        stop_all
     done
 }
 
 thousand() {
-    cargo build --release -q -p ksweep-coordinator --example poll_latency
-    local harness="$PWD/target/release/examples/poll_latency" port
+    poll_harness
+    local port
     echo "## 1,000 workers on tiny tasks (targets: >= 200,000 results/s stored, Poll p99 < 100 ms, status p99 < 50 ms)"
     port=$(free_port)
     start_coordinator "$WORK/thousand.db" "$port"
-    "$harness" --coordinator "http://127.0.0.1:$port" --pid "$COORD" --workers 1000 \
+    "$HARNESS" --coordinator "http://127.0.0.1:$port" --pid "$COORD" --workers 1000 \
         --n-from 1000 --n-to 1101 --starts 100000 --micros-per-cost 0.00045 --warmup-secs 10 --secs 20 2>/dev/null |
         grep -v '^results stored before'
-    kill "${PIDS[@]}" 2>/dev/null || true
-    PIDS=()
-    wait 2>/dev/null || true
+    stop_all
 }
 
 case "${1:-all}" in
