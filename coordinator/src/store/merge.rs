@@ -512,6 +512,50 @@ mod tests {
         assert_eq!(count(&merged, "SELECT COUNT(*) FROM sweep_tasks"), 16 + 16);
     }
 
+    /// Refutations computed apart prove together what neither input does:
+    /// the merged file derives the fact from its whole set of results.
+    #[test]
+    fn refutations_from_two_inputs_prove_what_neither_proves_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let sweep = Sweep::parse(
+            "name = \"f\"\nseed = 5\nstarts = 100\nmethods = [\"solve\"]\n[[grid]]\nrule = [3, 2]\ndims = [2]\nn = [10]",
+        )
+        .unwrap();
+        let c = sweep.configurations()[0].configuration();
+        let key = sweep::board_moves(c.board().sides(), c.moves());
+        let starts = Planner::new(&sweep).starts(0).to_vec();
+        assert_eq!(starts.len(), 100, "every cell a start");
+        // Each input refutes half of the starts with `solve`.
+        let half = |lo: usize| {
+            let (sweep, starts) = (&sweep, &starts);
+            move |store: &mut Store| {
+                let (record, _) = store.insert_sweep(sweep).unwrap();
+                let rows: Vec<_> =
+                    (lo..lo + 50).map(|i| result(record.key, sweep, 0, i, starts[i], 0, Outcome::NoTour)).collect();
+                store.record(&rows).unwrap();
+            }
+        };
+        let first = file(dir.path(), "first.db", half(0));
+        let second = file(dir.path(), "second.db", half(50));
+        for input in [&first, &second] {
+            assert_eq!(
+                Store::open_read_only(input).unwrap().facts(&key).unwrap(),
+                Facts::default(),
+                "half proves nothing"
+            );
+        }
+        let mut merged = Store::open(&dir.path().join("merged.db")).unwrap();
+        merged.import(&first).unwrap();
+        assert_eq!(merged.facts(&key).unwrap(), Facts::default());
+        merged.import(&second).unwrap();
+        let facts = merged.facts(&key).unwrap();
+        match &facts.open {
+            Some(Fact::Impossible(why)) => assert!(why.contains("from all 100 starts"), "{why}"),
+            other => panic!("no open tour is proven by the two halves together: {other:?}"),
+        }
+        assert!(matches!(facts.closed, Some(Fact::Impossible(_))), "no open tour, so no closed one: {facts:?}");
+    }
+
     #[test]
     fn a_disagreement_is_listed_and_the_earlier_result_kept() {
         let dir = tempfile::tempdir().unwrap();
