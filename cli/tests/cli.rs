@@ -266,6 +266,30 @@ fn knight_spec(dir: &std::path::Path, starts: u32, methods: &[&str], n: &[u32]) 
     spec
 }
 
+/// `check --db` says what the database's existence facts prove of the
+/// spec's boards that no theorem settles: here a tour `solve` found on
+/// 10x10 (3,2) and every start of 12x12 refuted; 13x13 is unknown.
+#[test]
+fn check_with_a_database_counts_the_boards_its_facts_settle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, proofs, spec) = (dir.path().join("f.db"), dir.path().join("f.toml"), dir.path().join("g.toml"));
+    let grid = |n: &str| format!("[[grid]]\nrule = [3, 2]\ndims = [2]\nn = {n}\n");
+    let proved = format!("name = \"f\"\nseed = 1\nstarts = 144\nmethods = [\"solve\"]\n{}", grid("[10, 12]"));
+    std::fs::write(&proofs, proved).unwrap();
+    std::fs::write(&spec, format!("name = \"g\"\nseed = 2\nstarts = 5\nmethods = [\"w\"]\n{}", grid("[10, 12, 13]")))
+        .unwrap();
+    let (db, spec) = (db.to_str().unwrap(), spec.to_str().unwrap());
+    let line = |text: &str| text.lines().find(|l| l.starts_with("facts")).map(str::to_string);
+    let before = stdout(&ksweep(&["check", spec, "--db", db], ""));
+    assert_eq!(line(&before), None, "no database, no facts: {before}");
+    let ran = ksweep(&["run", proofs.to_str().unwrap(), "--db", db], "");
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let text = stdout(&ksweep(&["check", spec, "--db", db], ""));
+    let want = "facts           of 3 boards no theorem settles, stored results prove an open tour on 1 and none on 1 \
+                (`ksweep exists --db` says how)";
+    assert_eq!(line(&text).as_deref(), Some(want), "{text}");
+}
+
 #[test]
 fn check_summarises_a_spec_and_refuses_a_bad_one() {
     let dir = tempfile::tempdir().unwrap();

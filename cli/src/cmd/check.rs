@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use ksweep_coordinator::store::Store;
+use ksweep_coordinator::store::{Fact, Store};
 use sweep::Sweep;
 use tour::Eligibility;
 
@@ -68,6 +68,12 @@ fn known(sweep: &Sweep, db: &Path, out: &mut impl Write) -> Result<()> {
         return Ok(());
     }
     let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+    stored_or_known(sweep, &store, out)?;
+    facts(sweep, &store, out)
+}
+
+/// The sweep as stored, or what a submit would take from the results.
+fn stored_or_known(sweep: &Sweep, store: &Store, out: &mut impl Write) -> Result<()> {
     if let Some(stored) = store.sweep_by_id(&sweep.id())? {
         writeln!(
             out,
@@ -92,6 +98,37 @@ fn known(sweep: &Sweep, db: &Path, out: &mut impl Write) -> Result<()> {
     writeln!(out, "known           {line}")?;
     if !from.is_empty() {
         writeln!(out, "                computed by {}", from.join(", "))?;
+    }
+    Ok(())
+}
+
+/// What the database's existence facts (docs/identity.md) prove of open
+/// tours on the spec's boards where no theorem does: the tables will mark
+/// those boards so, whatever the sweep's own results.
+fn facts(sweep: &Sweep, store: &Store, out: &mut impl Write) -> Result<()> {
+    let mut keys = std::collections::BTreeSet::new();
+    let (mut unknown, mut exists, mut impossible) = (0, 0, 0);
+    for c in sweep.configurations() {
+        let config = c.configuration();
+        let key = sweep::board_moves(config.board().sides(), config.moves());
+        let open = tour::exists::proven(config.board(), config.moves()).open;
+        if !keys.insert(key.clone()) || open != tour::exists::Claim::Unknown {
+            continue;
+        }
+        unknown += 1;
+        match store.facts(&key)?.open {
+            Some(Fact::Exists(_)) => exists += 1,
+            Some(Fact::Impossible(_)) => impossible += 1,
+            None => {}
+        }
+    }
+    if unknown > 0 {
+        let boards = if unknown == 1 { "board" } else { "boards" };
+        writeln!(
+            out,
+            "facts           of {unknown} {boards} no theorem settles, stored results prove an open tour on {exists} \
+             and none on {impossible} (`ksweep exists --db` says how)"
+        )?;
     }
     Ok(())
 }
