@@ -347,6 +347,7 @@ mod tests {
     use super::*;
     use crate::ids::{SweepKey, WorkerId};
     use crate::model::ResultRecord;
+    use crate::store::{Fact, Facts};
 
     /// A sweep of boards `n`, methods W and AW, four starts per board.
     fn spec(name: &str, n: &str) -> Sweep {
