@@ -13,7 +13,7 @@ use tour::{Solver, TaskOptions};
 use super::*;
 use crate::ids::{ShardId, SweepKey};
 use crate::scheduler::{ShardReport, TaskReport};
-use crate::store::NewShards;
+use crate::store::{NewShards, ResultRecord};
 
 /// 5x5 to 8x8, up to 8 starts each, two methods.
 static SPEC: std::sync::LazyLock<String> =
@@ -500,6 +500,66 @@ async fn a_running_sweeps_counted_status_equals_the_summed_one() {
     let reports: Vec<ShardReport> = shared.assign(c, 2).await.unwrap().iter().map(answer).collect();
     shared.report(c, &reports).await.unwrap();
     assert_eq!(compare(shared.clone()).await.contributors.len(), 3);
+}
+
+/// Polls queued beyond the writer's bound (`GROUP_ROWS`) go in more than
+/// one transaction, the oldest first, no poll split, and each is told its
+/// results are stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_queued_beyond_the_bound_go_in_several_transactions() {
+    let shared = Arc::new(Shared::new(Store::in_memory().unwrap(), options()).unwrap());
+    let spec = "name = \"groups\"\nseed = 1\nstarts = 100\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\n\
+                dims = [2]\nn_range = { from = 50, to = 99 }";
+    let key = shared.submit(Arc::new(Sweep::parse(spec).unwrap()), false, true).await.unwrap().0.key;
+    let (worker, _) = shared.register("w".into(), 1, Default::default()).await.unwrap();
+    // Three polls of three quarters of the bound: the first two reach it
+    // together, the third waits for a transaction of its own.
+    let per_poll = super::writer::GROUP_ROWS * 3 / 4;
+    let poll = |p: usize| -> Vec<ResultRecord> {
+        (p * per_poll..(p + 1) * per_poll)
+            .map(|n| ResultRecord {
+                sweep: key,
+                config: (n / 100) as u32,
+                start_index: (n % 100) as u64,
+                method: 0,
+                start_cell: (n % 100) as u64,
+                success: false,
+                attempts: 1,
+                visited: 3,
+                micros: 1,
+                worker,
+                outcome: tour::Outcome::GaveUp,
+                computed_by: key,
+            })
+            .collect()
+    };
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = std::sync::mpsc::channel();
+    let store = shared.store.clone();
+    let holder = std::thread::spawn(move || {
+        let _guard = store.lock().unwrap();
+        locked.send(()).unwrap();
+        held.recv().unwrap();
+    });
+    is_locked.recv().unwrap();
+    let before = shared.result_writes();
+    let mut polls = Vec::new();
+    for p in 0..3 {
+        let (writer, rows) = (shared.clone(), poll(p));
+        polls.push(tokio::spawn(async move { writer.store_results(rows).await }));
+        // Queued in this order.
+        while shared.queued_results() <= p {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+    release.send(()).unwrap();
+    holder.join().unwrap();
+    for poll in polls {
+        poll.await.unwrap().unwrap();
+    }
+    assert_eq!(shared.result_writes() - before, 2, "two polls, then the third");
+    let done = shared.with_store(move |s| s.record_of(key)).await.unwrap().tasks_done;
+    assert_eq!(done, 3 * per_poll as u64, "every poll's results are stored");
 }
 
 /// Polls whose results wait for the store meanwhile are stored in one

@@ -160,7 +160,7 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
 /// 8,192, stored results 247,000-249,000 a second against 222,000-240,000
 /// (docs/architecture.md). A result costs the same in transactions of
 /// 1,120 rows as in those of 20,160.
-const GROUP_ROWS: usize = 2048;
+pub(super) const GROUP_ROWS: usize = 2048;
 
 /// The oldest queued polls of the next transaction, until they hold at
 /// least `cap` results (all of them if they hold fewer).
