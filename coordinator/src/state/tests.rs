@@ -502,6 +502,24 @@ async fn a_running_sweeps_counted_status_equals_the_summed_one() {
     assert_eq!(compare(shared.clone()).await.contributors.len(), 3);
 }
 
+/// Holds the store's lock, as a long write would, until the returned
+/// function lets it go (and waits for the holder to end).
+fn hold_store(shared: &Shared) -> impl FnOnce() {
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = std::sync::mpsc::channel();
+    let store = shared.store.clone();
+    let holder = std::thread::spawn(move || {
+        let _guard = store.lock().unwrap();
+        locked.send(()).unwrap();
+        held.recv().unwrap();
+    });
+    is_locked.recv().unwrap();
+    move || {
+        release.send(()).unwrap();
+        holder.join().unwrap();
+    }
+}
+
 /// Polls queued beyond the writer's bound (`GROUP_ROWS`) go in more than
 /// one transaction, the oldest first, no poll split, and each is told its
 /// results are stored.
@@ -533,15 +551,7 @@ async fn results_queued_beyond_the_bound_go_in_several_transactions() {
             })
             .collect()
     };
-    let (release, held) = std::sync::mpsc::channel::<()>();
-    let (locked, is_locked) = std::sync::mpsc::channel();
-    let store = shared.store.clone();
-    let holder = std::thread::spawn(move || {
-        let _guard = store.lock().unwrap();
-        locked.send(()).unwrap();
-        held.recv().unwrap();
-    });
-    is_locked.recv().unwrap();
+    let release = hold_store(&shared);
     let before = shared.result_writes();
     let mut polls = Vec::new();
     for p in 0..3 {
@@ -552,8 +562,7 @@ async fn results_queued_beyond_the_bound_go_in_several_transactions() {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
     }
-    release.send(()).unwrap();
-    holder.join().unwrap();
+    release();
     for poll in polls {
         poll.await.unwrap().unwrap();
     }
@@ -576,15 +585,7 @@ async fn results_waiting_for_the_store_are_written_together() {
         workers.push((worker, reports));
     }
     // Hold the store (as a long write would) while every poll reports.
-    let (release, held) = std::sync::mpsc::channel::<()>();
-    let (locked, is_locked) = std::sync::mpsc::channel();
-    let store = shared.store.clone();
-    let holder = std::thread::spawn(move || {
-        let _guard = store.lock().unwrap();
-        locked.send(()).unwrap();
-        held.recv().unwrap();
-    });
-    is_locked.recv().unwrap();
+    let release = hold_store(&shared);
     let before = shared.result_writes();
     let reported: u64 = workers.iter().flat_map(|(_, r)| r).map(|r| r.tasks.len() as u64).sum();
     let polls: Vec<_> = workers
@@ -597,8 +598,7 @@ async fn results_waiting_for_the_store_are_written_together() {
     while shared.queued_results() < polls.len() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    release.send(()).unwrap();
-    holder.join().unwrap();
+    release();
     for poll in polls {
         poll.await.unwrap().unwrap();
     }
