@@ -154,10 +154,10 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
 /// their next shards together and come back together; with every queued
 /// poll in one transaction, 1,000 workers of 1 s shards fell into waves of
 /// a hundred or more polls, each waiting for its whole wave's transaction
-/// and the one before (Poll p50 100-115 ms, p99 510 ms, the writer busy
+/// and the one before (Poll p50 41-115 ms, p99 183-513 ms, the writer busy
 /// only about 60 % of the time). Smaller groups answer a wave in slices,
 /// which spreads the next arrivals out: Poll p99 43-60 ms with 1,024 to
-/// 8,192, stored results 247,000-249,000 a second against 222,000-240,000
+/// 8,192, stored results 247,000-249,000 a second against 219,000-240,000
 /// (docs/architecture.md). A result costs the same in transactions of
 /// 1,120 rows as in those of 20,160.
 pub(super) const GROUP_ROWS: usize = 2048;
