@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ksweep_coordinator::store::{Fact, Store};
 use sweep::Sweep;
+use tour::exists::Claim;
 use tour::Eligibility;
 
 /// Validate a sweep spec and print its id, configurations and task count.
@@ -111,8 +112,8 @@ fn facts(sweep: &Sweep, store: &Store, out: &mut impl Write) -> Result<()> {
     for c in sweep.configurations() {
         let config = c.configuration();
         let key = sweep::board_moves(config.board().sides(), config.moves());
-        let open = tour::exists::proven(config.board(), config.moves()).open;
-        if !keys.insert(key.clone()) || open != tour::exists::Claim::Unknown {
+        // A board the spec names twice is counted (and proven) once.
+        if !keys.insert(key.clone()) || tour::exists::proven(config.board(), config.moves()).open != Claim::Unknown {
             continue;
         }
         unknown += 1;
