@@ -536,18 +536,8 @@ async fn results_queued_beyond_the_bound_go_in_several_transactions() {
     let poll = |p: usize| -> Vec<ResultRecord> {
         (p * per_poll..(p + 1) * per_poll)
             .map(|n| ResultRecord {
-                sweep: key,
-                config: (n / 100) as u32,
-                start_index: (n % 100) as u64,
-                method: 0,
-                start_cell: (n % 100) as u64,
-                success: false,
-                attempts: 1,
-                visited: 3,
-                micros: 1,
                 worker,
-                outcome: tour::Outcome::GaveUp,
-                computed_by: key,
+                ..crate::store::tests::result(key, (n / 100) as u32, (n % 100) as u64, 0, false, 1)
             })
             .collect()
     };

@@ -450,4 +450,4 @@ fn immutable_uri(path: &Path) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -18,7 +18,16 @@ const SPEC: &str = r#"
     n = [4]
 "#;
 
-fn result(sweep: SweepKey, config: u32, start_index: u64, method: u32, success: bool, micros: u64) -> ResultRecord {
+/// A result whose start cell is its start index (one attempt, 25 cells
+/// visited, worker 1); the state tests build theirs from it too.
+pub(crate) fn result(
+    sweep: SweepKey,
+    config: u32,
+    start_index: u64,
+    method: u32,
+    success: bool,
+    micros: u64,
+) -> ResultRecord {
     ResultRecord {
         sweep,
         config,
