@@ -884,3 +884,29 @@ fn the_upgrade_to_version_5_derives_facts_from_stored_results() {
         store.conn.query_row("SELECT COUNT(*) FROM configs WHERE board_moves <> ''", [], |r| r.get(0)).unwrap();
     assert_eq!(keyed, 3, "every configuration keyed");
 }
+
+/// The SQLite this workspace builds is the one `.cargo/config.toml` asks
+/// for: no process-wide page cache behind one mutex, no allocation
+/// statistics (docs/architecture.md, "The writer's SQLite build"). A build
+/// that lost the setting still works, only slower, so nothing else would
+/// notice.
+#[test]
+fn sqlite_is_built_without_the_shared_page_cache_and_memory_statistics() {
+    let store = Store::in_memory().unwrap();
+    let options: Vec<String> = store
+        .conn
+        .prepare("PRAGMA compile_options")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(
+        !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+        "SQLite built with ENABLE_MEMORY_MANAGEMENT (was LIBSQLITE3_FLAGS set otherwise?): {options:?}"
+    );
+    assert!(
+        options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+        "SQLite built with memory statistics on (was LIBSQLITE3_FLAGS set otherwise?): {options:?}"
+    );
+}
