@@ -1,7 +1,9 @@
 //! Task results: stored once per task identity, referred to by each sweep
 //! that has the task and counted into it, read back in pages for exports.
 
-use rusqlite::{params, OptionalExtension};
+use std::sync::LazyLock;
+
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 
 use super::facts::Proofs;
 use super::identities::KeyCache;
@@ -10,6 +12,83 @@ use crate::codes::{StoredOutcome, SweepState};
 use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::model::ResultRecord;
+
+/// References one statement inserts into `sweep_tasks`. They were 40 % of
+/// a stored result's cost, much of it each statement's own upkeep
+/// (binding, cursor, reset), which 64 rows share (docs/architecture.md,
+/// "A sweep's references, 64 to a statement").
+const REFS_PER_STATEMENT: usize = 64;
+
+/// The statement inserting [`REFS_PER_STATEMENT`] references.
+static INSERT_REFS: LazyLock<String> = LazyLock::new(|| {
+    let row = "(?, ?, ?, ?, ?)";
+    format!(
+        "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES {}",
+        vec![row; REFS_PER_STATEMENT].join(", ")
+    )
+});
+
+/// A sweep's reference to a stored task: its place in the sweep and the
+/// task's row.
+pub(super) struct TaskRef {
+    pub config: u32,
+    pub start_index: u64,
+    pub method: u32,
+    pub task: i64,
+}
+
+/// The references of one run of a batch's results of one sweep, by the
+/// stored task's success, so that the rows each statement inserts (a
+/// reference the sweep already has is ignored) count its results and
+/// its successes.
+struct SweepRefs {
+    sweep: SweepKey,
+    succeeded: Vec<TaskRef>,
+    other: Vec<TaskRef>,
+}
+
+impl SweepRefs {
+    fn new(sweep: SweepKey) -> SweepRefs {
+        SweepRefs { sweep, succeeded: Vec::new(), other: Vec::new() }
+    }
+
+    /// Inserts the references and bumps the sweep's counters by the new ones.
+    fn write(&self, tx: &Connection, now: i64) -> Result<u64> {
+        let succeeded = insert_refs(tx, self.sweep, &self.succeeded)?;
+        let done = succeeded + insert_refs(tx, self.sweep, &self.other)?;
+        tx.prepare_cached(
+            "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3,
+             first_result_ms = CASE WHEN ?2 > 0 THEN COALESCE(first_result_ms, ?4) ELSE first_result_ms END
+             WHERE key = ?1",
+        )?
+        .execute(params![self.sweep.0, done as i64, succeeded as i64, now])?;
+        Ok(done)
+    }
+}
+
+/// Inserts `refs` of `sweep` (inside the caller's transaction), ignoring
+/// those it has; returns how many were new.
+pub(super) fn insert_refs(tx: &Connection, sweep: SweepKey, refs: &[TaskRef]) -> Result<u64> {
+    let values = |r: &TaskRef| [sweep.0, i64::from(r.config), r.start_index as i64, i64::from(r.method), r.task];
+    let mut new = 0;
+    let chunks = refs.chunks_exact(REFS_PER_STATEMENT);
+    let rest = chunks.remainder();
+    if chunks.len() > 0 {
+        let mut many = tx.prepare_cached(&INSERT_REFS)?;
+        for chunk in chunks {
+            new += many.execute(params_from_iter(chunk.iter().flat_map(values)))?;
+        }
+    }
+    if !rest.is_empty() {
+        let mut one = tx.prepare_cached(
+            "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for r in rest {
+            new += one.execute(params_from_iter(values(r)))?;
+        }
+    }
+    Ok(new as u64)
+}
 
 impl Store {
     /// Stores results: each task's row once per identity (docs/identity.md)
@@ -45,19 +124,12 @@ impl Store {
                  (sweep, config, start_index, method, task, success, attempts, visited, outcome, worker, at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            let mut refer = tx.prepare_cached(
-                "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
             let mut state = tx.prepare_cached("SELECT state FROM sweeps WHERE key = ?1")?;
             // Per sweep of the batch (one or few): still running?
             let mut running: Vec<(SweepKey, bool)> = Vec::new();
-            let mut bump = tx.prepare_cached(
-                "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3,
-                 first_result_ms = CASE WHEN ?2 > 0 THEN COALESCE(first_result_ms, ?4) ELSE first_result_ms END
-                 WHERE key = ?1",
-            )?;
-            // Counters are bumped per run of one sweep (batches hold one or few).
-            let mut pending: Option<(SweepKey, i64, i64)> = None;
+            // References are inserted, and counters bumped, per run of one
+            // sweep (batches hold one or few).
+            let mut pending: Option<SweepRefs> = None;
             for r in results {
                 let live = match running.iter().find(|(k, _)| *k == r.sweep) {
                     Some(&(_, live)) => live,
@@ -123,24 +195,24 @@ impl Store {
                     }
                     (task, success)
                 };
-                let inserted =
-                    refer.execute(params![r.sweep.0, r.config, r.start_index as i64, r.method, task])? as i64;
-                new_rows += inserted as u64;
-                match &mut pending {
-                    Some((key, done, ok)) if *key == r.sweep => {
-                        *done += inserted;
-                        *ok += inserted * success as i64;
-                    }
+                let refs = match &mut pending {
+                    Some(refs) if refs.sweep == r.sweep => refs,
                     _ => {
-                        if let Some((key, done, ok)) = pending.take() {
-                            bump.execute(params![key.0, done, ok, now])?;
+                        if let Some(refs) = pending.take() {
+                            new_rows += refs.write(&tx, now)?;
                         }
-                        pending = Some((r.sweep, inserted, inserted * success as i64));
+                        pending.insert(SweepRefs::new(r.sweep))
                     }
+                };
+                let task = TaskRef { config: r.config, start_index: r.start_index, method: r.method, task };
+                if success {
+                    refs.succeeded.push(task)
+                } else {
+                    refs.other.push(task)
                 }
             }
-            if let Some((key, done, ok)) = pending {
-                bump.execute(params![key.0, done, ok, now])?;
+            if let Some(refs) = pending {
+                new_rows += refs.write(&tx, now)?;
             }
             super::facts::note(&tx, &proofs, &mut self.refutations)?;
         }

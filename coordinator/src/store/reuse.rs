@@ -12,8 +12,9 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use sweep::{MethodSet, Planner, Reused, Sweep};
 
+use super::results::{insert_refs, TaskRef};
 use super::Store;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::SweepKey;
 
 /// Stored results per unit of estimated work (cells x moves) are averaged
@@ -35,14 +36,6 @@ pub struct Known {
     /// Estimated CPU microseconds of the tasks left to run, at the stored
     /// results' rates per (D, method), the priors where none are stored.
     pub micros_to_run: f64,
-}
-
-/// A stored task a sweep takes: its place in the sweep and its row.
-struct TaskRef {
-    config: u32,
-    start_index: u64,
-    method: u32,
-    task: i64,
 }
 
 /// Finds what `conn` holds of `sweep`; with `refs`, collects each taken
@@ -202,11 +195,8 @@ pub(super) fn nothing_taken(conn: &Connection, sweep: &Sweep) -> Result<Known> {
 pub(super) fn take_known(conn: &Connection, key: SweepKey, sweep: &Sweep) -> Result<Known> {
     let mut refs = Vec::new();
     let known = find(conn, sweep, Some(&mut refs))?;
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO sweep_tasks (sweep, config, start_index, method, task) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for r in &refs {
-        insert.execute(params![key.0, r.config, r.start_index as i64, r.method, r.task])?;
+    if insert_refs(conn, key, &refs)? != refs.len() as u64 {
+        return Err(Error::Internal(format!("sweep key {} took a stored task twice", key.0)));
     }
     let mut mark = conn.prepare_cached("UPDATE sweep_configs SET taken = ?3 WHERE sweep = ?1 AND config = ?2")?;
     for config in 0..sweep.configurations().len() as u32 {

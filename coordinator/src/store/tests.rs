@@ -110,6 +110,39 @@ fn results_are_idempotent_and_counters_follow() {
     assert_eq!((rec.tasks_done, rec.successes), (4, 3));
 }
 
+/// Batches as large as the coordinator's (a sweep's references go in 64
+/// to a statement): duplicates inside a batch and across batches count
+/// once, successes by the stored result, and two sweeps' runs in one batch
+/// each get their own.
+#[test]
+fn large_batches_count_each_new_result_once() {
+    let mut store = Store::in_memory().unwrap();
+    let spec = |name: &str| {
+        format!("name = \"{name}\"\nseed = 1\nstarts = 400\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [30]")
+    };
+    let (a, _) = store.insert_sweep(&Sweep::parse(&spec("a")).unwrap()).unwrap();
+    let (b, _) = store.insert_sweep(&Sweep::parse(&spec("b")).unwrap()).unwrap();
+    // Starts by both methods, a success where the start is a multiple of 3.
+    let of = |k: SweepKey, starts: std::ops::Range<u64>| -> Vec<ResultRecord> {
+        starts.flat_map(|s| (0..2).map(move |m| result(k, 0, s, m, s % 3 == 0, 5))).collect()
+    };
+    let mut first = of(a.key, 0..150);
+    first.extend(of(a.key, 140..145)); // 10 repeated inside the batch
+    assert_eq!(store.record(&first).unwrap(), 300);
+    // A's 100..250 (100 new), B's 0..70 (its own list; the stored tasks), A's 250..260.
+    let mut second = of(a.key, 100..250);
+    second.extend(of(b.key, 0..70));
+    second.extend(of(a.key, 250..260));
+    assert_eq!(store.record(&second).unwrap(), 200 + 140 + 20);
+    let successes = |starts: u64| 2 * starts.div_ceil(3);
+    let (a, b) = (store.record_of(a.key).unwrap(), store.record_of(b.key).unwrap());
+    assert_eq!((a.tasks_done, a.successes), (520, successes(260)));
+    assert_eq!((b.tasks_done, b.successes), (140, successes(70)));
+    let listed = store.results_page(a.key, None, 1000).unwrap();
+    assert_eq!(listed.len(), 520, "every reference listed once");
+    assert!(listed.iter().all(|r| r.success == (r.start_index % 3 == 0)));
+}
+
 #[test]
 fn results_of_a_sweep_no_longer_running_are_not_stored() {
     let mut store = Store::in_memory().unwrap();
