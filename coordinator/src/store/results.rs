@@ -19,14 +19,16 @@ use crate::model::ResultRecord;
 /// "A sweep's references, 64 to a statement").
 const REFS_PER_STATEMENT: usize = 64;
 
-/// The statement inserting [`REFS_PER_STATEMENT`] references.
-static INSERT_REFS: LazyLock<String> = LazyLock::new(|| {
-    let row = "(?, ?, ?, ?, ?)";
+/// The statements inserting one reference and [`REFS_PER_STATEMENT`].
+static INSERT_REF: LazyLock<String> = LazyLock::new(|| insert_refs_sql(1));
+static INSERT_REFS: LazyLock<String> = LazyLock::new(|| insert_refs_sql(REFS_PER_STATEMENT));
+
+fn insert_refs_sql(rows: usize) -> String {
     format!(
         "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES {}",
-        vec![row; REFS_PER_STATEMENT].join(", ")
+        vec!["(?, ?, ?, ?, ?)"; rows].join(", ")
     )
-});
+}
 
 /// A sweep's reference to a stored task: its place in the sweep and the
 /// task's row.
@@ -80,9 +82,7 @@ pub(super) fn insert_refs(tx: &Connection, sweep: SweepKey, refs: &[TaskRef]) ->
         }
     }
     if !rest.is_empty() {
-        let mut one = tx.prepare_cached(
-            "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
+        let mut one = tx.prepare_cached(&INSERT_REF)?;
         for r in rest {
             new += one.execute(params_from_iter(values(r)))?;
         }
