@@ -13,20 +13,38 @@ use crate::error::{Error, Result};
 use crate::ids::{SweepKey, WorkerId};
 use crate::model::ResultRecord;
 
-/// References one statement inserts into `sweep_tasks`. They were 40 % of
-/// a stored result's cost, much of it each statement's own upkeep
-/// (binding, cursor, reset), which 64 rows share (docs/architecture.md,
-/// "A sweep's references, 64 to a statement").
-const REFS_PER_STATEMENT: usize = 64;
+/// Rows one statement inserts, into `sweep_tasks` and into `tasks`. Each
+/// statement's own upkeep (binding, cursor, reset) was much of a stored
+/// result's cost, and 64 rows share it (docs/architecture.md, "A sweep's
+/// references, 64 to a statement" and "A result's task row, 64 to a
+/// statement").
+const ROWS_PER_STATEMENT: usize = 64;
 
-/// The statements inserting one reference and [`REFS_PER_STATEMENT`].
+/// The statements inserting one reference and [`ROWS_PER_STATEMENT`].
 static INSERT_REF: LazyLock<String> = LazyLock::new(|| insert_refs_sql(1));
-static INSERT_REFS: LazyLock<String> = LazyLock::new(|| insert_refs_sql(REFS_PER_STATEMENT));
+static INSERT_REFS: LazyLock<String> = LazyLock::new(|| insert_refs_sql(ROWS_PER_STATEMENT));
+
+/// The statements inserting one task and [`ROWS_PER_STATEMENT`].
+static INSERT_TASK: LazyLock<String> = LazyLock::new(|| insert_tasks_sql(1));
+static INSERT_TASKS: LazyLock<String> = LazyLock::new(|| insert_tasks_sql(ROWS_PER_STATEMENT));
+
+/// `INSERT ... VALUES` of `rows` rows of `columns` parameters each.
+fn values_sql(insert: &str, columns: usize, rows: usize, tail: &str) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    format!("{insert} VALUES {} {tail}", vec![row; rows].join(", "))
+}
 
 fn insert_refs_sql(rows: usize) -> String {
-    format!(
-        "INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task) VALUES {}",
-        vec!["(?, ?, ?, ?, ?)"; rows].join(", ")
+    values_sql("INSERT OR IGNORE INTO sweep_tasks (sweep, config, start_index, method, task)", 5, rows, "")
+}
+
+fn insert_tasks_sql(rows: usize) -> String {
+    values_sql(
+        "INSERT INTO tasks
+         (config_key, method_key, start_cell, success, attempts, visited, micros, worker, outcome, sweep)",
+        10,
+        rows,
+        "ON CONFLICT (config_key, method_key, start_cell) DO NOTHING",
     )
 }
 
@@ -73,7 +91,7 @@ impl SweepRefs {
 pub(super) fn insert_refs(tx: &Connection, sweep: SweepKey, refs: &[TaskRef]) -> Result<u64> {
     let values = |r: &TaskRef| [sweep.0, i64::from(r.config), r.start_index as i64, i64::from(r.method), r.task];
     let mut new = 0;
-    let chunks = refs.chunks_exact(REFS_PER_STATEMENT);
+    let chunks = refs.chunks_exact(ROWS_PER_STATEMENT);
     let rest = chunks.remainder();
     if chunks.len() > 0 {
         let mut many = tx.prepare_cached(&INSERT_REFS)?;
@@ -90,6 +108,191 @@ pub(super) fn insert_refs(tx: &Connection, sweep: SweepKey, refs: &[TaskRef]) ->
     Ok(new as u64)
 }
 
+/// A live result bound for `tasks`, with its identity's keys.
+struct Keyed<'r> {
+    r: &'r ResultRecord,
+    config_key: i64,
+    method_key: i64,
+}
+
+impl Keyed<'_> {
+    fn identity(&self) -> (i64, i64, u64) {
+        (self.config_key, self.method_key, self.r.start_cell)
+    }
+
+    /// The `tasks` row, in [`insert_tasks_sql`]'s column order.
+    fn values(&self) -> [i64; 10] {
+        let r = self.r;
+        [
+            self.config_key,
+            self.method_key,
+            r.start_cell as i64,
+            i64::from(r.success),
+            i64::from(r.attempts),
+            r.visited as i64,
+            r.micros as i64,
+            r.worker.0 as i64,
+            StoredOutcome(r.outcome).code(),
+            r.sweep.0,
+        ]
+    }
+}
+
+/// One transaction's results on their way in. Tasks are gathered and
+/// inserted [`ROWS_PER_STATEMENT`] to a statement, never one identity
+/// twice in a statement (the second is a rerun of the first, checked
+/// once the first is stored); then each result, in order, is checked
+/// against the stored one if it was a rerun and referred to by its sweep.
+struct Batch<'t, 'r> {
+    tx: &'t Connection,
+    now: i64,
+    /// The largest task id so far. A rowid table without AUTOINCREMENT
+    /// numbers a new row one past its largest, and a many-row `VALUES`
+    /// is inserted in order, so a statement that inserted all its n rows
+    /// gave them the n ids after this one (checked against
+    /// `last_insert_rowid`; where it does not hold, each row is looked up).
+    last_id: i64,
+    tasks: Vec<Keyed<'r>>,
+    refs: Option<SweepRefs>,
+    proofs: Proofs,
+    new_rows: u64,
+}
+
+impl<'t, 'r> Batch<'t, 'r> {
+    fn new(tx: &'t Connection) -> Result<Batch<'t, 'r>> {
+        Ok(Batch {
+            tx,
+            now: now_ms() as i64,
+            last_id: tx.query_row("SELECT COALESCE(MAX(id), 0) FROM tasks", [], |row| row.get(0))?,
+            tasks: Vec::with_capacity(ROWS_PER_STATEMENT),
+            refs: None,
+            proofs: Proofs::default(),
+            new_rows: 0,
+        })
+    }
+
+    fn push(&mut self, task: Keyed<'r>) -> Result<()> {
+        if self.tasks.len() == ROWS_PER_STATEMENT || self.tasks.iter().any(|t| t.identity() == task.identity()) {
+            self.flush()?;
+        }
+        self.tasks.push(task);
+        Ok(())
+    }
+
+    /// Inserts the gathered tasks, then checks and refers to each.
+    fn flush(&mut self) -> Result<()> {
+        let n = self.tasks.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let (sql, rows): (&str, usize) =
+            if n == ROWS_PER_STATEMENT { (&INSERT_TASKS, ROWS_PER_STATEMENT) } else { (&INSERT_TASK, 1) };
+        let mut insert = self.tx.prepare_cached(sql)?;
+        let mut inserted = 0;
+        for statement in self.tasks.chunks(rows) {
+            inserted += insert.execute(params_from_iter(statement.iter().flat_map(Keyed::values)))?;
+        }
+        let tasks = std::mem::take(&mut self.tasks);
+        let before = self.last_id;
+        if inserted == n && self.tx.last_insert_rowid() == before + n as i64 {
+            for (t, id) in tasks.iter().zip(before + 1..) {
+                self.proofs.add(t.config_key, t.method_key, t.r.start_cell, t.r.sweep.0, t.r.outcome);
+                self.refer(t.r, id, t.r.success)?;
+            }
+            self.last_id += n as i64;
+        } else {
+            for t in &tasks {
+                let (id, success) = self.stored(t, before)?;
+                self.last_id = self.last_id.max(id);
+                self.refer(t.r, id, success)?;
+            }
+        }
+        self.tasks = tasks;
+        self.tasks.clear();
+        Ok(())
+    }
+
+    /// The stored row of `t`'s identity: its id and its success. A row of
+    /// an id up to `before` was there before `t` came (a rerun) and is
+    /// checked against it: a disagreement is kept in `conflicts`, and the
+    /// stored result stays.
+    fn stored(&mut self, t: &Keyed, before: i64) -> Result<(i64, bool)> {
+        let r = t.r;
+        let (task, success, attempts, visited, was): (i64, bool, u32, i64, StoredOutcome) = self
+            .tx
+            .prepare_cached(
+                "SELECT id, success, attempts, visited, outcome FROM tasks
+                 WHERE config_key = ?1 AND method_key = ?2 AND start_cell = ?3",
+            )?
+            .query_row(params![t.config_key, t.method_key, r.start_cell as i64], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            })?;
+        if task > before {
+            self.proofs.add(t.config_key, t.method_key, r.start_cell, r.sweep.0, r.outcome);
+        } else if (success, attempts, visited as u64, was.0) != (r.success, r.attempts, r.visited, r.outcome) {
+            tracing::error!(
+                sweep = r.sweep.0, config = r.config, start = r.start_cell, method = r.method,
+                stored = %format!("{success} {} attempts {attempts} visited {visited}", was.0),
+                rerun = %format!("{} {} attempts {} visited {}", r.success, r.outcome, r.attempts, r.visited),
+                "a rerun disagrees with the stored result of the same task identity: a bug, or a method \
+                 changed without a new engine version; the stored result is kept"
+            );
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO conflicts
+                     (sweep, config, start_index, method, task, success, attempts, visited, outcome, worker, at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                )?
+                .execute(params![
+                    r.sweep.0,
+                    r.config,
+                    r.start_index as i64,
+                    r.method,
+                    task,
+                    r.success,
+                    r.attempts,
+                    r.visited as i64,
+                    StoredOutcome(r.outcome),
+                    r.worker.0 as i64,
+                    self.now
+                ])?;
+        }
+        Ok((task, success))
+    }
+
+    /// `r`'s sweep refers to stored task `task` of success `success`.
+    /// References are inserted, and counters bumped, per run of one sweep
+    /// (batches hold one or few).
+    fn refer(&mut self, r: &ResultRecord, task: i64, success: bool) -> Result<()> {
+        let refs = match &mut self.refs {
+            Some(refs) if refs.sweep == r.sweep => refs,
+            _ => {
+                if let Some(refs) = self.refs.take() {
+                    self.new_rows += refs.write(self.tx, self.now)?;
+                }
+                self.refs.insert(SweepRefs::new(r.sweep))
+            }
+        };
+        let task = TaskRef { config: r.config, start_index: r.start_index, method: r.method, task };
+        if success {
+            refs.succeeded.push(task)
+        } else {
+            refs.other.push(task)
+        }
+        Ok(())
+    }
+
+    /// Stores what is gathered; returns how many tasks were new to their
+    /// sweeps, and what the new results prove.
+    fn finish(mut self) -> Result<(u64, Proofs)> {
+        self.flush()?;
+        if let Some(refs) = self.refs.take() {
+            self.new_rows += refs.write(self.tx, self.now)?;
+        }
+        Ok((self.new_rows, self.proofs))
+    }
+}
+
 impl Store {
     /// Stores results: each task's row once per identity (docs/identity.md)
     /// and the sweep's reference to it, ignoring a task the sweep already
@@ -104,32 +307,12 @@ impl Store {
     /// Returns how many tasks were new to their sweeps.
     pub fn record(&mut self, results: &[ResultRecord]) -> Result<u64> {
         let tx = self.conn.transaction()?;
-        let mut new_rows = 0u64;
-        let now = now_ms() as i64;
-        {
+        let new_rows = {
             let mut keys = KeyCache::default();
-            let mut proofs = Proofs::default();
-            let mut insert_task = tx.prepare_cached(
-                "INSERT INTO tasks
-                 (config_key, method_key, start_cell, success, attempts, visited, micros, worker, outcome, sweep)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                 ON CONFLICT (config_key, method_key, start_cell) DO NOTHING",
-            )?;
-            let mut stored = tx.prepare_cached(
-                "SELECT id, success, attempts, visited, outcome FROM tasks
-                 WHERE config_key = ?1 AND method_key = ?2 AND start_cell = ?3",
-            )?;
-            let mut conflict = tx.prepare_cached(
-                "INSERT INTO conflicts
-                 (sweep, config, start_index, method, task, success, attempts, visited, outcome, worker, at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?;
             let mut state = tx.prepare_cached("SELECT state FROM sweeps WHERE key = ?1")?;
             // Per sweep of the batch (one or few): still running?
             let mut running: Vec<(SweepKey, bool)> = Vec::new();
-            // References are inserted, and counters bumped, per run of one
-            // sweep (batches hold one or few).
-            let mut pending: Option<SweepRefs> = None;
+            let mut batch = Batch::new(&tx)?;
             for r in results {
                 let live = match running.iter().find(|(k, _)| *k == r.sweep) {
                     Some(&(_, live)) => live,
@@ -149,73 +332,12 @@ impl Store {
                         r.sweep.0, r.config, r.method
                     )));
                 };
-                let outcome = StoredOutcome(r.outcome);
-                // The task's row, and its success as stored (the first result).
-                let (task, success) = if insert_task.execute(params![
-                    config_key,
-                    method_key,
-                    r.start_cell as i64,
-                    r.success,
-                    r.attempts,
-                    r.visited as i64,
-                    r.micros as i64,
-                    r.worker.0 as i64,
-                    outcome,
-                    r.sweep.0
-                ])? == 1
-                {
-                    proofs.add(config_key, method_key, r.start_cell, r.sweep.0, r.outcome);
-                    (tx.last_insert_rowid(), r.success)
-                } else {
-                    let (task, success, attempts, visited, was): (i64, bool, u32, i64, StoredOutcome) = stored
-                        .query_row(params![config_key, method_key, r.start_cell as i64], |row| {
-                            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
-                        })?;
-                    if (success, attempts, visited as u64, was.0) != (r.success, r.attempts, r.visited, r.outcome) {
-                        tracing::error!(
-                            sweep = r.sweep.0, config = r.config, start = r.start_cell, method = r.method,
-                            stored = %format!("{success} {} attempts {attempts} visited {visited}", was.0),
-                            rerun = %format!("{} {} attempts {} visited {}", r.success, r.outcome, r.attempts, r.visited),
-                            "a rerun disagrees with the stored result of the same task identity: a bug, or a method \
-                             changed without a new engine version; the stored result is kept"
-                        );
-                        conflict.execute(params![
-                            r.sweep.0,
-                            r.config,
-                            r.start_index as i64,
-                            r.method,
-                            task,
-                            r.success,
-                            r.attempts,
-                            r.visited as i64,
-                            outcome,
-                            r.worker.0 as i64,
-                            now
-                        ])?;
-                    }
-                    (task, success)
-                };
-                let refs = match &mut pending {
-                    Some(refs) if refs.sweep == r.sweep => refs,
-                    _ => {
-                        if let Some(refs) = pending.take() {
-                            new_rows += refs.write(&tx, now)?;
-                        }
-                        pending.insert(SweepRefs::new(r.sweep))
-                    }
-                };
-                let task = TaskRef { config: r.config, start_index: r.start_index, method: r.method, task };
-                if success {
-                    refs.succeeded.push(task)
-                } else {
-                    refs.other.push(task)
-                }
+                batch.push(Keyed { r, config_key, method_key })?;
             }
-            if let Some(refs) = pending {
-                new_rows += refs.write(&tx, now)?;
-            }
+            let (new_rows, proofs) = batch.finish()?;
             super::facts::note(&tx, &proofs, &mut self.refutations)?;
-        }
+            new_rows
+        };
         tx.commit()?;
         Ok(new_rows)
     }

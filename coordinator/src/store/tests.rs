@@ -126,14 +126,30 @@ fn large_batches_count_each_new_result_once() {
     let of = |k: SweepKey, starts: std::ops::Range<u64>| -> Vec<ResultRecord> {
         starts.flat_map(|s| (0..2).map(move |m| result(k, 0, s, m, s % 3 == 0, 5))).collect()
     };
+    // A rerun disagreeing with the stored result: a conflict, the stored one kept.
+    let disagree = |mut r: ResultRecord| {
+        r.success = !r.success;
+        r
+    };
     let mut first = of(a.key, 0..150);
-    first.extend(of(a.key, 140..145)); // 10 repeated inside the batch
+    first.extend(of(a.key, 140..145)); // 10 repeated inside the batch, in one statement with the first
+    first[300] = disagree(first[300]);
     assert_eq!(store.record(&first).unwrap(), 300);
     // A's 100..250 (100 new), B's 0..70 (its own list; the stored tasks), A's 250..260.
     let mut second = of(a.key, 100..250);
     second.extend(of(b.key, 0..70));
     second.extend(of(a.key, 250..260));
+    second[41] = disagree(second[41]);
     assert_eq!(store.record(&second).unwrap(), 200 + 140 + 20);
+    let conflicts: Vec<(i64, i64, bool)> = store
+        .conn
+        .prepare("SELECT start_index, method, success FROM conflicts ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(conflicts, [(140, 0, true), (120, 1, false)]);
     let successes = |starts: u64| 2 * starts.div_ceil(3);
     let (a, b) = (store.record_of(a.key).unwrap(), store.record_of(b.key).unwrap());
     assert_eq!((a.tasks_done, a.successes), (520, successes(260)));
