@@ -90,22 +90,35 @@ impl SweepRefs {
 /// those it has; returns how many were new.
 pub(super) fn insert_refs(tx: &Connection, sweep: SweepKey, refs: &[TaskRef]) -> Result<u64> {
     let values = |r: &TaskRef| [sweep.0, i64::from(r.config), r.start_index as i64, i64::from(r.method), r.task];
-    let mut new = 0;
-    let chunks = refs.chunks_exact(ROWS_PER_STATEMENT);
+    Ok(insert_rows(tx, refs, values, (&INSERT_REF, &INSERT_REFS))? as u64)
+}
+
+/// Inserts `rows` with `one` (a row) and `many` ([`ROWS_PER_STATEMENT`]
+/// rows), each row's parameters from `values`, in order: many while
+/// [`ROWS_PER_STATEMENT`] remain, then one at a time. Returns how many rows
+/// the statements inserted.
+fn insert_rows<T, const C: usize>(
+    tx: &Connection,
+    rows: &[T],
+    values: impl Fn(&T) -> [i64; C],
+    (one, many): (&str, &str),
+) -> Result<usize> {
+    let mut inserted = 0;
+    let chunks = rows.chunks_exact(ROWS_PER_STATEMENT);
     let rest = chunks.remainder();
     if chunks.len() > 0 {
-        let mut many = tx.prepare_cached(&INSERT_REFS)?;
+        let mut many = tx.prepare_cached(many)?;
         for chunk in chunks {
-            new += many.execute(params_from_iter(chunk.iter().flat_map(values)))?;
+            inserted += many.execute(params_from_iter(chunk.iter().flat_map(&values)))?;
         }
     }
     if !rest.is_empty() {
-        let mut one = tx.prepare_cached(&INSERT_REF)?;
-        for r in rest {
-            new += one.execute(params_from_iter(values(r)))?;
+        let mut one = tx.prepare_cached(one)?;
+        for row in rest {
+            inserted += one.execute(params_from_iter(values(row)))?;
         }
     }
-    Ok(new as u64)
+    Ok(inserted)
 }
 
 /// A live result bound for `tasks`, with its identity's keys.
@@ -142,33 +155,24 @@ impl Keyed<'_> {
 /// inserted [`ROWS_PER_STATEMENT`] to a statement, never one identity
 /// twice in a statement (the second is a rerun of the first, checked
 /// once the first is stored); then each result, in order, is checked
-/// against the stored one if it was a rerun and referred to by its sweep.
+/// against the stored one if it was a rerun and referred to by its sweep
+/// ([`Ledger`]).
 struct Batch<'t, 'r> {
-    tx: &'t Connection,
-    now: i64,
-    /// The largest task id so far. A rowid table without AUTOINCREMENT
-    /// numbers a new row one past its largest, and a many-row `VALUES`
-    /// is inserted in order, so a statement that inserted all its n rows
-    /// gave them the n ids after this one (checked against
-    /// `last_insert_rowid`; where it does not hold, each row is looked up).
-    last_id: i64,
     tasks: Vec<Keyed<'r>>,
-    refs: Option<SweepRefs>,
-    proofs: Proofs,
-    new_rows: u64,
+    ledger: Ledger<'t>,
 }
 
 impl<'t, 'r> Batch<'t, 'r> {
     fn new(tx: &'t Connection) -> Result<Batch<'t, 'r>> {
-        Ok(Batch {
+        let ledger = Ledger {
             tx,
             now: now_ms() as i64,
             last_id: tx.query_row("SELECT COALESCE(MAX(id), 0) FROM tasks", [], |row| row.get(0))?,
-            tasks: Vec::with_capacity(ROWS_PER_STATEMENT),
             refs: None,
             proofs: Proofs::default(),
             new_rows: 0,
-        })
+        };
+        Ok(Batch { tasks: Vec::with_capacity(ROWS_PER_STATEMENT), ledger })
     }
 
     fn push(&mut self, task: Keyed<'r>) -> Result<()> {
@@ -181,37 +185,59 @@ impl<'t, 'r> Batch<'t, 'r> {
 
     /// Inserts the gathered tasks, then checks and refers to each.
     fn flush(&mut self) -> Result<()> {
-        let n = self.tasks.len();
+        let Batch { tasks, ledger } = self;
+        let n = tasks.len();
         if n == 0 {
             return Ok(());
         }
-        let (sql, rows): (&str, usize) =
-            if n == ROWS_PER_STATEMENT { (&INSERT_TASKS, ROWS_PER_STATEMENT) } else { (&INSERT_TASK, 1) };
-        let mut insert = self.tx.prepare_cached(sql)?;
-        let mut inserted = 0;
-        for statement in self.tasks.chunks(rows) {
-            inserted += insert.execute(params_from_iter(statement.iter().flat_map(Keyed::values)))?;
-        }
-        let tasks = std::mem::take(&mut self.tasks);
-        let before = self.last_id;
-        if inserted == n && self.tx.last_insert_rowid() == before + n as i64 {
+        let inserted = insert_rows(ledger.tx, tasks, Keyed::values, (&INSERT_TASK, &INSERT_TASKS))?;
+        let before = ledger.last_id;
+        if inserted == n && ledger.tx.last_insert_rowid() == before + n as i64 {
             for (t, id) in tasks.iter().zip(before + 1..) {
-                self.proofs.add(t.config_key, t.method_key, t.r.start_cell, t.r.sweep.0, t.r.outcome);
-                self.refer(t.r, id, t.r.success)?;
+                ledger.proofs.add(t.config_key, t.method_key, t.r.start_cell, t.r.sweep.0, t.r.outcome);
+                ledger.refer(t.r, id, t.r.success)?;
             }
-            self.last_id += n as i64;
+            ledger.last_id += n as i64;
         } else {
-            for t in &tasks {
-                let (id, success) = self.stored(t, before)?;
-                self.last_id = self.last_id.max(id);
-                self.refer(t.r, id, success)?;
+            for t in tasks.iter() {
+                let (id, success) = ledger.stored(t, before)?;
+                ledger.last_id = ledger.last_id.max(id);
+                ledger.refer(t.r, id, success)?;
             }
         }
-        self.tasks = tasks;
-        self.tasks.clear();
+        tasks.clear();
         Ok(())
     }
 
+    /// Stores what is gathered; returns how many tasks were new to their
+    /// sweeps, and what the new results prove.
+    fn finish(mut self) -> Result<(u64, Proofs)> {
+        self.flush()?;
+        let mut ledger = self.ledger;
+        if let Some(refs) = ledger.refs.take() {
+            ledger.new_rows += refs.write(ledger.tx, ledger.now)?;
+        }
+        Ok((ledger.new_rows, ledger.proofs))
+    }
+}
+
+/// What a [`Batch`] does with its stored tasks: the sweeps' references
+/// and counters, the reruns' checks and the new results' proofs.
+struct Ledger<'t> {
+    tx: &'t Connection,
+    now: i64,
+    /// The largest task id so far. A rowid table without AUTOINCREMENT
+    /// numbers a new row one past its largest, and a many-row `VALUES`
+    /// is inserted in order, so a statement that inserted all its n rows
+    /// gave them the n ids after this one (checked against
+    /// `last_insert_rowid`; where it does not hold, each row is looked up).
+    last_id: i64,
+    refs: Option<SweepRefs>,
+    proofs: Proofs,
+    new_rows: u64,
+}
+
+impl Ledger<'_> {
     /// The stored row of `t`'s identity: its id and its success. A row of
     /// an id up to `before` was there before `t` came (a rerun) and is
     /// checked against it: a disagreement is kept in `conflicts`, and the
@@ -280,16 +306,6 @@ impl<'t, 'r> Batch<'t, 'r> {
             refs.other.push(task)
         }
         Ok(())
-    }
-
-    /// Stores what is gathered; returns how many tasks were new to their
-    /// sweeps, and what the new results prove.
-    fn finish(mut self) -> Result<(u64, Proofs)> {
-        self.flush()?;
-        if let Some(refs) = self.refs.take() {
-            self.new_rows += refs.write(self.tx, self.now)?;
-        }
-        Ok((self.new_rows, self.proofs))
     }
 }
 
