@@ -212,17 +212,25 @@ pub(crate) unsafe trait WindowKernel: Sized {
     /// A stored cell's degree, 255 when visited.
     fn degree(cell: Self::Cell) -> u8;
 
-    /// One step of a walk standing on unmarked `cur`, whose last key is
+    /// One step of a walk standing on unmarked cell `at`, whose last key is
     /// `key`: takes a degree from each neighbour, marks the previous cell,
-    /// and returns the least candidate's cell and key (the lane chosen in
-    /// bits 16-18, the key in bits 0-15, visited at [`VISITED`]).
+    /// and returns the least candidate's cell and `phminposuw`'s result (the
+    /// key in bits 0-15, visited at [`VISITED`], the lane chosen in bits
+    /// 16-18, and zeros above: the walk's next key in its low 32 bits). The cell
+    /// is a pointer, not an index, so the loop needs no register for each
+    /// walk's buffer.
     ///
     /// # Safety
-    /// SSE4.1 and SSSE3; `cur` is a board cell of `cells` (a buffer of
-    /// [`WindowKernel::buffer_len`] cells, which hold every window of a board
-    /// cell), and `ranks` the walk's rank rows.
+    /// SSE4.1 and SSSE3; `at` points to a board cell of a buffer of
+    /// [`WindowKernel::buffer_len`] cells (which hold every window of a
+    /// board cell), and `ranks` to the walk's rank rows.
     #[cfg(target_arch = "x86_64")]
-    unsafe fn step(&self, cells: *mut Self::Cell, cur: usize, key: u32, ranks: *const Row) -> (usize, u32);
+    unsafe fn step(
+        &self,
+        at: *mut Self::Cell,
+        key: u32,
+        ranks: *const Row,
+    ) -> (*mut Self::Cell, std::arch::x86_64::__m128i);
 
     /// One walk from board cell `start` on the fresh `cells` (reset from
     /// the starting cells, which mark nothing visited) in move order
@@ -511,14 +519,13 @@ unsafe impl WindowKernel for WPlusTables {
 
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn step(&self, cells: *mut u16, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
+    unsafe fn step(&self, p: *mut u16, key: u32, ranks: *const Row) -> (*mut u16, std::arch::x86_64::__m128i) {
         use std::arch::x86_64::*;
         // SAFETY: (the whole body) the windows of a board cell lie in the
         // buffer (border, then slack, see `windows`), the tables are the
         // plan's own, `key >> 16` is a lane or NONE (decrements has K + 1
         // rows) and `key & 0xff` one of the plan's classes.
         unsafe {
-            let p = cells.add(cur);
             let d = self.decrements.as_ptr().add((key >> 16) as usize).cast::<__m128i>();
             let at = |w: usize| p.offset(self.windows[w]).cast::<__m128i>();
             let w0 = _mm_sub_epi16(_mm_loadu_si128(at(0)), _mm_load_si128(d));
@@ -535,8 +542,9 @@ unsafe impl WindowKernel for WPlusTables {
                 _mm_or_si128(_mm_shuffle_epi8(w2, g(2)), _mm_shuffle_epi8(w3, g(3))),
             );
             let keys = _mm_or_si128(keys, _mm_load_si128(ranks.add((key & 0xff) as usize).cast()));
-            let least = _mm_cvtsi128_si32(_mm_minpos_epu16(keys)) as u32;
-            (cur.wrapping_add_signed(self.offsets[(least >> 16) as usize & (K - 1)]), least)
+            let least = _mm_minpos_epu16(keys);
+            let lane = (_mm_cvtsi128_si32(least) as u32 >> 16) as usize;
+            (p.offset(self.offsets[lane & (K - 1)]), least)
         }
     }
 }
@@ -632,6 +640,8 @@ fn dense_ranks(d: &[i128; K]) -> [u8; K] {
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
+    use std::arch::x86_64::*;
+
     use super::{doomed, Walker, WindowKernel, K, NONE, VISITED};
 
     /// Steps `L` walks in turn until one or more end, pushing lane 0's
@@ -640,7 +650,13 @@ mod simd {
     /// Each walk's state is updated in place (a copy of the arrays per
     /// round went through the stack as 16-byte moves, which the next
     /// round's 8-byte loads could not forward from: 1.8 ms a task against
-    /// the keyed cells' 1.5 on aw+ (3,2) N=400).
+    /// the keyed cells' 1.5 on aw+ (3,2) N=400). Four walks' state is more
+    /// than x86-64's 16 registers hold, and each spill is an instruction
+    /// in a loop of about 40 a step: so a walk's cell is a pointer (no
+    /// register for its buffer) and the rare keys are found with one
+    /// vector compare a round (no register or load for each walk's
+    /// threshold); together 8-10 % less time on aw+ (3,2) N=400, Zen 4
+    /// (docs/engine.md).
     ///
     /// # Safety
     /// SSE4.1 and SSSE3; each walker stands on a board cell of its own
@@ -654,20 +670,40 @@ mod simd {
         let cells: [*mut P::Cell; L] = std::array::from_fn(|l| walkers[l].cells);
         let ranks: [*const super::Row; L] = std::array::from_fn(|l| walkers[l].ranks);
         let threshold: [u16; L] = std::array::from_fn(|l| walkers[l].threshold);
-        let mut cur: [usize; L] = std::array::from_fn(|l| walkers[l].cur);
+        // SAFETY: the walker's cell, in its buffer.
+        let mut at: [*mut P::Cell; L] = std::array::from_fn(|l| unsafe { walkers[l].cells.add(walkers[l].cur) });
         let mut key: [u32; L] = std::array::from_fn(|l| walkers[l].key);
+        // A key is rare when visited (stuck), or below the threshold where
+        // the walk may stop (see `Walker::threshold`): `key - threshold` at
+        // least `VISITED - threshold`, as 16 bits. The walks' keys are
+        // checked at once, in the even lanes of a vector (the odd ones hold
+        // the lanes chosen, never rare against a span of 0xffff; a walk not
+        // there has key 0, never rare against threshold 0 and span 0xffff):
+        // a compare of its own took a register or a load a walk, where
+        // registers are short.
+        let lanes = |f: &dyn Fn(u16) -> u16, absent: u16, odd: u16| {
+            let t: [i16; 4] = std::array::from_fn(|l| threshold.get(l).map_or(absent, |&t| f(t)) as i16);
+            let odd = odd as i16;
+            _mm_setr_epi16(t[0], odd, t[1], odd, t[2], odd, t[3], odd)
+        };
+        let low = lanes(&|t| t, 0, 0);
+        let span = lanes(&|t| VISITED.wrapping_sub(t), 0xffff, 0xffff);
         let mut steps = 0u64;
         loop {
-            let mut rare = false;
+            let mut least = [_mm_setzero_si128(); 4];
             for l in 0..L {
                 // SAFETY: the caller's.
-                (cur[l], key[l]) = unsafe { plan.step(cells[l], cur[l], key[l], ranks[l]) };
-                // Visited (stuck), or at most one degree where the walk may
-                // stop: one compare (see `Walker::threshold`).
-                let t = threshold[l];
-                rare |= (key[l] as u16).wrapping_sub(t) >= VISITED.wrapping_sub(t);
+                (at[l], least[l]) = unsafe { plan.step(at[l], key[l], ranks[l]) };
+                key[l] = _mm_cvtsi128_si32(least[l]) as u32;
             }
-            if rare && ends(plan, &mut walkers[..L], cur, key) {
+            let keys =
+                _mm_unpacklo_epi64(_mm_unpacklo_epi32(least[0], least[1]), _mm_unpacklo_epi32(least[2], least[3]));
+            let over = _mm_sub_epi16(keys, low);
+            let rare = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_max_epu16(over, span), over)) != 0;
+            // SAFETY: each walker's cell lies in its buffer.
+            let cur = |l: usize| unsafe { at[l].offset_from(cells[l]) } as usize;
+            if rare && ends(plan, &mut walkers[..L], std::array::from_fn(cur), key) {
+                let cur: [usize; L] = std::array::from_fn(cur);
                 for (l, w) in walkers[..L].iter_mut().enumerate() {
                     if w.ended {
                         // Back on the cell it could not leave, whose
@@ -685,7 +721,7 @@ mod simd {
             }
             steps += 1;
             if let Some(p) = path.as_deref_mut() {
-                p.push(cur[0]);
+                p.push(cur(0));
             }
         }
     }

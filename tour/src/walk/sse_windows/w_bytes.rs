@@ -184,14 +184,13 @@ unsafe impl WindowKernel for WTables {
 
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn step(&self, cells: *mut u8, cur: usize, key: u32, ranks: *const Row) -> (usize, u32) {
+    unsafe fn step(&self, p: *mut u8, key: u32, ranks: *const Row) -> (*mut u8, std::arch::x86_64::__m128i) {
         use std::arch::x86_64::*;
         // SAFETY: (the whole body) the windows of a board cell lie in the
         // padded board (see `WTables::new`), the tables are the plan's own and
         // `key >> 16` is a lane or NONE (decrements and each rotation's
         // ranks have K + 1 rows).
         unsafe {
-            let p = cells.add(cur);
             let came = (key >> 16) as usize;
             let at = |w: usize| p.offset(self.windows[w]).cast::<__m128i>();
             let low = _mm_unpacklo_epi64(_mm_loadl_epi64(at(0)), _mm_loadl_epi64(at(1)));
@@ -206,8 +205,9 @@ unsafe impl WindowKernel for WTables {
             let g = |v: usize| _mm_load_si128(self.gather[v].0.as_ptr().cast());
             let keys = _mm_or_si128(_mm_shuffle_epi8(low, g(0)), _mm_shuffle_epi8(high, g(1)));
             let keys = _mm_or_si128(keys, _mm_load_si128(ranks.add(came).cast()));
-            let least = _mm_cvtsi128_si32(_mm_minpos_epu16(keys)) as u32;
-            (cur.wrapping_add_signed(self.offsets[(least >> 16) as usize & (K - 1)]), least)
+            let least = _mm_minpos_epu16(keys);
+            let lane = (_mm_cvtsi128_si32(least) as u32 >> 16) as usize;
+            (p.offset(self.offsets[lane & (K - 1)]), least)
         }
     }
 }
