@@ -621,7 +621,7 @@ fn starting_cells(
             });
             let run = row + from as usize..row + to as usize;
             for (cell, &deg) in cells[run.clone()].iter_mut().zip(&degrees[run]) {
-                *cell = u16::from(deg) << DEGREE_SHIFT | 2 * id;
+                *cell = (u16::from(deg) << DEGREE_SHIFT) | (2 * id);
             }
         }
     }
