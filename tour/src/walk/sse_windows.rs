@@ -545,14 +545,32 @@ unsafe impl WindowKernel for WPlusTables {
             );
             // The class byte is twice the class: half a row's offset.
             let row = ranks.cast::<u64>().add((key & 0xff) as usize);
-            let keys = _mm_or_si128(keys, _mm_load_si128(row.cast()));
-            let least = _mm_minpos_epu16(keys);
-            let lane = (_mm_cvtsi128_si32(least) as u32 >> 16) as usize;
-            // `phminposuw` zeroes the bits above the lane (0..8), so the
-            // lane indexes the table as it is, one instruction fewer than
-            // a mask.
-            (p.offset(*self.offsets.get_unchecked(lane)), least)
+            chosen(p, &self.offsets, _mm_or_si128(keys, _mm_load_si128(row.cast())))
         }
+    }
+}
+
+/// The least of a step's 8 `keys` (`phminposuw`), and the cell its lane
+/// leads to from `p`: what [`WindowKernel::step`] returns.
+///
+/// # Safety
+/// SSE4.1; `p` plus any of `offsets` lies in `p`'s buffer.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn chosen<C>(
+    p: *mut C,
+    offsets: &[isize; K],
+    keys: std::arch::x86_64::__m128i,
+) -> (*mut C, std::arch::x86_64::__m128i) {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE4.1 is the caller's; `phminposuw` zeroes the bits above
+    // the lane (0..8), so the lane indexes `offsets` as it is (one
+    // instruction fewer than a mask), and the cell lies in the buffer (the
+    // caller's).
+    unsafe {
+        let least = _mm_minpos_epu16(keys);
+        let lane = (_mm_cvtsi128_si32(least) as u32 >> 16) as usize;
+        (p.offset(*offsets.get_unchecked(lane)), least)
     }
 }
 
@@ -659,7 +677,7 @@ mod simd {
     /// round's 8-byte loads could not forward from: 1.8 ms a task against
     /// the keyed cells' 1.5 on aw+ (3,2) N=400). Four walks' state is more
     /// than x86-64's 16 registers hold, and each spill is an instruction
-    /// in a loop of about 40 a step: so a walk's cell is a pointer (no
+    /// in a loop of about 35 a step: so a walk's cell is a pointer (no
     /// register for its buffer) and the rare keys are found with one
     /// vector compare a round (no register or load for each walk's
     /// threshold); together 8-10 % less time on aw+ (3,2) N=400, Zen 4

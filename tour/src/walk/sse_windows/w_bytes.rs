@@ -204,13 +204,7 @@ unsafe impl WindowKernel for WTables {
             _mm_storeh_pd(at(3).cast(), _mm_castsi128_pd(high_left));
             let g = |v: usize| _mm_load_si128(self.gather[v].0.as_ptr().cast());
             let keys = _mm_or_si128(_mm_shuffle_epi8(low, g(0)), _mm_shuffle_epi8(high, g(1)));
-            let keys = _mm_or_si128(keys, _mm_load_si128(ranks.add(came).cast()));
-            let least = _mm_minpos_epu16(keys);
-            let lane = (_mm_cvtsi128_si32(least) as u32 >> 16) as usize;
-            // `phminposuw` zeroes the bits above the lane (0..8), so the
-            // lane indexes the table as it is, one instruction fewer than
-            // a mask.
-            (p.offset(*self.offsets.get_unchecked(lane)), least)
+            super::chosen(p, &self.offsets, _mm_or_si128(keys, _mm_load_si128(ranks.add(came).cast())))
         }
     }
 }
