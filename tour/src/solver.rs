@@ -56,7 +56,7 @@ pub struct Solver {
     cpu: Cpu,
     /// Which kernels the walks run on ([`Kernels::choose`]).
     kernels: Kernels,
-    /// The plan of rule-W walks advancing four at a time on byte degrees in
+    /// The plan of rule-W walks advancing six at a time on byte degrees in
     /// [`Solver::run_tasks`], where they do ([`GroupKernel::WWindows`]).
     w_windows: Option<sse_windows::w_bytes::WTables>,
     /// Starting keyed cells, built by the first W+ walk (W-only sweeps
@@ -136,7 +136,7 @@ pub struct Workspace {
     /// together ([`Solver::run_tasks`]), empty until then.
     plus_pair: Padded<u32, KeyedCells>,
     /// The other walks' degrees when several tasks' rule-W walks advance
-    /// together (two on a 3D board, four on a 2D one), empty until then.
+    /// together (two on a 3D board, six on a 2D one), empty until then.
     more_degrees: [Padded<u8>; sse_windows::WALKS_AT_ONCE - 1],
     /// The 16-bit cells of up to [`sse_windows::WALKS_AT_ONCE`] tasks' W+ walks
     /// advancing together; the first also a lone walk's. Empty until used.
@@ -268,10 +268,10 @@ impl Solver {
     /// on each in turn, but for `micros`. Several tasks' walks advance
     /// together, a step of each in turn, which hides each walk's latency
     /// behind the others' work (no path asked for): W+ walks on 16-bit
-    /// cells four at a time (w+, aw+ and mw on the 2D leapers' boards; aw+
-    /// (3,2) N=400, 1.07-1.15 ms a task against 1.56-1.80 for keyed cells
-    /// in pairs, `ksweep bench`), and rule W walks on those boards' byte
-    /// degrees four at a time; W+ walks on keyed cells two at a time
+    /// cells up to six at a time (w+, aw+ and mw on the 2D leapers' boards;
+    /// aw+ (3,2) N=400, 1.07-1.15 ms a task four at a time against
+    /// 1.56-1.80 for keyed cells in pairs, `ksweep bench`), and rule W walks
+    /// on those boards' byte degrees up to six at a time; W+ walks on keyed cells two at a time
     /// where those do not fit (7.8 ns a step alone against 5.7 ns in a
     /// pair), and rule W walks of 24 moves on 3D boards two at a time (w,
     /// aw and mw; (2,1) N=140, 19.5 against 15.2 ns). Each task is charged
@@ -311,7 +311,7 @@ impl Solver {
 
     /// How many tasks a thread should hand [`Solver::run_tasks`] at once
     /// when `threads` share `tasks`: at least two, so walks can advance
-    /// together, and up to 32 (`MAX_TASKS_AT_ONCE`), so that the four walks of
+    /// together, and up to 32 (`MAX_TASKS_AT_ONCE`), so that the six walks of
     /// 16-bit cells rarely run short of partners before a batch ends, but
     /// no more than leaves every thread about four batches to balance the
     /// load with (a lone thread takes them all); one each when there are

@@ -1,7 +1,7 @@
 //! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
 //! slot holds a task and makes its walks; whenever busy slots stand in
 //! walks that advance together ([`GroupKernel`]: W+ on 16-bit cells or W on
-//! byte degrees in 2D, up to four at once; W+ on keyed cells in 2D or rule
+//! byte degrees in 2D, up to six at once; W+ on keyed cells in 2D or rule
 //! W on scaled degrees in 3D, two at once), those of the kind most busy
 //! slots stand in go on together until one ends (the others wait their
 //! turn). The other walks run alone. Each slot keeps its walks in buffers
@@ -181,7 +181,7 @@ impl Solver {
             Some(GroupKernel::WPlusDistanceCells) => {
                 let [Some(a), Some(b)] = slots else { unreachable!("keyed cells pair two slots") };
                 let [x, y] = run_pair(keyed(a, plus), keyed(b, plus_pair));
-                [x, y, false, false]
+                pair_ended(x, y)
             }
             Some(GroupKernel::WScaled3d) => {
                 let ([Some(a), Some(b)], Some(da), Some(db)) = (slots, slot_degrees.next(), slot_degrees.next()) else {
@@ -189,7 +189,7 @@ impl Solver {
                 };
                 let (a, b) = (w_3d_scaled::Pointers::of(a.buffered(da)), w_3d_scaled::Pointers::of(b.buffered(db)));
                 let [x, y] = run_pair(a, b);
-                [x, y, false, false]
+                pair_ended(x, y)
             }
             None => unreachable!("a busy slot stands in a walk that pairs"),
         };
@@ -221,6 +221,13 @@ impl Solver {
         let micros = (s.nanos / 1000) as u64;
         (s.index, self.settle(t.start, t.method, &t.options, TaskResult { micros, ..s.walks.result() }))
     }
+}
+
+/// Which of a group's walks ended, where a pair ran.
+fn pair_ended(a: bool, b: bool) -> [bool; sse_windows::WALKS_AT_ONCE] {
+    let mut ended = [false; sse_windows::WALKS_AT_ONCE];
+    (ended[0], ended[1]) = (a, b);
+    ended
 }
 
 /// A walk on keyed cells, ready to pair.

@@ -250,7 +250,7 @@ impl Kernels {
     }
 
     /// Bytes rule-W walks add a thread: the other slots' byte degrees, one
-    /// more (3D pairs) or three (2D windows).
+    /// more (3D pairs) or five (2D windows).
     pub(crate) fn w_bytes(&self) -> u128 {
         let more = match self.w_grouped {
             Some(GroupKernel::WScaled3d) => 1,

@@ -1,5 +1,5 @@
 //! Warnsdorff walks of 2D leapers of 8 moves on x86-64 (SSE4.1), up to
-//! four at once: rule W+ on 16-bit cells ([`WPlusTables`]) and rule W on the byte
+//! six at once: rule W+ on 16-bit cells ([`WPlusTables`]) and rule W on the byte
 //! degrees ([`w_bytes::WTables`]).
 //!
 //! A leaper's 8 neighbours lie in four board rows, two in each, close
@@ -7,7 +7,7 @@
 //! loads those four windows, takes one degree from its neighbours with a
 //! vector subtraction, stores the windows back, gathers the 8 neighbours
 //! into one vector (`pshufb`) and takes the least with `phminposuw`, which
-//! also gives its lane. About 40 instructions a step against the keyed
+//! also gives its lane. About 35 instructions a step against the keyed
 //! cells' 60 ([`super::distance_cells`]), but a longer chain of latency (alone
 //! no faster), so the kernel pays by running up to [`WALKS_AT_ONCE`] walks side by
 //! side, a step of each in turn (docs/engine.md).
@@ -45,9 +45,15 @@ use crate::walk::select::{Cpu, GroupKernel};
 
 pub(crate) mod w_bytes;
 
-/// Walks [`WindowKernel::run`] advances together at most: four measured fastest on
-/// (3,2) N=400 (three nearly so; two no faster than the keyed cells' pair).
-pub(crate) const WALKS_AT_ONCE: usize = 4;
+/// Walks [`WindowKernel::run`] advances together at most. Six measured
+/// fastest on 3,000 starts of aw+ (3,2) N=400 on Zen 5 (seconds: four
+/// 2.03-2.14, five 1.92, six 1.81-1.89, seven 1.82-1.90, eight 1.97-2.07;
+/// rule W (2,1) N=400: six 1.18x faster than four), though the loop
+/// spills more: a step's windows overlap part of those stored two steps
+/// before (on 96 % of a (3,2) walk's steps), a load a store cannot
+/// forward to, which waits for it to reach the cache; more walks between
+/// the two leave it more time to (docs/engine.md).
+pub(crate) const WALKS_AT_ONCE: usize = 6;
 /// Moves of a walk (2D leapers).
 const K: usize = 8;
 /// The visited bit of a key, and of a 16-bit cell.
@@ -352,7 +358,9 @@ unsafe fn step_until_one_ends<P: WindowKernel>(
             1 => simd::run::<1, P>(plan, walkers, path),
             2 => simd::run::<2, P>(plan, walkers, None),
             3 => simd::run::<3, P>(plan, walkers, None),
-            _ => simd::run::<4, P>(plan, walkers, None),
+            4 => simd::run::<4, P>(plan, walkers, None),
+            5 => simd::run::<5, P>(plan, walkers, None),
+            _ => simd::run::<6, P>(plan, walkers, None),
         }
     }
 }
@@ -667,7 +675,10 @@ fn dense_ranks(d: &[i128; K]) -> [u8; K] {
 mod simd {
     use std::arch::x86_64::*;
 
-    use super::{doomed, Walker, WindowKernel, K, NONE, VISITED};
+    use super::{doomed, Walker, WindowKernel, K, NONE, VISITED, WALKS_AT_ONCE};
+
+    /// Vectors that check a round's keys, four walks' each.
+    const CHECKS: usize = WALKS_AT_ONCE.div_ceil(4);
 
     /// Steps `L` walks in turn until one or more end, pushing lane 0's
     /// cells to `path`.
@@ -700,31 +711,34 @@ mod simd {
         let mut key: [u32; L] = std::array::from_fn(|l| walkers[l].key);
         // A key is rare when visited (stuck), or below the threshold where
         // the walk may stop (see `Walker::threshold`): `key - threshold` at
-        // least `VISITED - threshold`, as 16 bits. The walks' keys are
+        // least `VISITED - threshold`, as 16 bits. Four walks' keys are
         // checked at once, in the even lanes of a vector (the odd ones hold
         // the lanes chosen, never rare against a span of 0xffff; a walk not
         // there has key 0, never rare against threshold 0 and span 0xffff):
         // a compare of its own took a register or a load a walk, where
         // registers are short.
-        let lanes = |f: &dyn Fn(u16) -> u16, absent: u16, odd: u16| {
-            let t: [i16; 4] = std::array::from_fn(|l| threshold.get(l).map_or(absent, |&t| f(t)) as i16);
+        let lanes = |v: usize, f: &dyn Fn(u16) -> u16, absent: u16, odd: u16| {
+            let t: [i16; 4] = std::array::from_fn(|l| threshold.get(4 * v + l).map_or(absent, |&t| f(t)) as i16);
             let odd = odd as i16;
             _mm_setr_epi16(t[0], odd, t[1], odd, t[2], odd, t[3], odd)
         };
-        let low = lanes(&|t| t, 0, 0);
-        let span = lanes(&|t| VISITED.wrapping_sub(t), 0xffff, 0xffff);
+        let low: [__m128i; CHECKS] = std::array::from_fn(|v| lanes(v, &|t| t, 0, 0));
+        let span: [__m128i; CHECKS] = std::array::from_fn(|v| lanes(v, &|t| VISITED.wrapping_sub(t), 0xffff, 0xffff));
         let mut steps = 0u64;
         loop {
-            let mut least = [_mm_setzero_si128(); 4];
+            let mut least = [_mm_setzero_si128(); 4 * CHECKS];
             for l in 0..L {
                 // SAFETY: the caller's.
                 (at[l], least[l]) = unsafe { plan.step(at[l], key[l], ranks[l]) };
                 key[l] = _mm_cvtsi128_si32(least[l]) as u32;
             }
-            let keys =
-                _mm_unpacklo_epi64(_mm_unpacklo_epi32(least[0], least[1]), _mm_unpacklo_epi32(least[2], least[3]));
-            let over = _mm_sub_epi16(keys, low);
-            let rare = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_max_epu16(over, span), over)) != 0;
+            let mut rare = false;
+            for v in 0..L.div_ceil(4) {
+                let l = &least[4 * v..];
+                let keys = _mm_unpacklo_epi64(_mm_unpacklo_epi32(l[0], l[1]), _mm_unpacklo_epi32(l[2], l[3]));
+                let over = _mm_sub_epi16(keys, low[v]);
+                rare |= _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_max_epu16(over, span[v]), over)) != 0;
+            }
             // SAFETY: each walker's cell lies in its buffer.
             let cur = |l: usize| unsafe { at[l].offset_from(cells[l]) } as usize;
             if rare && ends(plan, &mut walkers[..L], std::array::from_fn(cur), key) {

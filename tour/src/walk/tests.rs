@@ -370,7 +370,7 @@ fn w_plus_on_16_bit_cells_and_w_on_byte_lanes_take_the_generic_walks_path_and_th
 }
 
 /// Walks of `plan` (on cells reset from `starting`) in groups of two to
-/// four against the same walks alone: each walk of `case` from every third
+/// six against the same walks alone: each walk of `case` from every third
 /// cell, its partners walks in the move order `other` (another rotation
 /// of the same layout's moves) that change as they end. Returns (walks,
 /// changes of partner).
@@ -392,7 +392,7 @@ where
 
             let mut cells = starting.clone();
             let mut progress = sse_windows::begin::<P>(&mut cells, start);
-            let (size, mine) = (2 + i % 3, i % 4);
+            let (size, mine) = (2 + i % 5, i % 6);
             let mut partners = starts.iter().cycle().skip(i + 1).take(3 * size);
             let mut ended = false;
             while !ended {
@@ -421,7 +421,7 @@ where
 }
 
 #[test]
-fn walks_on_16_bit_cells_and_byte_lanes_in_twos_threes_and_fours_are_the_walks_made_alone() {
+fn walks_on_16_bit_cells_and_byte_lanes_in_groups_of_two_to_six_are_the_walks_made_alone() {
     let (mut walks, mut resumed) = ([0; 2], [0; 2]);
     let cases = sse_windows_cases(&[0, 5]);
     for pair in cases.chunks_exact(2) {

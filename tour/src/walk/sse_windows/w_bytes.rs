@@ -1,6 +1,6 @@
-//! Rule W on the byte degrees, up to four walks at once: the same loop as
+//! Rule W on the byte degrees, up to six walks at once: the same loop as
 //! the 16-bit cells' ([`super::WindowKernel`]) with half the bytes to carry, so
-//! four walks' boards stay in cache to larger boards. A walk's byte is
+//! the walks' boards stay in cache to larger boards. A walk's byte is
 //! its degree, or 255 on the border; the kernel marks a visited cell by
 //! its top bit, which border cells have already and which a cell's
 //! degree (at most 8) never reaches.
