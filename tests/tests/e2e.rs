@@ -795,8 +795,9 @@ fn a_hostile_worker_cannot_change_the_table() {
 /// done with the table of the embedded run.
 #[test]
 fn a_board_no_worker_can_hold_waits_for_one_that_can() {
-    // 400x400 with (2,1): 404x404 padded, about 0.8 MiB for one task of
-    // w and aw; 8x8 and 10x10 well under 64 KiB.
+    // 400x400 with (2,1): 404x404 padded, about 1.1 MiB for one task of
+    // w and aw (six walks' byte degrees a thread); 8x8 and 10x10 well
+    // under 64 KiB.
     const SPEC: &str =
         "name = \"mixed\"\nseed = 3\nstarts = 3\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [8, 10, 400]\n";
     let mut c = Cluster::start(&["--max-shard-failures", "1"]);
@@ -813,8 +814,8 @@ fn a_board_no_worker_can_hold_waits_for_one_that_can() {
     assert!(status.contains("shards failed   0"), "waiting is not failing:\n{status}");
     let waiting =
         status.lines().find(|l| l.starts_with("waiting")).unwrap_or_else(|| panic!("no waiting line:\n{status}"));
-    // One shard of 3 starts x 2 methods, about 0.8 MiB a task.
-    assert!(waiting.contains("1 shard waits for a worker with >= ") && waiting.ends_with(" KiB"), "{waiting}");
+    // One shard of 3 starts x 2 methods, about 1.1 MiB a task.
+    assert!(waiting.contains("1 shard waits for a worker with >= ") && waiting.ends_with(" MiB"), "{waiting}");
     let big = c.add_worker_with_flags(1, &["--memory", "64M"]);
     c.wait_done(&id, SWEEP_TIMEOUT);
     assert_eq!(c.status(&id).shards_failed, 0);
