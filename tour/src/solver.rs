@@ -270,11 +270,12 @@ impl Solver {
     /// behind the others' work (no path asked for): W+ walks on 16-bit
     /// cells up to six at a time (w+, aw+ and mw on the 2D leapers' boards;
     /// aw+ (3,2) N=400, 1.07-1.15 ms a task four at a time against
-    /// 1.56-1.80 for keyed cells in pairs, `ksweep bench`), and rule W walks
-    /// on those boards' byte degrees up to six at a time; W+ walks on keyed cells two at a time
-    /// where those do not fit (7.8 ns a step alone against 5.7 ns in a
-    /// pair), and rule W walks of 24 moves on 3D boards two at a time (w,
-    /// aw and mw; (2,1) N=140, 19.5 against 15.2 ns). Each task is charged
+    /// 1.56-1.80 for keyed cells in pairs, `ksweep bench`), and rule W
+    /// walks on those boards' byte degrees up to six at a time; W+ walks on
+    /// keyed cells two at a time where those do not fit (7.8 ns a step
+    /// alone against 5.7 ns in a pair), and rule W walks of 24 moves on 3D
+    /// boards two at a time (w, aw and mw; (2,1) N=140, 19.5 against 15.2
+    /// ns). Each task is charged
     /// its own work and an equal share of the time its walks shared with
     /// others'.
     pub fn run_tasks(&self, ws: &mut Workspace, tasks: &[Task]) -> Vec<TaskResult> {

@@ -47,12 +47,12 @@ pub(crate) mod w_bytes;
 
 /// Walks [`WindowKernel::run`] advances together at most. Six measured
 /// fastest on 3,000 starts of aw+ (3,2) N=400 on Zen 5 (seconds: four
-/// 2.03-2.14, five 1.92, six 1.81-1.89, seven 1.82-1.90, eight 1.97-2.07;
-/// rule W (2,1) N=400: six 1.18x faster than four), though the loop
-/// spills more: a step's windows overlap part of those stored two steps
-/// before (on 96 % of a (3,2) walk's steps), a load a store cannot
-/// forward to, which waits for it to reach the cache; more walks between
-/// the two leave it more time to (docs/engine.md).
+/// 2.03-2.14, five 1.85-1.93, six 1.81-1.89, seven 1.82-1.90, eight
+/// 1.97-2.07; rule W (2,1) N=400: six 1.18x faster than four), though the
+/// loop spills more. Likely why: on 96 % of a (3,2) walk's steps the
+/// windows overlap part of those it stored two steps before, a load no
+/// store can forward to, which waits for the store to reach the cache;
+/// more walks between the two leave it longer to (docs/engine.md).
 pub(crate) const WALKS_AT_ONCE: usize = 6;
 /// Moves of a walk (2D leapers).
 const K: usize = 8;
