@@ -56,7 +56,7 @@ impl ConnectArgs {
     /// The coordinator's URL: as given, or as the cluster directory says.
     pub fn url(&self) -> Result<String> {
         let Some(dir) = self.cluster_dir() else { return Ok(self.coordinator.clone()) };
-        match dir.locate() {
+        match dir.locate().context("--dir")? {
             Located::At(url) => Ok(url),
             Located::NotYet => anyhow::bail!(
                 "--dir: no coordinator has announced itself in {} yet (is its job still pending? squeue --me)",
@@ -123,12 +123,17 @@ impl TokenArgs {
         TokenArgs { token: Some(token), token_file: None }
     }
 
-    /// The token as given, or else the cluster directory's (`--dir`).
+    /// The token as given, or else the cluster directory's (`--dir`),
+    /// which must be there and trusted (`ClusterDir::token`).
     pub fn resolve_in(&self, dir: Option<&ClusterDir>) -> Result<Option<String>> {
         match dir {
-            Some(dir) if self.token.is_none() && self.token_file.is_none() => {
-                TokenArgs { token: None, token_file: Some(dir.token_file()) }.resolve().context("--dir")
-            }
+            Some(dir) if self.token.is_none() && self.token_file.is_none() => match dir.token().context("--dir")? {
+                Some(token) => Ok(Some(token)),
+                None => anyhow::bail!(
+                    "--dir: no token in {}: `ksweep slurm` writes one; or give --token-file",
+                    dir.path().display()
+                ),
+            },
             _ => self.resolve(),
         }
     }
@@ -175,15 +180,18 @@ pub struct SourceArgs {
 impl SourceArgs {
     /// The database to read offline: `--db`, or a cluster directory's
     /// whose coordinator has finished (or never started: its results, if
-    /// any, are all in the file).
-    pub fn offline_db(&self) -> Option<PathBuf> {
+    /// any, are all in the file); its files must be trusted.
+    pub fn offline_db(&self) -> Result<Option<PathBuf>> {
         if self.db.is_some() {
-            return self.db.clone();
+            return Ok(self.db.clone());
         }
-        let dir = self.connect.cluster_dir()?;
-        match dir.locate() {
-            Located::At(_) => None,
-            Located::Finished(_) | Located::NotYet => Some(dir.database()).filter(|db| db.exists()),
+        let Some(dir) = self.connect.cluster_dir() else { return Ok(None) };
+        match dir.locate().context("--dir")? {
+            Located::At(_) => Ok(None),
+            Located::Finished(_) | Located::NotYet => {
+                dir.check_database().context("--dir")?;
+                Ok(Some(dir.database()).filter(|db| db.exists()))
+            }
         }
     }
 }

@@ -31,7 +31,7 @@ pub enum Source {
 impl Source {
     /// Opens `--db` when given, else connects to the coordinator.
     pub async fn open(args: &SourceArgs) -> Result<Source> {
-        match &args.offline_db() {
+        match &args.offline_db()? {
             Some(path) => Ok(Source::Db(DbSource::open(path)?)),
             None => Ok(Source::Coordinator(args.connect.connect().await?)),
         }

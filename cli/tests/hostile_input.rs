@@ -333,3 +333,92 @@ fn an_endless_eval_line_is_refused_at_its_limit() {
     let err = refusal(&finish_within(child, Duration::from_secs(20), &["eval", "< /dev/zero"]));
     assert!(err.contains("stdin line 1: longer than 4096 bytes (the limit of a line)"), "{err}");
 }
+
+/// A spec for the cluster-directory tests.
+fn small_spec(dir: &Path) -> PathBuf {
+    let spec = dir.join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]\n",
+    )
+    .unwrap();
+    spec
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `ksweep slurm --dir` with a newline in the directory's name: refused
+/// before a script is written (it once reached a comment line and ran).
+#[test]
+fn a_slurm_directory_with_a_newline_is_refused_before_any_script() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = small_spec(tmp.path());
+    let pwned = tmp.path().join("pwned");
+    let dir = tmp.path().join(format!("d\ntouch {}\n#", pwned.display()));
+    let err = refusal(&ksweep(&[
+        "slurm",
+        spec.to_str().unwrap(),
+        "--workers",
+        "1",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--dry-run",
+    ]));
+    assert!(err.contains("--dir: ") && err.contains("has characters an #SBATCH line cannot carry"), "{err}");
+    assert!(!dir.join("coordinator.sbatch").exists() && !pwned.exists());
+}
+
+/// A shared directory where another user could write: the address and the
+/// token found there are believed only when this user owns them and no one
+/// else may write them (nor read the token). A worker never sends the
+/// token to a planted address.
+#[cfg(unix)]
+#[test]
+fn a_planted_address_or_token_in_a_shared_directory_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("shared");
+    std::fs::create_dir(&dir).unwrap();
+    chmod(&dir, 0o1777);
+    let spec = small_spec(tmp.path());
+    let (dir_arg, spec_arg) = (dir.to_str().unwrap(), spec.to_str().unwrap());
+
+    // The attacker's listener, where a fooled worker would connect.
+    let trap = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    trap.set_nonblocking(true).unwrap();
+    let url = dir.join("coordinator.url");
+    std::fs::write(&url, format!("http://{}\n", trap.local_addr().unwrap())).unwrap();
+    chmod(&url, 0o666);
+    let token = dir.join("token");
+    std::fs::write(&token, "real-secret\n").unwrap();
+    chmod(&token, 0o600);
+    let err = refusal(&ksweep(&["worker", "--dir", dir_arg]));
+    assert!(err.contains(&format!("{}: not trusted: others may write it", url.display())), "{err}");
+    assert!(err.contains(&format!("chmod go-w {}", url.display())), "{err}");
+    let gave_away = std::os::unix::fs::chown(&url, Some(65534), Some(65534)).is_ok();
+    if gave_away {
+        chmod(&url, 0o644);
+        let err = refusal(&ksweep(&["worker", "--dir", dir_arg]));
+        assert!(err.contains("not to you") && err.contains("someone else may have put it there"), "{err}");
+    } else {
+        eprintln!("skipped another user's address: this test cannot give a file away (not root)");
+    }
+    assert!(trap.accept().is_err(), "the worker connected to the planted address");
+
+    // A token others may read is no secret: neither reused nor served.
+    std::fs::remove_file(&url).unwrap();
+    chmod(&token, 0o644);
+    let slurm = ["slurm", spec_arg, "--workers", "1", "--dir", dir_arg, "--dry-run"];
+    for command in [&slurm[..], &["coordinator", "--dir", dir_arg, "--listen", "127.0.0.1:0"]] {
+        let err = refusal(&ksweep(command));
+        assert!(err.contains(&format!("{}: not trusted: others may read it", token.display())), "{command:?}: {err}");
+        assert!(err.contains(&format!("chmod 600 {}", token.display())), "{err}");
+    }
+    assert!(!dir.join("coordinator.sbatch").exists() && !dir.join("sweeps.db").exists());
+    chmod(&token, 0o600);
+    stdout(&ksweep(&slurm));
+    assert_eq!(std::fs::read_to_string(&token).unwrap(), "real-secret\n", "a trusted token is kept");
+}

@@ -12,6 +12,9 @@ pub enum Error {
     Endpoint(#[from] ksweep_proto::EndpointError),
     #[error("token: {0}")]
     Token(String),
+    /// A file of the cluster directory (`--dir`) cannot be trusted or read.
+    #[error("--dir: {0}")]
+    ClusterDir(#[from] ksweep_proto::cluster_dir::DirError),
     /// The coordinator refused us for good (wrong token, protocol version).
     #[error("coordinator refused the worker: {0}")]
     Refused(String),

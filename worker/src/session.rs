@@ -268,7 +268,7 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
     let mut backoff = FIRST_BACKOFF;
     loop {
         if let Some(dir) = &options.cluster_dir {
-            match dir.locate() {
+            match dir.locate()? {
                 Located::Finished(state) => {
                     tracing::info!(dir = %dir.path().display(), %state, "the coordinator has finished: leaving");
                     return Ok(());
@@ -335,9 +335,10 @@ struct Target<'a> {
 
 impl Target<'_> {
     /// Whether the cluster directory (if any) says the coordinator is no
-    /// longer at this session's URL: moved (a requeued job) or finished.
+    /// longer at this session's URL: moved (a requeued job) or finished;
+    /// or it can no longer be read, which the next registration reports.
     fn moved(&self) -> bool {
-        self.options.cluster_dir.as_ref().is_some_and(|d| d.locate() != Located::At(self.url.to_string()))
+        self.options.cluster_dir.as_ref().is_some_and(|d| d.locate().ok() != Some(Located::At(self.url.to_string())))
     }
 }
 

@@ -231,6 +231,9 @@ pub async fn run(args: CoordinatorArgs) -> Result<()> {
     );
     let mut signals = Signals::install().context("cannot install signal handlers")?;
     let db = args.database();
+    if let (None, Some(dir)) = (&args.db, args.cluster_dir()) {
+        dir.check_database().context("--dir")?;
+    }
     let store =
         ksweep_coordinator::store::Store::open(&db).with_context(|| format!("--db: cannot open {}", db.display()))?;
     let listener = tokio::net::TcpListener::bind(&args.listen)

@@ -24,7 +24,7 @@ pub struct RenameArgs {
 }
 
 pub async fn run(args: RenameArgs, out: &mut impl Write) -> Result<()> {
-    let (id, was, name) = match args.source.offline_db() {
+    let (id, was, name) = match args.source.offline_db()? {
         Some(db) => {
             let mut store = open_writer(&db)?;
             let (record, _) = resolve_unserved(&store, &args.id)?;

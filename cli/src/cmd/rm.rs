@@ -25,7 +25,7 @@ pub struct RmArgs {
 }
 
 pub async fn run(args: RmArgs, out: &mut impl Write) -> Result<()> {
-    let removal = match args.source.offline_db() {
+    let removal = match args.source.offline_db()? {
         // The writer lock is held from the look-up to the removal: what
         // was shown is what goes, and nothing serves the file meanwhile.
         Some(db) => {

@@ -90,6 +90,13 @@ pub fn run(args: SlurmArgs, out: &mut impl Write) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("--dir: cannot create {}", dir.display()))?;
     // Jobs run elsewhere, from other working directories: absolute paths.
     let dir = dir.canonicalize().with_context(|| format!("--dir: {}", dir.display()))?;
+    // sbatch reads the directory in `#SBATCH --output=` lines, which no
+    // shell quoting reaches: it must need none.
+    anyhow::ensure!(
+        sbatch_path(&dir),
+        "--dir: {:?} has characters an #SBATCH line cannot carry; use a directory whose path has only {SBATCH_PATH_CHARS}",
+        dir.display().to_string()
+    );
     let ksweep = match &args.ksweep {
         Some(path) => path.canonicalize().with_context(|| format!("--ksweep: {}", path.display()))?,
         None => std::env::current_exe().context("cannot tell where this ksweep binary is; give --ksweep")?,
@@ -177,10 +184,11 @@ impl Plan {
     }
 
     fn coordinator_script(&self) -> String {
-        let (dir, ksweep) = (quote(&self.dir), quote(&self.ksweep));
+        let (dir, ksweep) =
+            (shell_word(&self.dir.display().to_string()), shell_word(&self.ksweep.display().to_string()));
         format!(
             r#"#!/bin/bash
-# knight-sweep: the coordinator of sweep "{name}", written by `ksweep slurm`.
+# knight-sweep: the coordinator of sweep {name}, written by `ksweep slurm`.
 # It serves the sweep from {dir}/sweeps.db on a port picked free, announces
 # its address in {dir}/coordinator.url (workers and `ksweep watch --dir`
 # find it there), and ends when the sweep has: workers drained, {dir}/finished
@@ -212,18 +220,19 @@ if [ -e "$dir/finished" ]; then
 fi
 exit $status
 "#,
-            name = self.name,
+            name = shell_word(&self.name),
             restarts = self.restarts,
             common = self.common(&self.coordinator_time),
         )
     }
 
     fn workers_script(&self) -> String {
-        let (dir, ksweep) = (quote(&self.dir), quote(&self.ksweep));
+        let (dir, ksweep) =
+            (shell_word(&self.dir.display().to_string()), shell_word(&self.ksweep.display().to_string()));
         let mem = self.mem.as_ref().map(|m| format!("#SBATCH --mem={m}\n")).unwrap_or_default();
         format!(
             r#"#!/bin/bash
-# knight-sweep: the workers of sweep "{name}", written by `ksweep slurm`.
+# knight-sweep: the workers of sweep {name}, written by `ksweep slurm`.
 # One worker per array task, {workers} at once, {jobs} in all. Each finds the
 # coordinator in {dir} (waiting while its job is pending, following it when
 # it moves), uses its task's CPUs and memory, and leaves shortly before its
@@ -238,7 +247,7 @@ set -euo pipefail
 exec {ksweep} worker --dir {dir} \
     --name "slurm-${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}"
 "#,
-            name = self.name,
+            name = shell_word(&self.name),
             workers = self.workers,
             jobs = self.worker_jobs,
             last = self.worker_jobs - 1,
@@ -271,14 +280,14 @@ fn sbatch(script: &Path, dir: &Path) -> Result<String> {
 }
 
 /// A fresh token in the directory, readable by its owner alone, unless one
-/// is there (a sweep submitted again keeps its token).
+/// is there (a sweep submitted again keeps its token): then it must be
+/// trusted, ours and private (`ClusterDir::token`), never one planted.
 fn ensure_token(dir: &ClusterDir) -> Result<()> {
-    let path = dir.token_file();
-    if path.exists() {
+    if dir.token().context("--dir")?.is_some() {
         return Ok(());
     }
     let token = ksweep_coordinator::random_token()?;
-    write_file(&path, &format!("{token}\n"), 0o600)
+    write_file(&dir.token_file(), &format!("{token}\n"), 0o600)
 }
 
 /// Writes `text` to `path` with exactly the permissions `mode`.
@@ -302,21 +311,48 @@ fn sbatch_word(value: &str) -> bool {
     !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || ":-_.,".contains(c))
 }
 
-/// A path as one shell word.
-fn quote(path: &Path) -> String {
-    let text = path.display().to_string();
-    if text.chars().all(|c| c.is_ascii_alphanumeric() || "/-_.+,:@".contains(c)) {
-        text
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
+/// What a path in an `#SBATCH` line may be made of, for the error.
+const SBATCH_PATH_CHARS: &str = "letters, digits and / . _ - + , : @";
+
+/// Whether `path` goes into an `#SBATCH` line as it is: sbatch splits
+/// those lines itself (no shell), and `%` starts its file name patterns.
+fn sbatch_path(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c))
+}
+
+/// Any text as one bash word on one line, the only way a path or name
+/// enters a script (commands and comments alike): plain text as it is,
+/// anything else single-quoted, and control characters (a newline that
+/// would end a comment and start a command) written as `$'\n'`-style
+/// escapes, so no value can add a line or a command.
+fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/-_.+,:@".contains(c)) {
+        return text.to_string();
     }
+    let mut word = String::from("'");
+    for c in text.chars() {
+        match c {
+            '\'' => word.push_str(r"'\''"),
+            c if c.is_control() => {
+                word.push_str("'$'");
+                for unit in c.to_string().bytes() {
+                    word.push_str(&format!("\\x{unit:02x}"));
+                }
+                word.push_str("''");
+            }
+            c => word.push(c),
+        }
+    }
+    word.push('\'');
+    word
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
 
-    use super::{file_safe, quote, sbatch_word, Plan};
+    use super::{file_safe, sbatch_path, sbatch_word, shell_word, Plan};
 
     fn plan() -> Plan {
         Plan {
@@ -369,9 +405,43 @@ mod tests {
     fn names_paths_and_values_are_made_safe() {
         assert_eq!(file_safe("report 3/2"), "report_3_2");
         assert_eq!(file_safe(""), "sweep");
-        assert_eq!(quote(&PathBuf::from("/a b/it's")), r"'/a b/it'\''s'");
-        assert_eq!(quote(&PathBuf::from("/plain/path")), "/plain/path");
+        assert_eq!(shell_word("/a b/it's"), r"'/a b/it'\''s'");
+        assert_eq!(shell_word("/plain/path"), "/plain/path");
+        assert_eq!(shell_word("a\nb"), r"'a'$'\x0a''b'");
+        assert_eq!(shell_word(""), "''");
         assert!(sbatch_word("11:50:00") && sbatch_word("4G") && sbatch_word("gpu,long"));
         assert!(!sbatch_word("4G\n#SBATCH --x") && !sbatch_word("") && !sbatch_word("a b"));
+        assert!(sbatch_path(&PathBuf::from("/shared/ksweep-quick_1.2")));
+        for bad in ["/a b", "/a\nb", "/a%j", "/a'b", "/a$(x)"] {
+            assert!(!sbatch_path(&PathBuf::from(bad)), "{bad:?}");
+        }
+    }
+
+    /// Hostile names and paths (a newline, quotes, `$(..)`, backticks)
+    /// neither add a line to the scripts nor run anything: the scripts have
+    /// the lines a plain plan's have, bash parses them, and their comment
+    /// block run as bash (the attack that found this) does nothing.
+    #[test]
+    fn hostile_names_and_paths_add_no_line_and_run_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pwned = tmp.path().join("pwned");
+        let attack = format!("x\ntouch {0}\n$(touch {0}) `touch {0}` ' \" ; touch {0} #", pwned.display());
+        let hostile = Plan { name: attack.clone(), ksweep: PathBuf::from(format!("/opt/{attack}/ksweep")), ..plan() };
+        for (plain, script) in [
+            (plan().coordinator_script(), hostile.coordinator_script()),
+            (plan().workers_script(), hostile.workers_script()),
+        ] {
+            assert_eq!(script.lines().count(), plain.lines().count(), "{script}");
+            let parsed = std::process::Command::new("bash").args(["-n", "-c", &script]).status();
+            match parsed {
+                Ok(status) => assert!(status.success(), "bash cannot parse\n{script}"),
+                Err(e) => eprintln!("skipped bash -n: {e}"),
+            }
+            let comments: String =
+                script.lines().take_while(|l| l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+            if std::process::Command::new("bash").args(["-c", &comments]).status().is_ok() {
+                assert!(!pwned.exists(), "the comment block ran a command:\n{comments}");
+            }
+        }
     }
 }

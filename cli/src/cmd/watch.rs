@@ -44,8 +44,9 @@ pub async fn run(args: WatchArgs, out: &mut impl Write) -> Result<()> {
         // A cluster directory's coordinator that has finished (or moved
         // and finished since) is not coming back: its database answers.
         if let Some(dir) = args.connect.cluster_dir() {
-            if let Located::Finished(_) = dir.locate() {
+            if let Located::Finished(_) = dir.locate().context("--dir")? {
                 progress.finish();
+                dir.check_database().context("--dir")?;
                 break DbSource::open(&dir.database())?.status(args.id.as_deref())?;
             }
         }
@@ -108,7 +109,7 @@ fn note_once(progress: &Progress, last: &mut String, text: String) {
 /// Whether a cluster directory says its coordinator is between jobs (a
 /// requeued one not started yet).
 fn is_moving(connect: &ConnectArgs) -> bool {
-    connect.cluster_dir().is_some_and(|d| d.locate() == Located::NotYet)
+    connect.cluster_dir().is_some_and(|d| matches!(d.locate(), Ok(Located::NotYet)))
 }
 
 fn is_unreachable(e: &anyhow::Error) -> bool {
