@@ -422,3 +422,42 @@ fn a_planted_address_or_token_in_a_shared_directory_is_refused() {
     stdout(&ksweep(&slurm));
     assert_eq!(std::fs::read_to_string(&token).unwrap(), "real-secret\n", "a trusted token is kept");
 }
+
+/// A grid label meant to hurt, through the binary's outputs that once
+/// wrote it raw: `run` and `table` as CSV, `export`, and a Markdown report.
+#[test]
+fn a_hostile_grid_label_is_text_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let label = "=HYPERLINK(\"http://e/\") <img src=x onerror=alert(1)>";
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"s\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [5]\n\
+             label = {label:?}\n"
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("s.db");
+    let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
+    let quoted = "\"'=HYPERLINK(\"\"http://e/\"\") <img src=x onerror=alert(1)>\"";
+    let run = stdout(&ksweep(&["run", spec, "--db", db, "--threads", "1", "--format", "csv"]));
+    let table = stdout(&ksweep(&["table", "--db", db, "--format", "csv"]));
+    let export = stdout(&ksweep(&["export", "--db", db, "--format", "csv"]));
+    for (what, csv) in [("run", &run), ("table", &table), ("export", &export)] {
+        assert!(csv.contains(quoted), "{what}: the label not as text:\n{csv}");
+        assert!(!csv.contains(&format!(",{label}")) && !csv.contains(&format!("\n{label}")), "{what}:\n{csv}");
+    }
+    let md = dir.path().join("r.md");
+    stdout(&ksweep(&["report", "--db", db, "-o", md.to_str().unwrap()]));
+    let md = std::fs::read_to_string(md).unwrap();
+    // The spec at its end is a fenced code block, shown as written.
+    let (md, spec) = md.split_once("## Spec").unwrap();
+    assert!(!md.contains("<img"), "a tag in the Markdown report:\n{md}");
+    assert!(md.contains("&lt;img src=x onerror=alert(1)&gt;"), "{md}");
+    assert!(spec.contains("```toml\n") && spec.contains(label), "{spec}");
+    let svg = dir.path().join("a.svg");
+    stdout(&ksweep(&["plot", "--db", db, "--kind", "accuracy", "-o", svg.to_str().unwrap()]));
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(!svg.contains("<img") && svg.contains("&lt;img"), "the label in the figure:\n{svg}");
+}

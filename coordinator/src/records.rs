@@ -11,7 +11,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use serde::Serialize;
-use sweep::{csv, ConfigEntry, MovesKind, ResultRow, Sweep};
+use sweep::{csv, ConfigEntry, ResultRow, Sweep};
 
 use crate::error::{Error, Result};
 
@@ -146,13 +146,10 @@ fn list(values: &[u32]) -> String {
     serde_json::to_string(values).expect("numbers serialise")
 }
 
-/// Writes CSV: a header, then a line per record. Text a user or peer
-/// chose (a worker's name, and the method, outcome and state columns
-/// beside it) goes through [`csv::formula_safe`], so a spreadsheet opening
-/// the file runs no formula, and so does `rule` where it is a grid's label;
-/// a rule or move list is left as is: digits, commas, spaces and minus signs
-/// only (an explicit move list may begin with `-2,1`), nothing a spreadsheet
-/// could run.
+/// Writes CSV: a header, then a line per record, every field through
+/// [`csv::field`], so text a user or peer chose (a worker's name, a grid's
+/// label) opens in a spreadsheet as text, never as a formula, while rules,
+/// move lists and numbers stay as they are.
 pub struct CsvWriter;
 
 impl CsvWriter {
@@ -164,33 +161,27 @@ impl CsvWriter {
         let (dims, n, shape, start) =
             (r.dims.to_string(), r.n.map_or_else(String::new, |n| n.to_string()), list(&r.shape), list(&r.start));
         let (attempts, visited, micros) = (r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
-        let text = csv::formula_safe;
-        let rule = match MovesKind::of(&r.rule) {
-            MovesKind::Named => text(&r.rule).into_owned(),
-            _ => r.rule.clone(),
-        };
-        let sweep = text(&r.sweep);
         let fields = [
-            sweep.as_ref(),
-            rule.as_str(),
+            r.sweep.as_str(),
+            &r.rule,
             r.moves.as_deref().unwrap_or(""),
             &dims,
             &n,
             &shape,
-            &text(&r.method),
+            &r.method,
             &start,
             if r.success { "true" } else { "false" },
-            &text(&r.outcome),
+            &r.outcome,
             &attempts,
             &visited,
             &micros,
-            &text(&r.worker),
-            &text(&r.worker_version),
-            &text(&r.worker_host),
-            &text(&r.worker_cpu),
-            &text(&r.worker_features),
-            &text(&r.computed_by),
-            &text(&r.sweep_state),
+            &r.worker,
+            &r.worker_version,
+            &r.worker_host,
+            &r.worker_cpu,
+            &r.worker_features,
+            &r.computed_by,
+            &r.sweep_state,
         ];
         out.write_all(csv::record(fields).as_bytes())
     }

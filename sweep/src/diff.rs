@@ -310,10 +310,10 @@ impl SweepDiff {
         for r in &self.rows {
             let starts: Vec<String> = r.differing.iter().map(|d| coords(&d.start)).collect();
             let fields = [
-                csv::formula_safe(&r.moves).into_owned(),
+                r.moves.clone(),
                 r.board.clone(),
                 r.dims.to_string(),
-                csv::formula_safe(&r.method).into_owned(),
+                r.method.clone(),
                 r.a.tasks.to_string(),
                 r.a.successes.to_string(),
                 format!("{:.4}", r.a.accuracy()),

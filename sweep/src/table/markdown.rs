@@ -3,23 +3,26 @@
 use super::layout::Table;
 use super::NO_TOUR_LEGEND;
 
-/// The tables as GitHub-flavoured Markdown, numbers right-aligned.
+/// The tables as GitHub-flavoured Markdown, numbers right-aligned; every
+/// title and cell through [`text`] (a title names a grid's label, which
+/// its author chose).
 pub(super) fn markdown(tables: &[Table]) -> String {
     let row = |cells: Vec<&str>| {
-        let escaped: Vec<String> = cells.iter().map(|c| markdown_escape(c)).collect();
+        let escaped: Vec<String> = cells.iter().map(|c| text(c)).collect();
         format!("| {} |\n", escaped.join(" | "))
     };
     let blocks: Vec<String> = tables
         .iter()
         .map(|t| {
-            let mut out = format!("### {}\n\n", t.title);
+            let mut out = format!("### {}\n\n", text(&t.title));
             out.push_str(&row(t.header()));
             out.push_str(&format!("|{}\n", "---:|".repeat(t.columns.len() + 1)));
             for line in t.body() {
                 out.push_str(&row(line));
             }
             if t.marked {
-                out.push_str(&format!("\n{}\n", markdown_escape(NO_TOUR_LEGEND)));
+                // Our own words, its command as code: only the mark escaped.
+                out.push_str(&format!("\n{}\n", NO_TOUR_LEGEND.replacen('*', "\\*", 1)));
             }
             out
         })
@@ -27,16 +30,11 @@ pub(super) fn markdown(tables: &[Table]) -> String {
     blocks.join("\n")
 }
 
-/// Escapes what Markdown would read as table syntax or emphasis.
-fn markdown_escape(text: &str) -> String {
-    text.replace('|', "\\|").replace('*', "\\*")
-}
-
-/// Free text (a sweep's name) as Markdown shows it literally, in a heading,
-/// a paragraph or a table cell: the characters of emphasis, code, links,
-/// tables and closing `#`s behind a backslash, then HTML's specials as
-/// entities, so renderers that pass HTML through get no tag. Table cells,
-/// which this crate writes itself, need only `markdown_escape`.
+/// Text as Markdown shows it literally, in a heading, a paragraph or a
+/// table cell: the one escaping of every name, label and cell this crate
+/// writes as Markdown. The characters of emphasis, code, links, tables
+/// and closing `#`s go behind a backslash, then HTML's specials become
+/// entities, so renderers that pass HTML through get no tag.
 pub fn text(text: &str) -> String {
     let mut marked = String::with_capacity(text.len());
     for ch in text.chars() {

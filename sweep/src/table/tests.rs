@@ -590,3 +590,61 @@ fn an_unfinished_sweep_says_so_in_every_format() {
         assert!(!render(&rows(), &o).contains("UNFINISHED"));
     }
 }
+
+/// Labels a spec's author chose, meant to hurt: a spreadsheet formula,
+/// markup, and the specials of Markdown, HTML and LaTeX.
+const HOSTILE_LABELS: [&str; 3] = [
+    "=HYPERLINK(\"http://e/\") <img src=x onerror=alert(1)>",
+    "-2+3+cmd|' /C calc'!A0 *b* _i_ [l](javascript:x) #",
+    "@SUM(A1) \\input{/etc/passwd} $x$ %c &a ~t ^h {b} <script>",
+];
+
+/// The fields of a CSV text, quotes undone (RFC 4180).
+fn csv_fields(csv: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, csv.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',' | '\n', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    fields
+}
+
+/// The same hostile labels through every format of the tables: each
+/// comes out as text through its format's one escaping function, never as
+/// a formula, a tag, emphasis or a LaTeX command.
+#[test]
+fn hostile_labels_are_inert_in_every_format() {
+    let rows: Vec<AggregateRow> =
+        HOSTILE_LABELS.iter().enumerate().map(|(i, label)| row(i as u32, label, "5x5", "w", 4, 2)).collect();
+    for layout in [TableLayout::ByDims, TableLayout::ByMethods] {
+        let out = |format| render(&rows, &opts(layout, format));
+        let fields = csv_fields(&out(TableFormat::Csv));
+        for label in HOSTILE_LABELS {
+            assert!(fields.iter().any(|f| *f == format!("'{label}")), "{label:?} as text in {fields:?}");
+        }
+        for f in &fields {
+            let data = f.chars().all(|c| c.is_ascii_digit() || " ,.+-[]".contains(c));
+            assert!(!f.starts_with(['=', '+', '-', '@']) || data, "a formula in a CSV field: {f:?}");
+        }
+        let md = out(TableFormat::Markdown);
+        let html = out(TableFormat::Html);
+        let tex = out(TableFormat::Latex);
+        for doc in [&md, &html] {
+            assert!(!doc.contains("<img") && !doc.contains("<script"), "a tag in\n{doc}");
+        }
+        for label in HOSTILE_LABELS {
+            assert!(md.contains(&markdown_text(label)), "{label:?} unescaped in\n{md}");
+            assert!(html.contains(&html_escape(label)), "{label:?} unescaped in\n{html}");
+            let escaped = latex_escape(label);
+            assert!(tex.contains(&escaped), "{label:?} unescaped in\n{tex}");
+            assert!(escaped == label || !tex.contains(label), "{label:?} also raw in\n{tex}");
+        }
+    }
+}
