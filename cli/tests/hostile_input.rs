@@ -461,3 +461,26 @@ fn a_hostile_grid_label_is_text_in_every_output() {
     let svg = std::fs::read_to_string(svg).unwrap();
     assert!(!svg.contains("<img") && svg.contains("&lt;img"), "the label in the figure:\n{svg}");
 }
+
+/// Absurd durations and sizes are refused with the limit at parse time,
+/// and an absurd batch-job end is taken as none: nothing panics (a far
+/// end once overflowed the clock, exit 101).
+#[test]
+fn absurd_lifetimes_ends_and_sizes_are_bounded() {
+    let url = closed_port_url();
+    for (flag, value, why) in [
+        ("--lifetime", "18446744073709551615", "is over the limit 366d"),
+        ("--lifetime", "0", "is below the minimum 11s"),
+        ("--lifetime", "0s", "is not a duration"),
+        ("--memory", "18446744073709551615", "is over the limit 1P (1125899906842624 bytes)"),
+        ("--memory", "16384P", "is over the limit 1P"),
+    ] {
+        let o = ksweep(&["worker", "--coordinator", &url, flag, value]);
+        let err = refusal(&o);
+        assert_eq!(o.status.code(), Some(2), "a usage error, not a panic: {err}");
+        assert!(err.contains(flag) && err.contains(why), "{flag} {value}: {err}");
+    }
+    let far = u64::MAX.to_string();
+    let o = ksweep_env(&["worker", "--coordinator", &url, "--lifetime", "12s"], &[("SLURM_JOB_END_TIME", &far)]);
+    assert!(o.status.success(), "the worker leaves at its lifetime: {}", String::from_utf8_lossy(&o.stderr));
+}

@@ -68,11 +68,12 @@ fn lease_ids(refs: &[pb::LeaseRef]) -> Vec<(ShardId, Epoch)> {
 pub(crate) const MAX_NAME_CHARS: usize = 128;
 
 /// Refuses a name that is long or holds control characters (a newline
-/// would forge a log line), an implausible thread count, and labels past
-/// [`ksweep_proto::labels`]' bounds. None is echoed back.
+/// would forge a log line), an implausible thread count or memory, and
+/// labels past [`ksweep_proto::labels`]' bounds. None is echoed back.
 fn check_registration(
     name: &str,
     threads: u32,
+    memory: Option<u64>,
     labels: &[String],
     provenance: &Provenance,
 ) -> Result<BTreeSet<String>> {
@@ -84,6 +85,10 @@ fn check_registration(
     if threads > ksweep_proto::MAX_WORKER_THREADS {
         let most = ksweep_proto::MAX_WORKER_THREADS;
         return Err(Error::Refused(format!("RegisterRequest.threads: at most {most}, got {threads}")));
+    }
+    if let Some(bytes) = memory.filter(|&b| b > ksweep_proto::MAX_WORKER_MEMORY) {
+        let most = ksweep_proto::MAX_WORKER_MEMORY;
+        return Err(Error::Refused(format!("RegisterRequest.memory_bytes: at most {most} (1 PiB), got {bytes}")));
     }
     provenance.check().map_err(|e| Error::Refused(format!("RegisterRequest.{e}")))?;
     ksweep_proto::labels(labels).map_err(|e| Error::Refused(format!("RegisterRequest.labels: {e}")))
@@ -120,7 +125,7 @@ impl pb::workers_server::Workers for WorkersService {
         }
         let name = if req.name.is_empty() { "worker".to_string() } else { req.name };
         let provenance = Provenance::from(req.provenance.unwrap_or_default());
-        let labels = check_registration(&name, req.threads, &req.labels, &provenance)?;
+        let labels = check_registration(&name, req.threads, req.memory_bytes, &req.labels, &provenance)?;
         let threads = req.threads.max(1);
         let (worker, secret) = self.shared.register(name.clone(), threads, provenance).await?;
         let memory = req.memory_bytes;

@@ -518,8 +518,8 @@ async fn a_worker_cannot_be_impersonated_without_its_session_secret() {
 }
 
 /// A name that would forge log lines or bloat every export, a thread
-/// count that would claim the whole queue, and labels or a provenance past
-/// their bounds are refused at registration.
+/// count or memory that would claim the whole queue, and labels or a
+/// provenance past their bounds are refused at registration.
 #[tokio::test(start_paused = true)]
 async fn registration_refuses_hostile_names_thread_counts_and_labels() {
     let c = Coordinator::start(None).await;
@@ -541,14 +541,16 @@ async fn registration_refuses_hostile_names_thread_counts_and_labels() {
             "RegisterRequest.provenance.features",
         ),
     ];
-    let cases = cases.into_iter().map(|(n, t, l, f)| (n, t, l, None, f));
-    let cases = cases.chain(hostile.into_iter().map(|(p, f)| ("w".to_string(), 1, vec![], Some(p), f)));
-    for (name, threads, labels, provenance, field) in cases {
+    let cases = cases.into_iter().map(|(n, t, l, f)| (n, t, l, None, None, f));
+    let cases = cases.chain(hostile.into_iter().map(|(p, f)| ("w".to_string(), 1, vec![], None, Some(p), f)));
+    // 16 EiB, to take the boards no one else can hold.
+    let greedy = ("w".to_string(), 1, vec![], Some(u64::MAX), None, "RegisterRequest.memory_bytes: at most");
+    for (name, threads, labels, memory_bytes, provenance, field) in cases.chain([greedy]) {
         let req = pb::RegisterRequest {
             protocol_version: PROTOCOL_VERSION,
             name: name.clone(),
             threads,
-            memory_bytes: None,
+            memory_bytes,
             labels,
             provenance,
         };

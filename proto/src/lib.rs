@@ -35,6 +35,11 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// CLI's `--threads` stops here.
 pub const MAX_WORKER_THREADS: u32 = 4096;
 
+/// Most memory a worker may advertise, in bytes (1 PiB, beyond any one
+/// machine's): a coordinator refuses more, since it places boards by the
+/// claim, and the CLI's `--memory` stops here.
+pub const MAX_WORKER_MEMORY: u64 = 1 << 50;
+
 /// Largest message either end sends or accepts, in bytes. Both ends must
 /// agree: a result batch the coordinator cannot decode is refused whole.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;

@@ -11,6 +11,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// goodbye (6 s at most), and a margin for a slow coordinator.
 pub const LEAVE_BEFORE: Duration = Duration::from_secs(10);
 
+/// The longest end a worker takes: a year and a day. Slurm gives a job
+/// without a time limit an end a year away; anything later is no end at
+/// all, and an end this far never overflows a clock.
+pub const MAX_LIFETIME: Duration = Duration::from_secs(366 * 86_400);
+
 /// Where the end came from, for the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndSource {
@@ -30,17 +35,21 @@ pub fn time_left(
     env: impl Fn(&str) -> Option<String>,
     now: SystemTime,
 ) -> Option<(Duration, EndSource)> {
-    let flag = lifetime.map(|l| (l, EndSource::Flag));
+    let flag = lifetime.map(|l| (l.min(MAX_LIFETIME), EndSource::Flag));
     let slurm = env("SLURM_JOB_END_TIME")
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|&secs| secs > 0)
         .map(|secs| {
-            ((UNIX_EPOCH + Duration::from_secs(secs)).duration_since(now).unwrap_or_default(), EndSource::SlurmEndTime)
+            // Past the clock's range (u64::MAX seconds): as far as can be.
+            let end = UNIX_EPOCH.checked_add(Duration::from_secs(secs));
+            let left = end.map_or(Duration::MAX, |end| end.duration_since(now).unwrap_or_default());
+            (left, EndSource::SlurmEndTime)
         })
         .or_else(|| {
             let job = env("SLURM_JOB_ID")?;
             squeue_time_left(&job).map(|left| (left, EndSource::Squeue))
-        });
+        })
+        .filter(|&(left, _)| left <= MAX_LIFETIME);
     [flag, slurm].into_iter().flatten().min_by_key(|&(left, _)| left)
 }
 
@@ -63,17 +72,36 @@ pub fn parse_slurm_time(text: &str) -> Option<Duration> {
     };
     let parts: Vec<u64> = clock.split(':').map(|p| p.parse::<u64>().ok()).collect::<Option<_>>()?;
     let secs = match parts[..] {
-        [s] => s,
-        [m, s] => m * 60 + s,
-        [h, m, s] => h * 3600 + m * 60 + s,
+        [s] => Some(s),
+        [m, s] => m.checked_mul(60)?.checked_add(s),
+        [h, m, s] => h.checked_mul(3600)?.checked_add(m.checked_mul(60)?)?.checked_add(s),
         _ => return None,
     };
-    Some(Duration::from_secs(days * 86_400 + secs))
+    Some(Duration::from_secs(days.checked_mul(86_400)?.checked_add(secs?)?))
 }
 
 /// A duration as `--lifetime` takes it: a number and a unit, repeated
-/// (`11h50m`, `90m`, `20s`, `1d12h`), or plain seconds.
+/// (`11h50m`, `90m`, `20s`, `1d12h`), or plain seconds; longer than
+/// [`LEAVE_BEFORE`] (a worker leaves that long before its end) and at most
+/// [`MAX_LIFETIME`].
 pub fn parse_lifetime(text: &str) -> Result<Duration, String> {
+    let lifetime = parse_duration(text)?;
+    let (least, most) = (LEAVE_BEFORE.as_secs() + 1, MAX_LIFETIME.as_secs());
+    if lifetime.as_secs() < least {
+        return Err(format!(
+            "{:?} is below the minimum {least}s: a worker leaves {}s before its end",
+            text.trim(),
+            LEAVE_BEFORE.as_secs()
+        ));
+    }
+    if lifetime.as_secs() > most {
+        return Err(format!("{:?} is over the limit {}d", text.trim(), most / 86_400));
+    }
+    Ok(lifetime)
+}
+
+/// `11h50m`, `90m`, `20s`, `1d12h`, or plain seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     if let Ok(secs) = text.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
@@ -113,9 +141,21 @@ mod tests {
         assert_eq!(parse_lifetime("20s"), Ok(Duration::from_secs(20)));
         assert_eq!(parse_lifetime("1d12h"), Ok(Duration::from_secs(36 * 3600)));
         assert_eq!(parse_lifetime("300"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_lifetime("366d"), Ok(MAX_LIFETIME));
+        assert_eq!(parse_lifetime("11s"), Ok(Duration::from_secs(11)));
         for bad in ["", "0s", "h", "10x", "5m3", "99999999999999999999d"] {
             assert!(parse_lifetime(bad).is_err(), "{bad:?}");
         }
+        for (bad, why) in [
+            ("0", "\"0\" is below the minimum 11s: a worker leaves 10s before its end"),
+            ("10s", "below the minimum 11s"),
+            ("18446744073709551615", "\"18446744073709551615\" is over the limit 366d"),
+            ("367d", "is over the limit 366d"),
+        ] {
+            let err = parse_lifetime(bad).unwrap_err();
+            assert!(err.contains(why), "{bad:?}: {err}");
+        }
+        assert_eq!(parse_slurm_time("213503982334601-07:00:16"), None, "past u64 seconds");
         assert_eq!(parse_slurm_time("1-02:03:04"), Some(Duration::from_secs(86_400 + 7384)));
         assert_eq!(parse_slurm_time("45:00"), Some(Duration::from_secs(2700)));
         assert_eq!(parse_slurm_time("59"), Some(Duration::from_secs(59)));
@@ -141,5 +181,12 @@ mod tests {
         // A job id squeue cannot be asked about safely is ignored.
         let odd = |k: &str| (k == "SLURM_JOB_ID").then(|| "1; rm -rf /".to_string());
         assert_eq!(time_left(None, odd, now), None);
+        // An end past the clock's range, or more than a year away (Slurm's
+        // for a job without a time limit), is no end.
+        let never = |k: &str| (k == "SLURM_JOB_END_TIME").then(|| u64::MAX.to_string());
+        assert_eq!(time_left(None, never, now), None);
+        assert_eq!(time_left(hour, never, now), Some((Duration::from_secs(3600), EndSource::Flag)));
+        let in_two_years = |k: &str| (k == "SLURM_JOB_END_TIME").then(|| (1_000_000 + 2 * 31_536_000).to_string());
+        assert_eq!(time_left(None, in_two_years, now), None);
     }
 }

@@ -368,7 +368,9 @@ async fn register(
             protocol_version: PROTOCOL_VERSION,
             name: options.name.clone(),
             threads: resources.threads as u32,
-            memory_bytes: Some(resources.memory.total()),
+            // Unbounded (no limit found) is said by saying nothing: a
+            // coordinator refuses claims past MAX_WORKER_MEMORY.
+            memory_bytes: Some(resources.memory.total()).filter(|&b| b <= ksweep_proto::MAX_WORKER_MEMORY),
             labels: options.labels.clone(),
             provenance: Some(ksweep_proto::build::Provenance::here().into()),
         })

@@ -79,6 +79,7 @@ pub struct CoordinatorArgs {
     /// Connections served at once; silent ones are closed (10 s before the
     /// handshake, 120 s after), so idle sockets cannot starve clients.
     #[arg(long, default_value_t = ksweep_coordinator::ConnectionLimits::default().max)]
+    #[arg(value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
     /// Serve TLS with this certificate chain (PEM); needs --tls-key.
     #[arg(long, env = "KSWEEP_TLS_CERT", value_name = "FILE", requires = "tls_key")]
@@ -165,7 +166,6 @@ impl CoordinatorArgs {
         o.scheduler.target_shard = positive_secs("--shard-secs", self.shard_secs)?;
         o.scheduler.max_shard_failures = self.max_shard_failures.max(1);
         o.poll_interval = o.scheduler.lease / 4;
-        anyhow::ensure!(self.max_connections > 0, "--max-connections: must be at least 1");
         o.connections.max = self.max_connections;
         o.spec_caps = sweep::Limits {
             max_cells: self.max_cells,

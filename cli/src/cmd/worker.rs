@@ -55,8 +55,9 @@ pub fn thread_count() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::new().range(0..=u64::from(ksweep_proto::MAX_WORKER_THREADS))
 }
 
-/// A size in bytes: a number, optionally followed by K, M, G or T (powers
-/// of 1024, with or without "iB"/"B").
+/// A size in bytes: a number, optionally followed by K, M, G, T or P
+/// (powers of 1024, with or without "iB"/"B"), from 1 byte to
+/// [`ksweep_proto::MAX_WORKER_MEMORY`].
 fn parse_bytes(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
@@ -68,13 +69,15 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         "M" => 20,
         "G" => 30,
         "T" => 40,
-        other => return Err(format!("unknown unit {other:?}: use K, M, G or T")),
+        "P" => 50,
+        other => return Err(format!("unknown unit {other:?}: use K, M, G, T or P")),
     };
-    let bytes = number.checked_mul(1 << shift).ok_or_else(|| format!("{text:?} is more than 2^64 bytes"))?;
-    if bytes == 0 {
-        return Err("must be more than 0 bytes".into());
+    let most = ksweep_proto::MAX_WORKER_MEMORY;
+    match number.checked_mul(1 << shift) {
+        Some(0) => Err("must be more than 0 bytes".into()),
+        Some(bytes) if bytes <= most => Ok(bytes),
+        _ => Err(format!("{text:?} is over the limit 1P ({most} bytes)")),
     }
-    Ok(bytes)
 }
 
 impl WorkerArgs {
@@ -104,7 +107,8 @@ impl WorkerArgs {
                 .map_err(|e| anyhow::anyhow!("--label: {e}"))?
                 .into_iter()
                 .collect(),
-            end: left.map(|(left, _)| std::time::Instant::now() + left),
+            // At most MAX_LIFETIME away (time_left): no clock overflows.
+            end: left.and_then(|(left, _)| std::time::Instant::now().checked_add(left)),
             ..WorkerOptions::new(connect.coordinator.clone())
         })
     }
@@ -155,6 +159,12 @@ mod tests {
         assert!(parse_bytes("0").is_err());
         assert!(parse_bytes("4X").unwrap_err().contains("unknown unit"));
         assert!(parse_bytes("lots").is_err());
-        assert!(parse_bytes("99999999999T").unwrap_err().contains("2^64"));
+        assert_eq!(parse_bytes("1P"), Ok(1 << 50));
+        for absurd in ["99999999999T", "16384P", "18446744073709551615", "1025T"] {
+            assert!(
+                parse_bytes(absurd).unwrap_err().contains("is over the limit 1P (1125899906842624 bytes)"),
+                "{absurd}"
+            );
+        }
     }
 }
