@@ -32,5 +32,5 @@ pub use error::{Error, Result};
 pub use query::{status_of, Query};
 pub use secret::random_token;
 pub use server::serve;
-pub use state::{CoordinatorOptions, TlsIdentity};
+pub use state::{CoordinatorOptions, TlsIdentity, SERVED_MAX_CONFIGURATIONS};
 pub use sweeps_service::table_rows;

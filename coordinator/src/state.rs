@@ -261,7 +261,7 @@ mod workers;
 mod writer;
 mod writes;
 
-pub use options::{CoordinatorOptions, TlsIdentity};
+pub use options::{CoordinatorOptions, TlsIdentity, SERVED_MAX_CONFIGURATIONS};
 pub use workers::{Heartbeat, HeartbeatReply};
 
 use rates::Rates;

@@ -594,6 +594,30 @@ async fn a_spec_cannot_raise_the_coordinators_limits() {
     c.stop().await.unwrap();
 }
 
+/// A 1 KB spec of a million boards (15 leapers x N = 1..65536) once cost a
+/// coordinator 370 MB and most of a minute: a served coordinator holds a
+/// spec to 100,000 configurations unless its operator raises the cap, and
+/// refuses more before it expands any.
+#[tokio::test(start_paused = true)]
+async fn a_small_spec_of_a_million_boards_is_refused_before_it_costs_memory() {
+    let c = Coordinator::start(None).await;
+    let mut sweeps = c.sweeps(None).await;
+    let mut bloat = "name = \"bloat\"\nseed = 1\nstarts = 1\nmethods = [\"w\"]\n".to_string();
+    for a in 2..=16 {
+        bloat.push_str(&format!("[[grid]]\nrule = [{a}, 1]\ndims = [2]\nn_range = {{ from = 1, to = 65536 }}\n"));
+    }
+    assert!(bloat.len() < 2048, "{} bytes", bloat.len());
+    let began = std::time::Instant::now();
+    let e = sweeps.submit(pb::SubmitRequest { spec_toml: bloat, resume: false, no_reuse: false }).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(
+        e.message().contains("limits.max_configurations: the sweep has 9.8304e5 configurations, over the limit 1e5"),
+        "{e:?}"
+    );
+    assert!(began.elapsed() < Duration::from_secs(2), "refused before expanding: {:?}", began.elapsed());
+    c.stop().await.unwrap();
+}
+
 /// A task's budget and iterations are held to the coordinator's caps
 /// (issue 34: `budget = 2^64 - 1` on `bt` pinned a worker for ever),
 /// whatever the spec's own [limits] say; the error names the field and

@@ -65,7 +65,7 @@ pub struct CoordinatorArgs {
     #[arg(long, default_value_t = sweep::Limits::default().max_tasks)]
     pub max_tasks: u64,
     /// Most configurations (move set, board) of one sweep any spec may ask for.
-    #[arg(long, default_value_t = sweep::Limits::default().max_configurations)]
+    #[arg(long, default_value_t = ksweep_coordinator::SERVED_MAX_CONFIGURATIONS)]
     pub max_configurations: u64,
     /// Most `budget` (bt nodes, solve work) one task of any spec may ask
     /// for: such a task holds a worker's thread until its budget is spent.

@@ -35,6 +35,14 @@ pub struct CoordinatorOptions {
     pub resume_running: bool,
 }
 
+/// Most configurations a spec may expand to on a coordinator serving
+/// others, unless its operator says more (`--max-configurations`): a
+/// parsed configuration holds a few hundred bytes while its sweep runs, so
+/// a 1 KB spec of a million boards cost 370 MB and a minute of the writer.
+/// The report's largest experiment has a few hundred; `ksweep run` holds a
+/// spec to its own limits (a million by default).
+pub const SERVED_MAX_CONFIGURATIONS: u64 = 100_000;
+
 /// The coordinator's certificate chain and private key, PEM.
 #[derive(Clone)]
 pub struct TlsIdentity {
@@ -56,7 +64,7 @@ impl Default for CoordinatorOptions {
             poll_interval: Duration::from_millis(1000),
             token: None,
             max_spec_bytes: sweep::MAX_SPEC_BYTES,
-            spec_caps: sweep::Limits::default(),
+            spec_caps: sweep::Limits { max_configurations: SERVED_MAX_CONFIGURATIONS, ..Default::default() },
             max_message_bytes: ksweep_proto::MAX_MESSAGE_BYTES,
             tls: None,
             connections: ConnectionLimits::default(),

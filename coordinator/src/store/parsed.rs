@@ -2,6 +2,11 @@
 //! services, the settling of sweeps and the queries ask here for a sweep's
 //! [`Sweep`] instead of parsing its stored TOML again at each step. The
 //! writer and its readers share one cache; the database keeps the text.
+//!
+//! A parsed sweep costs a few hundred bytes per configuration, so the cache
+//! is bounded by configurations as well as by sweeps, and a sweep that
+//! ends or is cancelled leaves it at once ([`ParsedSweeps::forget`]): what
+//! a submitted spec costs the coordinator is given back when it stops.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -15,6 +20,11 @@ use crate::ids::SweepKey;
 /// Parsed sweeps kept besides the ones the scheduler runs (which it holds
 /// itself): enough for the tables and exports a dashboard reads at once.
 const KEPT: usize = 64;
+
+/// Configurations kept in all (about 40 MB): the oldest sweeps go first,
+/// though the one used last is always kept, so a large sweep being read
+/// is not parsed again at each read.
+const KEPT_CONFIGURATIONS: usize = 100_000;
 
 /// Each recently used sweep's parsed spec, by key, most recent last.
 #[derive(Debug, Default)]
@@ -40,9 +50,18 @@ impl ParsedSweeps {
         let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
         recent.retain(|(k, _, _)| *k != key);
         recent.push_back((key, id.to_string(), sweep));
-        while recent.len() > KEPT {
+        let configurations = |recent: &VecDeque<(SweepKey, String, Arc<Sweep>)>| -> usize {
+            recent.iter().map(|(_, _, s)| s.configurations().len()).sum()
+        };
+        while recent.len() > KEPT || (recent.len() > 1 && configurations(&recent) > KEPT_CONFIGURATIONS) {
             recent.pop_front();
         }
+    }
+
+    /// Drops the parse of sweep `key`, if kept: it ended, was cancelled or
+    /// removed, and a later read parses it again.
+    pub fn forget(&self, key: SweepKey) {
+        self.recent.lock().unwrap_or_else(|p| p.into_inner()).retain(|(k, _, _)| *k != key);
     }
 
     /// Removes and returns the kept parse of `key`, if it is of sweep `id`.
@@ -56,6 +75,7 @@ impl ParsedSweeps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codes::SweepState;
     use crate::store::Store;
 
     const SPEC: &str = r#"
@@ -83,5 +103,38 @@ mod tests {
             store.parsed().keep(SweepKey(key + 1000), "x", first.clone());
         }
         assert!(store.parsed().take(record.key, &record.id).is_none(), "at most {KEPT} kept");
+    }
+
+    /// A sweep that stops running leaves the cache; large sweeps push the
+    /// oldest out past the configuration budget, the last one used staying.
+    #[test]
+    fn stopped_sweeps_leave_and_configurations_are_bounded() {
+        let mut store = Store::in_memory().unwrap();
+        let (record, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+        let first = store.sweep_of(&record).unwrap();
+        store.set_state(record.key, SweepState::Cancelled, None).unwrap();
+        assert!(!Arc::ptr_eq(&first, &store.sweep_of(&record).unwrap()), "parsed again after it stopped");
+        store.set_state(record.key, SweepState::Running, None).unwrap();
+        let kept = store.sweep_of(&record).unwrap();
+        assert!(Arc::ptr_eq(&kept, &store.sweep_of(&record).unwrap()));
+
+        // `configurations` boards of the knight, the (3,1) and the (3,2) leaper.
+        let large = |configurations: usize| {
+            let mut text = SPEC.split("[[grid]]").next().unwrap().to_string();
+            for rule in ["2, 1", "3, 1", "3, 2"] {
+                let to = configurations.div_ceil(3);
+                text.push_str(&format!("[[grid]]\nrule = [{rule}]\ndims = [2]\nn_range = {{ from = 1, to = {to} }}\n"));
+            }
+            Arc::new(Sweep::parse(&text).unwrap())
+        };
+        let big = large(KEPT_CONFIGURATIONS / 2 + 1);
+        store.parsed().keep(SweepKey(1000), "big", big.clone());
+        assert!(store.parsed().take(record.key, &record.id).is_some(), "both fit");
+        store.parsed().keep(record.key, &record.id, kept.clone());
+        store.parsed().keep(SweepKey(1001), "bigger", big.clone());
+        assert!(store.parsed().take(SweepKey(1000), "big").is_none(), "the oldest large one went");
+        let huge = large(KEPT_CONFIGURATIONS + 1);
+        store.parsed().keep(SweepKey(1002), "huge", huge);
+        assert!(store.parsed().take(SweepKey(1002), "huge").is_some(), "the last one used stays");
     }
 }

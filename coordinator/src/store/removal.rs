@@ -47,6 +47,7 @@ impl Store {
         tx.execute("DELETE FROM sweeps WHERE key = ?1", [key.0])?;
         tx.execute("DELETE FROM temp.removed_tasks", [])?;
         tx.commit()?;
+        self.parsed.forget(key);
         Ok(Removal { sweep_id: record.id, name: record.name, tasks_deleted: deleted, tasks_kept: referred - deleted })
     }
 }

@@ -206,6 +206,10 @@ impl Store {
             "UPDATE sweeps SET state = ?2, error = ?3, finished_ms = ?4 WHERE key = ?1",
             params![sweep.0, state, error, finished],
         )?;
+        // A stopped sweep gives back what its parse holds (see `parsed`).
+        if state != SweepState::Running {
+            self.parsed.forget(sweep);
+        }
         Ok(())
     }
 }
