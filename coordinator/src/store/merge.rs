@@ -146,13 +146,17 @@ impl Store {
              SELECT id + ?1, name, threads, registered_ms, version, build, host, cpu, features FROM src.workers",
             [worker_offset],
         )? as u64;
+        // The maps are keyed: unkeyed, SQLite looked `main.tasks` up by
+        // configuration alone and scanned its tasks once per task.
         tx.execute_batch(
             "INSERT OR IGNORE INTO main.configs (identity, cells, moves) SELECT identity, cells, moves FROM src.configs;
              INSERT OR IGNORE INTO main.methods (identity, name) SELECT identity, name FROM src.methods;
-             CREATE TEMP TABLE config_map AS
-                 SELECT s.key AS old, m.key AS new FROM src.configs s JOIN main.configs m ON m.identity = s.identity;
-             CREATE TEMP TABLE method_map AS
-                 SELECT s.key AS old, m.key AS new FROM src.methods s JOIN main.methods m ON m.identity = s.identity;
+             CREATE TEMP TABLE config_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);
+             INSERT INTO temp.config_map (old, new)
+                 SELECT s.key, m.key FROM src.configs s JOIN main.configs m ON m.identity = s.identity;
+             CREATE TEMP TABLE method_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);
+             INSERT INTO temp.method_map (old, new)
+                 SELECT s.key, m.key FROM src.methods s JOIN main.methods m ON m.identity = s.identity;
              CREATE TEMP TABLE sweep_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL, joined INTEGER NOT NULL);",
         )?;
 
