@@ -728,3 +728,47 @@ fn bench_times_the_authors_programs_on_the_same_starts() {
         assert!(!row.contains("DISAGREE"), "{row}");
     }
 }
+
+/// `merge` checks every result of an input as a coordinator checks a
+/// worker's: one edited to claim a no-tour proof W cannot give is refused,
+/// naming the input and the row, and -o is not written. The same file
+/// named twice (here through a symlink) is refused, naming both.
+#[test]
+fn merge_refuses_forged_results_and_the_same_file_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let (good, other) = (finished_db(dir.path()), finished_db(&other));
+    let forged = dir.path().join("forged.db");
+    std::fs::copy(&good, &forged).unwrap();
+    let conn = rusqlite::Connection::open(&forged).unwrap();
+    let (id, cell): (String, i64) = conn
+        .query_row(
+            "SELECT s.id, t.start_cell FROM sweep_tasks st JOIN sweeps s ON s.key = st.sweep
+             JOIN tasks t ON t.id = st.task ORDER BY st.start_index LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    conn.execute("UPDATE tasks SET success = 0, outcome = 2 WHERE start_cell = ?1", [cell]).unwrap();
+    drop(conn);
+    let output = dir.path().join("all.db");
+    let o = ksweep(&["merge", forged.to_str().unwrap(), &other, "-o", output.to_str().unwrap()], "");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    for part in ["forged.db", "refused", &format!("sweep {id} (s)"), "5x5 rule 2,1", "`w v1`"] {
+        assert!(err.contains(part), "{part:?} is not in {err}");
+    }
+    assert!(err.contains(&format!("start cell {cell}")) && err.contains("is not a proof"), "{err}");
+    let left: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!output.exists() && left.iter().all(|f| !f.contains("merging")), "nothing written: {left:?}");
+
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(&good, &link).unwrap();
+    let o = ksweep(&["merge", &good, &other, link.to_str().unwrap(), "-o", output.to_str().unwrap()], "");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains(&good) && err.contains("link.db") && err.contains("the same file"), "{err}");
+    assert!(!output.exists());
+}
