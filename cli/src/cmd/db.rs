@@ -58,14 +58,19 @@ pub fn run(args: DbArgs, out: &mut impl Write) -> Result<()> {
             anyhow::ensure!(db.is_file(), "--db {}: no such database file", db.display());
             let store = Store::open(&db).with_context(|| format!("upgrading {}", db.display()))?;
             match store.upgraded() {
-                Some(u) => writeln!(
-                    out,
-                    "upgraded {} from schema version {} to {}; the file as it was: {}",
-                    db.display(),
-                    u.from,
-                    SCHEMA_VERSION,
-                    u.backup.display()
-                )?,
+                Some(u) => {
+                    writeln!(
+                        out,
+                        "upgraded {} from schema version {} to {}; the file as it was: {}",
+                        db.display(),
+                        u.from,
+                        SCHEMA_VERSION,
+                        u.backup.display()
+                    )?;
+                    if let Some(warning) = &u.warning {
+                        writeln!(out, "warning: {warning}")?;
+                    }
+                }
                 None => writeln!(out, "{} is already at schema version {SCHEMA_VERSION}", db.display())?,
             }
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ksweep_coordinator::store::{Imported, Store};
+use ksweep_coordinator::store::{place_new, Imported, Store};
 
 /// Join database files into a new one.
 #[derive(Debug, Args)]
@@ -79,17 +79,14 @@ fn partial_path(output: &Path) -> PathBuf {
 }
 
 /// Moves the finished file to `output`, refusing to replace a file that
-/// appeared there meanwhile (a hard link fails where one exists; a file
-/// system without hard links gets a plain rename).
+/// appeared there meanwhile.
 fn publish(partial: &Path, output: &Path) -> Result<()> {
-    let placed = match std::fs::hard_link(partial, output) {
-        Ok(()) => std::fs::remove_file(partial),
+    match place_new(partial, output) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             bail!("-o {}: the file appeared while merging; nothing was written there", output.display())
         }
-        Err(_) => std::fs::rename(partial, output),
-    };
-    placed.with_context(|| format!("-o {}: cannot move the merged file into place", output.display()))
+        placed => placed.with_context(|| format!("-o {}: cannot move the merged file into place", output.display())),
+    }
 }
 
 /// Removes a database file and whatever SQLite kept beside it.
