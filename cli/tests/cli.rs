@@ -840,3 +840,27 @@ fn an_upgrade_that_committed_is_not_reported_as_failed() {
         rusqlite::Connection::open(&db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert!(version > 3, "upgraded: version {version}");
 }
+
+/// `check --db` (and `exists --db`) reads a database an older release
+/// wrote without changing it: upgraded in memory, the file byte for byte
+/// as it was, no backup.
+#[test]
+fn check_with_an_older_database_leaves_the_file_as_it_was() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/schema");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v4.db");
+    std::fs::copy(fixtures.join("v4.db"), &db).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let spec = fixtures.join("spec-v4.toml");
+    let text = stdout(&ksweep(&["check", spec.to_str().unwrap(), "--db", db.to_str().unwrap()], ""));
+    assert!(text.contains("stored          as sweep"), "{text}");
+    assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+    // Version 5's facts, derived in memory: `solve` refuted every start.
+    let text =
+        stdout(&ksweep(&["exists", "--rule", "3,2", "--dims", "2", "--n", "6", "--db", db.to_str().unwrap()], ""));
+    assert!(text.contains("open    impossible") && text.contains("solve"), "{text}");
+    assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+    let left: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.iter().all(|f| !f.contains(".bak")), "no backup: {left:?}");
+}

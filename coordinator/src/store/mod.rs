@@ -187,6 +187,20 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens an existing database read-only as [`Store::open_read_only`]
+    /// does, but never changes the file: an older one is read through a
+    /// copy upgraded in memory, with no backup and nothing written. For the
+    /// commands documented to change nothing (`check --db`, `exists --db`).
+    pub fn open_unchanged(path: &Path) -> Result<Store> {
+        database_file(path, true)?;
+        let store = match Store::open_read_only_unchecked(path) {
+            Err(Error::SchemaOlder { .. }) => return Store::upgraded_copy(path),
+            other => other?,
+        };
+        store.quick_check().map_err(|e| damaged(path, e))?;
+        Ok(store)
+    }
+
     /// A copy in memory of an older database file, brought up to date.
     fn upgraded_copy(path: &Path) -> Result<Store> {
         let source = Store::open_read_only_unchecked_any(path)?;

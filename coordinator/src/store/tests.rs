@@ -404,6 +404,21 @@ fn an_older_database_is_upgraded_in_place_after_a_backup() {
     }
 }
 
+/// `open_unchanged` reads an older file through a copy upgraded in
+/// memory: the file keeps its bytes, and no backup is written.
+#[test]
+fn an_unchanged_open_upgrades_in_memory_only() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    released_database(&path, 2);
+    let before = std::fs::read(&path).unwrap();
+    let store = Store::open_unchanged(&path).unwrap();
+    assert_eq!(store.resolve(None).unwrap().tasks_done, 2);
+    drop(store);
+    assert!(std::fs::read(&path).unwrap() == before, "the file is as it was");
+    assert!(!dir.path().join("s.db.schema-v2.bak").exists(), "no backup");
+}
+
 /// A copy a killed upgrade left under its temporary name is never taken
 /// for a backup (removed, and the backup written whole beside it), and a
 /// backup already there is never replaced.
