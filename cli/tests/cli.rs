@@ -864,3 +864,28 @@ fn check_with_an_older_database_leaves_the_file_as_it_was() {
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(left.iter().all(|f| !f.contains(".bak")), "no backup: {left:?}");
 }
+
+/// `db info` runs SQLite's quick check: a whole file says so, a damaged
+/// one gets a warning and a failing exit.
+#[test]
+fn db_info_warns_of_a_damaged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = knight_spec(dir.path(), 400, &["w", "aw"], &[20, 21, 22]);
+    let db = dir.path().join("s.db");
+    let db_arg = db.to_str().unwrap();
+    stdout(&ksweep(&["run", spec.to_str().unwrap(), "--db", db_arg, "--threads", "1"], ""));
+    let whole = stdout(&ksweep(&["db", "info", "--db", db_arg], ""));
+    assert!(whole.contains("integrity       ok"), "{whole}");
+    // Scribble over pages of results, not the schema's first pages.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 8 * page, "{} bytes", bytes.len());
+    let end = bytes.len() - page;
+    bytes[end - 2 * page..end].fill(0x5a);
+    std::fs::write(&db, bytes).unwrap();
+    let o = ksweep(&["db", "info", "--db", db_arg], "");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("schema version  ") && out.contains("integrity       DAMAGED"), "{out}");
+    assert!(err.contains("s.db") && err.contains("damaged") && err.contains(".recover"), "{err}");
+}

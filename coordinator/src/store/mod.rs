@@ -285,6 +285,23 @@ impl Store {
         Ok((schema::version(&store.conn)?, schema::writer(&store.conn)))
     }
 
+    /// What SQLite's quick check finds wrong with a database file (at most
+    /// five problems), or None; read without changing the file. It reads
+    /// every page, so it takes time in proportion to the file's size.
+    pub fn damage_of(path: &Path) -> Result<Option<String>> {
+        database_file(path, true)?;
+        let store = Store::open_read_only_unchecked_any(path)?;
+        match store.quick_check() {
+            Ok(()) => Ok(None),
+            Err(Error::Corrupt(found)) => Ok(Some(found)),
+            // Pages so damaged that the check itself stops.
+            Err(Error::Database(e)) if e.sqlite_error_code() == Some(ErrorCode::DatabaseCorrupt) => {
+                Ok(Some(e.to_string()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The database is in use (a coordinator serves on it): keep a file
     /// this store created even if nothing is ever stored in it.
     pub fn keep(&mut self) {
