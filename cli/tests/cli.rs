@@ -728,3 +728,164 @@ fn bench_times_the_authors_programs_on_the_same_starts() {
         assert!(!row.contains("DISAGREE"), "{row}");
     }
 }
+
+/// `merge` checks every result of an input as a coordinator checks a
+/// worker's: one edited to claim a no-tour proof W cannot give is refused,
+/// naming the input and the row, and -o is not written. The same file
+/// named twice (here through a symlink) is refused, naming both.
+#[test]
+fn merge_refuses_forged_results_and_the_same_file_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let (good, other) = (finished_db(dir.path()), finished_db(&other));
+    let forged = dir.path().join("forged.db");
+    std::fs::copy(&good, &forged).unwrap();
+    let conn = rusqlite::Connection::open(&forged).unwrap();
+    let (id, cell): (String, i64) = conn
+        .query_row(
+            "SELECT s.id, t.start_cell FROM sweep_tasks st JOIN sweeps s ON s.key = st.sweep
+             JOIN tasks t ON t.id = st.task ORDER BY st.start_index LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    conn.execute("UPDATE tasks SET success = 0, outcome = 2 WHERE start_cell = ?1", [cell]).unwrap();
+    drop(conn);
+    let output = dir.path().join("all.db");
+    let o = ksweep(&["merge", forged.to_str().unwrap(), &other, "-o", output.to_str().unwrap()], "");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    for part in ["forged.db", "refused", &format!("sweep {id} (s)"), "5x5 rule 2,1", "`w v1`"] {
+        assert!(err.contains(part), "{part:?} is not in {err}");
+    }
+    assert!(err.contains(&format!("start cell {cell}")) && err.contains("is not a proof"), "{err}");
+    let left: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!output.exists() && left.iter().all(|f| !f.contains("merging")), "nothing written: {left:?}");
+
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(&good, &link).unwrap();
+    let o = ksweep(&["merge", &good, &other, link.to_str().unwrap(), "-o", output.to_str().unwrap()], "");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains(&good) && err.contains("link.db") && err.contains("the same file"), "{err}");
+    assert!(!output.exists());
+}
+
+/// A disk that fills while `db upgrade` copies the file leaves no backup
+/// (no empty or partial `.bak` to take for one) and the file not upgraded;
+/// the next upgrade writes the backup under its own name.
+#[cfg(unix)]
+#[test]
+fn a_full_disk_during_the_backup_leaves_no_partial_backup() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/schema");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("f.db");
+    std::fs::copy(fixtures.join("v4.db"), &db).unwrap();
+    let backups = || -> Vec<String> {
+        let mut found: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f.contains("schema-v"))
+            .collect();
+        found.sort();
+        found
+    };
+    // Files may grow to 80 KiB (160 blocks of 512 bytes): the 120 KiB copy
+    // fails part way, as on a full disk (SIGXFSZ ignored, so writes fail
+    // with EFBIG).
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 160; exec \"$0\" db upgrade --db \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_ksweep"))
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("f.db.schema-v4.bak") && err.contains("not upgraded"), "{err}");
+    assert_eq!(backups(), Vec::<String>::new(), "no partial backup left");
+    let version: i64 =
+        rusqlite::Connection::open(&db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, 4, "not upgraded");
+    let text = stdout(&ksweep(&["db", "upgrade", "--db", db.to_str().unwrap()], ""));
+    assert!(text.contains("f.db.schema-v4.bak"), "{text}");
+    assert_eq!(backups(), ["f.db.schema-v4.bak"]);
+}
+
+/// An upgrade that committed is reported done even when a later write
+/// fails (here recording the writer, refused by a trigger as a full disk
+/// would): the failure is said as a warning, and the exit is 0.
+#[test]
+fn an_upgrade_that_committed_is_not_reported_as_failed() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/schema");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("f.db");
+    std::fs::copy(fixtures.join("v3.db"), &db).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER full_insert BEFORE INSERT ON about BEGIN SELECT RAISE(FAIL, 'disk full, says a test'); END;
+             CREATE TRIGGER full_update BEFORE UPDATE ON about BEGIN SELECT RAISE(FAIL, 'disk full, says a test'); END;",
+        )
+        .unwrap();
+    let text = stdout(&ksweep(&["db", "upgrade", "--db", db.to_str().unwrap()], ""));
+    assert!(text.contains("from schema version 3 to"), "{text}");
+    assert!(
+        text.contains("warning: the upgrade is done, but recording") && text.contains("disk full, says a test"),
+        "{text}"
+    );
+    let version: i64 =
+        rusqlite::Connection::open(&db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert!(version > 3, "upgraded: version {version}");
+}
+
+/// `check --db` (and `exists --db`) reads a database an older release
+/// wrote without changing it: upgraded in memory, the file byte for byte
+/// as it was, no backup.
+#[test]
+fn check_with_an_older_database_leaves_the_file_as_it_was() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/schema");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v4.db");
+    std::fs::copy(fixtures.join("v4.db"), &db).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let spec = fixtures.join("spec-v4.toml");
+    let text = stdout(&ksweep(&["check", spec.to_str().unwrap(), "--db", db.to_str().unwrap()], ""));
+    assert!(text.contains("stored          as sweep"), "{text}");
+    assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+    // Version 5's facts, derived in memory: `solve` refuted every start.
+    let text =
+        stdout(&ksweep(&["exists", "--rule", "3,2", "--dims", "2", "--n", "6", "--db", db.to_str().unwrap()], ""));
+    assert!(text.contains("open    impossible") && text.contains("solve"), "{text}");
+    assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+    let left: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.iter().all(|f| !f.contains(".bak")), "no backup: {left:?}");
+}
+
+/// `db info` runs SQLite's quick check: a whole file says so, a damaged
+/// one gets a warning and a failing exit.
+#[test]
+fn db_info_warns_of_a_damaged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = knight_spec(dir.path(), 400, &["w", "aw"], &[20, 21, 22]);
+    let db = dir.path().join("s.db");
+    let db_arg = db.to_str().unwrap();
+    stdout(&ksweep(&["run", spec.to_str().unwrap(), "--db", db_arg, "--threads", "1"], ""));
+    let whole = stdout(&ksweep(&["db", "info", "--db", db_arg], ""));
+    assert!(whole.contains("integrity       ok"), "{whole}");
+    // Scribble over pages of results, not the schema's first pages.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 8 * page, "{} bytes", bytes.len());
+    let end = bytes.len() - page;
+    bytes[end - 2 * page..end].fill(0x5a);
+    std::fs::write(&db, bytes).unwrap();
+    let o = ksweep(&["db", "info", "--db", db_arg], "");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("schema version  ") && out.contains("integrity       DAMAGED"), "{out}");
+    assert!(err.contains("s.db") && err.contains("damaged") && err.contains(".recover"), "{err}");
+}

@@ -60,6 +60,10 @@ pub enum Error {
          run `ksweep db upgrade --db FILE` where the file is writable"
     )]
     SchemaOlder { found: i64, want: i64 },
+    /// The copy of an older database could not be written before its
+    /// upgrade: nothing was upgraded, and no partial copy is left.
+    #[error("cannot write the backup {path} before upgrading the database, so it was not upgraded: {why}")]
+    Backup { path: String, why: String },
     /// A schema step failed; the database is as it was before it.
     #[error("upgrading the database failed, nothing was changed: {0}")]
     Migration(String),
@@ -100,6 +104,7 @@ impl From<Error> for tonic::Status {
             | Error::SchemaNewer { .. }
             | Error::SchemaOlder { .. }
             | Error::Migration(_)
+            | Error::Backup { .. }
             | Error::Corrupt(_)
             | Error::UnknownCode(_)
             | Error::Locked { .. }

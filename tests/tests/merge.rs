@@ -1,6 +1,6 @@
 //! `ksweep merge` through the real binary: a laptop's run and a cluster's
 //! joined into a new file whose tables equal what each input showed, an
-//! overlap checked to agree, and an existing output refused.
+//! overlap checked to agree, a forged input and an existing output refused.
 
 use std::path::Path;
 use std::time::Duration;
@@ -51,17 +51,38 @@ fn two_databases_merge_into_one_that_reads_the_same() {
     ksweep(d, &["merge", "laptop.db", "cluster.db", "-o", "all.db"]).fails_with(&["-o", "the file exists"]);
     assert!(std::fs::read_dir(d).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("merging")));
 
-    // A cluster whose engine answered otherwise for a few of quick's tasks
-    // (n = 5, the first start, every method): the file is still written,
-    // whole, with the laptop's results, and the command fails naming them.
+    // A cluster file edited to claim what no engine gives (a walk of n = 5
+    // visiting more than its 25 cells) is refused whole, naming the row,
+    // with nothing written.
     let cluster = rusqlite::Connection::open(d.join("cluster.db")).unwrap();
-    cluster.execute("VACUUM INTO ?1", [d.join("odd.db").to_str().unwrap()]).unwrap();
+    for copy in ["forged.db", "odd.db"] {
+        cluster.execute("VACUUM INTO ?1", [d.join(copy).to_str().unwrap()]).unwrap();
+    }
     drop(cluster);
+    let first_start = "SELECT st.task FROM sweep_tasks st JOIN sweeps s ON s.key = st.sweep
+                       WHERE s.name = 'wide' AND st.config = 0 AND st.start_index = 0";
+    let forged = rusqlite::Connection::open(d.join("forged.db")).unwrap();
+    forged.execute(&format!("UPDATE tasks SET visited = visited + 1 WHERE id IN ({first_start})"), []).unwrap();
+    drop(forged);
+    ksweep(d, &["merge", "laptop.db", "forged.db", "-o", "forged-all.db"]).fails_with(&[
+        "forged.db: refused: sweep",
+        "(wide), `5x5 rule 2,1:",
+        "start cell",
+        "more than the board's 25 cells",
+    ]);
+    assert!(!d.join("forged-all.db").exists());
+
+    // A cluster whose engine answered otherwise, as an engine could, for a
+    // few of quick's tasks (n = 5, the first start, where AW and AW+ found
+    // tours: one rotation later): the file is still written, whole, with
+    // the laptop's results, and the command fails naming them.
     let odd = rusqlite::Connection::open(d.join("odd.db")).unwrap();
     let changed = odd
         .execute(
-            "UPDATE tasks SET visited = visited + 1 WHERE id IN (SELECT st.task FROM sweep_tasks st
-             JOIN sweeps s ON s.key = st.sweep WHERE s.name = 'wide' AND st.config = 0 AND st.start_index = 0)",
+            &format!(
+                "UPDATE tasks SET attempts = attempts + 1 WHERE id IN ({first_start}) AND success = 1
+                 AND attempts < 8 AND method_key IN (SELECT key FROM methods WHERE name IN ('aw', 'aw+'))"
+            ),
             [],
         )
         .unwrap();

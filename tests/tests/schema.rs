@@ -145,3 +145,21 @@ fn a_newer_database_is_refused_by_name() {
     run_ksweep(dir.path(), &["run", spec.to_str().unwrap(), "--db", db_arg], LIMIT).fails_with(&needles);
     run_ksweep(dir.path(), &["db", "upgrade", "--db", db_arg], LIMIT).fails_with(&needles);
 }
+
+/// Every fixture passes the checks `ksweep merge` applies to an input's
+/// results (those a coordinator applies to a worker's): a file any release
+/// wrote merges. Each is merged beside a small run of boards none has.
+#[test]
+fn every_released_schema_version_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec =
+        "name = \"other\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\nrule = [3, 1]\ndims = [2]\nn = [8]\n";
+    std::fs::write(dir.path().join("other.toml"), spec).unwrap();
+    run_ksweep_in(dir.path(), &["run", "other.toml", "--db", "other.db"], LIMIT).ok();
+    for v in versions() {
+        let (input, output) = (format!("v{v}.db"), format!("merged-v{v}.db"));
+        std::fs::copy(fixtures().join(&input), dir.path().join(&input)).unwrap();
+        let merged = run_ksweep_in(dir.path(), &["merge", &input, "other.db", "-o", &output], LIMIT).ok();
+        assert!(merged.stdout.contains("0 conflicting"), "{}", merged.stdout);
+    }
+}

@@ -17,7 +17,8 @@ pub struct CheckArgs {
     /// The sweep spec (TOML).
     pub spec: PathBuf,
     /// Also say how many of its tasks this database already holds (read
-    /// only): what a submit to it would take instead of running.
+    /// only, never changed: an older file is upgraded in memory): what a
+    /// submit to it would take instead of running.
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
 }
@@ -68,7 +69,7 @@ fn known(sweep: &Sweep, db: &Path, out: &mut impl Write) -> Result<()> {
         writeln!(out, "known           nothing: there is no database {} yet", db.display())?;
         return Ok(());
     }
-    let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+    let store = Store::open_unchanged(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
     stored_or_known(sweep, &store, out)?;
     facts(sweep, &store, out)
 }

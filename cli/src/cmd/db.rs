@@ -1,5 +1,6 @@
-//! `ksweep db`: which schema a database file has, and bringing one an
-//! older release wrote up to this release's (docs/database.md).
+//! `ksweep db`: which schema a database file has and whether it is whole,
+//! and bringing one an older release wrote up to this release's
+//! (docs/database.md).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,8 +18,10 @@ pub struct DbArgs {
 
 #[derive(Debug, Subcommand)]
 enum DbCommand {
-    /// Print the file's schema version and the build that last wrote it,
-    /// without changing it.
+    /// Print the file's schema version, the build that last wrote it and
+    /// whether SQLite's quick check finds it whole, without changing it. A
+    /// damaged file is said so and the command fails (exit 1). The check
+    /// reads the whole file.
     Info {
         /// The database file.
         #[arg(long, value_name = "FILE")]
@@ -53,19 +56,36 @@ pub fn run(args: DbArgs, out: &mut impl Write) -> Result<()> {
                 "written by      ksweep {}",
                 writer.as_deref().unwrap_or("(not recorded before schema version 3)")
             )?;
+            let damage = Store::damage_of(&db).with_context(|| format!("checking {}", db.display()))?;
+            match &damage {
+                None => writeln!(out, "integrity       ok (SQLite's quick check)")?,
+                Some(found) => writeln!(out, "integrity       DAMAGED: {found}")?,
+            }
+            if let Some(found) = damage {
+                // Fails, so a script that checks files notices.
+                anyhow::bail!(
+                    "{} is damaged ({found}); restore a backup, or salvage what is readable with sqlite3's .recover",
+                    db.display()
+                );
+            }
         }
         DbCommand::Upgrade { db } => {
             anyhow::ensure!(db.is_file(), "--db {}: no such database file", db.display());
             let store = Store::open(&db).with_context(|| format!("upgrading {}", db.display()))?;
             match store.upgraded() {
-                Some(u) => writeln!(
-                    out,
-                    "upgraded {} from schema version {} to {}; the file as it was: {}",
-                    db.display(),
-                    u.from,
-                    SCHEMA_VERSION,
-                    u.backup.display()
-                )?,
+                Some(u) => {
+                    writeln!(
+                        out,
+                        "upgraded {} from schema version {} to {}; the file as it was: {}",
+                        db.display(),
+                        u.from,
+                        SCHEMA_VERSION,
+                        u.backup.display()
+                    )?;
+                    if let Some(warning) = &u.warning {
+                        writeln!(out, "warning: {warning}")?;
+                    }
+                }
                 None => writeln!(out, "{} is already at schema version {SCHEMA_VERSION}", db.display())?,
             }
         }

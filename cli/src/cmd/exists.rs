@@ -18,8 +18,9 @@ use crate::board_args::BoardArgs;
 pub struct ExistsArgs {
     #[command(flatten)]
     pub board: BoardArgs,
-    /// Also answer from this database's results (read only) where no
-    /// theorem does: a tour a method found, or every start refuted.
+    /// Also answer from this database's results (read only, never
+    /// changed: an older file is upgraded in memory) where no theorem
+    /// does: a tour a method found, or every start refuted.
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
 }
@@ -30,7 +31,7 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
     let facts = match &args.db {
         Some(db) => {
             anyhow::ensure!(db.exists(), "--db: {} does not exist", db.display());
-            let store = Store::open_read_only(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+            let store = Store::open_unchanged(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
             store.facts(&sweep::board_moves(config.board().sides(), config.moves()))?
         }
         None => Facts::default(),

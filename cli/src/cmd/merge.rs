@@ -1,14 +1,17 @@
 //! `ksweep merge`: join databases computed apart (a laptop's run and a
-//! cluster's) into a new one. A task both hold must agree; where one does
-//! not, the earlier database's result is kept, every disagreement listed,
-//! and the command fails so a script notices.
+//! cluster's) into a new one. Every input's results are checked as a
+//! worker's are, and an input with one that cannot be is refused, with
+//! nothing written. A task both hold must agree; where one does not, the
+//! earlier database's result is kept, every disagreement listed, and the
+//! command fails so a script notices.
 
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ksweep_coordinator::store::{Imported, Store};
+use ksweep_coordinator::store::{place_new, Imported, Store};
 
 /// Join database files into a new one.
 #[derive(Debug, Args)]
@@ -27,18 +30,29 @@ pub fn run(args: MergeArgs, out: &mut impl Write) -> Result<()> {
     if args.output.symlink_metadata().is_ok() {
         bail!("-o {}: the file exists; merge writes a new database (choose another name)", args.output.display());
     }
+    // Each input's file, to refuse one named twice (through a link, a
+    // symlink or another spelling): it would join a file to itself.
+    let mut files: Vec<((u64, u64), &Path)> = Vec::with_capacity(args.inputs.len());
     for input in &args.inputs {
         if !input.is_file() {
             bail!("{}: no such database file", input.display());
         }
+        let meta = std::fs::metadata(input).with_context(|| format!("{}", input.display()))?;
+        let file = (meta.dev(), meta.ino());
+        if let Some((_, first)) = files.iter().find(|(f, _)| *f == file) {
+            bail!("{} and {} are the same file; give each database once", first.display(), input.display());
+        }
+        files.push((file, input));
     }
     // Built beside the output and moved into place at the end: the output
     // appears complete or not at all.
     let partial = partial_path(&args.output);
-    let merged = merge_into(&args.inputs, &partial, out).and_then(|total| {
-        publish(&partial, &args.output)?;
-        Ok(total)
-    });
+    let merged = merge_into(&args.inputs, &partial, out)
+        .with_context(|| format!("nothing was written to -o {}", args.output.display()))
+        .and_then(|total| {
+            publish(&partial, &args.output)?;
+            Ok(total)
+        });
     let total = match merged {
         Ok(total) => total,
         Err(e) => {
@@ -65,17 +79,14 @@ fn partial_path(output: &Path) -> PathBuf {
 }
 
 /// Moves the finished file to `output`, refusing to replace a file that
-/// appeared there meanwhile (a hard link fails where one exists; a file
-/// system without hard links gets a plain rename).
+/// appeared there meanwhile.
 fn publish(partial: &Path, output: &Path) -> Result<()> {
-    let placed = match std::fs::hard_link(partial, output) {
-        Ok(()) => std::fs::remove_file(partial),
+    match place_new(partial, output) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             bail!("-o {}: the file appeared while merging; nothing was written there", output.display())
         }
-        Err(_) => std::fs::rename(partial, output),
-    };
-    placed.with_context(|| format!("-o {}: cannot move the merged file into place", output.display()))
+        placed => placed.with_context(|| format!("-o {}: cannot move the merged file into place", output.display())),
+    }
 }
 
 /// Removes a database file and whatever SQLite kept beside it.

@@ -1,8 +1,10 @@
 //! Joining databases computed apart (`ksweep merge`): a laptop's run and a
-//! cluster's, or two halves of one sweep. Identities are matched by their
-//! text (docs/identity.md), never by key; a task both hold is checked to
-//! agree, and where it does not, the result already here stays and the
-//! disagreement is listed in `conflicts`: nothing is overwritten.
+//! cluster's, or two halves of one sweep. Every result of a database is
+//! checked before any of it is imported, as a worker's are ([`check`]).
+//! Identities are matched by their text (docs/identity.md), never by key;
+//! a task both hold is checked to agree, and where it does not, the result
+//! already here stays and the disagreement is listed in `conflicts`:
+//! nothing is overwritten.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +14,8 @@ use rusqlite::{params, OptionalExtension};
 use super::{now_ms, Store};
 use crate::codes::{StoredOutcome, StoredShardState, SweepState};
 use crate::error::{Error, Result};
+
+mod check;
 
 /// Conflicts described in an [`Imported`], at most.
 const SAMPLES: usize = 5;
@@ -119,9 +123,11 @@ fn board_of(identity: &str) -> &str {
 
 impl Store {
     /// Imports every worker, sweep and result of the database `from`, in
-    /// one transaction: all of it or nothing. `from` is read from a copy
-    /// (`snapshot`) and never changed, unless it is older and this read
-    /// upgrades it as every read does.
+    /// one transaction: all of it or nothing. A result a worker could not
+    /// have reported for its sweep's task, or one no sweep refers to,
+    /// refuses the whole file ([`Error::Refused`], naming the row). `from`
+    /// is read from a copy (`snapshot`) and never changed, unless it is
+    /// older and this read upgrades it as every read does.
     pub fn import(&mut self, from: &Path) -> Result<Imported> {
         let snap = snapshot(from)?;
         self.conn.execute("ATTACH DATABASE ?1 AS src", [snap.0.to_string_lossy()])?;
@@ -137,6 +143,7 @@ impl Store {
     fn import_attached(&mut self) -> Result<Imported> {
         let mut out = Imported::default();
         let tx = self.conn.transaction()?;
+        check::check_source(&tx)?;
         let max = |sql: &str| -> rusqlite::Result<i64> { tx.query_row(sql, [], |r| r.get(0)) };
         // New ids above every id here, so none is ever reused.
         let worker_offset = max("SELECT COALESCE(MAX(id), 0) FROM main.workers")?;
@@ -146,13 +153,19 @@ impl Store {
              SELECT id + ?1, name, threads, registered_ms, version, build, host, cpu, features FROM src.workers",
             [worker_offset],
         )? as u64;
+        // The maps are keyed: unkeyed, SQLite looked `main.tasks` up by
+        // configuration alone and scanned its tasks once per task.
         tx.execute_batch(
-            "INSERT OR IGNORE INTO main.configs (identity, cells, moves) SELECT identity, cells, moves FROM src.configs;
-             INSERT OR IGNORE INTO main.methods (identity, name) SELECT identity, name FROM src.methods;
-             CREATE TEMP TABLE config_map AS
-                 SELECT s.key AS old, m.key AS new FROM src.configs s JOIN main.configs m ON m.identity = s.identity;
-             CREATE TEMP TABLE method_map AS
-                 SELECT s.key AS old, m.key AS new FROM src.methods s JOIN main.methods m ON m.identity = s.identity;
+            "INSERT OR IGNORE INTO main.configs (identity, cells, moves) SELECT identity, cells, moves FROM src.configs
+                 WHERE key IN (SELECT config_key FROM src.sweep_configs WHERE sweep IN (SELECT key FROM src.sweeps));
+             INSERT OR IGNORE INTO main.methods (identity, name) SELECT identity, name FROM src.methods
+                 WHERE key IN (SELECT method_key FROM src.sweep_methods WHERE sweep IN (SELECT key FROM src.sweeps));
+             CREATE TEMP TABLE config_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);
+             INSERT INTO temp.config_map (old, new)
+                 SELECT s.key, m.key FROM src.configs s JOIN main.configs m ON m.identity = s.identity;
+             CREATE TEMP TABLE method_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);
+             INSERT INTO temp.method_map (old, new)
+                 SELECT s.key, m.key FROM src.methods s JOIN main.methods m ON m.identity = s.identity;
              CREATE TEMP TABLE sweep_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL, joined INTEGER NOT NULL);",
         )?;
 
@@ -351,8 +364,13 @@ mod tests {
 
     /// A sweep of boards `n`, methods W and AW, four starts per board.
     fn spec(name: &str, n: &str) -> Sweep {
+        spec_of(name, n, "[\"w\", \"aw\"]")
+    }
+
+    /// A sweep of boards `n`, `methods`, four starts per board.
+    fn spec_of(name: &str, n: &str, methods: &str) -> Sweep {
         Sweep::parse(&format!(
-            "name = \"{name}\"\nseed = 5\nstarts = 4\nmethods = [\"w\", \"aw\"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = {n}"
+            "name = \"{name}\"\nseed = 5\nstarts = 4\nmethods = {methods}\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn = {n}"
         ))
         .unwrap()
     }
@@ -368,6 +386,7 @@ mod tests {
 
     /// A task's result as this test's engine gives it: the flags depend on
     /// the cell alone, so every database agrees unless `outcome` says not.
+    /// A failed Warnsdorff method made all its walks, as the engine's do.
     fn result(
         key: SweepKey,
         sweep: &Sweep,
@@ -378,6 +397,8 @@ mod tests {
         outcome: Outcome,
     ) -> ResultRecord {
         let success = outcome == Outcome::Tour;
+        let (entry, m) = (&sweep.configurations()[config as usize], sweep.methods()[method as usize]);
+        let walks = m.max_attempts(entry.move_count() as usize) as u32;
         ResultRecord {
             sweep: key,
             config,
@@ -385,7 +406,7 @@ mod tests {
             method,
             start_cell: cell,
             success,
-            attempts: 1,
+            attempts: if m.is_warnsdorff() && !success { walks } else { 1 },
             visited: if success { sweep.configurations()[config as usize].cells() } else { 2 + cell % 3 },
             micros: 9,
             worker: WorkerId(1),
@@ -560,13 +581,16 @@ mod tests {
     #[test]
     fn a_disagreement_is_listed_and_the_earlier_result_kept() {
         let dir = tempfile::tempdir().unwrap();
+        // Methods that may prove there is no tour (a heuristic's no-tour
+        // would be refused: `forged_rows_are_refused_naming_them`).
+        let s = spec_of("s", "[5, 6]", "[\"solve\", \"bt\"]");
         let mine = file(dir.path(), "mine.db", |store| {
-            run(store, &s(), &[0], |_| Outcome::GaveUp);
+            run(store, &s, &[0], |_| Outcome::GaveUp);
         });
         // Theirs proves there is no tour where mine gave up: the flags
         // agree but for the outcome, which is a conflict all the same.
         let theirs = file(dir.path(), "theirs.db", |store| {
-            run(store, &s(), &[0], |cell| if cell.is_multiple_of(3) { Outcome::NoTour } else { Outcome::GaveUp });
+            run(store, &s, &[0], |cell| if cell.is_multiple_of(3) { Outcome::NoTour } else { Outcome::GaveUp });
         });
         let mut merged = Store::open(&dir.path().join("merged.db")).unwrap();
         merged.import(&mine).unwrap();
@@ -607,5 +631,78 @@ mod tests {
         assert_eq!(count(&merged, "SELECT COUNT(*) FROM tasks"), 8);
         assert_eq!(count(&merged, "SELECT COUNT(*) FROM workers"), 1);
         assert_eq!(count(&merged, "SELECT COUNT(*) FROM sweep_tasks"), 8);
+    }
+    /// What a merged database holds, table by table.
+    fn contents(store: &Store) -> Vec<i64> {
+        ["sweeps", "shards", "workers", "configs", "methods", "tasks", "sweep_tasks", "conflicts", "facts"]
+            .iter()
+            .map(|table| count(store, &format!("SELECT COUNT(*) FROM {table}")))
+            .collect()
+    }
+
+    /// A database edited to claim what no worker could have reported is
+    /// refused whole, naming the row (sweep, identities, start cell) and
+    /// why: the checks a coordinator applies to a worker's results. What
+    /// was merged before it stays exactly as it was.
+    #[test]
+    fn forged_rows_are_refused_naming_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let clean = file(dir.path(), "clean.db", |store| {
+            run(store, &u(), &[0, 1], agreed);
+        });
+        let sweep = s();
+        let starts = Planner::new(&sweep).starts(1);
+        let (first, stray) = (starts[0], (0..36).find(|c| !starts.contains(c)).unwrap());
+        // W's result of 6x6 (a board with tours) from its first start.
+        let task = "(SELECT task FROM sweep_tasks WHERE config = 1 AND start_index = 0 AND method = 0)";
+        let cases: [(&str, String, Vec<String>); 5] = [
+            (
+                "a heuristic's no-tour",
+                format!("UPDATE tasks SET success = 0, outcome = 2, visited = 3 WHERE id = {task}"),
+                vec![format!("start cell {first}"), "no-tour from w".into(), "is not a proof".into()],
+            ),
+            (
+                "attempts past u32",
+                format!("UPDATE tasks SET attempts = 4000000000 WHERE id = {task}"),
+                vec![format!("start cell {first}"), "attempts 4000000000".into()],
+            ),
+            (
+                "negative micros",
+                format!("UPDATE tasks SET micros = -5 WHERE id = {task}"),
+                vec![format!("start cell {first}"), "micros -5".into()],
+            ),
+            (
+                "a start the spec does not draw",
+                format!("UPDATE tasks SET start_cell = {stray} WHERE id = {task}"),
+                vec![format!("start cell {stray}"), format!("the spec's start 0 is cell {first}")],
+            ),
+            (
+                "a result no sweep refers to",
+                format!(
+                    "INSERT INTO tasks (config_key, method_key, start_cell, success, attempts, visited, micros, worker,
+                         outcome, sweep)
+                     SELECT config_key, method_key, {stray}, 1, 1, 36, 9, worker, 1, sweep FROM tasks WHERE id = {task}"
+                ),
+                vec![format!("start cell {stray}"), "no sweep of the file refers to it".into()],
+            ),
+        ];
+        for (i, (what, sql, parts)) in cases.into_iter().enumerate() {
+            let forged = file(dir.path(), &format!("forged-{i}.db"), |store| {
+                run(store, &sweep, &[0, 1], agreed);
+                store.conn.execute_batch(&sql).unwrap();
+            });
+            let mut merged = Store::open(&dir.path().join(format!("merged-{i}.db"))).unwrap();
+            merged.import(&clean).unwrap();
+            let before = contents(&merged);
+            let e = merged.import(&forged).map(drop).unwrap_err();
+            assert!(matches!(e, Error::Refused(_)), "{what}: {e}");
+            let text = e.to_string();
+            let named = ["6x6 rule 2,1", "`w v1`"].into_iter().map(String::from);
+            let sweep_named = (i < 4).then(|| format!("sweep {} (s)", sweep.id()));
+            for part in parts.into_iter().chain(named).chain(sweep_named) {
+                assert!(text.contains(&part), "{what}: {part:?} is not in {text}");
+            }
+            assert_eq!(contents(&merged), before, "{what}: nothing of it imported");
+        }
     }
 }

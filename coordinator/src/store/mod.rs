@@ -18,6 +18,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::error::{Error, Result};
 
 mod aggregates;
+mod backup;
 mod facts;
 mod identities;
 mod lock;
@@ -34,6 +35,7 @@ mod workers;
 
 pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use crate::model::{NewShards, OpenShard, ResultRecord};
+pub use backup::place_new;
 pub use facts::{Fact, Facts};
 pub use merge::Imported;
 pub use parsed::ParsedSweeps;
@@ -67,6 +69,9 @@ pub struct Upgrade {
     pub from: i64,
     /// The file as it was before, copied beside it.
     pub backup: PathBuf,
+    /// What failed after the upgrade committed (recording this build as
+    /// the file's writer): the upgrade stands, so it is said, not an error.
+    pub warning: Option<String>,
 }
 
 /// A database file this store created: removed when the store is dropped
@@ -182,6 +187,20 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens an existing database read-only as [`Store::open_read_only`]
+    /// does, but never changes the file: an older one is read through a
+    /// copy upgraded in memory, with no backup and nothing written. For the
+    /// commands documented to change nothing (`check --db`, `exists --db`).
+    pub fn open_unchanged(path: &Path) -> Result<Store> {
+        database_file(path, true)?;
+        let store = match Store::open_read_only_unchecked(path) {
+            Err(Error::SchemaOlder { .. }) => return Store::upgraded_copy(path),
+            other => other?,
+        };
+        store.quick_check().map_err(|e| damaged(path, e))?;
+        Ok(store)
+    }
+
     /// A copy in memory of an older database file, brought up to date.
     fn upgraded_copy(path: &Path) -> Result<Store> {
         let source = Store::open_read_only_unchecked_any(path)?;
@@ -266,6 +285,23 @@ impl Store {
         Ok((schema::version(&store.conn)?, schema::writer(&store.conn)))
     }
 
+    /// What SQLite's quick check finds wrong with a database file (at most
+    /// five problems), or None; read without changing the file. It reads
+    /// every page, so it takes time in proportion to the file's size.
+    pub fn damage_of(path: &Path) -> Result<Option<String>> {
+        database_file(path, true)?;
+        let store = Store::open_read_only_unchecked_any(path)?;
+        match store.quick_check() {
+            Ok(()) => Ok(None),
+            Err(Error::Corrupt(found)) => Ok(Some(found)),
+            // Pages so damaged that the check itself stops.
+            Err(Error::Database(e)) if e.sqlite_error_code() == Some(ErrorCode::DatabaseCorrupt) => {
+                Ok(Some(e.to_string()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The database is in use (a coordinator serves on it): keep a file
     /// this store created even if nothing is ever stored in it.
     pub fn keep(&mut self) {
@@ -304,7 +340,7 @@ impl Store {
 
     /// Sets the connection up, checks a file that `existing` names (its
     /// schema, then its pages) and brings its tables to this version:
-    /// an older file is first copied beside it ([`backup_path`]).
+    /// an older file is first copied beside it ([`backup::write`]).
     fn init(&mut self, existing: Option<&Path>) -> Result<()> {
         let conn = &mut self.conn;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(schema::foreign)?;
@@ -317,8 +353,7 @@ impl Store {
             self.quick_check()?;
         }
         if let (schema::Found::Older(from), Some(path)) = (found, existing) {
-            let backup = backup_path(path, from);
-            self.conn.execute("VACUUM INTO ?1", [backup.to_string_lossy()])?;
+            let backup = backup::write(&self.conn, path, from)?;
             // Said at warn: whichever command opened it, the user learns
             // their file changed and where its old copy is.
             tracing::warn!(
@@ -326,29 +361,25 @@ impl Store {
                 "upgrading the database from schema version {from} to {}; its copy before is the backup",
                 schema::SCHEMA_VERSION
             );
-            self.upgraded = Some(Upgrade { from, backup });
+            self.upgraded = Some(Upgrade { from, backup, warning: None });
         }
         for step in schema::migrate(&mut self.conn, found)? {
             if existing.is_some() {
                 tracing::info!("database schema {step}: done");
             }
         }
-        schema::note_writer(&self.conn, &ksweep_proto::build::Build::current().to_string())
-    }
-}
-
-/// Where an older database file is copied before it is upgraded:
-/// `<db>.schema-v<version>.bak`, numbered on if that exists already.
-fn backup_path(db: &Path, version: i64) -> PathBuf {
-    let name = |n: u32| {
-        let mut name = db.as_os_str().to_owned();
-        name.push(format!(".schema-v{version}.bak"));
-        if n > 0 {
-            name.push(format!(".{n}"));
+        let noted = schema::note_writer(&self.conn, &ksweep_proto::build::Build::current().to_string());
+        match (noted, &mut self.upgraded) {
+            // The upgrade committed: failing now would report it undone.
+            (Err(e), Some(upgrade)) => {
+                let what = format!("the upgrade is done, but recording this build as the file's writer failed: {e}");
+                tracing::warn!("{what}");
+                upgrade.warning = Some(what);
+                Ok(())
+            }
+            (noted, _) => noted,
         }
-        PathBuf::from(name)
-    };
-    (0..).map(name).find(|p| !p.exists()).unwrap_or_else(|| name(0))
+    }
 }
 
 /// Whether `path` holds a database file (true) or nothing yet (false,

@@ -404,6 +404,44 @@ fn an_older_database_is_upgraded_in_place_after_a_backup() {
     }
 }
 
+/// `open_unchanged` reads an older file through a copy upgraded in
+/// memory: the file keeps its bytes, and no backup is written.
+#[test]
+fn an_unchanged_open_upgrades_in_memory_only() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    released_database(&path, 2);
+    let before = std::fs::read(&path).unwrap();
+    let store = Store::open_unchanged(&path).unwrap();
+    assert_eq!(store.resolve(None).unwrap().tasks_done, 2);
+    drop(store);
+    assert!(std::fs::read(&path).unwrap() == before, "the file is as it was");
+    assert!(!dir.path().join("s.db.schema-v2.bak").exists(), "no backup");
+}
+
+/// A copy a killed upgrade left under its temporary name is never taken
+/// for a backup (removed, and the backup written whole beside it), and a
+/// backup already there is never replaced.
+#[test]
+fn a_partial_copy_is_never_a_backup_and_no_backup_is_replaced() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    released_database(&path, 2);
+    let (earlier, partial) = (dir.path().join("s.db.schema-v2.bak"), dir.path().join("s.db.schema-v2.bak.partial"));
+    std::fs::write(&earlier, b"an earlier backup, kept as it is").unwrap();
+    std::fs::write(&partial, vec![0u8; 4096]).unwrap();
+    let store = Store::open(&path).unwrap();
+    let backup = store.upgraded().expect("upgraded").backup.clone();
+    assert_eq!(backup, dir.path().join("s.db.schema-v2.bak.1"));
+    drop(store);
+    assert_eq!(std::fs::read(&earlier).unwrap(), b"an earlier backup, kept as it is");
+    assert!(!partial.exists(), "the killed upgrade's copy is gone");
+    let old = rusqlite::Connection::open(&backup).unwrap();
+    let meta: i64 = old.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
+    let rows: i64 = old.query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0)).unwrap();
+    assert_eq!((meta, rows), (2, 2), "the backup is the file as it was, whole");
+}
+
 #[test]
 fn a_failing_step_leaves_the_database_as_it_was() {
     let dir = temp();
