@@ -78,7 +78,8 @@ impl ConnectArgs {
     /// A connected channel and the token interceptor.
     pub async fn channel(&self) -> Result<(Channel, BearerToken)> {
         // The files first: a bad token or CA is said even with no coordinator up.
-        let token = BearerToken::new(self.token()?.as_deref()).context("--token: not valid header text")?;
+        // resolve() checked it; kept for a token given in code.
+        let token = BearerToken::new(self.token()?.as_deref()).context("--token")?;
         let ca = self.tls_ca_pem()?;
         let url = self.url()?;
         let endpoint = ksweep_proto::endpoint(&url, ca.as_deref())
@@ -138,32 +139,26 @@ impl TokenArgs {
         }
     }
 
-    /// The token, if any. An empty one is refused wherever it comes from
-    /// (--token, KSWEEP_TOKEN, --token-file): it would silently mean "no
-    /// authentication". To go without, give no token at all.
+    /// The token, if any. One [`ksweep_proto::check_token`] refuses (empty
+    /// or blank, which would silently mean "no authentication") is refused
+    /// wherever it comes from (--token, KSWEEP_TOKEN, --token-file, whose
+    /// surrounding whitespace is not the token's). To go without, give no
+    /// token at all.
     pub fn resolve(&self) -> Result<Option<String>> {
         if let Some(path) = &self.token_file {
             let text = input_file::read_text(path, input_file::TOKEN_FILE).context("--token-file")?;
             let token = text.trim();
-            anyhow::ensure!(
-                !token.is_empty(),
-                "--token-file: {} is empty; a token needs at least one character",
-                path.display()
-            );
+            ksweep_proto::check_token(token).with_context(|| format!("--token-file: {}", path.display()))?;
             return Ok(Some(token.to_string()));
         }
-        match self.token.as_deref() {
-            Some("") => {
-                // clap fills --token from KSWEEP_TOKEN: name where it came from.
-                let source = if std::env::var_os("KSWEEP_TOKEN").is_some_and(|v| v.is_empty()) {
-                    "KSWEEP_TOKEN"
-                } else {
-                    "--token"
-                };
-                anyhow::bail!("{source}: empty; give a token of at least one character, or none at all")
-            }
-            token => Ok(token.map(str::to_string)),
+        let Some(token) = self.token.as_deref() else { return Ok(None) };
+        if let Err(e) = ksweep_proto::check_token(token) {
+            // clap fills --token from KSWEEP_TOKEN: name where it came from.
+            let source =
+                if std::env::var("KSWEEP_TOKEN").is_ok_and(|v| v == token) { "KSWEEP_TOKEN" } else { "--token" };
+            anyhow::bail!("{source}: {e}")
         }
+        Ok(Some(token.to_string()))
     }
 }
 

@@ -223,17 +223,22 @@ fn an_empty_token_is_refused_from_every_source() {
         &["worker", "--coordinator", &url],
         &["coordinator", "--listen", "127.0.0.1:0", "--db", db],
     ];
+    let blank = "empty or only spaces; give a token of at least one visible character, or none at all";
     for command in commands {
-        let flag = [command, &["--token", ""]].concat();
-        let err = refusal(&ksweep(&flag));
-        assert!(err.contains("--token: empty; give a token of at least one character, or none at all"), "{err}");
-        let err = refusal(&ksweep_env(command, &[("KSWEEP_TOKEN", "")]));
-        assert!(err.contains("KSWEEP_TOKEN: empty"), "{command:?}: {err}");
+        for given in ["", " ", "\t "] {
+            let flag = [command, &["--token", given]].concat();
+            let err = refusal(&ksweep(&flag));
+            assert!(err.contains(&format!("--token: {blank}")), "{given:?}: {err}");
+            let err = refusal(&ksweep_env(command, &[("KSWEEP_TOKEN", given)]));
+            assert!(err.contains(&format!("KSWEEP_TOKEN: {blank}")), "{command:?}: {err}");
+        }
+        let err = refusal(&ksweep(&[command, &["--token", " padded"]].concat()));
+        assert!(err.contains("--token: begins or ends with a space"), "{err}");
         let file = [command, &["--token-file", empty]].concat();
         let err = refusal(&ksweep(&file));
-        assert!(err.contains(&format!("--token-file: {empty} is empty")), "{command:?}: {err}");
+        assert!(err.contains(&format!("--token-file: {empty}: {blank}")), "{command:?}: {err}");
         let err = refusal(&ksweep_env(command, &[("KSWEEP_TOKEN_FILE", empty)]));
-        assert!(err.contains(&format!("--token-file: {empty} is empty")), "{command:?}: {err}");
+        assert!(err.contains(&format!("--token-file: {empty}: {blank}")), "{command:?}: {err}");
     }
     assert!(!Path::new(db).exists(), "no coordinator started");
 }

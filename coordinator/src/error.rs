@@ -79,6 +79,9 @@ pub enum Error {
     Io { path: String, source: std::io::Error },
     #[error("TLS: {0}")]
     Tls(String),
+    /// The coordinator's own options are unusable (it does not start).
+    #[error("{field}: {why}")]
+    Options { field: &'static str, why: String },
     #[error("internal: {0}")]
     Internal(String),
 }
@@ -110,6 +113,7 @@ impl From<Error> for tonic::Status {
             | Error::Locked { .. }
             | Error::Io { .. }
             | Error::Tls(_)
+            | Error::Options { .. }
             | Error::Internal(_) => Status::internal(message),
         }
     }

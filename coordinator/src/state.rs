@@ -93,6 +93,11 @@ impl Shared {
     /// [`Shared::resume`], off the request path (parsing a large spec and
     /// checking its shards can take seconds).
     pub fn new(store: Store, options: CoordinatorOptions) -> Result<Shared> {
+        if let Some(token) = &options.token {
+            // An empty token would compare equal to an empty header: no auth.
+            ksweep_proto::check_token(token)
+                .map_err(|e| Error::Options { field: "CoordinatorOptions.token", why: e.to_string() })?;
+        }
         let scheduler = Scheduler::new(options.scheduler.clone(), store.max_shard_id()?);
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)

@@ -103,17 +103,46 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// Why a token is refused, by the coordinator's library and every client
+/// alike: an empty or blank one would silently mean "no authentication",
+/// and one with spaces at its ends or control characters does not survive
+/// a header (or a token file) as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    #[error("empty or only spaces; give a token of at least one visible character, or none at all")]
+    Blank,
+    #[error("begins or ends with a space")]
+    Padded,
+    #[error("holds a control or non-ASCII character; a token travels in an HTTP header")]
+    NotHeaderText,
+}
+
+/// Checks a token against [`TokenError`]'s rules.
+pub fn check_token(token: &str) -> Result<(), TokenError> {
+    if token.trim().is_empty() {
+        Err(TokenError::Blank)
+    } else if token.trim() != token {
+        Err(TokenError::Padded)
+    } else if !token.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        Err(TokenError::NotHeaderText)
+    } else {
+        Ok(())
+    }
+}
+
 /// Client-side token: adds `authorization: Bearer <token>` to every call
 /// when a token is set.
 #[derive(Debug, Clone, Default)]
 pub struct BearerToken(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
 
 impl BearerToken {
-    /// A token to send, or none (an empty token is none: no header rather
-    /// than `Bearer `; the CLI refuses an empty token before it gets here).
-    /// Fails if the token is not valid header text.
-    pub fn new(token: Option<&str>) -> Result<BearerToken, tonic::metadata::errors::InvalidMetadataValue> {
-        token.filter(|t| !t.is_empty()).map(|t| format!("Bearer {t}").parse()).transpose().map(BearerToken)
+    /// A token to send, or none; a token [`check_token`] refuses is an
+    /// error, never quietly no header.
+    pub fn new(token: Option<&str>) -> Result<BearerToken, TokenError> {
+        let Some(token) = token else { return Ok(BearerToken(None)) };
+        check_token(token)?;
+        let value = format!("Bearer {token}").parse().map_err(|_| TokenError::NotHeaderText)?;
+        Ok(BearerToken(Some(value)))
     }
 }
 

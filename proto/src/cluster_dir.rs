@@ -108,10 +108,10 @@ impl ClusterDir {
         let path = self.token_file();
         let Some(text) = read_trusted(&path, Access::OwnerOnly)? else { return Ok(None) };
         let token = text.trim();
-        if token.is_empty() {
+        if let Err(e) = crate::check_token(token) {
             return Err(DirError::Untrusted {
                 path,
-                why: "it is empty".into(),
+                why: format!("its token is {e}"),
                 fix: "remove it (`ksweep slurm` writes a new one) or write a token into it".into(),
             });
         }

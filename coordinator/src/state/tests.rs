@@ -597,3 +597,17 @@ async fn results_waiting_for_the_store_are_written_together() {
     assert_eq!(done, reported, "every poll's results are stored");
     assert_complete(&run_to_end(&shared, key).await);
 }
+
+/// The library refuses a token that would mean no authentication, or one
+/// no header carries as given, as the CLI does: an empty token once
+/// matched an empty `Bearer` header.
+#[test]
+fn a_blank_or_padded_token_is_refused_at_start() {
+    for (token, why) in [("", "empty or only spaces"), (" ", "empty or only spaces"), ("t ", "begins or ends")] {
+        let o = CoordinatorOptions { token: Some(token.into()), ..options() };
+        let e = Shared::new(Store::in_memory().unwrap(), o).err().expect("refused").to_string();
+        assert!(e.starts_with("CoordinatorOptions.token: ") && e.contains(why), "{token:?}: {e}");
+    }
+    let o = CoordinatorOptions { token: Some("s3cret".into()), ..options() };
+    assert!(Shared::new(Store::in_memory().unwrap(), o).is_ok());
+}
