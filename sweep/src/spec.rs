@@ -282,10 +282,19 @@ impl SweepSpec {
 const MAX_NAME_BYTES: usize = 200;
 
 /// Checks a sweep's name, as a spec gives it or `ksweep rename` sets it:
-/// not blank, at most 200 bytes, no control characters.
+/// not blank, at most 200 bytes, no control characters, and not shaped
+/// like a sweep id (16 hex digits): commands take an id or a name in one
+/// place, so a sweep renamed to another's id would pass for it in every
+/// listing.
 pub fn check_name(name: &str) -> Result<(), SpecError> {
     if name.trim().is_empty() {
         return Err(SpecError::field("name", "is empty"));
+    }
+    if name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(SpecError::field(
+            "name",
+            format!("{name} is shaped like a sweep id (16 hex digits); choose a name"),
+        ));
     }
     if name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
         return Err(SpecError::field(

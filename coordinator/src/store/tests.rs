@@ -864,11 +864,15 @@ fn a_renamed_sweep_keeps_its_id_and_its_spec() {
     assert_eq!(store.resolve(Some("wide grid")).unwrap().key, rec.key);
     let (again, created) = store.insert_sweep(&sweep).unwrap();
     assert!(!created && again.key == rec.key && again.name == "wide grid", "resubmitted: {again:?}");
-    for bad in ["", "  ", "a\nb", &"x".repeat(201)] {
+    // Another sweep's full id, or any name shaped like an id, would let
+    // this sweep pass for another in listings.
+    let (other, _) = store.insert_sweep(&Sweep::parse(&SPEC.replace("seed = ", "seed = 1")).unwrap()).unwrap();
+    for bad in ["", "  ", "a\nb", &"x".repeat(201), &other.id, "0123456789ABCDEF"] {
         let e = store.rename_sweep(rec.key, bad).unwrap_err();
         assert!(matches!(e, Error::Spec(_)) && e.to_string().starts_with("name: "), "{bad:?}: {e}");
     }
     assert_eq!(store.record_of(rec.key).unwrap().name, "wide grid");
+    assert_eq!(store.resolve(Some(&other.id)).unwrap().key, other.key);
 }
 
 /// (3,2) on 10x10: no theorem or move-graph proof settles it either way.
