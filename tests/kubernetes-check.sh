@@ -134,6 +134,14 @@ def render_fallback(kdir):
                 spec["template"].setdefault("metadata", {}).setdefault("labels", {}).update(pairs)
             for claim in spec.get("volumeClaimTemplates") or []:
                 claim.setdefault("metadata", {}).setdefault("labels", {}).update(pairs)
+            if d["kind"] == "NetworkPolicy":
+                # kustomize edits every podSelector's matchLabels (not its
+                # matchExpressions): the policy's own and its peers'.
+                peers = [p for r in spec.get("ingress") or [] for p in r.get("from") or []]
+                peers += [p for r in spec.get("egress") or [] for p in r.get("to") or []]
+                for sel in [spec.get("podSelector")] + [p.get("podSelector") for p in peers]:
+                    if sel and "matchLabels" in sel:
+                        sel["matchLabels"].update(pairs)
     if k.get("namespace"):
         for d in docs:
             d["metadata"]["namespace"] = k["namespace"]
@@ -335,6 +343,43 @@ for role, pod in pods.items():
     check(c.get("image") == "knight-sweep:local" and c.get("imagePullPolicy") == "Never",
           "%s: not knight-sweep:local with imagePullPolicy Never" % role)
 
+# Network policies: the coordinator's pods take gRPC from the workers (and
+# its ports from labelled clients) and open nothing; the workers take
+# nothing and reach only the coordinator's gRPC port and DNS.
+policies = {d["metadata"]["name"]: d for d in docs if d["kind"] == "NetworkPolicy"}
+def policy_for(role):
+    found = [p for p in policies.values()
+             if all(pods[role]["metadata"].get("labels", {}).get(k) == v
+                    for k, v in (p["spec"].get("podSelector") or {}).get("matchLabels", {}).items())
+             and (p["spec"].get("podSelector") or {}).get("matchLabels")]
+    check(len(found) == 1, "%s: expected one NetworkPolicy selecting its pods, found %d" % (role, len(found)))
+    return found[0]["spec"] if found else {}
+def peers_match(peers, role):
+    return any(all(pods[role]["metadata"].get("labels", {}).get(k) == v
+                   for k, v in (peer.get("podSelector") or {}).get("matchLabels", {}).items())
+               and (peer.get("podSelector") or {}).get("matchLabels") and "namespaceSelector" not in peer
+               for peer in peers)
+cp, wp = policy_for("coordinator"), policy_for("worker")
+for role, p in (("coordinator", cp), ("worker", wp)):
+    check(sorted(p.get("policyTypes") or []) == ["Egress", "Ingress"],
+          "%s: its NetworkPolicy must govern both Ingress and Egress" % role)
+check(cp.get("egress") == [], "coordinator: its NetworkPolicy allows egress (it opens no connection)")
+check(wp.get("ingress") == [], "worker: its NetworkPolicy allows ingress (a worker serves nothing)")
+rules = cp.get("ingress") or []
+check(any(peers_match(r.get("from") or [], "worker") and [q.get("port") for q in r.get("ports") or []] == [50051]
+          for r in rules), "coordinator: the workers are not let in on 50051 (and only it)")
+for r in rules:
+    check(r.get("from"), "coordinator: an ingress rule open to every source")
+    check({q.get("port") for q in r.get("ports") or []} <= {50051, http_port} and r.get("ports"),
+          "coordinator: an ingress rule on a port it does not serve: %r" % r.get("ports"))
+out_rules = wp.get("egress") or []
+check(any(peers_match(r.get("to") or [], "coordinator") and [q.get("port") for q in r.get("ports") or []] == [50051]
+          for r in out_rules), "worker: no egress to the coordinator on 50051")
+for r in out_rules:
+    ports_ = {q.get("port") for q in r.get("ports") or []}
+    check(r.get("to") and (ports_ == {50051} or ports_ == {53}),
+          "worker: an egress rule beyond the coordinator's gRPC and DNS: %r" % r)
+
 # No token committed: no Secret among the source manifests, token.txt ignored.
 with open(os.path.join(DIR, "kustomization.yaml")) as f:
     resources = yaml.safe_load(f)["resources"]
@@ -365,6 +410,7 @@ if failures:
     sys.exit(1)
 out("manifests: coordinator StatefulSet of 1 with a claim at /data, readiness by grpc.health.v1 and liveness on 50051; "
     "workers with CPU and memory requests and limits; token from the Secret via KSWEEP_TOKEN_FILE; "
+    "network policies letting workers reach only the coordinator's gRPC port and DNS; "
     "grace periods coordinator %ss, worker %ss"
     % (pods["coordinator"]["spec"]["terminationGracePeriodSeconds"],
        pods["worker"]["spec"]["terminationGracePeriodSeconds"]))

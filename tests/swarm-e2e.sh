@@ -153,6 +153,23 @@ if "$k" health --coordinator "$url" >/dev/null 2>&1; then
 fi
 say "token: a secret file in the containers, not in docker inspect; calls without it refused"
 
+# The overlay is encrypted and every service has CPU and memory limits,
+# as the engine holds them (not only as the file says).
+if [ "$(docker network inspect "${stack}_sweep" --format '{{index .Options "encrypted"}}')" != true ]; then
+    say "the overlay network ${stack}_sweep is not encrypted"
+    exit 1
+fi
+for service in coordinator worker; do
+    limits=$(docker service inspect "${stack}_$service" \
+        --format '{{.Spec.TaskTemplate.Resources.Limits.NanoCPUs}} {{.Spec.TaskTemplate.Resources.Limits.MemoryBytes}}')
+    read -r cpus memory <<<"$limits"
+    if [ "${cpus:-0}" -le 0 ] || [ "${memory:-0}" -le 0 ]; then
+        say "$service: no CPU or memory limit ($limits)"
+        exit 1
+    fi
+done
+say "overlay encrypted; coordinator and workers with CPU and memory limits"
+
 t0=$(date +%s)
 id=$("$k" submit "$spec" --coordinator "$url" --token-file "$token_file" | tail -n 1)
 say "submitted sweep $id"
