@@ -3,7 +3,9 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tour::{Board, Configuration, Method, Moves, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS};
+use tour::{
+    Board, Configuration, Method, Moves, Solver, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS,
+};
 
 /// The configuration a command runs on.
 #[derive(Debug, Clone, Args)]
@@ -73,6 +75,27 @@ impl SolverArgs {
 
 impl BoardArgs {
     /// Validates the options and builds the configuration.
+    /// The engine for `methods` on this board, run by `threads` threads at
+    /// once, refused before it allocates when it needs more memory than
+    /// this process may have (cgroup, Slurm, MemAvailable): raising
+    /// `--max-cells` must not end in an allocation failure that aborts.
+    pub fn solver(&self, methods: &[Method], threads: usize, record_path: bool) -> Result<Solver> {
+        let config = self.configuration()?;
+        let need = config.memory_need_for(methods, record_path).with_threads(threads.max(1) as u64);
+        let bounds = ksweep_worker::resources::Bounds::read(&ksweep_worker::resources::Host::this());
+        if let Some(limit) = bounds.memory.iter().min_by_key(|f| f.value).filter(|limit| need > limit.value) {
+            bail!(
+                "the board needs {} for {} thread(s), more than this process may use ({}, from {}); \
+                 choose a smaller board or fewer threads",
+                tour::format_bytes(need),
+                threads.max(1),
+                tour::format_bytes(limit.value),
+                limit.source
+            );
+        }
+        Ok(Solver::new(config)?)
+    }
+
     pub fn configuration(&self) -> Result<Configuration> {
         let board = match (&self.shape, self.dims, self.n) {
             (Some(shape), dims, _) => {

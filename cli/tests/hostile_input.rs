@@ -489,3 +489,14 @@ fn absurd_lifetimes_ends_and_sizes_are_bounded() {
     let o = ksweep_env(&["worker", "--coordinator", &url, "--lifetime", "12s"], &[("SLURM_JOB_END_TIME", &far)]);
     assert!(o.status.success(), "the worker leaves at its lifetime: {}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A board past this machine's memory, its cell limit raised, is refused
+/// before anything is allocated (it once aborted on the failed allocation).
+#[test]
+fn a_board_larger_than_memory_is_refused_before_it_is_allocated() {
+    let huge = ["--rule", "2,1", "--dims", "2", "--n", "200000", "--max-cells", "18446744073709551615"];
+    let tour = refusal(&ksweep(&[&["tour", "--start", "0,0", "--method", "w"], &huge[..]].concat()));
+    assert!(tour.contains("GiB for 1 thread(s), more than this process may use"), "{tour}");
+    let eval = refusal(&ksweep(&[&["eval", "--method", "w", "--threads", "2"], &huge[..]].concat()));
+    assert!(eval.contains("GiB for 2 thread(s), more than this process may use"), "{eval}");
+}

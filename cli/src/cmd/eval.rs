@@ -63,15 +63,15 @@ pub struct EvalCounts {
 }
 
 pub fn run(args: EvalArgs, input: impl BufRead, out: &mut impl Write) -> Result<EvalCounts> {
-    let solver = Solver::new(args.board.configuration()?)?;
-    for &m in &args.method {
-        solver.supports(m)?;
-        args.solver.check(m)?;
-    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("--threads: could not start the thread pool")?;
+    let solver = args.board.solver(&args.method, pool.current_num_threads(), false)?;
+    for &m in &args.method {
+        solver.supports(m)?;
+        args.solver.check(m)?;
+    }
     evaluate(&solver, &args.method, args.board.seed, &args.solver, &pool, input, out)
 }
 

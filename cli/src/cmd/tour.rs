@@ -98,10 +98,10 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
         Some(f) => f,
         None => stdout,
     };
-    let config = args.board.configuration()?;
+    let solver = args.board.solver(&[args.method], 1, true)?;
+    let config = solver.config();
     let start = config.board().index_of(&args.start.0)?;
     let seed = config.task_seed(args.board.seed, start, args.method);
-    let solver = Solver::new(config)?;
     solver.supports(args.method)?;
     args.solver.check(args.method)?;
     let mut ws = solver.workspace();
