@@ -602,20 +602,23 @@ fn failing_shards_end_the_sweep_failed() {
     let lost = rt.block_on(async {
         let mut workers = within("connect", WorkersClient::connect(c.url())).await.expect("connect");
         let mut sweeps = within("connect", SweepsClient::connect(c.url())).await.expect("connect");
+        // A failure counts once per worker: two workers fail the shard.
         let a = register(&mut workers, "fake-failing").await;
+        let b = register(&mut workers, "fake-failing-too").await;
         let failed = |shard: &pb::Shard| pb::ShardResults {
             error: "boom: the worker cannot run this shard".into(),
             ..results(shard, vec![])
         };
 
         let s1 = poll(&mut workers, &a, 1, vec![], vec![]).await.expect("poll").shards.remove(0);
-        let reply = poll(&mut workers, &a, 1, vec![], vec![failed(&s1)]).await.expect("a shard error is accepted");
+        poll(&mut workers, &a, 0, vec![], vec![failed(&s1)]).await.expect("a shard error is accepted");
+        let reply = poll(&mut workers, &b, 1, vec![], vec![]).await.expect("poll");
         let again = reply.shards.first().expect("the failed shard is handed out again");
-        assert_eq!(again.shard_id, s1.shard_id, "the failed shard is retried first");
+        assert_eq!(again.shard_id, s1.shard_id, "the failed shard is retried first, on another worker");
         assert_ne!(again.epoch, s1.epoch);
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!((s.tasks_done, s.shards_failed), (0, 0), "one failure of two allowed: {s:?}");
-        poll(&mut workers, &a, 0, vec![], vec![failed(again)]).await.expect("the second failure is accepted");
+        poll(&mut workers, &b, 0, vec![], vec![failed(again)]).await.expect("the second failure is accepted");
         let s = status_of(&mut sweeps, &id).await;
         assert_eq!(s.shards_failed, 1, "failed for good after two failures: {s:?}");
         assert_eq!(s.state, pb::SweepState::Running as i32, "other shards remain: {s:?}");

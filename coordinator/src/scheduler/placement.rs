@@ -83,9 +83,12 @@ impl Scheduler {
         self.shards.get(&id).is_some_and(|run| self.suits(worker, run, now))
     }
 
-    /// [`Scheduler::can_run`] of a shard in hand.
+    /// [`Scheduler::can_run`] of a shard in hand: also false while the
+    /// worker is excluded from it (`scheduler::stalls`).
     pub(super) fn suits(&self, worker: WorkerId, run: &ShardRun, now: Instant) -> bool {
-        run.requirement.met_by(self.resources(worker)) && self.ends_in_time(worker, run, now)
+        run.requirement.met_by(self.resources(worker))
+            && self.ends_in_time(worker, run, now)
+            && !self.excluded(worker, run, now)
     }
 
     /// True unless the worker has an end (`--lifetime`) and the shard's
@@ -244,7 +247,7 @@ mod tests {
         // the large board, leaving it queued).
         let first = s.assign_drawn(small, 1, now).assignments;
         assert_eq!(first.len(), 1);
-        while s.cut(0.0).map(|id| s.queue.push_back(id)).is_some() {}
+        while s.cut(0.0, &[]).map(|id| s.queue.push_back(id)).is_some() {}
         assert_eq!(boards(&mut s, big, now)[..2], [400, 400], "its own boards before the small ones");
     }
 

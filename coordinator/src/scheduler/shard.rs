@@ -55,7 +55,15 @@ pub(super) struct ShardRun {
     pub remaining: usize,
     /// Tasks per shard, kept after `received` is emptied.
     pub tasks: usize,
+    /// Distinct workers it failed on (stored with it, so those from before
+    /// a restart count too): at `max_shard_failures` it fails for good.
     pub failures: u32,
+    /// The workers counted in `failures` since it was taken in: another
+    /// failure on one of them counts nothing.
+    pub failed_on: Vec<WorkerId>,
+    /// Workers that lately lost it (failed, stalled or let it expire), and
+    /// when: none is given it again within `STALL_COOLDOWN_LEASES`.
+    pub lost_to: Vec<(WorkerId, Instant)>,
     /// What a worker needs to run it.
     pub requirement: Requirement,
 }
@@ -81,6 +89,8 @@ impl ShardRun {
             remaining: tasks,
             tasks,
             failures,
+            failed_on: Vec::new(),
+            lost_to: Vec::new(),
             requirement,
         }
     }

@@ -25,6 +25,11 @@ static SPEC: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| sweep::fixtures::knight_spec("t", 1, 4, &[5, 6]));
 
 fn scheduler() -> (Scheduler, SweepKey, Instant) {
+    with_spec(&SPEC)
+}
+
+/// [`scheduler`] of another spec.
+fn with_spec(spec: &str) -> (Scheduler, SweepKey, Instant) {
     // A tiny target: every shard holds one start, so there are several;
     // no cap on held work (tested on its own below).
     let config = SchedulerConfig {
@@ -33,7 +38,7 @@ fn scheduler() -> (Scheduler, SweepKey, Instant) {
         ..SchedulerConfig::default()
     };
     let mut s = Scheduler::new(config, 0);
-    let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
+    let sweep = Arc::new(Sweep::parse(spec).unwrap());
     let key = SweepKey(1);
     s.add_sweep(key, sweep.id(), sweep, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
     let now = Instant::now();
@@ -82,7 +87,7 @@ fn every_task_once_then_the_sweep_is_done() {
             assert_eq!(a.plan.start_hi - a.plan.start_lo, 1, "one start per shard at this target");
             let report = vec![full_report(a)];
             rows += s.validate(WorkerId(1), &report).unwrap().len();
-            let settled = s.commit(WorkerId(1), &report);
+            let settled = s.commit(WorkerId(1), &report, now);
             assert_eq!(settled.done, vec![a.shard]);
             finished.extend(settled.finished);
         }
@@ -100,11 +105,11 @@ fn duplicates_are_counted_once() {
     let mut half = full_report(&given[0]);
     half.tasks.truncate(1);
     assert_eq!(s.validate(WorkerId(1), std::slice::from_ref(&half)).unwrap().len(), 1);
-    assert!(s.commit(WorkerId(1), std::slice::from_ref(&half)).done.is_empty());
+    assert!(s.commit(WorkerId(1), std::slice::from_ref(&half), now).done.is_empty());
     assert!(s.validate(WorkerId(1), std::slice::from_ref(&half)).unwrap().is_empty(), "already received");
     let full = full_report(&given[0]);
     assert_eq!(s.validate(WorkerId(1), std::slice::from_ref(&full)).unwrap().len(), 1, "only the missing one");
-    assert_eq!(s.commit(WorkerId(1), std::slice::from_ref(&full)).done, vec![given[0].shard]);
+    assert_eq!(s.commit(WorkerId(1), std::slice::from_ref(&full), now).done, vec![given[0].shard]);
     // A late copy of a settled shard is accepted and adds nothing.
     assert!(s.validate(WorkerId(1), &[full]).unwrap().is_empty());
 }
@@ -128,7 +133,7 @@ fn an_expired_lease_goes_to_another_worker_and_late_results_count_once() {
     assert_eq!(s.heartbeat(WorkerId(1), &[(a.shard, a.epoch)], expired_at), vec![(a.shard, a.epoch)]);
     let late = full_report(a);
     assert_eq!(s.validate(WorkerId(1), std::slice::from_ref(&late)).unwrap().len(), 2);
-    assert_eq!(s.commit(WorkerId(1), &[late]).done, vec![a.shard]);
+    assert_eq!(s.commit(WorkerId(1), &[late], expired_at).done, vec![a.shard]);
     assert!(s.validate(WorkerId(2), &[full_report(&second[0])]).unwrap().is_empty());
 }
 
@@ -147,19 +152,23 @@ fn unsolicited_and_out_of_range_reports_are_refused() {
     assert!(e.to_string().contains("has no task"), "{e}");
 }
 
+/// A shard whose error three workers report in turn (each failing it
+/// once: a failure counts once per worker) fails for good.
 #[test]
 fn a_shard_failing_repeatedly_is_marked_failed_and_the_sweep_ends_failed() {
     let (mut s, key, now) = scheduler();
+    s.register(WorkerId(3), 1, now);
     let mut failed = None;
     for attempt in 0..3 {
-        let (given, _) = assign(&mut s, WorkerId(1), 1, now);
+        let worker = WorkerId(attempt + 1);
+        let (given, _) = assign(&mut s, worker, 1, now);
         let a = &given[0];
         if let Some(first) = failed {
             assert_eq!(a.shard, first, "the failed shard is retried first");
         }
         failed = Some(a.shard);
         let report = ShardReport { shard: a.shard, epoch: a.epoch, tasks: vec![], error: Some("boom".into()) };
-        let settled = s.commit(WorkerId(1), &[report]);
+        let settled = s.commit(worker, &[report], now);
         if attempt < 2 {
             assert_eq!(settled.retried, vec![(a.shard, "boom".to_string())]);
         } else {
@@ -174,7 +183,7 @@ fn a_shard_failing_repeatedly_is_marked_failed_and_the_sweep_ends_failed() {
             break;
         }
         for a in &given {
-            finished.extend(s.commit(WorkerId(1), &[full_report(a)]).finished);
+            finished.extend(s.commit(WorkerId(1), &[full_report(a)], now).finished);
         }
     }
     assert_eq!(finished, vec![(key, SweepState::Failed)]);
@@ -194,12 +203,12 @@ fn a_stale_lease_holders_error_does_not_count() {
     assert_eq!(second[0].shard, stale.shard);
     for _ in 0..5 {
         let report = ShardReport { shard: stale.shard, epoch: stale.epoch, tasks: vec![], error: Some("old".into()) };
-        let settled = s.commit(WorkerId(1), &[report]);
+        let settled = s.commit(WorkerId(1), &[report], expired_at);
         assert!(settled.failed.is_empty() && settled.retried.is_empty(), "{settled:?}");
     }
     assert!(s.heartbeat(WorkerId(2), &[(second[0].shard, second[0].epoch)], expired_at).is_empty(), "still held");
     let report = ShardReport { shard: second[0].shard, epoch: second[0].epoch, tasks: vec![], error: Some("x".into()) };
-    assert_eq!(s.commit(WorkerId(2), &[report]).retried.len(), 1, "the holder's own error counts once");
+    assert_eq!(s.commit(WorkerId(2), &[report], expired_at).retried.len(), 1, "the holder's own error counts once");
 }
 
 /// The measured rate sizes shards: each task counts once, and a task's
@@ -215,7 +224,7 @@ fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
     half.tasks.truncate(1);
     half.tasks[0].micros = micros;
     let before = s.rate.micros_per_cost;
-    s.commit(WorkerId(1), std::slice::from_ref(&half));
+    s.commit(WorkerId(1), std::slice::from_ref(&half), now);
     let sample = micros as f64 / cost;
     let expect = 0.8 * before + 0.2 * sample;
     assert!((s.rate.micros_per_cost - expect).abs() < 1e-9 * expect, "{} vs {expect}", s.rate.micros_per_cost);
@@ -223,7 +232,7 @@ fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
     let mut full = full_report(a);
     full.tasks.iter_mut().for_each(|t| t.micros = micros);
     let before = s.rate.micros_per_cost;
-    s.commit(WorkerId(1), &[full]);
+    s.commit(WorkerId(1), &[full], now);
     let expect = 0.8 * before + 0.2 * sample;
     assert!(
         (s.rate.micros_per_cost - expect).abs() < 1e-9 * expect,
@@ -235,7 +244,7 @@ fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
     let mut absurd = full_report(b);
     absurd.tasks.iter_mut().for_each(|t| t.micros = u64::MAX / 4);
     let before = s.rate.micros_per_cost;
-    s.commit(WorkerId(1), &[absurd]);
+    s.commit(WorkerId(1), &[absurd], now);
     let cap = sizing::MAX_TASK_MICROS_PER_LEASE * s.config.lease.as_micros() as f64;
     let bound = 0.8 * before + 0.2 * cap / b.sweep.configurations()[b.plan.config as usize].cost_per_task();
     assert!(s.rate.micros_per_cost <= bound * (1.0 + 1e-9), "{} > {bound}", s.rate.micros_per_cost);
@@ -274,7 +283,7 @@ fn a_worker_holds_a_bounded_amount_of_estimated_work() {
     assert!(again.is_empty(), "worker 1 holds its share");
     let (other, _) = assign(&mut s, WorkerId(2), 100, now);
     assert_eq!(other.len(), 1, "the rest stays for worker 2");
-    s.commit(WorkerId(1), &[full_report(&first[0])]);
+    s.commit(WorkerId(1), &[full_report(&first[0])], now);
     assert_eq!(assign(&mut s, WorkerId(1), 100, now).0.len(), 1, "room again once its shard is done");
 }
 
@@ -304,7 +313,7 @@ fn shards_shrink_towards_the_end() {
         sizes.push(a.plan.start_hi - a.plan.start_lo);
         let mut report = full_report(a);
         report.tasks.iter_mut().for_each(|t| t.micros = micros);
-        s.commit(worker, &[report]);
+        s.commit(worker, &[report], now);
     }
     assert_eq!(sizes.iter().sum::<u64>(), 100, "{sizes:?}");
     assert_eq!(sizes[0], 10, "full-size shards while plenty is left: {sizes:?}");
@@ -368,7 +377,9 @@ fn a_task_twice_in_one_batch_is_new_once() {
     let (first, _) = assign(&mut s, WorkerId(1), 1, now);
     let expired_at = now + Duration::from_secs(11);
     s.expire(expired_at);
-    let (again, _) = assign(&mut s, WorkerId(1), 1, expired_at);
+    // Not given back to the worker that lost it before the cooldown.
+    let back = expired_at + Duration::from_secs(300);
+    let (again, _) = assign(&mut s, WorkerId(1), 1, back);
     assert_eq!(again[0].shard, first[0].shard);
     let mut repeated = full_report(&again[0]);
     repeated.tasks.extend(repeated.tasks.clone());
@@ -393,7 +404,7 @@ fn a_resumed_sweep_with_a_failed_shard_ends_failed() {
             break;
         }
         for a in &given {
-            finished.extend(s.commit(WorkerId(1), &[full_report(a)]).finished);
+            finished.extend(s.commit(WorkerId(1), &[full_report(a)], now).finished);
         }
     }
     assert_eq!(finished, vec![(SweepKey(1), SweepState::Failed)]);
@@ -431,7 +442,7 @@ fn a_lease_lost_again_and_again_fails_the_shard() {
         }
         let reports: Vec<ShardReport> = more.iter().map(full_report).collect();
         s.validate(WorkerId(9), &reports).unwrap();
-        finished.extend(s.commit(WorkerId(9), &reports).finished);
+        finished.extend(s.commit(WorkerId(9), &reports, now).finished);
     }
     finished.extend(s.drain_finished());
     assert_eq!(finished, vec![(key, SweepState::Failed)]);
@@ -521,7 +532,7 @@ fn a_worker_holds_only_what_its_throughput_shows() {
             })
             .collect();
         s.validate(WorkerId(1), &reports).unwrap();
-        s.commit(WorkerId(1), &reports);
+        s.commit(WorkerId(1), &reports, t);
         s.touch(WorkerId(1), t).unwrap();
         s.heartbeat(WorkerId(1), &[], t);
         holding = assign(&mut s, WorkerId(1), 1024, t).0;
@@ -610,7 +621,7 @@ fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
     assert_eq!(taken.iter().map(|a| a.shard).collect::<Vec<_>>(), unstarted.iter().map(|u| u.0).collect::<Vec<_>>());
     let reports: Vec<ShardReport> = taken.iter().map(full_report).collect();
     s.validate(free, &reports).unwrap();
-    assert_eq!(s.commit(free, &reports).finished, vec![(quick_key, SweepState::Done)]);
+    assert_eq!(s.commit(free, &reports, t).finished, vec![(quick_key, SweepState::Done)]);
 
     // Ten minutes of heartbeats whose polls move: the hog keeps its shard.
     let mut polls = 2_000;
@@ -677,7 +688,7 @@ fn shards_run_only_the_methods_not_taken() {
     let rows = s.validate(WorkerId(1), std::slice::from_ref(&report)).unwrap();
     assert_eq!(rows.len() as u32, starts);
     assert!(rows.iter().all(|r| r.method == 1 && r.config == 1), "the sweep's method index");
-    let settled = s.commit(WorkerId(1), &[report]);
+    let settled = s.commit(WorkerId(1), &[report], now);
     assert_eq!(settled.done, [a.shard], "one method per start completes the shard");
 }
 
@@ -707,7 +718,7 @@ fn the_indexes_of_open_and_held_shards_follow_every_transition() {
     assert_eq!((one.len(), two.len()), (3, 2));
     check_indexes(&s);
     assert_eq!(s.leased(), 5);
-    assert_eq!(s.commit(WorkerId(1), &[full_report(&one[0])]).done, vec![one[0].shard]);
+    assert_eq!(s.commit(WorkerId(1), &[full_report(&one[0])], now).done, vec![one[0].shard]);
     check_indexes(&s);
     assert_eq!(s.leased(), 4);
     // Worker 2 keeps its leases; worker 1's expire and go to worker 2.
@@ -725,4 +736,175 @@ fn the_indexes_of_open_and_held_shards_follow_every_transition() {
     s.cancel(key);
     check_indexes(&s);
     assert!(s.open.is_empty() && s.held.is_empty() && s.leased() == 0);
+}
+
+/// Keeps `workers` alive from `from` to `to` (they touch every few
+/// seconds, holding nothing) and checks that nothing settles meanwhile.
+fn idle(s: &mut Scheduler, workers: &[WorkerId], from: Instant, to: Instant) {
+    let mut t = from;
+    while t < to {
+        t = (t + Duration::from_secs(5)).min(to);
+        for &w in workers {
+            s.touch(w, t).unwrap();
+        }
+        assert_eq!(s.expire(t), Settled::default(), "at {:?}", t - from);
+    }
+}
+
+/// Issue 58: a worker that stalls twice on a sweep (heartbeats, but
+/// neither a result nor a poll for six leases) is given none of its shards
+/// for the cooldown, while another worker is; after it, it takes them again.
+#[test]
+fn a_worker_that_stalls_twice_sits_out_the_cooldown() {
+    let (mut s, _, now) = with_spec(&sweep::fixtures::knight_spec("t", 1, 20, &[6, 7, 8]));
+    let (staller, honest) = (WorkerId(1), WorkerId(2));
+    let mut t = now;
+    let mut lost = Vec::new();
+    for stall in 1..=2 {
+        let (given, _) = assign(&mut s, staller, 1, t);
+        assert_eq!(given.len(), 1, "stall {stall}: it may still take work");
+        let held = [(given[0].shard, given[0].epoch)];
+        let began = t;
+        let settled = loop {
+            t += Duration::from_secs(2);
+            for w in [staller, honest] {
+                s.touch(w, t).unwrap();
+            }
+            s.heartbeat(staller, &held, t);
+            let settled = s.expire(t);
+            if settled != Settled::default() {
+                break settled;
+            }
+            assert!(t < began + Duration::from_secs(70), "stall {stall} is caught");
+        };
+        assert_eq!(requeued(settled), [held[0].0], "stall {stall}");
+        lost.push(held[0].0);
+    }
+    // For the cooldown (30 leases) the staller is given nothing, however
+    // often it asks; the honest worker takes the shards it lost, and more.
+    let cooled = t;
+    let mut ran = Vec::new();
+    while t < cooled + Duration::from_secs(290) {
+        t += Duration::from_secs(10);
+        for w in [staller, honest] {
+            s.touch(w, t).unwrap();
+        }
+        assert!(assign(&mut s, staller, 8, t).0.is_empty(), "kept off the sweep at {:?}", t - cooled);
+        let (given, _) = assign(&mut s, honest, 1, t);
+        assert_eq!(given.len(), 1, "the honest worker runs the sweep at {:?}", t - cooled);
+        ran.push(given[0].shard);
+        assert!(s.commit(honest, &[full_report(&given[0])], t).failed.is_empty());
+        assert_eq!(s.expire(t), Settled::default());
+    }
+    assert_eq!(ran[..2], lost[..], "the lost shards first");
+    t = cooled + Duration::from_secs(301);
+    for w in [staller, honest] {
+        s.touch(w, t).unwrap();
+    }
+    assert_eq!(assign(&mut s, staller, 1, t).0.len(), 1, "back after the cooldown");
+}
+
+/// Four boards, two starts each, that only a worker with a `gpu` label runs.
+const GPU: &str = r#"
+    name = "gpu"
+    seed = 2
+    starts = 2
+    methods = ["w"]
+    [[grid]]
+    rule = [2, 1]
+    dims = [2]
+    n = [5, 6, 7, 8]
+    requires = ["gpu"]
+"#;
+
+/// Issue 58's attack: a worker advertising 16 EiB and a `gpu` label, the
+/// only one able to run the sweep, holds its shards and lies every way it
+/// can for four hours (heartbeats with rising polls, goes idle, lets its
+/// leases expire, reports errors): no shard fails, and the sweep runs on,
+/// waiting for a worker that delivers.
+#[test]
+fn a_lone_liar_cannot_fail_a_shard() {
+    let (mut s, key, now) = with_spec(GPU);
+    let (liar, plain) = (WorkerId(1), WorkerId(2));
+    s.register(liar, 64, now);
+    s.advertise(liar, WorkerResources { memory: Some(u64::MAX), labels: ["gpu".to_string()].into() });
+    s.advertise(plain, WorkerResources { memory: Some(1 << 30), labels: BTreeSet::new() });
+    let mut held: Vec<Assignment> = Vec::new();
+    let (mut t, mut polls, mut taken, mut lost) = (now, 0u64, 0, 0);
+    while t < now + Duration::from_secs(4 * 3600) {
+        t += Duration::from_secs(2);
+        // It changes its lie every ten minutes.
+        let lie = (t - now).as_secs() / 600 % 4;
+        for w in [liar, plain] {
+            s.touch(w, t).unwrap();
+        }
+        if lie == 0 {
+            polls += 2_000; // busy, by its polls
+        }
+        s.note_polls(liar, polls); // idle, when they stop
+        let listed: Vec<(ShardId, Epoch)> = match lie {
+            2 => Vec::new(), // its leases expire
+            _ => held.iter().map(|a| (a.shard, a.epoch)).collect(),
+        };
+        let revoked = s.heartbeat(liar, &listed, t);
+        held.retain(|a| !revoked.contains(&(a.shard, a.epoch)));
+        if lie == 3 {
+            let errors: Vec<ShardReport> = held
+                .drain(..)
+                .map(|a| ShardReport { shard: a.shard, epoch: a.epoch, tasks: vec![], error: Some("gpu fault".into()) })
+                .collect();
+            let settled = s.commit(liar, &errors, t);
+            assert!(settled.failed.is_empty() && settled.finished.is_empty(), "at {:?}: {settled:?}", t - now);
+            lost += errors.len();
+        }
+        let settled = s.expire(t);
+        assert!(settled.failed.is_empty() && settled.finished.is_empty(), "at {:?}: {settled:?}", t - now);
+        lost += settled.retried.len();
+        assert!(assign(&mut s, plain, 8, t).0.is_empty(), "no gpu, nothing to run");
+        let (given, _) = assign(&mut s, liar, 8, t);
+        taken += given.len();
+        held.extend(given);
+    }
+    assert!(s.is_running(key));
+    assert!(taken > 8 && lost > 8, "it held and lost shards again and again: {taken} taken, {lost} lost");
+}
+
+/// A shard fails for good once it failed on `max_shard_failures` (3)
+/// distinct workers, whatever the failures (an expired lease, an error);
+/// failing again on a worker it already failed on counts nothing.
+#[test]
+fn a_shard_fails_for_good_on_as_many_distinct_workers() {
+    let (mut s, _, now) = scheduler();
+    let (a, b, c) = (WorkerId(1), WorkerId(2), WorkerId(3));
+    s.register(c, 1, now);
+    let error =
+        |x: &Assignment| ShardReport { shard: x.shard, epoch: x.epoch, tasks: vec![], error: Some("boom".into()) };
+    let (given, _) = assign(&mut s, a, 1, now);
+    let x = given[0].shard;
+    // a lets its lease expire: the first failure.
+    let mut t = now + Duration::from_secs(11);
+    assert_eq!(requeued(s.expire(t)), [x]);
+    // After the cooldown a takes it again and reports an error: the same
+    // worker, so nothing is counted.
+    idle(&mut s, &[a, b, c], t, t + Duration::from_secs(310));
+    t += Duration::from_secs(310);
+    let (given, _) = assign(&mut s, a, 1, t);
+    assert_eq!(given[0].shard, x);
+    let settled = s.commit(a, &[error(&given[0])], t);
+    assert!(settled.retried.is_empty() && settled.failed.is_empty(), "{settled:?}");
+    assert_eq!(settled.requeued, [(x, "boom".to_string())]);
+    // b's error is the second.
+    let (given, _) = assign(&mut s, b, 1, t);
+    assert_eq!(given[0].shard, x, "retried first, elsewhere");
+    assert_eq!(s.commit(b, &[error(&given[0])], t).retried, [(x, "boom".to_string())]);
+    // c's lease expires: the third, on a third worker. Failed for good.
+    let (given, _) = assign(&mut s, c, 1, t);
+    assert_eq!(given[0].shard, x);
+    for w in [a, b] {
+        s.touch(w, t + Duration::from_secs(11)).unwrap();
+    }
+    let settled = s.expire(t + Duration::from_secs(11));
+    assert_eq!(settled.failed.len(), 1, "{settled:?}");
+    assert_eq!(settled.failed[0].0, x);
+    assert!(settled.failed[0].1.contains("failed attempt 3"), "{settled:?}");
 }
