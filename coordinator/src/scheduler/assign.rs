@@ -173,7 +173,8 @@ impl Scheduler {
         let Some(run) = self.shards.get(&shard) else { return };
         let epoch = Epoch(self.next_epoch);
         self.next_epoch += 1;
-        let lease = Lease { worker, epoch, deadline: now + self.config.lease };
+        let hold_until = now + self.hold_bound(run);
+        let lease = Lease { worker, epoch, deadline: now + self.config.lease, hold_until };
         // A shard of a queued sweep is always in the map; taken above.
         let (key, plan, methods) = (run.sweep, run.plan.clone(), run.methods);
         let starts = run.starts.clone().or_else(|| self.cached_starts(key, &plan));

@@ -221,8 +221,9 @@ impl Scheduler {
     /// for several leases. A lease that expired, or whose holder stalled
     /// (no result and no poll for a while), is a failed attempt: its worker
     /// died, hung or lies, and a shard that kills or hangs every worker
-    /// taking it would otherwise loop for ever. See `scheduler::stalls`.
-    /// Returns what it settled, for the database.
+    /// taking it would otherwise loop for ever. A lease held past its hold
+    /// bound is taken back too, polls or not, but counts no failure. See
+    /// `scheduler::stalls`. Returns what it settled, for the database.
     pub fn expire(&mut self, now: Instant) -> Settled {
         let expired: Vec<(ShardId, WorkerId)> = self
             .open_shards()
@@ -242,6 +243,10 @@ impl Scheduler {
             if let Some(w) = self.workers.get_mut(&worker) {
                 w.progress_at = now;
             }
+        }
+        for (id, worker, bound) in self.overdue(now) {
+            tracing::warn!(%worker, shard = %id, ?bound, "a worker held a shard past its bound without a result; it goes to others");
+            self.lose(id, worker, Loss::Overdue(bound), now, &mut out);
         }
         let forget = self.config.lease * 3;
         self.workers.retain(|_, w| now.duration_since(w.seen) < forget);

@@ -34,7 +34,11 @@ impl ShardState {
 pub struct Lease {
     pub worker: WorkerId,
     pub epoch: Epoch,
+    /// Heartbeats move it; silence past it loses the shard.
     pub deadline: Instant,
+    /// Only a new result on the shard moves it (heartbeats and polls do
+    /// not); past it the holder loses the shard (`Scheduler::hold_bound`).
+    pub hold_until: Instant,
 }
 
 #[derive(Debug)]
@@ -61,9 +65,13 @@ pub(super) struct ShardRun {
     /// The workers counted in `failures` since it was taken in: another
     /// failure on one of them counts nothing.
     pub failed_on: Vec<WorkerId>,
-    /// Workers that lately lost it (failed, stalled or let it expire), and
-    /// when: none is given it again within `STALL_COOLDOWN_LEASES`.
+    /// Workers that lately lost it (failed, stalled, let it expire or held
+    /// it past its bound), and when: none is given it again within
+    /// `STALL_COOLDOWN_LEASES`.
     pub lost_to: Vec<(WorkerId, Instant)>,
+    /// Times a holder lost it for holding it past its bound: each doubles
+    /// the next holder's (`Scheduler::hold_bound`).
+    pub overdue: u32,
     /// What a worker needs to run it.
     pub requirement: Requirement,
 }
@@ -91,6 +99,7 @@ impl ShardRun {
             failures,
             failed_on: Vec::new(),
             lost_to: Vec::new(),
+            overdue: 0,
             requirement,
         }
     }

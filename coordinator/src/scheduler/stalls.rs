@@ -1,6 +1,7 @@
-//! Holders that keep shards without delivering (issue 58): what losing a
-//! shard costs the shard and its holder, and the cooldown that keeps a
-//! worker that stalls again and again off a sweep.
+//! Holders that keep shards without delivering (issue 58): how long a
+//! lease may go without a result whatever its heartbeats and polls say,
+//! what losing a shard costs the shard and its holder, and the cooldown
+//! that keeps a worker that stalls again and again off a sweep.
 //!
 //! A shard fails for good only once it failed on `max_shard_failures`
 //! distinct workers: a worker that lies (about its memory, labels or
@@ -17,8 +18,31 @@ use crate::ids::{ShardId, SweepKey, WorkerId};
 
 /// Leases a holder may heartbeat without delivering a new result, nor its
 /// tasks polling, before it loses its shards (at least; longer for tasks
-/// estimated longer).
+/// estimated longer). Also the least a lease may go without a new result on
+/// its shard, polls or not (`Scheduler::hold_bound`).
 const NO_PROGRESS_LEASES: u32 = 6;
+
+/// How many times its estimated time (the whole shard on one thread) a
+/// lease may go without a new result on its shard. The clock restarts with
+/// every result, so this covers the wait for the first: a shard queues at
+/// its worker behind at most `held_per_thread` (2) target shards a thread,
+/// then takes its own estimate; eight leaves more than twice that for
+/// estimates that run short.
+const HOLD_FACTOR: f64 = 8.0;
+
+/// Doublings of a shard's hold bound at most, one for each earlier holder
+/// that lost it for holding it past its bound. Estimates come from a rate
+/// fitted to the walks and know nothing of a `bt` or `solve` budget (a 1e8
+/// node `bt` task on a 12x12 (3,2) board took 48 s here, estimated at
+/// 2 µs), so no multiple of them keeps an honest long task; a bound that
+/// doubles does, after a few losses, which cost time but no failure. Ten
+/// doublings of six 10 s leases are 17 hours, past a 1e10-node task on
+/// that board (about 80 minutes at that rate).
+const MAX_HOLD_DOUBLINGS: u32 = 10;
+
+/// The longest hold bound: the estimate a worker's reported times feed
+/// cannot push a deadline past what an `Instant` holds.
+const MAX_HOLD: Duration = Duration::from_secs(30 * 86_400);
 
 /// Leases of the cooldown: a worker that stalled on a sweep twice is given
 /// none of its shards for this long, and no worker is given back a shard
@@ -44,9 +68,18 @@ pub(super) enum Loss {
     /// It delivered no result, and its tasks did not poll, for the stall
     /// window.
     Stalled,
+    /// It delivered no result within the shard's hold bound, busy or not.
+    Overdue(Duration),
 }
 
 impl Loss {
+    /// A failed attempt at the shard. Holding it past its bound is not:
+    /// the holder was working by its polls, and the bound may just be
+    /// short of an honest long task (see `MAX_HOLD_DOUBLINGS`).
+    fn is_failure(&self) -> bool {
+        !matches!(self, Loss::Overdue(_))
+    }
+
     /// A stall of the holder, toward its cooldown. An error is not: the
     /// worker let the shard go at once.
     fn is_stall(&self) -> bool {
@@ -58,6 +91,9 @@ impl Loss {
             Loss::Error(e) => e.clone(),
             Loss::Expired => "lease expired: the worker holding it died, stalled or was cut off".into(),
             Loss::Stalled => "its holder heartbeated but delivered no result".into(),
+            Loss::Overdue(bound) => {
+                format!("its holder delivered no result within its hold bound of {} s", bound.as_secs())
+            }
         }
     }
 }
@@ -80,6 +116,30 @@ impl Stalls {
 impl Scheduler {
     fn cooldown(&self) -> Duration {
         self.config.lease * STALL_COOLDOWN_LEASES
+    }
+
+    /// How long a lease of `run` may go without a new result on it, polls
+    /// or not: `NO_PROGRESS_LEASES` leases, or `HOLD_FACTOR` times its
+    /// estimated time if longer, doubled for each earlier holder that lost
+    /// it so (`MAX_HOLD_DOUBLINGS`).
+    pub(super) fn hold_bound(&self, run: &ShardRun) -> Duration {
+        let floor = (self.config.lease * NO_PROGRESS_LEASES).as_secs_f64();
+        let base = floor.max(HOLD_FACTOR * self.estimate_micros(run) / 1e6);
+        let secs = base * f64::from(1u32 << run.overdue.min(MAX_HOLD_DOUBLINGS));
+        if secs.is_finite() && secs < MAX_HOLD.as_secs_f64() {
+            Duration::from_secs_f64(secs)
+        } else {
+            MAX_HOLD
+        }
+    }
+
+    /// Restarts the hold bound of a shard whose holder just delivered a
+    /// new result on it.
+    pub(super) fn extend_hold(&mut self, id: ShardId, now: Instant) {
+        let Some(bound) = self.shards.get(&id).map(|run| self.hold_bound(run)) else { return };
+        if let Some(ShardState::Leased(lease)) = self.shards.get_mut(&id).map(|run| &mut run.state) {
+            lease.hold_until = now + bound;
+        }
     }
 
     /// Workers holding shards that have delivered no new result, and whose
@@ -108,6 +168,19 @@ impl Scheduler {
         stalled
     }
 
+    /// Leases held past their hold bound, by shard id.
+    pub(super) fn overdue(&self, now: Instant) -> Vec<(ShardId, WorkerId, Duration)> {
+        let mut overdue: Vec<(ShardId, WorkerId, Duration)> = self
+            .open_shards()
+            .filter_map(|(id, run)| {
+                let lease = run.lease().filter(|l| l.hold_until < now)?;
+                Some((id, lease.worker, self.hold_bound(run)))
+            })
+            .collect();
+        overdue.sort_unstable_by_key(|&(id, _, _)| id);
+        overdue
+    }
+
     /// `worker` lost the shard it held: it is not given it again within the
     /// cooldown, and the shard is queued again, or fails for good once it
     /// failed on `max_shard_failures` distinct workers. A stall counts
@@ -120,7 +193,10 @@ impl Scheduler {
         };
         run.lost_to.retain(|&(w, at)| w != worker && now.saturating_duration_since(at) < cooldown);
         run.lost_to.push((worker, now));
-        let counted = !run.failed_on.contains(&worker);
+        if matches!(loss, Loss::Overdue(_)) {
+            run.overdue += 1;
+        }
+        let counted = loss.is_failure() && !run.failed_on.contains(&worker);
         if counted {
             run.failed_on.push(worker);
             run.failures += 1;
@@ -129,6 +205,7 @@ impl Scheduler {
         let error = match (&loss, counted) {
             (Loss::Error(e), _) => e.clone(),
             (_, true) => format!("{} (failed attempt {failures}, each on another worker)", loss.reason()),
+            (Loss::Overdue(_), false) => format!("{} (no failure counted: its tasks polled)", loss.reason()),
             (_, false) => format!("{} (no failure counted: it failed on this worker before)", loss.reason()),
         };
         if counted && failures >= self.config.max_shard_failures {
@@ -145,8 +222,8 @@ impl Scheduler {
 
     /// Counts a stall of `worker` on sweep `key`; at `STALLS_BEFORE_COOLDOWN`
     /// it is kept off the sweep for the cooldown. Losses within a lease of
-    /// the last are one stall (a worker's shards expire one by one); a
-    /// stall a cooldown after the last starts the count again.
+    /// the last are one stall (a worker's shards expire or overrun one by
+    /// one); a stall a cooldown after the last starts the count again.
     fn note_stall(&mut self, worker: WorkerId, key: SweepKey, now: Instant) {
         let (lease, cooldown) = (self.config.lease, self.cooldown());
         let Some(w) = self.workers.get_mut(&worker) else { return };

@@ -585,9 +585,9 @@ const HOG: &str = r#"
 
 /// Issue 34: a worker whose every thread another sweep's long tasks hold
 /// hands back the quick shards it has not started, and keeps its long
-/// shard while its tasks poll (paused time, ten minutes of it): nothing is
-/// charged a failure, the quick sweep ends done on the other worker. A
-/// worker whose polls stop moving is still caught.
+/// shard while its tasks poll, up to the shard's hold bound (issue 58):
+/// nothing is charged a failure, the quick sweep ends done on the other
+/// worker. A worker whose polls stop moving is still caught.
 #[test]
 fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
     let now = Instant::now();
@@ -623,33 +623,53 @@ fn a_hogged_worker_hands_back_what_it_cannot_start_and_loses_nothing() {
     s.validate(free, &reports).unwrap();
     assert_eq!(s.commit(free, &reports, t).finished, vec![(quick_key, SweepState::Done)]);
 
-    // Ten minutes of heartbeats whose polls move: the hog keeps its shard.
+    // Heartbeats whose polls move keep the hog's shard for its hold bound
+    // (six leases, for a shard estimated this short), not longer (issue
+    // 58): it is then taken back, with no failure counted.
     let mut polls = 2_000;
-    while t < now + Duration::from_secs(600) {
+    let settled = loop {
         t += Duration::from_secs(2);
         polls += 2_000;
         for w in [hogged, free] {
             s.touch(w, t).unwrap();
         }
         s.note_polls(hogged, polls);
-        assert!(s.heartbeat(hogged, &hog, t).is_empty(), "still held at {:?}", t - now);
-        assert_eq!(s.expire(t), Settled::default(), "at {:?}", t - now);
-    }
-    // Polls that stop moving (a count sent again is no progress) are a
-    // stall like any other: after six leases the shard goes elsewhere.
-    let stalled_at = t;
-    let settled = loop {
-        t += Duration::from_secs(2);
-        s.touch(hogged, t).unwrap();
-        s.note_polls(hogged, polls);
-        s.heartbeat(hogged, &hog, t);
+        let revoked = s.heartbeat(hogged, &hog, t);
         let settled = s.expire(t);
         if settled != Settled::default() {
             break settled;
         }
-        assert!(t < stalled_at + Duration::from_secs(70), "a stalled holder must be caught");
+        assert!(revoked.is_empty(), "still held at {:?}", t - now);
+        assert!(t < now + Duration::from_secs(70), "polls must not hold a shard past its bound");
     };
-    assert!(t >= stalled_at + Duration::from_secs(60), "caught after {:?}", t - stalled_at);
+    assert!(t > now + Duration::from_secs(60), "taken back after {:?}", t - now);
+    assert!(settled.retried.is_empty() && settled.failed.is_empty(), "{settled:?}");
+    assert_eq!(settled.requeued.iter().map(|r| r.0).collect::<Vec<_>>(), vec![hog[0].0]);
+    // The other worker takes it, with twice the bound, so its polls keep
+    // it past six leases; once they stop moving (a count sent again is no
+    // progress) that is a stall like any other, caught six leases later,
+    // a failed attempt.
+    let (taken, _) = assign(&mut s, free, 1, t);
+    assert_eq!(taken.iter().map(|a| a.shard).collect::<Vec<_>>(), [hog[0].0], "to the other worker");
+    let hog = [(taken[0].shard, taken[0].epoch)];
+    let (given_at, mut polls) = (t, 0);
+    let settled = loop {
+        t += Duration::from_secs(2);
+        for w in [hogged, free] {
+            s.touch(w, t).unwrap();
+        }
+        if t < given_at + Duration::from_secs(40) {
+            polls += 2_000;
+        }
+        s.note_polls(free, polls);
+        s.heartbeat(free, &hog, t);
+        let settled = s.expire(t);
+        if settled != Settled::default() {
+            break settled;
+        }
+        assert!(t < given_at + Duration::from_secs(110), "a stalled holder must be caught");
+    };
+    assert!(t >= given_at + Duration::from_secs(100), "caught after {:?}", t - given_at);
     assert_eq!(settled.retried.iter().map(|r| r.0).collect::<Vec<_>>(), vec![hog[0].0]);
     assert!(settled.retried[0].1.contains("delivered no result"), "{settled:?}");
 }
@@ -749,6 +769,76 @@ fn idle(s: &mut Scheduler, workers: &[WorkerId], from: Instant, to: Instant) {
         }
         assert_eq!(s.expire(t), Settled::default(), "at {:?}", t - from);
     }
+}
+
+/// Issue 58: a holder whose tasks' cancel-flag polls keep rising but which
+/// delivers no result loses its shards at their hold bound (six leases for
+/// shards this small), with no failure counted, and another worker runs
+/// them, not the one that held them.
+#[test]
+fn rising_polls_do_not_extend_a_hold_past_its_bound() {
+    let (mut s, _, now) = scheduler();
+    let (busy, other) = (WorkerId(1), WorkerId(2));
+    let (given, _) = assign(&mut s, busy, 2, now);
+    let held: Vec<(ShardId, Epoch)> = given.iter().map(|a| (a.shard, a.epoch)).collect();
+    let (mut t, mut polls) = (now, 0);
+    let settled = loop {
+        t += Duration::from_secs(2);
+        polls += 2_000;
+        for w in [busy, other] {
+            s.touch(w, t).unwrap();
+        }
+        s.note_polls(busy, polls);
+        let revoked = s.heartbeat(busy, &held, t);
+        let settled = s.expire(t);
+        if settled != Settled::default() {
+            break settled;
+        }
+        assert!(revoked.is_empty(), "still held at {:?}", t - now);
+        assert!(t < now + Duration::from_secs(600), "ten minutes of rising polls, and never a result");
+    };
+    let waited = t - now;
+    assert!(waited > Duration::from_secs(60) && waited <= Duration::from_secs(62), "lost after {waited:?}");
+    assert!(settled.retried.is_empty() && settled.failed.is_empty(), "busy by its account: {settled:?}");
+    assert_eq!(settled.requeued.iter().map(|r| r.0).collect::<Vec<_>>(), held.iter().map(|h| h.0).collect::<Vec<_>>());
+    assert!(settled.requeued[0].1.contains("hold bound of 60 s"), "{settled:?}");
+    assert_eq!(s.heartbeat(busy, &held, t).len(), 2, "revoked");
+    let (again, _) = assign(&mut s, busy, 2, t);
+    assert!(again.iter().all(|a| held.iter().all(|h| h.0 != a.shard)), "not handed straight back: {again:?}");
+    let (taken, _) = assign(&mut s, other, 2, t);
+    assert_eq!(taken.iter().map(|a| a.shard).collect::<Vec<_>>(), held.iter().map(|h| h.0).collect::<Vec<_>>());
+}
+
+/// A new result on a shard restarts its hold bound: a holder delivering
+/// one task of two at 50 s keeps the shard until 60 s after that result,
+/// not after it was given.
+#[test]
+fn a_result_restarts_the_hold_bound() {
+    let (mut s, _, now) = scheduler();
+    let (given, _) = assign(&mut s, WorkerId(1), 1, now);
+    let held = [(given[0].shard, given[0].epoch)];
+    let mut half = full_report(&given[0]);
+    half.tasks.truncate(1);
+    let (mut t, mut polls) = (now, 0);
+    let settled = loop {
+        t += Duration::from_secs(2);
+        polls += 2_000;
+        for w in [WorkerId(1), WorkerId(2)] {
+            s.touch(w, t).unwrap();
+        }
+        s.note_polls(WorkerId(1), polls);
+        if t == now + Duration::from_secs(50) {
+            assert!(s.commit(WorkerId(1), std::slice::from_ref(&half), t).done.is_empty());
+        }
+        s.heartbeat(WorkerId(1), &held, t);
+        let settled = s.expire(t);
+        if settled != Settled::default() {
+            break settled;
+        }
+        assert!(t < now + Duration::from_secs(120), "held past its bound");
+    };
+    assert_eq!(t, now + Duration::from_secs(112), "60 s after the result, at the next tick");
+    assert_eq!(settled.requeued.iter().map(|r| r.0).collect::<Vec<_>>(), [held[0].0]);
 }
 
 /// Issue 58: a worker that stalls twice on a sweep (heartbeats, but
