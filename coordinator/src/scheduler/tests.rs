@@ -911,7 +911,7 @@ const GPU: &str = r#"
 /// only one able to run the sweep, holds its shards and lies every way it
 /// can for four hours (heartbeats with rising polls, goes idle, lets its
 /// leases expire, reports errors): no shard fails, and the sweep runs on,
-/// waiting for a worker that delivers.
+/// its status saying which shards wait on the liar's cooldown.
 #[test]
 fn a_lone_liar_cannot_fail_a_shard() {
     let (mut s, key, now) = with_spec(GPU);
@@ -920,7 +920,7 @@ fn a_lone_liar_cannot_fail_a_shard() {
     s.advertise(liar, WorkerResources { memory: Some(u64::MAX), labels: ["gpu".to_string()].into() });
     s.advertise(plain, WorkerResources { memory: Some(1 << 30), labels: BTreeSet::new() });
     let mut held: Vec<Assignment> = Vec::new();
-    let (mut t, mut polls, mut taken, mut lost) = (now, 0u64, 0, 0);
+    let (mut t, mut polls, mut taken, mut lost, mut most_kept) = (now, 0u64, 0, 0, 0);
     while t < now + Duration::from_secs(4 * 3600) {
         t += Duration::from_secs(2);
         // It changes its lie every ten minutes.
@@ -954,9 +954,15 @@ fn a_lone_liar_cannot_fail_a_shard() {
         let (given, _) = assign(&mut s, liar, 8, t);
         taken += given.len();
         held.extend(given);
+        // What the status says: the liar can run them; those it may not
+        // take now wait on its cooldown.
+        let waiting = s.waiting(key, t);
+        assert_eq!(waiting.shards, 0, "{waiting:?}");
+        most_kept = most_kept.max(waiting.excluded);
     }
     assert!(s.is_running(key));
     assert!(taken > 8 && lost > 8, "it held and lost shards again and again: {taken} taken, {lost} lost");
+    assert!(most_kept >= 4, "shards wait on the liar's cooldown: at most {most_kept}");
 }
 
 /// A shard fails for good once it failed on `max_shard_failures` (3)
