@@ -602,7 +602,8 @@ fn failing_shards_end_the_sweep_failed() {
     let lost = rt.block_on(async {
         let mut workers = within("connect", WorkersClient::connect(c.url())).await.expect("connect");
         let mut sweeps = within("connect", SweepsClient::connect(c.url())).await.expect("connect");
-        // A failure counts once per worker: two workers fail the shard.
+        // No worker is handed back a shard it failed within the cooldown:
+        // a second worker takes the retry.
         let a = register(&mut workers, "fake-failing").await;
         let b = register(&mut workers, "fake-failing-too").await;
         let failed = |shard: &pb::Shard| pb::ShardResults {

@@ -5,11 +5,11 @@
 //!
 //! One file per concern: `shard` (a shard's states), `sweep_run` (a sweep's
 //! phases and how it ends), `lease` (workers, heartbeats, expiry), `stalls`
-//! (holders that deliver nothing, failures counted once per worker,
-//! cooldowns), `assign` (handing shards out), `sizing` (how large a shard
-//! is cut), `starts` (start cells, drawn off the lock), `report`
-//! (validating and committing results), `resources` (the memory and labels
-//! workers advertise), `placement` (which worker may run which shard).
+//! (holders that deliver nothing, how failures count, cooldowns), `assign`
+//! (handing shards out), `sizing` (how large a shard is cut), `starts`
+//! (start cells, drawn off the lock), `report` (validating and committing
+//! results), `resources` (the memory and labels workers advertise),
+//! `placement` (which worker may run which shard).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -50,8 +50,9 @@ use sweep_run::SweepRun;
 pub struct SchedulerConfig {
     /// A shard not heartbeated within this long goes back to the queue.
     pub lease: Duration,
-    /// A shard that fails on this many distinct workers is marked failed,
-    /// not retried (see `scheduler::stalls`).
+    /// A shard that fails this many times is marked failed, not retried:
+    /// an expiry or stall counts once per worker, an error every time (see
+    /// `scheduler::stalls`).
     pub max_shard_failures: u32,
     /// Wall time one shard should take on one thread.
     pub target_shard: Duration,

@@ -59,11 +59,12 @@ pub(super) struct ShardRun {
     pub remaining: usize,
     /// Tasks per shard, kept after `received` is emptied.
     pub tasks: usize,
-    /// Distinct workers it failed on (stored with it, so those from before
-    /// a restart count too): at `max_shard_failures` it fails for good.
+    /// Failures counted (stored with it, so those from before a restart
+    /// count too): each reported error, and an expiry or stall once per
+    /// worker. At `max_shard_failures` it fails for good.
     pub failures: u32,
-    /// The workers counted in `failures` since it was taken in: another
-    /// failure on one of them counts nothing.
+    /// The workers with a failure counted in `failures` since it was taken
+    /// in: an expiry or stall on one of them counts nothing.
     pub failed_on: Vec<WorkerId>,
     /// Workers that lately lost it (failed, stalled, let it expire or held
     /// it past its bound), and when: none is given it again within

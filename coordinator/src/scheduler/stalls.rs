@@ -3,11 +3,13 @@
 //! what losing a shard costs the shard and its holder, and the cooldown
 //! that keeps a worker that stalls again and again off a sweep.
 //!
-//! A shard fails for good only once it failed on `max_shard_failures`
-//! distinct workers: a worker that lies (about its memory, labels or
-//! progress) can delay the shards only it may run, never fail them, while
-//! a shard that kills every worker taking it still fails, since a restarted
-//! worker registers with a new id.
+//! A shard fails for good once it failed `max_shard_failures` times,
+//! where an expired lease or a stall counts once per worker and a reported
+//! error every time: a worker that lies (about its memory, labels or
+//! progress) but reports no error can delay the shards only it may run,
+//! never fail them; a shard that kills every worker taking it still fails,
+//! since a restarted worker registers with a new id; and a shard that
+//! errors deterministically fails on a lone worker (`ksweep run`) too.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -182,9 +184,10 @@ impl Scheduler {
     }
 
     /// `worker` lost the shard it held: it is not given it again within the
-    /// cooldown, and the shard is queued again, or fails for good once it
-    /// failed on `max_shard_failures` distinct workers. A stall counts
-    /// toward the worker's cooldown. Nothing happens unless `worker` holds
+    /// cooldown, and the shard is queued again, or fails for good at its
+    /// `max_shard_failures`th counted failure (an error each time, an
+    /// expiry or stall once per worker). A stall counts toward the worker's
+    /// cooldown. Nothing happens unless `worker` holds
     /// the shard.
     pub(super) fn lose(&mut self, id: ShardId, worker: WorkerId, loss: Loss, now: Instant, out: &mut Settled) {
         let cooldown = self.cooldown();
@@ -196,9 +199,17 @@ impl Scheduler {
         if matches!(loss, Loss::Overdue(_)) {
             run.overdue += 1;
         }
-        let counted = loss.is_failure() && !run.failed_on.contains(&worker);
+        // An error counts every time: a shard that errors deterministically
+        // must fail on a lone worker (`ksweep run`) too. An expiry or a
+        // stall counts once per worker, none after a counted failure there.
+        let counted = match loss {
+            Loss::Error(_) => true,
+            _ => loss.is_failure() && !run.failed_on.contains(&worker),
+        };
         if counted {
-            run.failed_on.push(worker);
+            if !run.failed_on.contains(&worker) {
+                run.failed_on.push(worker);
+            }
             run.failures += 1;
         }
         let (failures, key) = (run.failures, run.sweep);

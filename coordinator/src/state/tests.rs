@@ -237,10 +237,10 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
 }
 
 /// A sweep that failed (here: every board of 5x5 fails on each of three
-/// workers, as a board too big for every worker then registered would; a
-/// failure counts once per worker) is not final: status says which shards
-/// failed and why, and resuming it retries them from scratch, to a
-/// complete sweep.
+/// workers in turn, as a board too big for every worker then registered
+/// would; three workers, since none is handed back a shard it failed
+/// within the cooldown) is not final: status says which shards failed and
+/// why, and resuming it retries them from scratch, to a complete sweep.
 #[tokio::test]
 async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
     let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
