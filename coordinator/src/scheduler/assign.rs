@@ -80,7 +80,7 @@ impl Scheduler {
         let target = self.shard_micros_now();
         let budget = target * self.config.held_per_thread * threads;
         let held: f64 = self.held_by(worker).map(|(_, r)| self.estimate_micros(r)).sum();
-        if held == 0.0 {
+        if self.held_by(worker).next().is_none() {
             // Its progress clock starts with the work it now takes.
             if let Some(w) = self.workers.get_mut(&worker) {
                 w.progress_at = now;
@@ -173,8 +173,7 @@ impl Scheduler {
         let Some(run) = self.shards.get(&shard) else { return };
         let epoch = Epoch(self.next_epoch);
         self.next_epoch += 1;
-        let hold_until = now + self.hold_bound(run);
-        let lease = Lease { worker, epoch, deadline: now + self.config.lease, hold_until };
+        let lease = Lease { worker, epoch, deadline: now + self.config.lease };
         // A shard of a queued sweep is always in the map; taken above.
         let (key, plan, methods) = (run.sweep, run.plan.clone(), run.methods);
         let starts = run.starts.clone().or_else(|| self.cached_starts(key, &plan));

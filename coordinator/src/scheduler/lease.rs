@@ -21,12 +21,11 @@ pub(super) struct WorkerRun {
     pub seen: Instant,
     /// Threads it claimed at registration.
     pub threads: u32,
-    /// When it last delivered a new result, or began holding work.
+    /// When it last delivered a new result, or began holding work: its
+    /// results window (`scheduler::stalls`) runs from here.
     pub progress_at: Instant,
-    /// New results came since the last heartbeat, or its tasks polled.
-    pub progressed: bool,
-    /// Its running tasks' cancel-flag polls in all, as last reported: a
-    /// count that grows shows them working while no result comes.
+    /// Its running tasks' cancel-flag polls in all, as last reported.
+    /// Recorded only: a count that grows proves nothing (a liar sends one).
     pub polls: u64,
     /// Task time (bounded per task) reported since `sampled_at`, in µs.
     pub reported_micros: f64,
@@ -87,9 +86,6 @@ impl WorkerRun {
             self.reported_micros = 0.0;
             self.sampled_at = now;
         }
-        if std::mem::take(&mut self.progressed) {
-            self.progress_at = now;
-        }
         self.delivered.observe(now.saturating_duration_since(self.registered), self.tasks);
     }
 }
@@ -102,7 +98,6 @@ impl Scheduler {
             seen: now,
             threads: threads.max(1),
             progress_at: now,
-            progressed: false,
             polls: 0,
             reported_micros: 0.0,
             sampled_at: now,
@@ -163,10 +158,11 @@ impl Scheduler {
     }
 
     /// Notes new results from a worker (their task time, bounded): its
-    /// throughput, and that it is making progress.
-    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64, tasks: usize) {
+    /// throughput, and that it is making progress (its results window
+    /// starts again).
+    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64, tasks: usize, now: Instant) {
         if let Some(w) = self.workers.get_mut(&worker) {
-            w.progressed = true;
+            w.progress_at = now;
             w.reported_micros += micros;
             w.tasks += tasks as u64;
         }
@@ -174,12 +170,11 @@ impl Scheduler {
 
     /// Notes how often the worker's running tasks have polled their cancel
     /// flags in all (bt, solve and nn poll every millisecond or so of
-    /// work): a count that grew is progress, as a new result is, so a
-    /// worker busy on long tasks is not taken for a stalled one.
+    /// work). Recorded, but no progress: a worker can send any count, so
+    /// only a new result keeps it from stalling (`scheduler::stalls`).
     pub fn note_polls(&mut self, worker: WorkerId, polls: u64) {
-        if let Some(w) = self.workers.get_mut(&worker).filter(|w| polls > w.polls) {
-            w.polls = polls;
-            w.progressed = true;
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.polls = w.polls.max(polls);
         }
     }
 
@@ -219,11 +214,11 @@ impl Scheduler {
 
     /// Takes shards from holders that lost them and forgets workers silent
     /// for several leases. A lease that expired, or whose holder stalled
-    /// (no result and no poll for a while), is a failed attempt: its worker
-    /// died, hung or lies, and a shard that kills or hangs every worker
-    /// taking it would otherwise loop for ever. A lease held past its hold
-    /// bound is taken back too, polls or not, but counts no failure. See
-    /// `scheduler::stalls`. Returns what it settled, for the database.
+    /// (no new result on any shard it holds for its results window,
+    /// whatever its heartbeats and polls), is a failed attempt, counted
+    /// once per worker: its worker died, hung or lies, and a shard that
+    /// kills or hangs every worker taking it would otherwise loop for ever.
+    /// See `scheduler::stalls`. Returns what it settled, for the database.
     pub fn expire(&mut self, now: Instant) -> Settled {
         let expired: Vec<(ShardId, WorkerId)> = self
             .open_shards()
@@ -238,15 +233,11 @@ impl Scheduler {
             held.sort_unstable();
             tracing::warn!(%worker, shards = held.len(), ?window, "a worker heartbeats but delivers nothing; its shards go to others");
             for id in held {
-                self.lose(id, worker, Loss::Stalled, now, &mut out);
+                self.lose(id, worker, Loss::Stalled(window), now, &mut out);
             }
             if let Some(w) = self.workers.get_mut(&worker) {
                 w.progress_at = now;
             }
-        }
-        for (id, worker, bound) in self.overdue(now) {
-            tracing::warn!(%worker, shard = %id, ?bound, "a worker held a shard past its bound without a result; it goes to others");
-            self.lose(id, worker, Loss::Overdue(bound), now, &mut out);
         }
         let forget = self.config.lease * 3;
         self.workers.retain(|_, w| now.duration_since(w.seen) < forget);

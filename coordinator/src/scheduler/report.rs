@@ -34,8 +34,8 @@ pub struct Settled {
     /// Shards that failed once more and went back to the queue.
     pub retried: Vec<(ShardId, String)>,
     /// Shards taken from their holder and queued again with no failure
-    /// counted: held past their bound, or failed again on a worker they
-    /// failed on before (`scheduler::stalls`).
+    /// counted: it expired or stalled on a worker that has a failure
+    /// counted on them already (`scheduler::stalls`).
     pub requeued: Vec<(ShardId, String)>,
     /// Sweeps that just ended, with their final state.
     pub finished: Vec<(SweepKey, SweepState)>,
@@ -124,9 +124,9 @@ impl Scheduler {
     }
 
     /// Notes reports whose results are now stored: marks tasks received,
-    /// restarts the hold bound of shards whose holder delivered, settles
-    /// complete shards, retries or fails shards whose current lease holder
-    /// reported an error, and ends sweeps with nothing left to run.
+    /// restarts the results window of a worker that delivered new ones,
+    /// settles complete shards, retries or fails shards whose current lease
+    /// holder reported an error, and ends sweeps with nothing left to run.
     pub fn commit(&mut self, worker: WorkerId, reports: &[ShardReport], now: Instant) -> Settled {
         let mut out = Settled::default();
         let max_task_micros = self.max_task_micros();
@@ -164,7 +164,7 @@ impl Scheduler {
                 self.rate.observe(micros, new_tasks, cost.cost_per_task());
             }
             if new_tasks > 0 {
-                self.note_progress(worker, micros, new_tasks);
+                self.note_progress(worker, micros, new_tasks, now);
             }
             if remaining == 0 {
                 self.transition(report.shard, ShardState::Done);
@@ -175,8 +175,6 @@ impl Scheduler {
                 } else {
                     tracing::debug!(shard = %report.shard, %worker, %error, "error from a stale lease ignored");
                 }
-            } else if holds && new_tasks > 0 {
-                self.extend_hold(report.shard, now);
             }
             if let Some(state) = self.finish_if_drained(key) {
                 out.finished.push((key, state));

@@ -36,9 +36,6 @@ pub struct Lease {
     pub epoch: Epoch,
     /// Heartbeats move it; silence past it loses the shard.
     pub deadline: Instant,
-    /// Only a new result on the shard moves it (heartbeats and polls do
-    /// not); past it the holder loses the shard (`Scheduler::hold_bound`).
-    pub hold_until: Instant,
 }
 
 #[derive(Debug)]
@@ -66,13 +63,10 @@ pub(super) struct ShardRun {
     /// The workers with a failure counted in `failures` since it was taken
     /// in: an expiry or stall on one of them counts nothing.
     pub failed_on: Vec<WorkerId>,
-    /// Workers that lately lost it (failed, stalled, let it expire or held
-    /// it past its bound), and when: none is given it again within
+    /// Workers that lately lost it (reported an error, stalled or let it
+    /// expire), and when: none is given it again within
     /// `STALL_COOLDOWN_LEASES`.
     pub lost_to: Vec<(WorkerId, Instant)>,
-    /// Times a holder lost it for holding it past its bound: each doubles
-    /// the next holder's (`Scheduler::hold_bound`).
-    pub overdue: u32,
     /// What a worker needs to run it.
     pub requirement: Requirement,
 }
@@ -100,7 +94,6 @@ impl ShardRun {
             failures,
             failed_on: Vec::new(),
             lost_to: Vec::new(),
-            overdue: 0,
             requirement,
         }
     }

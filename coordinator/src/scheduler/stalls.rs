@@ -1,7 +1,24 @@
 //! Holders that keep shards without delivering (issue 58): how long a
-//! lease may go without a result whatever its heartbeats and polls say,
-//! what losing a shard costs the shard and its holder, and the cooldown
-//! that keeps a worker that stalls again and again off a sweep.
+//! worker may hold shards without delivering a result, whatever its
+//! heartbeats and polls say; what losing a shard costs the shard and its
+//! holder; and the cooldown that keeps a worker that stalls again and
+//! again off a sweep.
+//!
+//! Only a new result is progress. Heartbeats keep a lease from expiring,
+//! and the cancel-flag polls a worker reports are recorded, but neither
+//! shows work done: a liar sends both. A worker that holds shards and
+//! delivers no new result, on any of them, for its results window
+//! (`Scheduler::results_windows`) stalls: it loses every shard it holds.
+//! The window follows the longest task among them at its worst, budget or
+//! iterations included, so an honest worker on long `bt`, `solve` or `nn`
+//! tasks is not taken for a stalled one, and a shard that waits at its
+//! worker behind others costs nothing while the worker delivers those.
+//!
+//! One window per worker, not a bound per shard: a worker that delivers
+//! results on some shards while it keeps another unstarted is not caught
+//! until it runs out of the others. An honest worker does that too (its
+//! queue), and a per-shard bound cannot tell the two apart without knowing
+//! the worker's queue, which is why there is none.
 //!
 //! A shard fails for good once it failed `max_shard_failures` times,
 //! where an expired lease or a stall counts once per worker and a reported
@@ -14,37 +31,59 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use tour::{Method, Solver};
+
 use super::shard::{ShardRun, ShardState};
 use super::{Scheduler, Settled};
 use crate::ids::{ShardId, SweepKey, WorkerId};
 
-/// Leases a holder may heartbeat without delivering a new result, nor its
-/// tasks polling, before it loses its shards (at least; longer for tasks
-/// estimated longer). Also the least a lease may go without a new result on
-/// its shard, polls or not (`Scheduler::hold_bound`).
+/// Leases a worker holding shards may go without delivering a new result
+/// before it stalls, at least: six (a minute at the default 10 s lease),
+/// what a worker on the walks' shards (cut to about a second each) gets.
 const NO_PROGRESS_LEASES: u32 = 6;
 
-/// How many times its estimated time (the whole shard on one thread) a
-/// lease may go without a new result on its shard. The clock restarts with
-/// every result, so this covers the wait for the first: a shard queues at
-/// its worker behind at most `held_per_thread` (2) target shards a thread,
-/// then takes its own estimate; eight leaves more than twice that for
-/// estimates that run short.
-const HOLD_FACTOR: f64 = 8.0;
+/// How many times the longest task it holds at its worst
+/// (`Scheduler::worst_task_micros`) a worker may go without a new
+/// result, unless a batch of such tasks is longer (see
+/// `Scheduler::results_windows`). Four, as the stall window had for the
+/// walks' estimates before issue 58: for them it is an average, and an
+/// `aw` task that fails makes K walks; the budgeted bounds below already
+/// sit a few times above what was measured, and four more cover a machine
+/// slower or busier than this one and results waiting for the next poll.
+const STALL_TASK_FACTOR: f64 = 4.0;
 
-/// Doublings of a shard's hold bound at most, one for each earlier holder
-/// that lost it for holding it past its bound. Estimates come from a rate
-/// fitted to the walks and know nothing of a `bt` or `solve` budget (a 1e8
-/// node `bt` task on a 12x12 (3,2) board took 48 s here, estimated at
-/// 2 µs), so no multiple of them keeps an honest long task; a bound that
-/// doubles does, after a few losses, which cost time but no failure. Ten
-/// doublings of six 10 s leases are 17 hours, past a 1e10-node task on
-/// that board (about 80 minutes at that rate).
-const MAX_HOLD_DOUBLINGS: u32 = 10;
+/// Microseconds a `bt` node takes at worst. Measured here (`ksweep tour
+/// --method bt`, one thread, both cores loaded by other work): 0.26 µs a
+/// node on (3,2) 12x12 (1e8 nodes in 25.7 s), 0.31 on (1,2,2) 6x6x6, 0.24
+/// on (2,1) 4x4x4x4 closed (48 moves), 0.75 to 0.95 on (4,3) 1000x1000
+/// (3e7 nodes in 24.5 s, a million cells and their set-up). Three is three
+/// times the worst of those: 300 s for the default budget of 1e8.
+const BT_MICROS_PER_NODE: f64 = 3.0;
 
-/// The longest hold bound: the estimate a worker's reported times feed
-/// cannot push a deadline past what an `Instant` holds.
-const MAX_HOLD: Duration = Duration::from_secs(30 * 86_400);
+/// Microseconds a unit of `solve`'s work budget takes at worst. Measured
+/// here: 0.11 µs a unit on a 30x30 board of six one-way moves (1e8 units
+/// in 11.4 s, walks and rotations to the end of the budget), 0.08 on (4,3)
+/// 24x24 (1e7 units in 0.82 s, the board's refutation included), 0.23 at
+/// 1e6 units where fixed costs weigh. The first task on a board may also
+/// spend the board's refutation (4 budgets) and the SAT route overruns its
+/// share up to threefold (`tour::solve`): one microsecond covers five
+/// budgets at twice the rate measured.
+const SOLVE_MICROS_PER_UNIT: f64 = 1.0;
+
+/// Microseconds one update of an `nn` neuron takes at worst, counting a
+/// neuron per cell and move (twice the edges the network has) and an
+/// update per neuron an iteration. Measured here (`ksweep tour --method
+/// nn-both`/`nn-cut`): 1.2 ns on (2,1) 30x30 (20,000 iterations in 0.17 s),
+/// 7.8 on 300x300, 8.8 on (1,2,2) 40x40x40, 21 on 1000x1000 (100
+/// iterations in 17.1 s), and 60 for one iteration there with the
+/// network's set-up. A tenth of a microsecond is five times the steady
+/// worst and covers that set-up: 80 s for 100 iterations on a million
+/// cells.
+const NN_MICROS_PER_UPDATE: f64 = 0.1;
+
+/// The longest results window, in seconds: past any real task, and no
+/// budget can make the window overflow a `Duration`.
+const MAX_WINDOW_SECS: f64 = 1e9;
 
 /// Leases of the cooldown: a worker that stalled on a sweep twice is given
 /// none of its shards for this long, and no worker is given back a shard
@@ -56,8 +95,8 @@ const MAX_HOLD: Duration = Duration::from_secs(30 * 86_400);
 const STALL_COOLDOWN_LEASES: u32 = 30;
 
 /// Stalls of a worker on one sweep, each within a cooldown of the last,
-/// that start a cooldown: one may be bad luck (a blip, an estimate far
-/// short), a second is a pattern.
+/// that start a cooldown: one may be bad luck (a blip), a second is a
+/// pattern.
 const STALLS_BEFORE_COOLDOWN: u32 = 2;
 
 /// How a holder lost a shard.
@@ -67,21 +106,12 @@ pub(super) enum Loss {
     Error(String),
     /// Its lease expired: it died, was cut off, or stopped listing it.
     Expired,
-    /// It delivered no result, and its tasks did not poll, for the stall
-    /// window.
-    Stalled,
-    /// It delivered no result within the shard's hold bound, busy or not.
-    Overdue(Duration),
+    /// It delivered no new result, on any shard it held, for its results
+    /// window (given), whatever its heartbeats and polls said.
+    Stalled(Duration),
 }
 
 impl Loss {
-    /// A failed attempt at the shard. Holding it past its bound is not:
-    /// the holder was working by its polls, and the bound may just be
-    /// short of an honest long task (see `MAX_HOLD_DOUBLINGS`).
-    fn is_failure(&self) -> bool {
-        !matches!(self, Loss::Overdue(_))
-    }
-
     /// A stall of the holder, toward its cooldown. An error is not: the
     /// worker let the shard go at once.
     fn is_stall(&self) -> bool {
@@ -92,9 +122,8 @@ impl Loss {
         match self {
             Loss::Error(e) => e.clone(),
             Loss::Expired => "lease expired: the worker holding it died, stalled or was cut off".into(),
-            Loss::Stalled => "its holder heartbeated but delivered no result".into(),
-            Loss::Overdue(bound) => {
-                format!("its holder delivered no result within its hold bound of {} s", bound.as_secs())
+            Loss::Stalled(window) => {
+                format!("its holder heartbeated but delivered no new result for {} s", window.as_secs())
             }
         }
     }
@@ -120,67 +149,87 @@ impl Scheduler {
         self.config.lease * STALL_COOLDOWN_LEASES
     }
 
-    /// How long a lease of `run` may go without a new result on it, polls
-    /// or not: `NO_PROGRESS_LEASES` leases, or `HOLD_FACTOR` times its
-    /// estimated time if longer, doubled for each earlier holder that lost
-    /// it so (`MAX_HOLD_DOUBLINGS`).
-    pub(super) fn hold_bound(&self, run: &ShardRun) -> Duration {
-        let floor = (self.config.lease * NO_PROGRESS_LEASES).as_secs_f64();
-        let base = floor.max(HOLD_FACTOR * self.estimate_micros(run) / 1e6);
-        let secs = base * f64::from(1u32 << run.overdue.min(MAX_HOLD_DOUBLINGS));
-        if secs.is_finite() && secs < MAX_HOLD.as_secs_f64() {
-            Duration::from_secs_f64(secs)
-        } else {
-            MAX_HOLD
-        }
+    /// The longest one task of `run` may take at worst, in microseconds:
+    /// its walk estimate (cells x moves at the measured rate: the whole of
+    /// a Warnsdorff walk or `construct`, and the board's set-up for the
+    /// others) plus, for the longest of its budgeted methods, the sweep's
+    /// `budget` times `BT_MICROS_PER_NODE` (`bt`) or
+    /// `SOLVE_MICROS_PER_UNIT` (`solve`), or its `iterations` times cells
+    /// x moves times `NN_MICROS_PER_UPDATE` (the `nn` methods).
+    pub(super) fn worst_task_micros(&self, run: &ShardRun) -> f64 {
+        let walk = self.estimate_micros(run) / run.tasks.max(1) as f64;
+        let Some(sweep) = self.sweeps.get(&run.sweep).map(|s| &s.sweep) else { return walk };
+        let Some(entry) = sweep.configurations().get(run.plan.config as usize) else { return walk };
+        let budget = sweep.budget() as f64;
+        let updates = f64::from(sweep.iterations().max(1)) * entry.cells() as f64 * f64::from(entry.move_count());
+        let budgeted = run
+            .methods
+            .indices()
+            .filter_map(|i| sweep.methods().get(i))
+            .map(|method| match method {
+                Method::Bt => budget * BT_MICROS_PER_NODE,
+                Method::Solve => budget * SOLVE_MICROS_PER_UNIT,
+                Method::Nn(_) => updates * NN_MICROS_PER_UPDATE,
+                _ => 0.0,
+            })
+            .fold(0.0, f64::max);
+        walk + budgeted
     }
 
-    /// Restarts the hold bound of a shard whose holder just delivered a
-    /// new result on it.
-    pub(super) fn extend_hold(&mut self, id: ShardId, now: Instant) {
-        let Some(bound) = self.shards.get(&id).map(|run| self.hold_bound(run)) else { return };
-        if let Some(ShardState::Leased(lease)) = self.shards.get_mut(&id).map(|run| &mut run.state) {
-            lease.hold_until = now + bound;
-        }
+    /// How long a worker holding `run` may go without a new result, in
+    /// microseconds, as far as `run` goes: `STALL_TASK_FACTOR` times its
+    /// worst task, or a batch of them if longer. A worker's lane runs up to
+    /// `Solver::tasks_at_once` (32) tasks of a shard one after the other
+    /// and sends their results together, so a lone lane on a shard of
+    /// thirty-two 1e8-node `bt` tasks of (3,2) 12x12 goes 14 minutes here
+    /// without one.
+    fn window_micros(&self, run: &ShardRun) -> f64 {
+        let batch = Solver::tasks_at_once(run.tasks, 1) as f64;
+        self.worst_task_micros(run) * STALL_TASK_FACTOR.max(batch)
     }
 
-    /// Workers holding shards that have delivered no new result, and whose
-    /// tasks have not polled, for `NO_PROGRESS_LEASES` leases, or four times
-    /// the longest task they hold is estimated to take if that is longer;
-    /// with that window.
-    pub(super) fn stalled_holders(&self, now: Instant) -> Vec<(WorkerId, Duration)> {
+    /// The results window of every worker holding shards: how long it may
+    /// go without delivering a new result, on any shard, before it stalls.
+    /// `NO_PROGRESS_LEASES` leases, or the longest `window_micros` of the
+    /// shards it holds if longer.
+    pub(super) fn results_windows(&self) -> HashMap<WorkerId, Duration> {
         let mut longest: HashMap<WorkerId, f64> = HashMap::new();
         for (_, run) in self.open_shards() {
             if let Some(lease) = run.lease() {
-                let task = self.estimate_micros(run) / run.tasks.max(1) as f64;
+                let micros = self.window_micros(run);
                 let entry = longest.entry(lease.worker).or_default();
-                *entry = entry.max(task);
+                *entry = entry.max(micros);
             }
         }
-        let base = self.config.lease * NO_PROGRESS_LEASES;
-        let mut stalled: Vec<(WorkerId, Duration)> = longest
+        let floor = (self.config.lease * NO_PROGRESS_LEASES).as_secs_f64();
+        longest
             .into_iter()
-            .filter_map(|(worker, task_micros)| {
-                let window = base.max(Duration::from_secs_f64((4.0 * task_micros / 1e6).min(1e9)));
-                let w = self.workers.get(&worker)?;
-                (now.saturating_duration_since(w.progress_at) > window).then_some((worker, window))
+            .map(|(worker, micros)| {
+                let secs = floor.max(micros / 1e6);
+                let secs = if secs.is_finite() { secs.min(MAX_WINDOW_SECS) } else { MAX_WINDOW_SECS };
+                (worker, Duration::from_secs_f64(secs))
+            })
+            .collect()
+    }
+
+    /// `worker`'s results window, if it holds shards.
+    #[cfg(test)]
+    pub(super) fn results_window(&self, worker: WorkerId) -> Option<Duration> {
+        self.results_windows().remove(&worker)
+    }
+
+    /// Workers holding shards that have delivered no new result for their
+    /// results window, by id, with that window.
+    pub(super) fn stalled_holders(&self, now: Instant) -> Vec<(WorkerId, Duration)> {
+        let mut stalled: Vec<(WorkerId, Duration)> = self
+            .results_windows()
+            .into_iter()
+            .filter(|&(worker, window)| {
+                self.workers.get(&worker).is_some_and(|w| now.saturating_duration_since(w.progress_at) > window)
             })
             .collect();
         stalled.sort_unstable_by_key(|&(w, _)| w);
         stalled
-    }
-
-    /// Leases held past their hold bound, by shard id.
-    pub(super) fn overdue(&self, now: Instant) -> Vec<(ShardId, WorkerId, Duration)> {
-        let mut overdue: Vec<(ShardId, WorkerId, Duration)> = self
-            .open_shards()
-            .filter_map(|(id, run)| {
-                let lease = run.lease().filter(|l| l.hold_until < now)?;
-                Some((id, lease.worker, self.hold_bound(run)))
-            })
-            .collect();
-        overdue.sort_unstable_by_key(|&(id, _, _)| id);
-        overdue
     }
 
     /// `worker` lost the shard it held: it is not given it again within the
@@ -196,16 +245,10 @@ impl Scheduler {
         };
         run.lost_to.retain(|&(w, at)| w != worker && now.saturating_duration_since(at) < cooldown);
         run.lost_to.push((worker, now));
-        if matches!(loss, Loss::Overdue(_)) {
-            run.overdue += 1;
-        }
         // An error counts every time: a shard that errors deterministically
         // must fail on a lone worker (`ksweep run`) too. An expiry or a
         // stall counts once per worker, none after a counted failure there.
-        let counted = match loss {
-            Loss::Error(_) => true,
-            _ => loss.is_failure() && !run.failed_on.contains(&worker),
-        };
+        let counted = matches!(loss, Loss::Error(_)) || !run.failed_on.contains(&worker);
         if counted {
             if !run.failed_on.contains(&worker) {
                 run.failed_on.push(worker);
@@ -215,8 +258,7 @@ impl Scheduler {
         let (failures, key) = (run.failures, run.sweep);
         let error = match (&loss, counted) {
             (Loss::Error(e), _) => e.clone(),
-            (_, true) => format!("{} (failed attempt {failures}, each on another worker)", loss.reason()),
-            (Loss::Overdue(_), false) => format!("{} (no failure counted: its tasks polled)", loss.reason()),
+            (_, true) => format!("{} (failed attempt {failures})", loss.reason()),
             (_, false) => format!("{} (no failure counted: it failed on this worker before)", loss.reason()),
         };
         if counted && failures >= self.config.max_shard_failures {
@@ -233,8 +275,9 @@ impl Scheduler {
 
     /// Counts a stall of `worker` on sweep `key`; at `STALLS_BEFORE_COOLDOWN`
     /// it is kept off the sweep for the cooldown. Losses within a lease of
-    /// the last are one stall (a worker's shards expire or overrun one by
-    /// one); a stall a cooldown after the last starts the count again.
+    /// the last are one stall (a worker's shards expire one by one, and a
+    /// stall takes them all at once); a stall a cooldown after the last
+    /// starts the count again.
     fn note_stall(&mut self, worker: WorkerId, key: SweepKey, now: Instant) {
         let (lease, cooldown) = (self.config.lease, self.cooldown());
         let Some(w) = self.workers.get_mut(&worker) else { return };
