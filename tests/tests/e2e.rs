@@ -934,9 +934,10 @@ fn cpu_over(c: &Cluster, span: Duration) -> Vec<u64> {
 
 /// Issue 34, a hostile neighbour: a sweep of hog tasks and a quick sweep on
 /// the same two workers. The hogged worker hands back the quick shards it
-/// cannot start and keeps its own shard while its tasks poll, so nothing
-/// is charged a failure even past six leases (the window in which a holder
-/// that delivers nothing loses its shards); the quick sweep ends done,
+/// cannot start and keeps its own shard for as long as its tasks' budget
+/// says they may take, so nothing is charged a failure even past six
+/// leases (the least a holder that delivers nothing keeps its shards, for
+/// tasks short at their worst); the quick sweep ends done,
 /// equal to the embedded run; cancelling the hog frees its worker within a
 /// second.
 #[test]
