@@ -963,8 +963,8 @@ fn the_results_window_follows_the_budget_of_what_a_worker_holds() {
     assert!((1200.0..1201.0).contains(&window("\"w\", \"solve\", \"bt\"", "", 8)));
 }
 
-/// Issue 58: a worker that stalls twice on a sweep (heartbeats, but
-/// neither a result nor a poll for six leases) is given none of its shards
+/// Issue 58: a worker that stalls twice on a sweep (heartbeats, but no
+/// new result for its six-lease window) is given none of its shards
 /// for the cooldown, while another worker is; after it, it takes them again.
 #[test]
 fn a_worker_that_stalls_twice_sits_out_the_cooldown() {
