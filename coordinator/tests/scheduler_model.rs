@@ -186,7 +186,7 @@ impl Harness {
             assert!(self.validated.insert(task), "task {task:?} found new twice by one scheduler");
         }
         self.store.record(&rows).unwrap();
-        let settled = self.sched.commit(id, &reports);
+        let settled = self.sched.commit(id, &reports, self.now);
         self.persist(settled);
         self.workers[w].last = reports.into_iter().next();
     }

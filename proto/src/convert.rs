@@ -262,6 +262,7 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             shards_waiting: s.waiting.shards,
             waiting_memory_bytes: s.waiting.memory_bytes,
             waiting_labels: s.waiting.labels,
+            waiting_excluded: s.waiting.excluded,
             reuse: Some(pb::Reuse {
                 tasks: s.reuse.tasks,
                 from: s
@@ -345,6 +346,7 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
                 shards: s.shards_waiting,
                 memory_bytes: s.waiting_memory_bytes,
                 labels: s.waiting_labels,
+                excluded: s.waiting_excluded,
             },
             reuse: s.reuse.map_or_else(sweep::Reuse::default, |r| sweep::Reuse {
                 tasks: r.tasks,
@@ -726,7 +728,7 @@ mod tests {
                 start_hi: 4,
                 error: "boom".into(),
             }],
-            waiting: sweep::Waiting { shards: 2, memory_bytes: 1 << 30, labels: vec!["bigmem".into()] },
+            waiting: sweep::Waiting { shards: 2, memory_bytes: 1 << 30, labels: vec!["bigmem".into()], excluded: 3 },
             reuse: sweep::Reuse {
                 tasks: 30,
                 from: vec![sweep::ReusedFrom { sweep_id: "fedc".into(), name: "quick".into(), tasks: 30 }],
@@ -744,6 +746,7 @@ mod tests {
         assert_eq!(wire.state, pb::SweepState::Running as i32);
         assert_eq!((wire.eta_secs, wire.error.as_str()), (Some(4.8), ""));
         assert_eq!((wire.shards_waiting, wire.waiting_labels.len(), wire.failed_shards.len()), (2, 1, 1));
+        assert_eq!(wire.waiting_excluded, 3);
         assert_eq!(
             (wire.started_unix_ms, wire.finished_unix_ms, wire.cpu_micros),
             (Some(1_700_000_001_000), None, Some(123_456))

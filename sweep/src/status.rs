@@ -88,22 +88,33 @@ pub struct Waiting {
     pub memory_bytes: u64,
     /// Every label some of them require.
     pub labels: Vec<String>,
+    /// Besides those: shards that the workers able to run them may not take
+    /// for a while, having stalled on or failed them.
+    pub excluded: u64,
 }
 
 impl Waiting {
     /// What they wait for: "2 shards wait for a worker with >= 687.0 MiB
-    /// and labels bigmem"; None when none waits.
+    /// and labels bigmem", and why others wait; None when none waits.
     pub fn text(&self) -> Option<String> {
-        if self.shards == 0 {
-            return None;
+        let waits = |n: u64| if n == 1 { "shard waits" } else { "shards wait" };
+        let mut parts = Vec::new();
+        if self.shards > 0 {
+            let (n, memory) = (self.shards, tour::format_bytes(self.memory_bytes));
+            let mut line = format!("{n} {} for a worker with >= {memory}", waits(n));
+            if !self.labels.is_empty() {
+                line.push_str(&format!(" and labels {}", self.labels.join(", ")));
+            }
+            parts.push(line);
         }
-        let plural = if self.shards == 1 { "shard waits" } else { "shards wait" };
-        let mut line =
-            format!("{} {plural} for a worker with >= {}", self.shards, tour::format_bytes(self.memory_bytes));
-        if !self.labels.is_empty() {
-            line.push_str(&format!(" and labels {}", self.labels.join(", ")));
+        if self.excluded > 0 {
+            let (n, them) = (self.excluded, if self.excluded == 1 { "it" } else { "them" });
+            parts.push(format!(
+                "{n} {} out the cooldown of the only workers able to run {them}, which stalled on or failed {them}",
+                waits(n)
+            ));
         }
-        Some(line)
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 }
 
@@ -382,10 +393,21 @@ mod tests {
     #[test]
     fn waiting_shards_say_what_they_wait_for() {
         assert_eq!(Waiting::default().text(), None);
-        let one = Waiting { shards: 1, memory_bytes: 1024, labels: Vec::new() };
+        let one = Waiting { shards: 1, memory_bytes: 1024, labels: Vec::new(), excluded: 0 };
         assert_eq!(one.text().unwrap(), "1 shard waits for a worker with >= 1.0 KiB");
-        let two = Waiting { shards: 2, labels: vec!["bigmem".into(), "gpu".into()], ..one };
+        let two = Waiting { shards: 2, labels: vec!["bigmem".into(), "gpu".into()], ..one.clone() };
         assert_eq!(two.text().unwrap(), "2 shards wait for a worker with >= 1.0 KiB and labels bigmem, gpu");
+        let kept = Waiting { excluded: 1, ..Waiting::default() };
+        assert_eq!(
+            kept.text().unwrap(),
+            "1 shard waits out the cooldown of the only workers able to run it, which stalled on or failed it"
+        );
+        let both = Waiting { excluded: 3, ..one };
+        assert_eq!(
+            both.text().unwrap(),
+            "1 shard waits for a worker with >= 1.0 KiB; 3 shards wait out the cooldown of the only workers able \
+             to run them, which stalled on or failed them"
+        );
     }
 
     #[test]

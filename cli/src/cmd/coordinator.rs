@@ -55,7 +55,8 @@ pub struct CoordinatorArgs {
     /// Target wall time of one shard on one thread, in seconds.
     #[arg(long, default_value_t = 1.0)]
     pub shard_secs: f64,
-    /// A shard that fails this many times is marked failed.
+    /// A shard that fails this many times is marked failed (a lost lease or
+    /// a stall counts once per worker, a reported error every time).
     #[arg(long, default_value_t = 3)]
     pub max_shard_failures: u32,
     /// Most cells of one board any spec may ask for (a spec's own `[limits]` are held to it).

@@ -80,7 +80,7 @@ impl Scheduler {
         let target = self.shard_micros_now();
         let budget = target * self.config.held_per_thread * threads;
         let held: f64 = self.held_by(worker).map(|(_, r)| self.estimate_micros(r)).sum();
-        if held == 0.0 {
+        if self.held_by(worker).next().is_none() {
             // Its progress clock starts with the work it now takes.
             if let Some(w) = self.workers.get_mut(&worker) {
                 w.progress_at = now;
@@ -101,8 +101,9 @@ impl Scheduler {
         // it cannot run is queued for others; a few, so that the grid's
         // order cannot keep a worker from the boards it can run.
         let mut unfit = 0;
+        let kept_off = self.kept_off(worker, now);
         while grant.leased.len() < free && !room.full() && unfit < MAX_UNFIT_CUTS {
-            let Some(shard) = self.cut(target) else { break };
+            let Some(shard) = self.cut(target, &kept_off) else { break };
             if !self.can_run(worker, shard, now) {
                 self.queue.push_back(shard);
                 unfit += 1;
@@ -191,12 +192,14 @@ impl Scheduler {
     }
 
     /// Cuts one new shard, of about `target` estimated microseconds, from
-    /// the oldest running sweep with grid left. The new shard is queued
-    /// state-wise but not in the queue: the caller leases it at once.
-    pub(super) fn cut(&mut self, target: f64) -> Option<ShardId> {
+    /// the oldest running sweep with grid left, but none of `skip` (sweeps
+    /// the asking worker is kept off: their cuts would only wait). The new
+    /// shard is queued state-wise but not in the queue: the caller leases
+    /// it at once.
+    pub(super) fn cut(&mut self, target: f64, skip: &[SweepKey]) -> Option<ShardId> {
         let target_cost = target / self.rate.micros_per_cost;
         let key = self.sweeps.iter_mut().find_map(|(&key, s)| {
-            if s.phase == SweepPhase::Draining {
+            if s.phase == SweepPhase::Draining || skip.contains(&key) {
                 return None;
             }
             match Planner::reusing(&s.sweep, &s.reused).next_shard(&mut s.cursor, target_cost) {

@@ -5,16 +5,14 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use super::shard::ShardState;
+use super::stalls::{Loss, Stalls};
 use super::{Scheduler, Settled};
 use crate::error::{Error, Result};
-use crate::ids::{Epoch, ShardId, WorkerId};
+use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
 
 /// Threads' worth of work a worker is trusted with before it has shown
 /// its throughput, whatever it claims (slow start).
 const SLOW_START_THREADS: f64 = 4.0;
-/// Leases a holder may heartbeat without delivering a new result before
-/// it loses its shards (at least; longer for tasks estimated longer).
-const NO_PROGRESS_LEASES: u32 = 6;
 /// Shortest span over which a worker's throughput is sampled.
 const SAMPLE: Duration = Duration::from_millis(500);
 
@@ -23,12 +21,11 @@ pub(super) struct WorkerRun {
     pub seen: Instant,
     /// Threads it claimed at registration.
     pub threads: u32,
-    /// When it last delivered a new result, or began holding work.
+    /// When it last delivered a new result, or began holding work: its
+    /// results window (`scheduler::stalls`) runs from here.
     pub progress_at: Instant,
-    /// New results came since the last heartbeat, or its tasks polled.
-    pub progressed: bool,
-    /// Its running tasks' cancel-flag polls in all, as last reported: a
-    /// count that grows shows them working while no result comes.
+    /// Its running tasks' cancel-flag polls in all, as last reported.
+    /// Recorded only: a count that grows proves nothing (a liar sends one).
     pub polls: u64,
     /// Task time (bounded per task) reported since `sampled_at`, in µs.
     pub reported_micros: f64,
@@ -45,6 +42,8 @@ pub(super) struct WorkerRun {
     pub deadline: Option<Instant>,
     /// Asked to leave (`ksweep drain`): given nothing more.
     pub draining: bool,
+    /// Its recent stalls on each sweep, and whether it is kept off it.
+    pub stalls: HashMap<SweepKey, Stalls>,
 }
 
 /// A worker as the dashboard shows it.
@@ -87,9 +86,6 @@ impl WorkerRun {
             self.reported_micros = 0.0;
             self.sampled_at = now;
         }
-        if std::mem::take(&mut self.progressed) {
-            self.progress_at = now;
-        }
         self.delivered.observe(now.saturating_duration_since(self.registered), self.tasks);
     }
 }
@@ -102,7 +98,6 @@ impl Scheduler {
             seen: now,
             threads: threads.max(1),
             progress_at: now,
-            progressed: false,
             polls: 0,
             reported_micros: 0.0,
             sampled_at: now,
@@ -112,6 +107,7 @@ impl Scheduler {
             delivered: sweep::RateWindow::new(Duration::from_secs(60)),
             deadline: None,
             draining: false,
+            stalls: HashMap::new(),
         };
         self.workers.insert(worker, run);
     }
@@ -162,10 +158,11 @@ impl Scheduler {
     }
 
     /// Notes new results from a worker (their task time, bounded): its
-    /// throughput, and that it is making progress.
-    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64, tasks: usize) {
+    /// throughput, and that it is making progress (its results window
+    /// starts again).
+    pub(super) fn note_progress(&mut self, worker: WorkerId, micros: f64, tasks: usize, now: Instant) {
         if let Some(w) = self.workers.get_mut(&worker) {
-            w.progressed = true;
+            w.progress_at = now;
             w.reported_micros += micros;
             w.tasks += tasks as u64;
         }
@@ -173,12 +170,11 @@ impl Scheduler {
 
     /// Notes how often the worker's running tasks have polled their cancel
     /// flags in all (bt, solve and nn poll every millisecond or so of
-    /// work): a count that grew is progress, as a new result is, so a
-    /// worker busy on long tasks is not taken for a stalled one.
+    /// work). Recorded, but no progress: a worker can send any count, so
+    /// only a new result keeps it from stalling (`scheduler::stalls`).
     pub fn note_polls(&mut self, worker: WorkerId, polls: u64) {
-        if let Some(w) = self.workers.get_mut(&worker).filter(|w| polls > w.polls) {
-            w.polls = polls;
-            w.progressed = true;
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.polls = w.polls.max(polls);
         }
     }
 
@@ -216,27 +212,28 @@ impl Scheduler {
         revoked
     }
 
-    /// Takes expired leases back and forgets workers silent for several
-    /// leases. A lease that expires is a failed attempt (its worker died,
-    /// stalled or was cut off; a shard that kills every worker taking it
-    /// would otherwise loop for ever): the shard is queued again, or fails
-    /// for good at the failure limit. Returns both, for the database.
+    /// Takes shards from holders that lost them and forgets workers silent
+    /// for several leases. A lease that expired, or whose holder stalled
+    /// (no new result on any shard it holds for its results window,
+    /// whatever its heartbeats and polls), is a failed attempt, counted
+    /// once per worker: its worker died, hung or lies, and a shard that
+    /// kills or hangs every worker taking it would otherwise loop for ever.
+    /// See `scheduler::stalls`. Returns what it settled, for the database.
     pub fn expire(&mut self, now: Instant) -> Settled {
-        let expired: Vec<ShardId> = self
+        let expired: Vec<(ShardId, WorkerId)> = self
             .open_shards()
-            .filter(|(_, run)| run.lease().is_some_and(|l| l.deadline <= now))
-            .map(|(id, _)| id)
+            .filter_map(|(id, run)| run.lease().filter(|l| l.deadline <= now).map(|l| (id, l.worker)))
             .collect();
         let mut out = Settled::default();
-        for id in expired {
-            self.fail_attempt(id, "lease expired: the worker holding it died, stalled or was cut off", &mut out);
+        for (id, worker) in expired {
+            self.lose(id, worker, Loss::Expired, now, &mut out);
         }
         for (worker, window) in self.stalled_holders(now) {
             let mut held: Vec<ShardId> = self.held_by(worker).map(|(id, _)| id).collect();
             held.sort_unstable();
             tracing::warn!(%worker, shards = held.len(), ?window, "a worker heartbeats but delivers nothing; its shards go to others");
             for id in held {
-                self.fail_attempt(id, "its holder heartbeated but delivered no result", &mut out);
+                self.lose(id, worker, Loss::Stalled(window), now, &mut out);
             }
             if let Some(w) = self.workers.get_mut(&worker) {
                 w.progress_at = now;
@@ -245,49 +242,6 @@ impl Scheduler {
         let forget = self.config.lease * 3;
         self.workers.retain(|_, w| now.duration_since(w.seen) < forget);
         out
-    }
-
-    /// Workers holding shards that have delivered no new result for
-    /// `NO_PROGRESS_LEASES` leases, or four times the longest task they
-    /// hold is estimated to take if that is longer; with that window.
-    fn stalled_holders(&self, now: Instant) -> Vec<(WorkerId, Duration)> {
-        let mut longest: HashMap<WorkerId, f64> = HashMap::new();
-        for (_, run) in self.open_shards() {
-            if let Some(lease) = run.lease() {
-                let task = self.estimate_micros(run) / run.tasks.max(1) as f64;
-                let entry = longest.entry(lease.worker).or_default();
-                *entry = entry.max(task);
-            }
-        }
-        let base = self.config.lease * NO_PROGRESS_LEASES;
-        let mut stalled: Vec<(WorkerId, Duration)> = longest
-            .into_iter()
-            .filter_map(|(worker, task_micros)| {
-                let window = base.max(Duration::from_secs_f64((4.0 * task_micros / 1e6).min(1e9)));
-                let w = self.workers.get(&worker)?;
-                (now.saturating_duration_since(w.progress_at) > window).then_some((worker, window))
-            })
-            .collect();
-        stalled.sort_unstable_by_key(|&(w, _)| w);
-        stalled
-    }
-
-    /// One failed attempt at a shard whose holder is gone or useless: queued
-    /// again, or failed for good at the failure limit (a shard that kills
-    /// or hangs every worker taking it would otherwise loop for ever).
-    fn fail_attempt(&mut self, id: ShardId, why: &str, out: &mut Settled) {
-        let failures = self.shards.get_mut(&id).map_or(0, |run| {
-            run.failures += 1;
-            run.failures
-        });
-        let error = format!("{why} (failed attempt {failures})");
-        if failures >= self.config.max_shard_failures {
-            self.transition(id, ShardState::Failed);
-            out.failed.push((id, error));
-        } else {
-            self.transition(id, ShardState::Queued);
-            out.retried.push((id, error));
-        }
     }
 
     /// A worker leaves: the shards it hands back go to the front of the

@@ -4,7 +4,8 @@
 //! a clock or a network.
 //!
 //! One file per concern: `shard` (a shard's states), `sweep_run` (a sweep's
-//! phases and how it ends), `lease` (workers, heartbeats, expiry), `assign`
+//! phases and how it ends), `lease` (workers, heartbeats, expiry), `stalls`
+//! (holders that deliver nothing, how failures count, cooldowns), `assign`
 //! (handing shards out), `sizing` (how large a shard is cut), `starts`
 //! (start cells, drawn off the lock), `report` (validating and committing
 //! results), `resources` (the memory and labels workers advertise),
@@ -26,6 +27,7 @@ mod report;
 mod resources;
 mod shard;
 mod sizing;
+mod stalls;
 mod starts;
 mod sweep_run;
 
@@ -48,7 +50,9 @@ use sweep_run::SweepRun;
 pub struct SchedulerConfig {
     /// A shard not heartbeated within this long goes back to the queue.
     pub lease: Duration,
-    /// A shard that fails this many times is marked failed, not retried.
+    /// A shard that fails this many times is marked failed, not retried:
+    /// an expiry or stall counts once per worker, an error every time (see
+    /// `scheduler::stalls`).
     pub max_shard_failures: u32,
     /// Wall time one shard should take on one thread.
     pub target_shard: Duration,
@@ -173,6 +177,9 @@ impl Scheduler {
             ids.retain(|id| shards.contains_key(id));
             !ids.is_empty()
         });
+        for w in self.workers.values_mut() {
+            w.stalls.remove(&key);
+        }
     }
 
     /// Number of shards currently leased.

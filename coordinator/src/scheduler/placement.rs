@@ -44,6 +44,9 @@ pub struct Waiting {
     pub memory: u64,
     /// Every label some of them require.
     pub labels: BTreeSet<String>,
+    /// Besides those: shards whose every able worker is excluded from them
+    /// for now, having stalled on or failed them (`scheduler::stalls`).
+    pub excluded: u64,
 }
 
 /// Shards a cut may queue for other workers in one call, when the one
@@ -83,9 +86,12 @@ impl Scheduler {
         self.shards.get(&id).is_some_and(|run| self.suits(worker, run, now))
     }
 
-    /// [`Scheduler::can_run`] of a shard in hand.
+    /// [`Scheduler::can_run`] of a shard in hand: also false while the
+    /// worker is excluded from it (`scheduler::stalls`).
     pub(super) fn suits(&self, worker: WorkerId, run: &ShardRun, now: Instant) -> bool {
-        run.requirement.met_by(self.resources(worker)) && self.ends_in_time(worker, run, now)
+        run.requirement.met_by(self.resources(worker))
+            && self.ends_in_time(worker, run, now)
+            && !self.excluded(worker, run, now)
     }
 
     /// True unless the worker has an end (`--lifetime`) and the shard's
@@ -134,34 +140,38 @@ impl Scheduler {
 
     /// [`Scheduler::waiting`] of the running sweep with this id (none for
     /// a sweep not running here).
-    pub fn waiting_for(&self, sweep_id: &str) -> Waiting {
+    pub fn waiting_for(&self, sweep_id: &str, now: Instant) -> Waiting {
         match self.sweeps.iter().find(|(_, s)| s.id == sweep_id) {
-            Some((&key, _)) => self.waiting(key),
+            Some((&key, _)) => self.waiting(key, now),
             None => Waiting::default(),
         }
     }
 
-    /// The queued shards of `key` that no registered worker can run now.
-    pub fn waiting(&self, key: SweepKey) -> Waiting {
+    /// The queued shards of `key` that no registered worker can run, or
+    /// none may take as of `now`.
+    pub fn waiting(&self, key: SweepKey, now: Instant) -> Waiting {
         let mut waiting = Waiting::default();
-        let mut checked: Vec<(&Requirement, bool)> = Vec::new();
+        let mut checked: Vec<(&Requirement, Vec<WorkerId>)> = Vec::new();
         for id in &self.queue {
             let Some(run) = self.shards.get(id).filter(|r| r.sweep == key) else { continue };
             let r = &run.requirement;
             // Few distinct requirements (one per board): each is checked
             // against the workers once.
-            let runnable = match checked.iter().find(|(c, _)| *c == r) {
-                Some(&(_, runnable)) => runnable,
+            let at = match checked.iter().position(|(c, _)| *c == r) {
+                Some(at) => at,
                 None => {
-                    let runnable = self.workers.keys().any(|w| r.met_by(self.resources(*w)));
-                    checked.push((r, runnable));
-                    runnable
+                    let able = self.workers.keys().copied().filter(|w| r.met_by(self.resources(*w))).collect();
+                    checked.push((r, able));
+                    checked.len() - 1
                 }
             };
-            if !runnable {
+            let able = &checked[at].1;
+            if able.is_empty() {
                 waiting.shards += 1;
                 waiting.memory = waiting.memory.max(r.memory);
                 waiting.labels.extend(r.labels.iter().cloned());
+            } else if able.iter().all(|&w| self.excluded(w, run, now)) {
+                waiting.excluded += 1;
             }
         }
         waiting
@@ -227,10 +237,11 @@ mod tests {
         got.sort();
         assert_eq!(got, [8, 8, 10, 10], "the small boards, never the large one");
         assert!(boards(&mut s, small, now).is_empty(), "nothing more it can run");
-        assert_eq!(s.waiting(key), Waiting { shards: 2, memory: large_need, labels: BTreeSet::new() });
+        let waiting = Waiting { shards: 2, memory: large_need, labels: BTreeSet::new(), excluded: 0 };
+        assert_eq!(s.waiting(key, now), waiting);
         // A worker large enough joins (late): the waiting shards are its.
         let big = join(&mut s, 2, Some(large_need), &[], now);
-        assert_eq!(s.waiting(key), Waiting::default(), "someone can run them now");
+        assert_eq!(s.waiting(key, now), Waiting::default(), "someone can run them now");
         assert_eq!(boards(&mut s, big, now), [400, 400]);
     }
 
@@ -244,7 +255,7 @@ mod tests {
         // the large board, leaving it queued).
         let first = s.assign_drawn(small, 1, now).assignments;
         assert_eq!(first.len(), 1);
-        while s.cut(0.0).map(|id| s.queue.push_back(id)).is_some() {}
+        while s.cut(0.0, &[]).map(|id| s.queue.push_back(id)).is_some() {}
         assert_eq!(boards(&mut s, big, now)[..2], [400, 400], "its own boards before the small ones");
     }
 
@@ -254,7 +265,7 @@ mod tests {
         let (mut s, key, now) = scheduler(&spec);
         let plain = join(&mut s, 1, None, &["site=lab"], now);
         assert!(boards(&mut s, plain, now).is_empty(), "one label missing");
-        let waiting = s.waiting(key);
+        let waiting = s.waiting(key, now);
         assert_eq!((waiting.shards, waiting.labels.len()), (2, 2), "{waiting:?}");
         let labelled = join(&mut s, 2, None, &["bigmem", "site=lab", "gpu"], now);
         assert_eq!(boards(&mut s, labelled, now), [8, 8]);

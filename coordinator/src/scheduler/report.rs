@@ -2,8 +2,10 @@
 //! stores them) and what they settle (commit, after).
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use super::shard::ShardState;
+use super::stalls::Loss;
 use super::Scheduler;
 use crate::codes::SweepState;
 use crate::error::{Error, Result};
@@ -29,8 +31,12 @@ pub struct Settled {
     pub done: Vec<ShardId>,
     /// Shards that failed for good, with the error.
     pub failed: Vec<(ShardId, String)>,
-    /// Shards that failed once and went back to the queue.
+    /// Shards that failed once more and went back to the queue.
     pub retried: Vec<(ShardId, String)>,
+    /// Shards taken from their holder and queued again with no failure
+    /// counted: it expired or stalled on a worker that has a failure
+    /// counted on them already (`scheduler::stalls`).
+    pub requeued: Vec<(ShardId, String)>,
     /// Sweeps that just ended, with their final state.
     pub finished: Vec<(SweepKey, SweepState)>,
 }
@@ -118,9 +124,10 @@ impl Scheduler {
     }
 
     /// Notes reports whose results are now stored: marks tasks received,
+    /// restarts the results window of a worker that delivered new ones,
     /// settles complete shards, retries or fails shards whose current lease
     /// holder reported an error, and ends sweeps with nothing left to run.
-    pub fn commit(&mut self, worker: WorkerId, reports: &[ShardReport]) -> Settled {
+    pub fn commit(&mut self, worker: WorkerId, reports: &[ShardReport], now: Instant) -> Settled {
         let mut out = Settled::default();
         let max_task_micros = self.max_task_micros();
         for report in reports {
@@ -157,24 +164,14 @@ impl Scheduler {
                 self.rate.observe(micros, new_tasks, cost.cost_per_task());
             }
             if new_tasks > 0 {
-                self.note_progress(worker, micros, new_tasks);
+                self.note_progress(worker, micros, new_tasks, now);
             }
             if remaining == 0 {
                 self.transition(report.shard, ShardState::Done);
                 out.done.push(report.shard);
             } else if let Some(error) = error {
                 if holds {
-                    let failures = self.shards.get_mut(&report.shard).map_or(0, |run| {
-                        run.failures += 1;
-                        run.failures
-                    });
-                    if failures >= self.config.max_shard_failures {
-                        self.transition(report.shard, ShardState::Failed);
-                        out.failed.push((report.shard, error));
-                    } else {
-                        self.transition(report.shard, ShardState::Queued);
-                        out.retried.push((report.shard, error));
-                    }
+                    self.lose(report.shard, worker, Loss::Error(error), now, &mut out);
                 } else {
                     tracing::debug!(shard = %report.shard, %worker, %error, "error from a stale lease ignored");
                 }

@@ -34,6 +34,7 @@ impl ShardState {
 pub struct Lease {
     pub worker: WorkerId,
     pub epoch: Epoch,
+    /// Heartbeats move it; silence past it loses the shard.
     pub deadline: Instant,
 }
 
@@ -55,7 +56,17 @@ pub(super) struct ShardRun {
     pub remaining: usize,
     /// Tasks per shard, kept after `received` is emptied.
     pub tasks: usize,
+    /// Failures counted (stored with it, so those from before a restart
+    /// count too): each reported error, and an expiry or stall once per
+    /// worker. At `max_shard_failures` it fails for good.
     pub failures: u32,
+    /// The workers with a failure counted in `failures` since it was taken
+    /// in: an expiry or stall on one of them counts nothing.
+    pub failed_on: Vec<WorkerId>,
+    /// Workers that lately lost it (reported an error, stalled or let it
+    /// expire), and when: none is given it again within
+    /// `STALL_COOLDOWN_LEASES`.
+    pub lost_to: Vec<(WorkerId, Instant)>,
     /// What a worker needs to run it.
     pub requirement: Requirement,
 }
@@ -81,6 +92,8 @@ impl ShardRun {
             remaining: tasks,
             tasks,
             failures,
+            failed_on: Vec::new(),
+            lost_to: Vec::new(),
             requirement,
         }
     }

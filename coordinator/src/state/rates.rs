@@ -47,11 +47,12 @@ impl Shared {
         let running = status.state == SweepState::Running;
         if running {
             let sched = self.scheduler();
-            let waiting = sched.waiting_for(&status.sweep_id);
+            let waiting = sched.waiting_for(&status.sweep_id, now());
             status.waiting = sweep::Waiting {
                 shards: waiting.shards,
                 memory_bytes: waiting.memory,
                 labels: waiting.labels.into_iter().collect(),
+                excluded: waiting.excluded,
             };
             status.work = sched.work(&status.sweep_id).or(status.work);
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
 
-use super::Shared;
+use super::{now, Shared};
 
 use crate::error::Result;
 use crate::ids::WorkerId;
@@ -16,6 +16,9 @@ use crate::store::{Store, SweepRecord, SweepState};
 pub(super) fn log_settled(settled: &Settled) {
     for (shard, error) in &settled.retried {
         tracing::warn!(%shard, %error, "shard failed; queued again");
+    }
+    for (shard, error) in &settled.requeued {
+        tracing::warn!(%shard, %error, "shard taken from its holder; queued again");
     }
     for (shard, error) in &settled.failed {
         tracing::error!(%shard, %error, "shard failed for good");
@@ -84,7 +87,7 @@ impl Shared {
             stored?;
             self.scheduler().count_stored(counts);
         }
-        let settled = self.scheduler().commit(worker, reports);
+        let settled = self.scheduler().commit(worker, reports, now());
         self.queue_settled(settled);
         self.changed();
         Ok(())

@@ -236,17 +236,22 @@ async fn a_settle_whose_write_failed_is_written_once_the_disk_takes_writes() {
     assert_complete(&shared.with_store(move |s| s.record_of(key)).await.unwrap());
 }
 
-/// A sweep that failed (here: every board of 5x5 fails on its worker, as a
-/// board too big for every worker then registered would) is not final:
-/// status says which shards failed and why, and resuming it retries them
-/// from scratch, to a complete sweep.
+/// A sweep that failed (here: every board of 5x5 fails on each of three
+/// workers in turn, as a board too big for every worker then registered
+/// would; three workers, since none is handed back a shard it failed
+/// within the cooldown) is not final: status says which shards failed and
+/// why, and resuming it retries them from scratch, to a complete sweep.
 #[tokio::test]
 async fn a_failed_sweep_says_why_and_resumes_to_the_end() {
     let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
     let key = submit(&shared).await;
-    let (worker, _) = shared.register("small".into(), 4, Default::default()).await.unwrap();
+    let mut small = Vec::new();
+    for name in ["small-1", "small-2", "small-3"] {
+        small.push(shared.register(name.into(), 4, Default::default()).await.unwrap().0);
+    }
     let refused = "board 5x5 needs 1 KiB; this worker's memory budget is 1 B";
-    for _ in 0..10_000 {
+    for round in 0..10_000 {
+        let worker = small[round % small.len()];
         let assignments = shared.assign(worker, 8).await.unwrap();
         let reports: Vec<ShardReport> = assignments
             .iter()

@@ -189,6 +189,7 @@ fn merge(into: &mut Settled, more: Settled) {
     into.done.extend(more.done);
     into.failed.extend(more.failed);
     into.retried.extend(more.retried);
+    into.requeued.extend(more.requeued);
     into.finished.extend(more.finished);
 }
 
