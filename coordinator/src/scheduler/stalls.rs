@@ -244,7 +244,11 @@ impl Scheduler {
             return;
         };
         run.lost_to.retain(|&(w, at)| w != worker && now.saturating_duration_since(at) < cooldown);
-        run.lost_to.push((worker, now));
+        // A worker that reported an error may take the shard again at once
+        // (`ksweep run` has no other); one that stalled or vanished may not.
+        if loss.is_stall() {
+            run.lost_to.push((worker, now));
+        }
         // An error counts every time: a shard that errors deterministically
         // must fail on a lone worker (`ksweep run`) too. An expiry or a
         // stall counts once per worker, none after a counted failure there.
