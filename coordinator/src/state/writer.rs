@@ -158,7 +158,7 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
 /// only about 60 % of the time). Smaller groups answer a wave in slices,
 /// which spreads the next arrivals out: Poll p99 43-60 ms with 1,024 to
 /// 8,192, stored results 247,000-249,000 a second against 219,000-240,000
-/// (docs/architecture.md). A result costs the same in transactions of
+/// (docs/performance/coordinator.md). A result costs the same in transactions of
 /// 1,120 rows as in those of 20,160.
 pub(super) const GROUP_ROWS: usize = 2048;
 

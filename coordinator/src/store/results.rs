@@ -15,7 +15,7 @@ use crate::model::ResultRecord;
 
 /// Rows one statement inserts, into `sweep_tasks` and into `tasks`. Each
 /// statement's own upkeep (binding, cursor, reset) was much of a stored
-/// result's cost, and 64 rows share it (docs/architecture.md, "A sweep's
+/// result's cost, and 64 rows share it (docs/performance/coordinator.md, "A sweep's
 /// references, 64 to a statement" and "A result's task row, 64 to a
 /// statement").
 const ROWS_PER_STATEMENT: usize = 64;

@@ -978,7 +978,7 @@ fn the_upgrade_to_version_5_derives_facts_from_stored_results() {
 
 /// The SQLite this workspace builds is the one `.cargo/config.toml` asks
 /// for: no process-wide page cache behind one mutex, no allocation
-/// statistics (docs/architecture.md, "The writer's SQLite build"). A build
+/// statistics (docs/performance/coordinator.md, "The writer's SQLite build"). A build
 /// that lost the setting still works, only slower, so nothing else would
 /// notice.
 #[test]
