@@ -52,7 +52,8 @@ pub(crate) mod w_bytes;
 /// loop spills more. Likely why: on 96 % of a (3,2) walk's steps the
 /// windows overlap part of those it stored two steps before, a load no
 /// store can forward to, which waits for the store to reach the cache;
-/// more walks between the two leave it longer to (docs/engine.md).
+/// more walks between the two leave it longer to
+/// (docs/performance/engine.md).
 pub(crate) const WALKS_AT_ONCE: usize = 6;
 /// Moves of a walk (2D leapers).
 const K: usize = 8;
@@ -692,7 +693,7 @@ mod simd {
     /// register for its buffer) and the rare keys are found with one
     /// vector compare a round (no register or load for each walk's
     /// threshold); together 8-10 % less time on aw+ (3,2) N=400, Zen 4
-    /// (docs/engine.md).
+    /// (docs/performance/engine.md).
     ///
     /// # Safety
     /// SSE4.1 and SSSE3; each walker stands on a board cell of its own

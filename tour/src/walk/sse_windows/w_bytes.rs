@@ -16,7 +16,7 @@
 //!
 //! 2D (2,1) N=1000, rule W, 8 starts, one thread (`ksweep bench`):
 //! 208.6-236.5 M steps a second four at once against 128.8-142.8 M alone
-//! (docs/engine.md).
+//! (docs/performance/engine.md).
 
 use super::{back, rotation, windows, Row, Sse41, WindowKernel, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
