@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use ksweep_proto::cluster_dir::{ClusterDir, Located};
+use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::BearerToken;
 use tonic::codegen::InterceptedService;
@@ -194,6 +195,18 @@ impl SourceArgs {
 /// The PEM file behind a flag, read whole (within its limit).
 pub fn read_pem(flag: &str, path: &Path) -> Result<Vec<u8>> {
     input_file::read(path, input_file::PEM).context(flag.to_string())
+}
+
+/// A sweep's status from a coordinator, by id, unique prefix or name (empty:
+/// the only one): the look-up `status`, `resume`, `rm` and `rename` make.
+pub async fn sweep_status(client: &mut Client, id: &str) -> Result<sweep::SweepStatus> {
+    answered(client.status(pb::SweepRef { sweep_id: id.to_string() }).await)
+}
+
+/// A coordinator's answer that is a sweep's status (`Status`, `Cancel`,
+/// `Rename`), decoded, or its refusal as an error.
+pub fn answered(reply: Result<tonic::Response<pb::SweepStatus>, tonic::Status>) -> Result<sweep::SweepStatus> {
+    Ok(sweep::SweepStatus::try_from(reply.map_err(status_error)?.into_inner())?)
 }
 
 /// A coordinator's refusal as an error: its message is what users need; the

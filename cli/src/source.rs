@@ -41,10 +41,7 @@ impl Source {
     pub async fn status(&mut self, id: Option<&str>) -> Result<SweepStatus> {
         match self {
             Source::Db(db) => db.status(id),
-            Source::Coordinator(client) => {
-                let sweep = pb::SweepRef { sweep_id: id.unwrap_or_default().to_string() };
-                decode_status(client.status(sweep).await.map_err(status_error)?.into_inner())
-            }
+            Source::Coordinator(client) => crate::connect::sweep_status(client, id.unwrap_or_default()).await,
         }
     }
 

@@ -8,8 +8,7 @@ use ksweep_proto::v1 as pb;
 use sweep::SweepState;
 
 use crate::cmd::status::print_status;
-use crate::connect::{status_error, ConnectArgs};
-use crate::source::decode_status;
+use crate::connect::ConnectArgs;
 
 /// Cancel a running sweep.
 #[derive(Debug, Args)]
@@ -21,8 +20,7 @@ pub struct CancelArgs {
 
 pub async fn run(args: CancelArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
-    let status = client.cancel(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
-    let status = decode_status(status)?;
+    let status = crate::connect::answered(client.cancel(pb::SweepRef { sweep_id: args.id }).await)?;
     match status.state {
         SweepState::Cancelled => writeln!(
             out,

@@ -7,8 +7,8 @@ use clap::Args;
 use ksweep_proto::v1 as pb;
 use sweep::short_id;
 
-use crate::connect::{status_error, SourceArgs};
-use crate::source::{decode_status, open_writer, resolve_unserved};
+use crate::connect::SourceArgs;
+use crate::source::{open_writer, resolve_unserved};
 
 /// Give a sweep another name (as a spec's: not empty, at most 200 bytes,
 /// no control characters). Its id stays, and so does its stored spec: the
@@ -33,10 +33,9 @@ pub async fn run(args: RenameArgs, out: &mut impl Write) -> Result<()> {
         }
         None => {
             let mut client = args.source.connect.connect().await?;
-            let status = client.status(pb::SweepRef { sweep_id: args.id.clone() }).await.map_err(status_error)?;
-            let was = decode_status(status.into_inner())?;
+            let was = crate::connect::sweep_status(&mut client, &args.id).await?;
             let request = pb::RenameRequest { sweep_id: was.sweep_id.clone(), name: args.name };
-            let renamed = decode_status(client.rename(request).await.map_err(status_error)?.into_inner())?;
+            let renamed = crate::connect::answered(client.rename(request).await)?;
             (renamed.sweep_id, was.name, renamed.name)
         }
     };

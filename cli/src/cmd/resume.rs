@@ -25,8 +25,7 @@ pub struct ResumeArgs {
 
 pub async fn run(args: ResumeArgs, out: &mut impl Write) -> Result<()> {
     let mut client = args.connect.connect().await?;
-    let status = client.status(pb::SweepRef { sweep_id: args.id }).await.map_err(status_error)?.into_inner();
-    let status = decode_status(status)?;
+    let status = crate::connect::sweep_status(&mut client, &args.id).await?;
     if status.state == SweepState::Done {
         bail!("sweep {} is {}; only a cancelled or failed sweep resumes", status.sweep_id, status.state);
     }

@@ -8,7 +8,7 @@ use ksweep_proto::v1 as pb;
 use sweep::{short_id, Removal, SweepState, SweepStatus};
 
 use crate::connect::{status_error, SourceArgs};
-use crate::source::{decode_status, open_writer, resolve_unserved};
+use crate::source::{open_writer, resolve_unserved};
 
 /// Remove a sweep: its shards, its task list and the results no other
 /// sweep has (results other sweeps also have stay: docs/identity.md). A
@@ -36,8 +36,7 @@ pub async fn run(args: RmArgs, out: &mut impl Write) -> Result<()> {
         }
         None => {
             let mut client = args.source.connect.connect().await?;
-            let status = client.status(pb::SweepRef { sweep_id: args.id.clone() }).await.map_err(status_error)?;
-            let status = decode_status(status.into_inner())?;
+            let status = crate::connect::sweep_status(&mut client, &args.id).await?;
             // Refused before asking, as the coordinator would refuse it.
             if status.state == SweepState::Running {
                 let (id, name) = (status.sweep_id, status.name);

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use figures::TourPicture;
 use serde::Serialize;
-use tour::{verify, verify_closed, Method, Outcome, Solver};
+use tour::{verify, verify_closed, Method, Outcome};
 
 use crate::board_args::{BoardArgs, SolverArgs, Start};
 use crate::render::{lines, numbered_board};
