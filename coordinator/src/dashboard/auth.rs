@@ -1,5 +1,7 @@
 //! The dashboard's token check: a header, the session cookie, or a
 //! `?token=` link that sets the cookie and drops the token from the URL.
+//! A request let through proves its connection a client's
+//! ([`ConnectionInfo::prove`]).
 //!
 //! Any token works in a link and a cookie: the link's is percent-decoded,
 //! and the cookie holds it percent-encoded (a `;`, `,` or space would
@@ -9,11 +11,12 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::Form;
+use axum::{Extension, Form};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Deserialize;
 
 use super::Dashboard;
+use crate::connections::ConnectionInfo;
 use crate::secret::constant_time_eq;
 
 const COOKIE: &str = "ksweep_token";
@@ -66,15 +69,27 @@ fn session_cookie(token: &str) -> String {
     format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", utf8_percent_encode(token, COOKIE_ESCAPED))
 }
 
+fn prove(connection: Option<&ConnectionInfo>) {
+    if let Some(connection) = connection {
+        connection.prove();
+    }
+}
+
 /// Lets a request through with the right token (or when none is set).
 pub(super) async fn require_token(State(d): State<Dashboard>, request: Request, next: Next) -> Response {
-    let Some(expected) = d.token.as_deref() else { return next.run(request).await };
+    let connection = request.extensions().get::<ConnectionInfo>().cloned();
+    let Some(expected) = d.token.as_deref() else {
+        prove(connection.as_ref());
+        return next.run(request).await;
+    };
     if presented(request.headers()).is_some_and(|t| valid(expected, &t)) {
+        prove(connection.as_ref());
         return next.run(request).await;
     }
     // A login link: `?token=...` sets the cookie and goes to the same page without it.
     let link = linked(request.uri().query().unwrap_or_default());
     if let Some(token) = link.filter(|t| valid(expected, t)) {
+        prove(connection.as_ref());
         let to = same_origin(request.uri().path());
         return ([(header::SET_COOKIE, session_cookie(&token))], Redirect::to(&to)).into_response();
     }
@@ -98,13 +113,20 @@ pub(super) struct Login {
     token: String,
 }
 
-pub(super) async fn login(State(d): State<Dashboard>, Form(login): Form<Login>) -> Response {
+pub(super) async fn login(
+    State(d): State<Dashboard>,
+    connection: Option<Extension<ConnectionInfo>>,
+    Form(login): Form<Login>,
+) -> Response {
     match d.token.as_deref() {
         Some(expected) if !valid(expected, &login.token) => {
             (StatusCode::UNAUTHORIZED, Html("<!DOCTYPE html><p>Wrong token. <a href=\"/login\">Try again</a>.</p>"))
                 .into_response()
         }
-        _ => ([(header::SET_COOKIE, session_cookie(&login.token))], Redirect::to("/")).into_response(),
+        _ => {
+            prove(connection.map(|Extension(c)| c).as_ref());
+            ([(header::SET_COOKIE, session_cookie(&login.token))], Redirect::to("/")).into_response()
+        }
     }
 }
 

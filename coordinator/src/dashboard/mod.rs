@@ -33,6 +33,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
+use tonic::transport::server::Connected;
 
 use crate::connections::{ConnectionLimits, LimitedConnection, Liveness};
 use crate::error::{Error, Result};
@@ -177,10 +178,20 @@ fn router(state: Dashboard) -> Router {
 
 /// Serves one connection: HTTP/1.1 with keep-alive, each request's head
 /// within `head_within`; on shutdown, the request in flight is finished.
+/// Each request carries the connection's [`ConnectionInfo`] (the peer, and
+/// the means to prove the connection a client's), as tonic's do.
+///
+/// [`ConnectionInfo`]: crate::connections::ConnectionInfo
 async fn connection(conn: LimitedConnection, app: Router, head_within: Duration, mut closing: watch::Receiver<bool>) {
+    let info = conn.connect_info();
+    let app = TowerToHyperService::new(app);
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+        request.extensions_mut().insert(info.clone());
+        hyper::service::Service::call(&app, request)
+    });
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(head_within);
-    let served = http.serve_connection(TokioIo::new(conn), TowerToHyperService::new(app));
+    let served = http.serve_connection(TokioIo::new(conn), service);
     tokio::pin!(served);
     let result = tokio::select! {
         r = served.as_mut() => r,
