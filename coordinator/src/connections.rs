@@ -63,6 +63,12 @@ pub enum Liveness {
     EitherWay,
 }
 
+/// Connections the kernel may hold ready to be accepted (capped by
+/// `net.core.somaxconn`). Rust's listeners ask for 128: a thousand workers
+/// starting at once overflowed it, and each one dropped sent its SYN again
+/// a second later.
+const BACKLOG: i32 = 1024;
+
 /// The first pause after a failed `accept`; doubles up to `MAX_BACKOFF`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
@@ -75,6 +81,10 @@ pub fn accept(
     limits: ConnectionLimits,
     liveness: Liveness,
 ) -> (mpsc::Receiver<io::Result<LimitedConnection>>, JoinHandle<()>) {
+    // Listening again only sets the backlog.
+    if let Err(e) = rustix::net::listen(&listener, BACKLOG) {
+        tracing::warn!(error = %e, "cannot raise the listening socket's backlog");
+    }
     let (tx, rx) = mpsc::channel(16);
     let permits = Arc::new(Semaphore::new(limits.max.max(1)));
     let newcomers = Arc::new(Mutex::new(Newcomers::default()));
@@ -336,5 +346,30 @@ mod tests {
         assert!(newcomers.evict_oldest());
         assert_eq!(d_evicted.try_recv(), Ok(()));
         assert!(!newcomers.evict_oldest(), "no newcomer left");
+    }
+
+    /// With every slot a proven client's, connections wait in the kernel's
+    /// queue: 600 connect at once, none waiting for its SYN to be sent
+    /// again (with Rust's backlog of 128, most would).
+    #[tokio::test]
+    async fn hundreds_connecting_at_once_wait_in_the_kernels_queue() {
+        let somaxconn: usize = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(4096);
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let limits = ConnectionLimits { max: 1, ..ConnectionLimits::default() };
+        let (mut incoming, acceptor) = accept(listener, limits, Liveness::PeerSends);
+        let _client = TcpStream::connect(addr).await.unwrap();
+        let held = incoming.recv().await.unwrap().unwrap();
+        held.connect_info().prove();
+        let mut connects = tokio::task::JoinSet::new();
+        for _ in 0..600.min(somaxconn.saturating_sub(1)) {
+            connects.spawn(tokio::time::timeout(Duration::from_millis(800), TcpStream::connect(addr)));
+        }
+        let waited = connects.join_all().await.iter().filter(|c| !matches!(c, Ok(Ok(_)))).count();
+        assert_eq!(waited, 0, "connections not queued");
+        acceptor.abort();
     }
 }
