@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,7 +28,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::task::JoinHandle;
 use tokio::time::{sleep, Instant, Sleep};
-use tonic::transport::server::Connected;
+use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// Bounds on the connections a coordinator keeps.
 #[derive(Debug, Clone, Copy)]
@@ -185,14 +186,19 @@ impl Standing {
 }
 
 /// What a request's handlers may know of its connection (tonic puts it in
-/// the request's extensions; the dashboard does the same): the means to
-/// mark the connection a client's.
+/// the request's extensions; the dashboard does the same): the peer's
+/// address, and the means to mark the connection a client's.
 #[derive(Clone)]
 pub struct ConnectionInfo {
+    tcp: TcpConnectInfo,
     standing: Arc<Standing>,
 }
 
 impl ConnectionInfo {
+    pub fn remote_addr(&self) -> Option<SocketAddr> {
+        self.tcp.remote_addr()
+    }
+
     /// Marks the connection as a client's, once a request on it passed the
     /// token check (any request, when no token is set): no newcomer takes
     /// its slot from then on.
@@ -322,7 +328,7 @@ impl Connected for LimitedConnection {
     type ConnectInfo = ConnectionInfo;
 
     fn connect_info(&self) -> ConnectionInfo {
-        ConnectionInfo { standing: self.standing.clone() }
+        ConnectionInfo { tcp: self.stream.connect_info(), standing: self.standing.clone() }
     }
 }
 
