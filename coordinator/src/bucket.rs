@@ -1,5 +1,5 @@
 //! A token bucket, what the coordinator's rate limits are made of (wrong
-//! dashboard tokens). Time is passed in, so the
+//! dashboard tokens, worker registrations). Time is passed in, so the
 //! limits are tested without sleeping.
 
 use std::time::{Duration, Instant};
@@ -9,6 +9,18 @@ use std::time::{Duration, Instant};
 pub struct RateLimit {
     pub burst: u32,
     pub every: Duration,
+}
+
+impl RateLimit {
+    /// How often, for messages: "1000 at once, then 100 a second".
+    pub(crate) fn describe(&self) -> String {
+        let per_second = 1.0 / self.every.as_secs_f64().max(f64::MIN_POSITIVE);
+        if per_second >= 1.0 {
+            format!("{} at once, then {per_second:.0} a second", self.burst)
+        } else {
+            format!("{} at once, then one each {:?}", self.burst, self.every)
+        }
+    }
 }
 
 /// A bucket of `burst` tokens, refilled one each `every`.
@@ -77,5 +89,13 @@ mod tests {
         assert!(b.take(t0 + Duration::from_secs(100)).is_err());
         // A clock read before the last one (another thread's) takes nothing back.
         assert!(b.take(t0).is_err());
+    }
+
+    #[test]
+    fn limits_describe_themselves() {
+        let a = RateLimit { burst: 1000, every: Duration::from_millis(10) };
+        assert_eq!(a.describe(), "1000 at once, then 100 a second");
+        let b = RateLimit { burst: 10, every: Duration::from_secs(6) };
+        assert_eq!(b.describe(), "10 at once, then one each 6s");
     }
 }

@@ -64,6 +64,8 @@ pub struct Shared {
     drawing: tokio::sync::Mutex<()>,
     /// Each registered worker's session secret.
     sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
+    /// Registrations taken against `options.registrations`.
+    registrations: Mutex<workers::Registrations>,
     /// Cuts, results and settled shards waiting for the one writer
     /// (`writer.rs`).
     writes: Arc<Mutex<WriteQueue>>,
@@ -97,6 +99,7 @@ impl Shared {
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
                 ^ (std::process::id() as u64) << 32;
+        let registrations = workers::Registrations::new(options.registrations, now());
         let readers = Readers::of(&store, options.dashboard.downloads + QUERY_READERS).map(Arc::new);
         let parsed = store.parsed().clone();
         Ok(Shared {
@@ -111,6 +114,7 @@ impl Shared {
             cutting: tokio::sync::Mutex::new(()),
             drawing: tokio::sync::Mutex::new(()),
             sessions: Mutex::new(HashMap::new()),
+            registrations: Mutex::new(registrations),
             writes: writer::queue(),
             result_writes: Arc::new(AtomicU64::new(0)),
             unsettled: Mutex::new(Vec::new()),

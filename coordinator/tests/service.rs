@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ksweep_coordinator::store::Store;
-use ksweep_coordinator::{serve, ConnectionLimits, CoordinatorOptions, TlsIdentity};
+use ksweep_coordinator::{serve, ConnectionLimits, CoordinatorOptions, RateLimit, TlsIdentity};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::v1::workers_client::WorkersClient;
@@ -700,6 +700,47 @@ async fn peers_without_the_token_cannot_keep_clients_out() {
     assert!(!closed_within(&mut silent[1], Duration::from_millis(300)).await, "the newer one is still open");
     assert!(client.list(pb::ListRequest {}).await.is_ok());
     drop((client, stranger, silent, late));
+    c.stop().await.unwrap();
+}
+
+/// Registrations past the rate are refused RESOURCE_EXHAUSTED, which a
+/// worker retries after its backoff, with a message saying the limit and
+/// when to try again; one is taken again once the rate allows.
+#[tokio::test(start_paused = true)]
+async fn registrations_past_the_rate_are_refused_until_it_allows() {
+    // Within the server's pings (an hour's advance would time them out).
+    let every = Duration::from_secs(10);
+    let options = CoordinatorOptions { registrations: RateLimit { burst: 3, every }, ..CoordinatorOptions::default() };
+    let c = Coordinator::start_with(options).await;
+    let mut workers = c.workers(None).await;
+    for i in 0..3 {
+        register(&mut workers, &format!("w{i}")).await;
+    }
+    let request = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, threads: 1, ..Default::default() };
+    let e = workers.register(request.clone()).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    assert!(e.message().contains("3 at once, then one each 10s") && e.message().contains("try again in"), "{e:?}");
+    let action = ksweep_proto::classify(ksweep_proto::WorkerRpc::Register, &e);
+    assert_eq!(action, ksweep_proto::WorkerAction::RetryLater);
+    tokio::time::advance(every).await;
+    assert!(workers.register(request.clone()).await.is_ok());
+    assert_eq!(workers.register(request).await.unwrap_err().code(), Code::ResourceExhausted);
+    c.stop().await.unwrap();
+}
+
+/// The default rate takes a cluster of a thousand workers registering at
+/// once (all restarted, or the coordinator restarted under them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_workers_register_at_once() {
+    let c = Coordinator::start(None).await;
+    let workers = c.workers(None).await;
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..1000 {
+        let mut workers = workers.clone();
+        calls.spawn(async move { register(&mut workers, &format!("w{i}")).await });
+    }
+    let registered = calls.join_all().await;
+    assert_eq!(registered.len(), 1000);
     c.stop().await.unwrap();
 }
 
