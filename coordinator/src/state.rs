@@ -200,14 +200,16 @@ impl Shared {
     /// Expires leases, retries settled writes that failed, and ends drained
     /// sweeps; run on a timer.
     pub async fn tick(&self) -> Result<()> {
-        let expired = {
+        let (expired, unheard) = {
             let mut sched = self.scheduler();
             let mut expired = sched.expire(now());
             expired.finished = sched.drain_finished();
             // Workers silent for long are forgotten: their secrets too.
+            let unheard = sched.forget_silent(now());
             self.sessions.lock().unwrap_or_else(|p| p.into_inner()).retain(|w, _| sched.knows(*w));
-            expired
+            (expired, unheard)
         };
+        self.forget_unheard(unheard).await;
         let mut pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));
         pending.extend(self.unwritten_settles());
         let retry = !pending.is_empty();

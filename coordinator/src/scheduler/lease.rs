@@ -45,6 +45,9 @@ pub(super) struct WorkerRun {
     pub deadline: Option<Instant>,
     /// Asked to leave (`ksweep drain`): given nothing more.
     pub draining: bool,
+    /// It has called since registering: a registration never followed by
+    /// a call is forgotten in the database too ([`Scheduler::forget_silent`]).
+    pub heard: bool,
 }
 
 /// A worker as the dashboard shows it.
@@ -112,6 +115,7 @@ impl Scheduler {
             delivered: sweep::RateWindow::new(Duration::from_secs(60)),
             deadline: None,
             draining: false,
+            heard: false,
         };
         self.workers.insert(worker, run);
     }
@@ -192,6 +196,7 @@ impl Scheduler {
         match self.workers.get_mut(&worker) {
             Some(w) => {
                 w.seen = now;
+                w.heard = true;
                 Ok(())
             }
             None => Err(Error::UnknownWorker(worker.0)),
@@ -216,8 +221,7 @@ impl Scheduler {
         revoked
     }
 
-    /// Takes expired leases back and forgets workers silent for several
-    /// leases. A lease that expires is a failed attempt (its worker died,
+    /// Takes expired leases back. A lease that expires is a failed attempt (its worker died,
     /// stalled or was cut off; a shard that kills every worker taking it
     /// would otherwise loop for ever): the shard is queued again, or fails
     /// for good at the failure limit. Returns both, for the database.
@@ -242,9 +246,25 @@ impl Scheduler {
                 w.progress_at = now;
             }
         }
-        let forget = self.config.lease * 3;
-        self.workers.retain(|_, w| now.duration_since(w.seen) < forget);
         out
+    }
+
+    /// Forgets workers silent for several leases. Returns those among them
+    /// that never called after registering, in id order: registrations
+    /// with nothing to keep them for (a registration flood's), which the
+    /// database may forget too.
+    pub fn forget_silent(&mut self, now: Instant) -> Vec<WorkerId> {
+        let forget = self.config.lease * 3;
+        let mut unheard = Vec::new();
+        self.workers.retain(|&id, w| {
+            let keep = now.saturating_duration_since(w.seen) < forget;
+            if !keep && !w.heard {
+                unheard.push(id);
+            }
+            keep
+        });
+        unheard.sort_unstable();
+        unheard
     }
 
     /// Workers holding shards that have delivered no new result for

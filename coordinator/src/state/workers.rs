@@ -89,6 +89,22 @@ impl Shared {
         Ok((worker, secret))
     }
 
+    /// Forgets in the database the registrations the scheduler forgot
+    /// that never called after registering, so that a client looping on
+    /// `Register` leaves no rows behind. Their ids are never given again.
+    pub(super) async fn forget_unheard(&self, workers: Vec<WorkerId>) {
+        if workers.is_empty() {
+            return;
+        }
+        let n = workers.len();
+        match self.with_store(move |s| s.forget_workers(&workers)).await {
+            Ok(forgotten) => tracing::info!(forgotten, "registrations never followed by a call forgotten"),
+            Err(e) => {
+                tracing::warn!(error = %e, workers = n, "forgetting registrations never followed by a call failed")
+            }
+        }
+    }
+
     /// Asks the registered worker named by `who` (its id, or a name only
     /// one registered worker has) to finish what it holds and leave.
     /// Returns its id, name and the shards it still holds.
