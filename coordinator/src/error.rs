@@ -31,6 +31,9 @@ pub enum Error {
     WorkerNotFound(String),
     #[error("{0:?} names several workers (ids {1}); give the id")]
     AmbiguousWorker(String, String),
+    /// Registrations come faster than this coordinator takes them.
+    #[error("too many worker registrations (this coordinator takes {limit}); try again in {retry_in:.1?}", limit = .limit.describe())]
+    TooManyRegistrations { limit: crate::bucket::RateLimit, retry_in: std::time::Duration },
     /// Never names the current nonce: it is no credential, but nothing a
     /// caller needs either.
     #[error("coordinator nonce {0} is stale: the coordinator restarted; register again")]
@@ -101,6 +104,7 @@ impl From<Error> for tonic::Status {
                 Status::failed_precondition(message)
             }
             Error::ProtocolVersion { .. } => Status::failed_precondition(message),
+            Error::TooManyRegistrations { .. } => Status::resource_exhausted(message),
             Error::Refused(_) => Status::invalid_argument(message),
             Error::Database(_)
             | Error::NotADatabase(_)

@@ -8,6 +8,7 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod bucket;
 pub mod codes;
 mod connections;
 mod dashboard;
@@ -26,6 +27,7 @@ pub mod store;
 mod sweeps_service;
 mod workers_service;
 
+pub use bucket::RateLimit;
 pub use connections::ConnectionLimits;
 pub use dashboard::DashboardOptions;
 pub use error::{Error, Result};

@@ -13,7 +13,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
 use tonic_health::ServingStatus;
 
-use crate::connections::{ConnectionLimits, Liveness};
+use crate::connections::{ConnectionInfo, ConnectionLimits, Liveness};
 use crate::descriptors::{self, Split};
 use crate::error::{Error, Result};
 use crate::state::{CoordinatorOptions, Shared};
@@ -228,12 +228,19 @@ pub async fn serve(
     Ok(())
 }
 
-/// Refuses a call without the shared-secret token, when one is set.
+/// Refuses a call without the shared-secret token, when one is set. A call
+/// let through proves its connection a client's, whose slot no newcomer
+/// takes (`connections`).
 fn check_token(token: Option<&str>, req: Request<()>) -> Result<Request<()>, Status> {
-    let Some(token) = token else { return Ok(req) };
-    let presented = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
-    match presented.and_then(|v| v.strip_prefix("Bearer ")) {
-        Some(t) if crate::secret::constant_time_eq(t.as_bytes(), token.as_bytes()) => Ok(req),
-        _ => Err(Status::unauthenticated("missing or wrong token (authorization: Bearer <token>)")),
+    if let Some(token) = token {
+        let presented = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
+        match presented.and_then(|v| v.strip_prefix("Bearer ")) {
+            Some(t) if crate::secret::constant_time_eq(t.as_bytes(), token.as_bytes()) => {}
+            _ => return Err(Status::unauthenticated("missing or wrong token (authorization: Bearer <token>)")),
+        }
     }
+    if let Some(connection) = req.extensions().get::<ConnectionInfo>() {
+        connection.prove();
+    }
+    Ok(req)
 }

@@ -64,6 +64,8 @@ pub struct Shared {
     drawing: tokio::sync::Mutex<()>,
     /// Each registered worker's session secret.
     sessions: Mutex<HashMap<WorkerId, SessionSecret>>,
+    /// Registrations taken against `options.registrations`.
+    registrations: Mutex<workers::Registrations>,
     /// Cuts, results and settled shards waiting for the one writer
     /// (`writer.rs`).
     writes: Arc<Mutex<WriteQueue>>,
@@ -102,6 +104,7 @@ impl Shared {
         let nonce =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
                 ^ (std::process::id() as u64) << 32;
+        let registrations = workers::Registrations::new(options.registrations, now());
         let readers = Readers::of(&store, options.dashboard.downloads + QUERY_READERS).map(Arc::new);
         let parsed = store.parsed().clone();
         Ok(Shared {
@@ -116,6 +119,7 @@ impl Shared {
             cutting: tokio::sync::Mutex::new(()),
             drawing: tokio::sync::Mutex::new(()),
             sessions: Mutex::new(HashMap::new()),
+            registrations: Mutex::new(registrations),
             writes: writer::queue(),
             result_writes: Arc::new(AtomicU64::new(0)),
             unsettled: Mutex::new(Vec::new()),
@@ -201,14 +205,16 @@ impl Shared {
     /// Expires leases, retries settled writes that failed, and ends drained
     /// sweeps; run on a timer.
     pub async fn tick(&self) -> Result<()> {
-        let expired = {
+        let (expired, unheard) = {
             let mut sched = self.scheduler();
             let mut expired = sched.expire(now());
             expired.finished = sched.drain_finished();
             // Workers silent for long are forgotten: their secrets too.
+            let unheard = sched.forget_silent(now());
             self.sessions.lock().unwrap_or_else(|p| p.into_inner()).retain(|w, _| sched.knows(*w));
-            expired
+            (expired, unheard)
         };
+        self.forget_unheard(unheard).await;
         let mut pending = std::mem::take(&mut *self.unsettled.lock().unwrap_or_else(|p| p.into_inner()));
         pending.extend(self.unwritten_settles());
         let retry = !pending.is_empty();

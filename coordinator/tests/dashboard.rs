@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ksweep_coordinator::store::Store;
-use ksweep_coordinator::{serve, CoordinatorOptions};
+use ksweep_coordinator::{serve, CoordinatorOptions, RateLimit};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::v1::workers_client::WorkersClient;
@@ -58,7 +58,22 @@ impl Response {
 
 /// A request naming `addr` as its host unless `headers` name another.
 async fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Response {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
+    request_from("127.0.0.1", addr, method, path, headers, body).await
+}
+
+/// A request from the loopback address `source` (127.0.0.0/8 is all this
+/// machine's).
+async fn request_from(
+    source: &str,
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Response {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+    let mut stream = socket.connect(addr.parse().unwrap()).await.unwrap();
     let mut text = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
         text.push_str(&format!("Host: {addr}\r\n"));
@@ -96,7 +111,12 @@ const BEARER: (&str, &str) = ("Authorization", "Bearer dashboard-secret");
 
 #[tokio::test]
 async fn nothing_is_served_without_the_token() {
-    let (_, addr) = start().await;
+    // Every wrong token answered 401, none 429 (the next tests).
+    let unlimited = RateLimit { burst: 1000, every: Duration::from_millis(1) };
+    let mut options = CoordinatorOptions { token: Some(TOKEN.into()), ..Default::default() };
+    options.dashboard.guesses_per_source = unlimited;
+    options.dashboard.guesses = unlimited;
+    let (_, addr) = start_with(options).await;
     let routes = [
         "/",
         "/api/sweeps",
@@ -143,6 +163,56 @@ async fn the_login_form_and_link_set_a_cookie_that_opens_the_pages() {
     assert_eq!(link.status, 303, "the link sets the cookie and drops the token from the address");
     assert_eq!(link.header("location"), Some("/"));
     assert!(link.header("set-cookie").unwrap().starts_with("ksweep_token=dashboard-secret"));
+}
+
+const FORM: [(&str, &str); 1] = [("Content-Type", "application/x-www-form-urlencoded")];
+
+/// Issue 58's 300 guesses from one address: 10 are checked, the rest are
+/// answered 429 with Retry-After, their tokens unread (the right one too),
+/// by the form, a header or a link; a request showing no token is no
+/// guess; another address logs in.
+#[tokio::test]
+async fn wrong_tokens_past_a_sources_burst_are_answered_429() {
+    let (_, addr) = start().await;
+    let mut answered = std::collections::BTreeMap::<u16, usize>::new();
+    for i in 0..300 {
+        let r = request(&addr, "POST", "/login", &FORM, &format!("token=guess-{i}")).await;
+        *answered.entry(r.status).or_default() += 1;
+    }
+    assert_eq!(answered, [(401, 10), (429, 290)].into(), "the default: 10 at once, then one each 6 s");
+    let right = request(&addr, "POST", "/login", &FORM, "token=dashboard-secret").await;
+    assert_eq!(right.status, 429, "not read, so not told right");
+    let wait: u64 = right.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=6).contains(&wait), "{wait}");
+    assert!(right.header("set-cookie").is_none());
+    assert_eq!(get(&addr, "/api/sweeps", &[("Authorization", "Bearer wrong")]).await.status, 429);
+    assert_eq!(get(&addr, "/api/sweeps", &[BEARER]).await.status, 429);
+    assert_eq!(get(&addr, "/?token=dashboard-secret", &[]).await.status, 429);
+    assert_eq!(get(&addr, "/api/sweeps", &[]).await.status, 401, "no token shown: no guess");
+    let elsewhere = request_from("127.0.0.2", &addr, "POST", "/login", &FORM, "token=dashboard-secret").await;
+    assert_eq!(elsewhere.status, 303, "another source is not limited");
+    assert_eq!(request_from("127.0.0.2", &addr, "GET", "/api/sweeps", &[BEARER], "").await.status, 200);
+}
+
+/// Wrong tokens from all sources together are bounded too, but a source
+/// that has shown none is never refused: guessing elsewhere locks no one
+/// with the right token out.
+#[tokio::test]
+async fn wrong_tokens_from_all_sources_are_bounded_but_clean_sources_served() {
+    let mut options = CoordinatorOptions { token: Some(TOKEN.into()), ..Default::default() };
+    options.dashboard.guesses_per_source = RateLimit { burst: 5, every: Duration::from_secs(60) };
+    options.dashboard.guesses = RateLimit { burst: 3, every: Duration::from_secs(60) };
+    let (_, addr) = start_with(options).await;
+    for source in ["127.0.0.2", "127.0.0.3", "127.0.0.2"] {
+        let r = request_from(source, &addr, "GET", "/api/sweeps", &[("Authorization", "Bearer wrong")], "").await;
+        assert_eq!(r.status, 401, "{source}");
+    }
+    for source in ["127.0.0.2", "127.0.0.3"] {
+        let r = request_from(source, &addr, "POST", "/login", &FORM, "token=dashboard-secret").await;
+        assert_eq!(r.status, 429, "{source}: all sources' burst is used");
+    }
+    let clean = request_from("127.0.0.4", &addr, "POST", "/login", &FORM, "token=dashboard-secret").await;
+    assert_eq!(clean.status, 303, "a source with no wrong token logs in");
 }
 
 #[tokio::test]

@@ -241,6 +241,8 @@ impl Harness {
         self.leases.retain(|_, &mut (_, _, deadline)| deadline > now);
         let mut settled = self.sched.expire(self.now);
         settled.finished = self.sched.drain_finished();
+        // As the coordinator's tick: silent workers are forgotten.
+        let _ = self.sched.forget_silent(self.now);
         self.persist(settled);
     }
 

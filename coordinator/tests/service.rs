@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ksweep_coordinator::store::Store;
-use ksweep_coordinator::{serve, ConnectionLimits, CoordinatorOptions, TlsIdentity};
+use ksweep_coordinator::{serve, ConnectionLimits, CoordinatorOptions, RateLimit, TlsIdentity};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::sweeps_client::SweepsClient;
 use ksweep_proto::v1::workers_client::WorkersClient;
@@ -653,11 +653,11 @@ async fn budgets_and_iterations_are_held_to_the_coordinators_caps() {
 }
 
 /// Connections that never speak hold no slot for long: with every slot
-/// taken by silent sockets, the server closes them at the handshake
-/// deadline and a real client is served.
+/// taken by silent sockets and no one else asking for one, the server
+/// closes them at the handshake deadline, not before; a real client is
+/// served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_are_closed_and_cannot_starve_clients() {
-    use tokio::io::AsyncReadExt;
     let connections = ConnectionLimits { max: 4, handshake: Duration::from_millis(300), idle: Duration::from_secs(60) };
     let c = Coordinator::start_with(CoordinatorOptions { connections, ..CoordinatorOptions::default() }).await;
     let addr = c.url.trim_start_matches("http://").to_string();
@@ -666,16 +666,107 @@ async fn silent_connections_are_closed_and_cannot_starve_clients() {
         silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
     }
     let began = std::time::Instant::now();
+    for s in &mut silent {
+        assert!(closed_within(s, Duration::from_secs(5)).await, "the silent connection was closed");
+    }
+    assert!(began.elapsed() >= Duration::from_millis(250), "closed at the deadline: {:?}", began.elapsed());
     let mut sweeps = c.sweeps(None).await;
     let listed = tokio::time::timeout(Duration::from_secs(10), sweeps.list(pb::ListRequest {})).await;
     assert!(matches!(listed, Ok(Ok(_))), "a real client is served: {listed:?}");
-    assert!(began.elapsed() >= Duration::from_millis(250), "it waited for a slot: {:?}", began.elapsed());
-    for mut s in silent {
-        // The server's HTTP/2 preface, then the end of the stream.
-        let mut sink = Vec::new();
-        let read = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut sink)).await;
-        assert!(read.is_ok(), "the silent connection was closed");
+    c.stop().await.unwrap();
+}
+
+/// Whether the server has closed `socket`, within `wait`.
+async fn closed_within(socket: &mut tokio::net::TcpStream, wait: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    // The server's HTTP/2 preface, then the end of the stream.
+    let mut sink = Vec::new();
+    tokio::time::timeout(wait, socket.read_to_end(&mut sink)).await.is_ok()
+}
+
+/// Peers without the token cannot keep a client with it out: with every
+/// slot held by a client, a peer whose call was refused (the server's
+/// pings would keep it open for ever) and silent sockets (for the whole
+/// handshake deadline), later clients with the token are served at once.
+/// The oldest connection that has made no call with the token gives way
+/// each time, never the client's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peers_without_the_token_cannot_keep_clients_out() {
+    let connections = ConnectionLimits { max: 4, handshake: Duration::from_secs(60), idle: Duration::from_secs(60) };
+    let options = CoordinatorOptions { token: Some("t".into()), connections, ..CoordinatorOptions::default() };
+    let c = Coordinator::start_with(options).await;
+    let addr = c.url.trim_start_matches("http://").to_string();
+    let within = Duration::from_secs(2);
+    let mut client = c.sweeps(Some("t")).await;
+    client.list(pb::ListRequest {}).await.unwrap();
+    let mut stranger = c.sweeps(None).await;
+    let refused = stranger.list(pb::ListRequest {}).await.unwrap_err();
+    assert_eq!(refused.code(), Code::Unauthenticated, "{refused:?}");
+    let mut silent = Vec::new();
+    for _ in 0..2 {
+        silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
     }
+    // Every slot is taken: the stranger gives way, then the first socket.
+    let mut late = Vec::new();
+    for (i, waiting) in ["the stranger", "the first silent socket"].into_iter().enumerate() {
+        let began = std::time::Instant::now();
+        let served = tokio::time::timeout(within, async {
+            let mut client = c.sweeps(Some("t")).await;
+            let listed = client.list(pb::ListRequest {}).await;
+            late.push(client); // holding its slot
+            listed
+        })
+        .await;
+        assert!(matches!(served, Ok(Ok(_))), "client {} was not served over {waiting}: {served:?}", i + 2);
+        assert!(began.elapsed() < within, "{:?}", began.elapsed());
+    }
+    // The second late client took the first silent socket's slot, not the
+    // first client's (older) nor the second socket's (newer).
+    assert!(closed_within(&mut silent[0], within).await, "the oldest silent socket gave way");
+    assert!(!closed_within(&mut silent[1], Duration::from_millis(300)).await, "the newer one is still open");
+    assert!(client.list(pb::ListRequest {}).await.is_ok());
+    drop((client, stranger, silent, late));
+    c.stop().await.unwrap();
+}
+
+/// Registrations past the rate are refused RESOURCE_EXHAUSTED, which a
+/// worker retries after its backoff, with a message saying the limit and
+/// when to try again; one is taken again once the rate allows.
+#[tokio::test(start_paused = true)]
+async fn registrations_past_the_rate_are_refused_until_it_allows() {
+    // Within the server's pings (an hour's advance would time them out).
+    let every = Duration::from_secs(10);
+    let options = CoordinatorOptions { registrations: RateLimit { burst: 3, every }, ..CoordinatorOptions::default() };
+    let c = Coordinator::start_with(options).await;
+    let mut workers = c.workers(None).await;
+    for i in 0..3 {
+        register(&mut workers, &format!("w{i}")).await;
+    }
+    let request = pb::RegisterRequest { protocol_version: PROTOCOL_VERSION, threads: 1, ..Default::default() };
+    let e = workers.register(request.clone()).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    assert!(e.message().contains("3 at once, then one each 10s") && e.message().contains("try again in"), "{e:?}");
+    let action = ksweep_proto::classify(ksweep_proto::WorkerRpc::Register, &e);
+    assert_eq!(action, ksweep_proto::WorkerAction::RetryLater);
+    tokio::time::advance(every).await;
+    assert!(workers.register(request.clone()).await.is_ok());
+    assert_eq!(workers.register(request).await.unwrap_err().code(), Code::ResourceExhausted);
+    c.stop().await.unwrap();
+}
+
+/// The default rate takes a cluster of a thousand workers registering at
+/// once (all restarted, or the coordinator restarted under them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_workers_register_at_once() {
+    let c = Coordinator::start(None).await;
+    let workers = c.workers(None).await;
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..1000 {
+        let mut workers = workers.clone();
+        calls.spawn(async move { register(&mut workers, &format!("w{i}")).await });
+    }
+    let registered = calls.join_all().await;
+    assert_eq!(registered.len(), 1000);
     c.stop().await.unwrap();
 }
 

@@ -78,7 +78,9 @@ pub struct CoordinatorArgs {
     #[arg(value_parser = clap::value_parser!(u32).range(1..))]
     pub max_iterations: u32,
     /// Connections served at once; silent ones are closed (10 s before the
-    /// handshake, 120 s after), so idle sockets cannot starve clients.
+    /// handshake, 120 s after), and at the limit a new one takes the slot of
+    /// the oldest that has made no call with the token, so idle or hostile
+    /// sockets cannot starve clients.
     #[arg(long, default_value_t = ksweep_coordinator::ConnectionLimits::default().max)]
     #[arg(value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,

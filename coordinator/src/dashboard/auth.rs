@@ -1,20 +1,28 @@
 //! The dashboard's token check: a header, the session cookie, or a
 //! `?token=` link that sets the cookie and drops the token from the URL.
+//! Wrong tokens are limited per source and in all ([`super::guesses`]);
+//! a request let through proves its connection a client's
+//! ([`ConnectionInfo::prove`]).
 //!
 //! Any token works in a link and a cookie: the link's is percent-decoded,
 //! and the cookie holds it percent-encoded (a `;`, `,` or space would
 //! otherwise end or split the cookie).
 
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::Form;
+use axum::{Extension, Form};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Deserialize;
 
 use super::Dashboard;
+use crate::connections::ConnectionInfo;
 use crate::secret::constant_time_eq;
+use crate::state::now;
 
 const COOKIE: &str = "ksweep_token";
 
@@ -66,17 +74,70 @@ fn session_cookie(token: &str) -> String {
     format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", utf8_percent_encode(token, COOKIE_ESCAPED))
 }
 
+/// The address a request came from (unspecified if unknown, which the
+/// server never leaves it).
+fn peer(connection: Option<&ConnectionInfo>) -> IpAddr {
+    connection.and_then(ConnectionInfo::remote_addr).map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip())
+}
+
+fn prove(connection: Option<&ConnectionInfo>) {
+    if let Some(connection) = connection {
+        connection.prove();
+    }
+}
+
+impl Dashboard {
+    /// Which of the tokens `given` (one request's) is right, if any,
+    /// unless their source has shown too many wrong ones: then how long it
+    /// must wait, the tokens unread. A request with none right is one
+    /// wrong guess, however many it showed.
+    fn check(&self, expected: &str, given: &[Option<&str>], peer: IpAddr) -> Result<Option<usize>, Duration> {
+        let mut guesses = self.guesses.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(wait) = guesses.admit(peer, now()) {
+            tracing::debug!(%peer, ?wait, "dashboard: a token refused unread, too many wrong ones");
+            return Err(wait);
+        }
+        let right = given.iter().position(|t| t.is_some_and(|t| valid(expected, t)));
+        if right.is_none() && guesses.failed(peer, now()) {
+            tracing::warn!(%peer, "dashboard: too many wrong tokens; this source's are refused for a while");
+        }
+        Ok(right)
+    }
+}
+
+/// 429, and when to try again (whole seconds, rounded up).
+fn too_many(wait: Duration) -> Response {
+    let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+    let body = format!("<!DOCTYPE html><p>Too many wrong tokens from this address. Try again in {secs} s.</p>");
+    (StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, secs.to_string())], Html(body)).into_response()
+}
+
 /// Lets a request through with the right token (or when none is set).
 pub(super) async fn require_token(State(d): State<Dashboard>, request: Request, next: Next) -> Response {
-    let Some(expected) = d.token.as_deref() else { return next.run(request).await };
-    if presented(request.headers()).is_some_and(|t| valid(expected, &t)) {
+    let connection = request.extensions().get::<ConnectionInfo>().cloned();
+    let Some(expected) = d.token.as_deref() else {
+        prove(connection.as_ref());
         return next.run(request).await;
-    }
-    // A login link: `?token=...` sets the cookie and goes to the same page without it.
+    };
+    // Header or cookie; else a login link: `?token=...` sets the cookie
+    // and goes to the same page without it.
+    let shown = presented(request.headers());
     let link = linked(request.uri().query().unwrap_or_default());
-    if let Some(token) = link.filter(|t| valid(expected, t)) {
-        let to = same_origin(request.uri().path());
-        return ([(header::SET_COOKIE, session_cookie(&token))], Redirect::to(&to)).into_response();
+    if shown.is_some() || link.is_some() {
+        match d.check(expected, &[shown.as_deref(), link.as_deref()], peer(connection.as_ref())) {
+            Err(wait) => return too_many(wait),
+            Ok(Some(0)) => {
+                prove(connection.as_ref());
+                return next.run(request).await;
+            }
+            Ok(Some(_)) => {
+                prove(connection.as_ref());
+                let to = same_origin(request.uri().path());
+                let cookie = session_cookie(link.as_deref().unwrap_or_default());
+                return ([(header::SET_COOKIE, cookie)], Redirect::to(&to)).into_response();
+            }
+            Ok(None) => {}
+        }
     }
     let body = "<!DOCTYPE html><title>knight-sweep: token needed</title>\
                 <p>This coordinator needs its token. <a href=\"/login\">Log in</a>.</p>";
@@ -98,14 +159,24 @@ pub(super) struct Login {
     token: String,
 }
 
-pub(super) async fn login(State(d): State<Dashboard>, Form(login): Form<Login>) -> Response {
-    match d.token.as_deref() {
-        Some(expected) if !valid(expected, &login.token) => {
-            (StatusCode::UNAUTHORIZED, Html("<!DOCTYPE html><p>Wrong token. <a href=\"/login\">Try again</a>.</p>"))
-                .into_response()
+pub(super) async fn login(
+    State(d): State<Dashboard>,
+    connection: Option<Extension<ConnectionInfo>>,
+    Form(login): Form<Login>,
+) -> Response {
+    let connection = connection.map(|Extension(c)| c);
+    if let Some(expected) = d.token.as_deref() {
+        match d.check(expected, &[Some(&login.token)], peer(connection.as_ref())) {
+            Err(wait) => return too_many(wait),
+            Ok(None) => {
+                let body = "<!DOCTYPE html><p>Wrong token. <a href=\"/login\">Try again</a>.</p>";
+                return (StatusCode::UNAUTHORIZED, Html(body)).into_response();
+            }
+            Ok(Some(_)) => {}
         }
-        _ => ([(header::SET_COOKIE, session_cookie(&login.token))], Redirect::to("/")).into_response(),
     }
+    prove(connection.as_ref());
+    ([(header::SET_COOKIE, session_cookie(&login.token))], Redirect::to("/")).into_response()
 }
 
 #[cfg(test)]

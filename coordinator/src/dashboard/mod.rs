@@ -14,16 +14,18 @@
 //!
 //! The port is bounded on its own: connections (which must send a whole
 //! request head within a deadline, and are closed once silent), event
-//! streams, and downloads built at once.
+//! streams, downloads built at once, and wrong tokens (per source and in
+//! all, [`guesses`]).
 
 mod api;
 mod auth;
+mod guesses;
 mod hosts;
 mod views;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::routing::get;
@@ -33,7 +35,9 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
+use tonic::transport::server::Connected;
 
+use crate::bucket::RateLimit;
 use crate::connections::{ConnectionLimits, LimitedConnection, Liveness};
 use crate::error::{Error, Result};
 use crate::state::Shared;
@@ -65,6 +69,11 @@ pub struct DashboardOptions {
     pub downloads: usize,
     /// Host names served besides the listening address (`*`: any).
     pub hosts: Vec<String>,
+    /// Wrong tokens (login form, header, cookie or link) one source may
+    /// show; past them it is answered 429 with Retry-After.
+    pub guesses_per_source: RateLimit,
+    /// Wrong tokens all sources together may show, once each has shown one.
+    pub guesses: RateLimit,
 }
 
 impl Default for DashboardOptions {
@@ -78,6 +87,8 @@ impl Default for DashboardOptions {
             event_streams: 32,
             downloads: std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).clamp(1, 4)),
             hosts: Vec::new(),
+            guesses_per_source: RateLimit { burst: 10, every: Duration::from_secs(6) },
+            guesses: RateLimit { burst: 100, every: Duration::from_secs(1) },
         }
     }
 }
@@ -104,6 +115,8 @@ pub(crate) struct Dashboard {
     streams: Arc<Semaphore>,
     /// A permit per download or report being built.
     downloads: Arc<Semaphore>,
+    /// Wrong tokens seen, per source and in all.
+    guesses: Arc<Mutex<guesses::Guesses>>,
 }
 
 /// Serves the dashboard on `listener`, at most `max_connections` at once,
@@ -124,6 +137,11 @@ pub(crate) async fn serve(
         answers: Default::default(),
         streams: Arc::new(Semaphore::new(options.event_streams.max(1))),
         downloads: Arc::new(Semaphore::new(options.downloads.max(1))),
+        guesses: Arc::new(Mutex::new(guesses::Guesses::new(
+            options.guesses_per_source,
+            options.guesses,
+            crate::state::now(),
+        ))),
         shared,
     };
     let app = router(state);
@@ -177,10 +195,20 @@ fn router(state: Dashboard) -> Router {
 
 /// Serves one connection: HTTP/1.1 with keep-alive, each request's head
 /// within `head_within`; on shutdown, the request in flight is finished.
+/// Each request carries the connection's [`ConnectionInfo`] (the peer, and
+/// the means to prove the connection a client's), as tonic's do.
+///
+/// [`ConnectionInfo`]: crate::connections::ConnectionInfo
 async fn connection(conn: LimitedConnection, app: Router, head_within: Duration, mut closing: watch::Receiver<bool>) {
+    let info = conn.connect_info();
+    let app = TowerToHyperService::new(app);
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+        request.extensions_mut().insert(info.clone());
+        hyper::service::Service::call(&app, request)
+    });
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(head_within);
-    let served = http.serve_connection(TokioIo::new(conn), TowerToHyperService::new(app));
+    let served = http.serve_connection(TokioIo::new(conn), service);
     tokio::pin!(served);
     let result = tokio::select! {
         r = served.as_mut() => r,

@@ -44,6 +44,9 @@ pub(super) struct WorkerRun {
     pub draining: bool,
     /// Its recent stalls on each sweep, and whether it is kept off it.
     pub stalls: HashMap<SweepKey, Stalls>,
+    /// It has called since registering: a registration never followed by
+    /// a call is forgotten in the database too ([`Scheduler::forget_silent`]).
+    pub heard: bool,
 }
 
 /// A worker as the dashboard shows it.
@@ -108,6 +111,7 @@ impl Scheduler {
             deadline: None,
             draining: false,
             stalls: HashMap::new(),
+            heard: false,
         };
         self.workers.insert(worker, run);
     }
@@ -188,6 +192,7 @@ impl Scheduler {
         match self.workers.get_mut(&worker) {
             Some(w) => {
                 w.seen = now;
+                w.heard = true;
                 Ok(())
             }
             None => Err(Error::UnknownWorker(worker.0)),
@@ -212,8 +217,7 @@ impl Scheduler {
         revoked
     }
 
-    /// Takes shards from holders that lost them and forgets workers silent
-    /// for several leases. A lease that expired, or whose holder stalled
+    /// Takes shards from holders that lost them. A lease that expired, or whose holder stalled
     /// (no new result on any shard it holds for its results window,
     /// whatever its heartbeats and polls), is a failed attempt, counted
     /// once per worker: its worker died, hung or lies, and a shard that
@@ -239,9 +243,25 @@ impl Scheduler {
                 w.progress_at = now;
             }
         }
-        let forget = self.config.lease * 3;
-        self.workers.retain(|_, w| now.duration_since(w.seen) < forget);
         out
+    }
+
+    /// Forgets workers silent for several leases. Returns those among them
+    /// that never called after registering, in id order: registrations
+    /// with nothing to keep them for (a registration flood's), which the
+    /// database may forget too.
+    pub fn forget_silent(&mut self, now: Instant) -> Vec<WorkerId> {
+        let forget = self.config.lease * 3;
+        let mut unheard = Vec::new();
+        self.workers.retain(|&id, w| {
+            let keep = now.saturating_duration_since(w.seen) < forget;
+            if !keep && !w.heard {
+                unheard.push(id);
+            }
+            keep
+        });
+        unheard.sort_unstable();
+        unheard
     }
 
     /// A worker leaves: the shards it hands back go to the front of the

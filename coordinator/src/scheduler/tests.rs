@@ -268,6 +268,21 @@ fn goodbye_requeues_at_once_and_cancel_stops_handing_out() {
     assert!(s.validate(WorkerId(2), &[full_report(&again[0])]).unwrap().is_empty());
 }
 
+/// Workers silent for three leases are forgotten; of those, the ones that
+/// never called after registering are named, for the database to forget.
+#[test]
+fn silent_workers_are_forgotten_and_those_never_heard_from_named() {
+    let (mut s, _, now) = scheduler();
+    s.register(WorkerId(3), 1, now);
+    let lease = SchedulerConfig::default().lease;
+    s.touch(WorkerId(1), now + lease).unwrap();
+    assert!(s.forget_silent(now + lease * 3 - Duration::from_millis(1)).is_empty());
+    assert_eq!(s.forget_silent(now + lease * 3), vec![WorkerId(2), WorkerId(3)], "1 was heard from");
+    assert!(s.knows(WorkerId(1)) && !s.knows(WorkerId(2)) && !s.knows(WorkerId(3)));
+    assert!(s.forget_silent(now + lease * 4).is_empty(), "1 is forgotten, but not named");
+    assert!(!s.knows(WorkerId(1)));
+}
+
 #[test]
 fn a_worker_holds_a_bounded_amount_of_estimated_work() {
     // Shards of about a target each (one start of 6x6 at the initial

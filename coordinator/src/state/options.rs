@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::bucket::RateLimit;
 use crate::connections::ConnectionLimits;
 use crate::dashboard::DashboardOptions;
 use crate::scheduler::SchedulerConfig;
@@ -33,6 +34,10 @@ pub struct CoordinatorOptions {
     /// Take the database's running sweeps back as it starts (a served
     /// coordinator); `ksweep run` runs only the sweep it was given.
     pub resume_running: bool,
+    /// Worker registrations taken; more are refused RESOURCE_EXHAUSTED, and
+    /// the workers try again after a backoff. Each is a database row, and
+    /// a client looping on `Register` would add them without end.
+    pub registrations: RateLimit,
 }
 
 /// Most configurations a spec may expand to on a coordinator serving
@@ -71,6 +76,8 @@ impl Default for CoordinatorOptions {
             http: None,
             dashboard: DashboardOptions::default(),
             resume_running: true,
+            // A cluster of a thousand restarting at once registers at once.
+            registrations: RateLimit { burst: 2000, every: Duration::from_millis(5) },
         }
     }
 }

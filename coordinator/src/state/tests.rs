@@ -616,3 +616,25 @@ fn a_blank_or_padded_token_is_refused_at_start() {
     let o = CoordinatorOptions { token: Some("s3cret".into()), ..options() };
     assert!(Shared::new(Store::in_memory().unwrap(), o).is_ok());
 }
+
+/// Registrations never followed by a call (a client looping on
+/// `Register`) leave no rows once the scheduler forgets them; a worker
+/// that polled keeps its row, and so does the newest registration, so no
+/// id is given twice.
+#[tokio::test(start_paused = true)]
+async fn registrations_never_followed_by_a_call_are_forgotten() {
+    let shared = Shared::new(Store::in_memory().unwrap(), options()).unwrap();
+    let (heard, _) = shared.register("heard".into(), 1, Default::default()).await.unwrap();
+    let mut flood = Vec::new();
+    for i in 0..3 {
+        flood.push(shared.register(format!("flood-{i}"), 1, Default::default()).await.unwrap().0);
+    }
+    shared.heartbeat(heard, &Heartbeat::default()).unwrap();
+    tokio::time::advance(options().scheduler.lease * 3).await;
+    shared.tick().await.unwrap();
+    let mut kept: Vec<u64> = shared.read(|s| s.worker_names()).await.unwrap().into_keys().collect();
+    kept.sort_unstable();
+    assert_eq!(kept, [heard.0, flood[2].0], "the one heard from, and the newest");
+    let (next, _) = shared.register("next".into(), 1, Default::default()).await.unwrap();
+    assert!(next.0 > flood[2].0, "{next} after {}", flood[2]);
+}

@@ -7,6 +7,7 @@ use std::time::Duration;
 use ksweep_proto::build::Provenance;
 
 use super::{now, Shared};
+use crate::bucket::{RateLimit, TokenBucket};
 use crate::error::{Error, Result};
 use crate::ids::{Epoch, ShardId, WorkerId};
 use crate::scheduler::{WorkerResources, WorkerView};
@@ -34,15 +35,51 @@ pub struct HeartbeatReply {
     pub drain: bool,
 }
 
+/// Registrations taken, within a rate; refusals counted so that a run of
+/// them is logged once, not once each.
+pub(super) struct Registrations {
+    limit: RateLimit,
+    bucket: TokenBucket,
+    refused: u64,
+}
+
+impl Registrations {
+    pub fn new(limit: RateLimit, now: std::time::Instant) -> Registrations {
+        Registrations { limit, bucket: TokenBucket::full(limit, now), refused: 0 }
+    }
+
+    fn take(&mut self, now: std::time::Instant) -> Result<()> {
+        match self.bucket.take(now) {
+            Ok(()) => {
+                if self.refused > 0 {
+                    tracing::info!(refused = self.refused, "worker registrations are taken again");
+                    self.refused = 0;
+                }
+                Ok(())
+            }
+            Err(retry_in) => {
+                if self.refused == 0 {
+                    let limit = self.limit.describe();
+                    tracing::warn!(%limit, "worker registrations come faster than the limit: refused until they slow");
+                }
+                self.refused += 1;
+                Err(Error::TooManyRegistrations { limit: self.limit, retry_in })
+            }
+        }
+    }
+}
+
 impl Shared {
     /// Registers a worker: a new id, stored, known to the scheduler, and
-    /// the session secret its polls must present.
+    /// the session secret its polls must present. Refused past the rate
+    /// `options.registrations` allows.
     pub async fn register(
         &self,
         name: String,
         threads: u32,
         provenance: Provenance,
     ) -> Result<(WorkerId, SessionSecret)> {
+        self.registrations.lock().unwrap_or_else(|p| p.into_inner()).take(now())?;
         let secret = SessionSecret::new()?;
         let registered = self.with_store(move |s| s.register_worker(&name, threads, &provenance)).await;
         self.note_write(&registered);
@@ -50,6 +87,22 @@ impl Shared {
         self.scheduler().register(worker, threads, now());
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, secret);
         Ok((worker, secret))
+    }
+
+    /// Forgets in the database the registrations the scheduler forgot
+    /// that never called after registering, so that a client looping on
+    /// `Register` leaves no rows behind. Their ids are never given again.
+    pub(super) async fn forget_unheard(&self, workers: Vec<WorkerId>) {
+        if workers.is_empty() {
+            return;
+        }
+        let n = workers.len();
+        match self.with_store(move |s| s.forget_workers(&workers)).await {
+            Ok(forgotten) => tracing::info!(forgotten, "registrations never followed by a call forgotten"),
+            Err(e) => {
+                tracing::warn!(error = %e, workers = n, "forgetting registrations never followed by a call failed")
+            }
+        }
     }
 
     /// Asks the registered worker named by `who` (its id, or a name only

@@ -35,6 +35,23 @@ impl Store {
         Ok(WorkerId(self.conn.last_insert_rowid() as u64))
     }
 
+    /// Forgets registrations of `workers` (none of which delivered a
+    /// result), but never the last one: a row id is then never given
+    /// twice (SQLite gives a new row one more than the largest). Returns
+    /// how many rows went.
+    pub fn forget_workers(&mut self, workers: &[WorkerId]) -> Result<usize> {
+        let tx = self.conn.transaction()?;
+        let mut forgotten = 0;
+        {
+            let mut stmt = tx.prepare("DELETE FROM workers WHERE id = ?1 AND id < (SELECT MAX(id) FROM workers)")?;
+            for worker in workers {
+                forgotten += stmt.execute([worker.0 as i64])?;
+            }
+        }
+        tx.commit()?;
+        Ok(forgotten)
+    }
+
     /// Every registered worker with what it ran, for exports and reports.
     pub fn worker_records(&self) -> Result<HashMap<u64, WorkerRecord>> {
         let mut stmt = self.conn.prepare("SELECT id, name, version, build, host, cpu, features FROM workers")?;
