@@ -67,6 +67,7 @@ mod tests {
             (Register, Code::Internal, RetryLater),
             (Register, Code::Unavailable, RetryLater),
             (Register, Code::Cancelled, RetryLater),
+            (Register, Code::ResourceExhausted, RetryLater),
             (Poll, Code::FailedPrecondition, Reregister),
             (Poll, Code::NotFound, Reregister),
             (Poll, Code::InvalidArgument, DropResults),

@@ -299,7 +299,12 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
             Ok(s) => s,
             Err(RegisterError::Fatal(e)) => return Err(e),
             Err(RegisterError::Retry(why)) => {
-                tracing::warn!(coordinator = %url, %why, retry_in = ?backoff, "cannot reach the coordinator");
+                if why.starts_with("ResourceExhausted") {
+                    // Its registration limit: many workers starting at once.
+                    tracing::info!(coordinator = %url, %why, retry_in = ?backoff, "the coordinator asks to register later");
+                } else {
+                    tracing::warn!(coordinator = %url, %why, retry_in = ?backoff, "cannot reach the coordinator");
+                }
                 tokio::select! {
                     _ = &mut shutdown => return Ok(()),
                     _ = sleep(backoff) => {}
