@@ -134,7 +134,18 @@ fn init_logging(default: &str) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let ansi = io::stderr().is_terminal() && !no_color;
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(io::stderr).try_init();
+    // KSWEEP_LOG_SPANS: a line per span closed, with its busy and idle time.
+    let spans = if std::env::var_os("KSWEEP_LOG_SPANS").is_some_and(|v| !v.is_empty()) {
+        tracing_subscriber::fmt::format::FmtSpan::CLOSE
+    } else {
+        tracing_subscriber::fmt::format::FmtSpan::NONE
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi)
+        .with_span_events(spans)
+        .with_writer(io::stderr)
+        .try_init();
 }
 
 /// Runs an async command on a fresh runtime, with logging at `log_level`

@@ -168,6 +168,7 @@ pub async fn serve(
     // `shared`) before waiting for the last handler below.
     let mut server = Box::pin(
         builder
+            .trace_fn(request_span)
             .layer(InterceptorLayer::new(move |req: Request<()>| check_token(token.as_deref(), req)))
             .add_service(health_service)
             .add_service(reflection)
@@ -226,6 +227,18 @@ pub async fn serve(
     result.map_err(|e| Error::Internal(format!("server: {e}")))?;
     tracing::info!("coordinator stopped");
     Ok(())
+}
+
+/// The span of one call, so its events say which: a client's sweep
+/// requests (submit, status, cancel, ...) at info, the workers' polls and
+/// the rest at debug (`RUST_LOG=ksweep_coordinator=debug` shows them).
+fn request_span(req: &tonic::codegen::http::Request<()>) -> tracing::Span {
+    let method = req.uri().path();
+    if method.starts_with("/ksweep.v1.Sweeps/") {
+        tracing::info_span!("sweep_request", method = method.trim_start_matches("/ksweep.v1.Sweeps/"))
+    } else {
+        tracing::debug_span!("rpc", %method)
+    }
 }
 
 /// Refuses a call without the shared-secret token, when one is set. A call

@@ -35,6 +35,10 @@ impl WorkersService {
         Ok(())
     }
 
+    /// One poll: heartbeat, results, new shards. Its span names the worker
+    /// and what it carried (`RUST_LOG=ksweep_coordinator=debug`).
+    #[tracing::instrument(level = "debug", name = "poll", skip_all, fields(
+        worker = req.worker_id, results = req.results.len(), free = req.free_slots))]
     async fn poll_inner(&self, req: pb::PollRequest) -> Result<pb::PollReply> {
         self.check_nonce(req.coordinator_nonce)?;
         let worker = WorkerId(req.worker_id);

@@ -16,6 +16,7 @@ use tokio::time::{sleep, sleep_until, Instant};
 use tonic::codegen::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
+use tracing::Instrument;
 
 use crate::activity::HELD_UP;
 use crate::error::{Error, Result};
@@ -320,8 +321,14 @@ pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> 
         let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
         tracing::info!(worker = session.worker_id, threads, "registered");
         let target = Target { options: &options, url: &url };
-        match serve_session(&mut session, &pool, &resources, &target, &events_tx, &mut events, &mut shutdown).await {
-            SessionEnd::Shutdown => return farewell(&mut session, &mut events).await,
+        // Every event of a session (its shards, revocations, deliveries)
+        // carries the worker id it has there and its coordinator.
+        let span = tracing::info_span!("session", worker = session.worker_id, coordinator = %url);
+        let served = serve_session(&mut session, &pool, &resources, &target, &events_tx, &mut events, &mut shutdown)
+            .instrument(span.clone())
+            .await;
+        match served {
+            SessionEnd::Shutdown => return farewell(&mut session, &mut events).instrument(span).await,
             SessionEnd::Reregister(why) => {
                 tracing::warn!(%why, "registering again; dropping the shards of the old session");
                 session.cancel_all();
@@ -496,7 +503,10 @@ async fn serve_session(
             s.running.insert(shard.shard_id, Running { epoch: shard.epoch, control: control.clone() });
             let tx = events_tx.clone();
             let resources = resources.clone();
-            pool.spawn(move || run_shard(shard, control, tx, &resources));
+            // On the pool, under the session's span: a shard's events say
+            // which session and shard they are of.
+            let span = tracing::debug_span!("shard", id = shard.shard_id, epoch = shard.epoch);
+            pool.spawn(move || span.in_scope(|| run_shard(shard, control, tx, &resources)));
         }
 
         // Wait for results (then gather a batch), the next heartbeat, or shutdown.

@@ -101,6 +101,10 @@ fn write_queued(store: &Mutex<Store>, queue: &Mutex<WriteQueue>, writes: &Atomic
             let results = take_group(&mut queue.results, GROUP_ROWS);
             (cuts, waiters, results, settled, queue.target_cost)
         };
+        // One round's transactions (cuts, results, settles): its events and
+        // how long it held the store (`RUST_LOG=ksweep_coordinator=debug`).
+        let rows: usize = results.iter().map(|(r, _)| r.len()).sum();
+        let _round = tracing::debug_span!("write", cuts = cuts.len(), results = rows, polls = results.len()).entered();
         let mut store = match store {
             Ok(store) => store,
             Err(_) => {
