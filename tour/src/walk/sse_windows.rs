@@ -289,51 +289,47 @@ fn advance<P: WindowKernel>(
     walks: &mut [BufferedWalk<'_, P::Cell, P::Kind>],
     path: Option<&mut Vec<usize>>,
 ) -> [bool; WALKS_AT_ONCE] {
-    let mut walkers: [Walker<'_, P::Cell>; WALKS_AT_ONCE] = std::array::from_fn(|_| Walker::default());
-    for (walker, walk) in walkers.iter_mut().zip(walks.iter_mut()) {
-        walk.check(P::KERNEL);
-        assert_eq!(walk.cells.layout(), plan.layout(), "cells of this plan's board");
-        assert_eq!(walk.cells.len(), plan.buffer_len(), "cells of this plan's board");
-        let cur = walk.progress.cur;
-        // SAFETY: only the kernel's steps write to the cells from here.
-        let cells = unsafe { walk.cells.cells_mut() };
-        // The kernel's walk stands on an unmarked cell (see the module
-        // documentation); its previous cell is marked already.
-        cells[cur] = cells[cur] & !P::VISITED;
-        *walker = Walker {
-            cells: cells.as_mut_ptr(),
-            len: cells.len(),
-            cur,
-            key: NONE << 16 | P::first_key(cells[cur]),
-            ranks: plan.ranks(walk.offsets.rows()).as_ptr(),
-            threshold: if walk.stop_when_doomed { P::DOOM_CHECK } else { 0 },
-            forced: walk.progress.forced,
-            steps: 0,
-            ended: false,
-            buffer: PhantomData,
-        };
-    }
     let n = walks.len();
     assert!((1..=WALKS_AT_ONCE).contains(&n), "1 to {WALKS_AT_ONCE} walks, not {n}");
     assert!(path.is_none() || n == 1, "a path is recorded for a lone walk");
+    let mut walkers: [Walker<'_, P::Cell>; WALKS_AT_ONCE] = std::array::from_fn(|_| Walker::default());
+    // Each walk's progress, beside the walker that borrows its cells.
+    let mut paused: [Option<&mut PausedWalk>; WALKS_AT_ONCE] = Default::default();
+    for ((walker, walk), p) in walkers.iter_mut().zip(walks.iter_mut()).zip(&mut paused) {
+        walk.check(P::KERNEL);
+        assert_eq!(walk.cells.layout(), plan.layout(), "cells of this plan's board");
+        assert_eq!(walk.cells.len(), plan.buffer_len(), "cells of this plan's board");
+        let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
+        let cur = progress.cur;
+        // SAFETY: only the kernel's steps write to the cells from here, and
+        // the marking below that hands the walk back in the common form.
+        let cells = unsafe { cells.cells_mut() };
+        // The kernel's walk stands on an unmarked cell (see the module
+        // documentation); its previous cell is marked already.
+        cells[cur] = cells[cur] & !P::VISITED;
+        let key = NONE << 16 | P::first_key(cells[cur]);
+        let threshold = if *stop_when_doomed { P::DOOM_CHECK } else { 0 };
+        *walker = Walker::new(cells, cur, key, plan.ranks(offsets.rows()), threshold, progress.forced);
+        *p = Some(&mut **progress);
+    }
     // SAFETY: each walker stands on a board cell of its own cells, a buffer
     // of the plan's layout with the slack its windows need (checked above).
     unsafe { step_until_one_ends(plan, &mut walkers[..n], path) };
     let mut ended = [false; WALKS_AT_ONCE];
-    for (i, (walker, walk)) in walkers.iter().zip(walks.iter_mut()).enumerate() {
-        // SAFETY: marks the cells the walk has visited, as its steps do.
-        let cells = unsafe { walk.cells.cells_mut() };
+    for ((walker, p), ended) in walkers[..n].iter_mut().zip(paused).zip(&mut ended) {
+        let Walker { cur, key, steps, forced, ended: walk_ended, .. } = *walker;
+        let cells = walker.cells_mut();
         // Back to the common form: the cell stood on and the previous
         // one marked.
-        let came = (walker.key >> 16) as usize;
+        let came = (key >> 16) as usize;
         if came < K {
-            let before = walker.cur.wrapping_add_signed(-plan.offsets()[came]);
+            let before = cur.wrapping_add_signed(-plan.offsets()[came]);
             cells[before] = cells[before] | P::VISITED;
         }
-        cells[walker.cur] = cells[walker.cur] | P::VISITED;
-        let p = &mut *walk.progress;
-        (p.cur, p.visited, p.forced, p.ended) = (walker.cur, p.visited + walker.steps, walker.forced, walker.ended);
-        ended[i] = walker.ended;
+        cells[cur] = cells[cur] | P::VISITED;
+        let p = p.expect("a walk beside each walker");
+        (p.cur, p.visited, p.forced, p.ended) = (cur, p.visited + steps, forced, walk_ended);
+        *ended = walk_ended;
     }
     ended
 }
@@ -377,6 +373,27 @@ unsafe fn step_until_one_ends<P: WindowKernel>(_: &P, _: &mut [Walker<'_, P::Cel
 
 /// A walk as the kernel holds it: its cells as a pointer, borrowed for
 /// `'a`.
+///
+/// The borrow is a real one: [`Walker::new`] takes the cells as
+/// `&'a mut [C]`, so the walker holds them exclusively for as long as it
+/// lives, as a `&'a mut [C]` would, and the compiler rejects a walker that
+/// outlives its buffer or a use of the buffer while a walker holds it.
+/// After the kernel the walks' cells are reached through their walkers
+/// ([`Walker::cells_mut`]). The type is private to this module, which a
+/// doctest (an outside crate) cannot name, so no `compile_fail` example
+/// can show it; these are rejected (tried when this was written; with
+/// the struct built from a bare `PhantomData` both compiled):
+///
+/// ```text
+/// let walker = {
+///     let mut cells = vec![0u16; 64];
+///     Walker::new(&mut cells, 0, 0, &ranks, 0, 0)
+/// }; // error[E0597]: `cells` does not live long enough
+///
+/// let mut walker = Walker::new(&mut cells, 0, 0, &ranks, 0, 0);
+/// cells[0] = 2; // error[E0499]: cannot borrow `cells` as mutable more than once
+/// walker.cells_mut()[0] = 1;
+/// ```
 #[derive(Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Walker<'a, C> {
@@ -394,14 +411,46 @@ struct Walker<'a, C> {
     forced: u32,
     steps: u64,
     ended: bool,
-    /// The cells, borrowed for as long as the walker lives.
+    /// The cells, borrowed for as long as the walker lives (taken from the
+    /// `&'a mut [C]` [`Walker::new`] is given).
     buffer: PhantomData<&'a mut [C]>,
 }
 
+impl<'a, C> Walker<'a, C> {
+    /// A walk standing on `cur` of `cells`, which it borrows for `'a` (and
+    /// its rank rows too), with its last key, its doom threshold and its
+    /// count of last-cell candidates.
+    fn new(cells: &'a mut [C], cur: usize, key: u32, ranks: &'a [Row], threshold: u16, forced: u32) -> Walker<'a, C> {
+        Walker {
+            cells: cells.as_mut_ptr(),
+            len: cells.len(),
+            cur,
+            key,
+            ranks: ranks.as_ptr(),
+            threshold,
+            forced,
+            steps: 0,
+            ended: false,
+            buffer: PhantomData,
+        }
+    }
+
+    /// The cells, once the kernel is done with them.
+    fn cells_mut(&mut self) -> &mut [C] {
+        // SAFETY: `cells` and `len` are those of the `&'a mut [C]` the
+        // walker was made from (or a dangling pointer and 0 for a default
+        // one), which it borrows until it is dropped; `&mut self` keeps
+        // this slice the only way to them while it lives.
+        unsafe { std::slice::from_raw_parts_mut(self.cells, self.len) }
+    }
+}
+
 impl<C> Default for Walker<'_, C> {
+    /// A walker on no cells (an empty slice), for the slots of a group
+    /// left unused.
     fn default() -> Self {
         Walker {
-            cells: std::ptr::null_mut(),
+            cells: std::ptr::NonNull::dangling().as_ptr(),
             len: 0,
             cur: 0,
             key: 0,

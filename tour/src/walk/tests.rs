@@ -469,6 +469,42 @@ fn lanes_need_a_leapers_rows_within_one_window() {
     assert!(fits(&[3, 2], &[9, 3]) && fits(&[3, 1], &[9, 1]));
 }
 
+/// AddressSanitizer (tests/asan.sh) sees a kernel's step past its buffer
+/// only where the buffer's allocation ends where its cells do: spare
+/// capacity past them would be addressable, and a read of it pass
+/// unseen. So every buffer the kernels walk on, as its layout or plan
+/// makes it, copied, or reset into an empty one (a workspace's first
+/// reset), holds exactly its cells: the padded board, and the 16-bit
+/// cells' slack.
+#[test]
+fn the_buffers_walks_run_on_end_where_their_allocations_do() {
+    fn exact<T: Copy, Kind>(label: &str, cells: &Padded<T, Kind>, len: usize) {
+        assert_eq!(cells.len(), len, "{label}");
+        let mut reset = Padded::default();
+        reset.copy_from(cells);
+        for (how, b) in [("made", cells), ("copied", &cells.clone()), ("reset", &reset)] {
+            assert_eq!(b.bytes(), len * std::mem::size_of::<T>(), "{label}, {how}: spare capacity past the cells");
+        }
+    }
+    let mut window_cells = 0;
+    for (rule, sides) in cases() {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        let case = Case::new(&rule, &sides, 0);
+        let (label, len) = (format!("rule {rule:?} board {sides:?}"), case.layout.len());
+        exact(&format!("{label}: byte degrees"), &case.pristine, len);
+        exact(&format!("{label}: 16-bit degrees"), &case.layout.degree_buffer::<u16>(), len);
+        if distance_cells::fits(&board, &moves) {
+            exact(&format!("{label}: keyed cells"), &distance_cells::starting_cells(&case.layout, &case.pristine), len);
+        }
+        if let Some(plan) = sse_windows::WPlusTables::new(&case.layout, &moves, &case.pristine, Cpu::detect()) {
+            let with_slack = sse_windows::cell_bytes(len as u128) as usize / 2;
+            exact(&format!("{label}: 16-bit cells"), plan.starting_cells(), with_slack);
+            window_cells += 1;
+        }
+    }
+    assert!(window_cells > 0 || !Cpu::detect().has_sse41(), "no 16-bit cells checked");
+}
+
 /// A walk of `case` from cell 0 on `deg`, by rule W on the keyed kernel.
 fn walk_w(case: &Case, deg: &mut Padded<u8>, start: BoardCell) -> u64 {
     let (mut rng, mut xy) = (Rng::new(0), vec![0; case.layout.sides().len()]);
