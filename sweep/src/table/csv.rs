@@ -63,7 +63,7 @@ pub fn record<'f>(fields: impl IntoIterator<Item = &'f str>) -> String {
     line
 }
 
-/// One CSV field: made [`formula_safe`], then RFC 4180 quoted (only
+/// One CSV field: made formula-safe (`formula_safe`), then RFC 4180 quoted (only
 /// fields with a comma, quote or line break are quoted, their quotes
 /// doubled). Every field goes through here, whoever chose its text.
 pub fn field(field: &str) -> String {
