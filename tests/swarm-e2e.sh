@@ -134,9 +134,22 @@ say "cluster: docker stack deploy $stack (coordinator on 127.0.0.1:$port, 4 work
 docker stack deploy --resolve-image never -c deploy/stack.yml "$stack" >"$work/deploy.log" 2>&1 \
     || { cat "$work/deploy.log"; exit 1; }
 health() { "$k" health --coordinator "$url" --token-file "$token_file" >/dev/null 2>&1; }
-until health; do check_deadline; sleep 0.5; done
+# A task Swarm cannot place (reservations above the node) fails now, not
+# at the deadline.
+unplaceable() {
+    docker service ps --no-trunc --filter desired-state=running --format '{{.Name}}: {{.Error}}' \
+        "${stack}_coordinator" "${stack}_worker" 2>/dev/null | grep 'no suitable node'
+}
+placed() {
+    local why
+    if why=$(unplaceable); then
+        say "Swarm cannot place every task: $why"
+        exit 1
+    fi
+}
+until health; do check_deadline; placed; sleep 0.5; done
 replicas() { docker service ls --filter "name=${stack}_$1" --format '{{.Replicas}}' | head -n 1; }
-until [ "$(replicas worker)" = 4/4 ]; do check_deadline; sleep 0.5; done
+until [ "$(replicas worker)" = 4/4 ]; do check_deadline; placed; sleep 0.5; done
 t_start=$(( $(date +%s) - t0 ))
 say "coordinator healthy, workers $(replicas worker), in ${t_start} s"
 
