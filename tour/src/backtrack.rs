@@ -70,7 +70,12 @@ use crate::cancel::{Cancel, Poll};
 use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
-use crate::solve::NODE_WORK;
+
+/// Work units a search node counts for: a node costs about as much as
+/// that many walk steps (its pruning looks at every neighbour's neighbours).
+/// Defined here, where nodes are counted, so that `solve`, which budgets
+/// its searches in these units, depends on this module and not both ways.
+pub(crate) const NODE_WORK: u64 = 8;
 
 /// The result of an exhaustive search.
 #[derive(Debug, Clone, PartialEq, Eq)]

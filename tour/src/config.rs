@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::method::Method;
 use crate::moves::{Colouring, MoveSource, Moves};
 use crate::seed::{Rng, SeedHasher};
-use crate::walk::select::{Cpu, Kernels};
+use crate::walk::cpu::Cpu;
+use crate::walk::select::Kernels;
 
 /// Most starts one configuration may ask for (they are held in memory).
 pub const MAX_STARTS: u64 = 1 << 24;
@@ -269,109 +270,6 @@ mod tests {
 
     fn cfg(rule: &[u32], sides: &[u32]) -> Configuration {
         Configuration::new(Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap()).unwrap()
-    }
-
-    /// (solver, workspace) bytes held after one batch of `methods` from
-    /// starts 0 to `starts` - 1.
-    fn held_after(c: &Configuration, methods: &[Method], starts: u64) -> (u64, u64) {
-        let solver = crate::Solver::new(c.clone()).unwrap();
-        let mut ws = solver.workspace();
-        let tasks: Vec<_> = methods
-            .iter()
-            .flat_map(|&method| {
-                (0..starts).map(move |start| crate::Task { start, method, options: Default::default() })
-            })
-            .collect();
-        solver.run_tasks(&mut ws, &tasks);
-        (solver.board_bytes() as u64, ws.board_bytes() as u64)
-    }
-
-    #[test]
-    fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
-        // Narrow (8 moves) and wide (1,1,1,1,1,1,1,1 in 8D: 256 moves) degrees.
-        for c in [cfg(&[2, 1], &[9, 7]), cfg(&[3, 2], &[5, 6, 4]), cfg(&[1; 8], &[3; 8])] {
-            let need = c.memory_need(false);
-            let solver = crate::Solver::new(c.clone()).unwrap();
-            assert_eq!(need.shared, solver.board_bytes() as u64, "{}", c.board());
-            assert_eq!(need.per_thread, solver.workspace().board_bytes() as u64, "{}", c.board());
-            let with_path = c.memory_need(true);
-            assert_eq!(with_path.per_thread, need.per_thread + 8 * c.board().cells());
-            assert_eq!(need.with_threads(3), need.shared + 3 * need.per_thread);
-        }
-        // 3D N = 1000 with (2,1): about 1 GB a walk.
-        let big = cfg(&[2, 1], &[1000, 1000, 1000]).memory_need(false);
-        assert_eq!(big.per_thread, 1004u64.pow(3));
-        assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
-        assert_eq!(format_bytes(12), "12 B");
-        // W+ walks on a 2D leaper's board run on 16-bit cells where the CPU
-        // has SSE4.1, built by the first one: shared starting cells (and 8
-        // of slack) with 8 rotations' 128 rank rows of 16 bytes, and a
-        // thread's six copies, one per walk advancing together. Elsewhere
-        // on keyed cells, 4 bytes a cell: the shared starting cells and a
-        // thread's two copies.
-        let sse41 = Cpu::detect().has_sse41();
-        let c = cfg(&[3, 2], &[40, 30]);
-        let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
-        let padded = 46 * 36;
-        let cells = (padded + 8) * 2;
-        let (w_plus_shared, w_plus_thread) =
-            if sse41 { (cells + 8 * 128 * 16, 6 * cells) } else { (4 * padded, 8 * padded) };
-        assert_eq!(plus.shared, plain.shared + w_plus_shared);
-        assert_eq!(plus.per_thread, plain.per_thread + w_plus_thread);
-        let ran = |methods: &[Method]| held_after(&c, methods, 16);
-        assert_eq!(ran(&[Method::AwPlus]), (plus.shared, plus.per_thread));
-        // Rule-W walks there advance six at a time on byte degrees with
-        // SSE4.1: five more a thread; mw's W and W+ walks each on theirs.
-        // Without, they run alone on the workspace's.
-        let w_thread = if sse41 { 5 * padded } else { 0 };
-        let walking = c.memory_need_for(&[Method::W], false);
-        assert_eq!((walking.shared, walking.per_thread), (plain.shared, plain.per_thread + w_thread));
-        assert_eq!(ran(&[Method::W]), (walking.shared, walking.per_thread));
-        let both = c.memory_need_for(&[Method::Mw], false);
-        assert_eq!((both.shared, both.per_thread), (plus.shared, plus.per_thread + w_thread));
-        assert_eq!(ran(&[Method::Mw]), (both.shared, both.per_thread));
-        // Where 16-bit cells do not fit, keyed cells do, 4 bytes a cell and
-        // two copies a thread: (4,1)'s row moves are 9 cells apart.
-        let c = cfg(&[4, 1], &[40, 30]);
-        let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
-        assert_eq!((plus.shared, plus.per_thread), (plain.shared + 48 * 38 * 4, plain.per_thread + 2 * 48 * 38 * 4));
-        assert_eq!(held_after(&c, &[Method::AwPlus], 4), (plus.shared, plus.per_thread));
-        // 3D boards, and boards too narrow for 16-bit cells' rows and too
-        // far across for the keyed cells' distance bits, walk on bytes.
-        for c in [cfg(&[2, 1], &[6, 6, 6]), cfg(&[2, 1], &[5000, 3])] {
-            assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
-        }
-        // Rule-W walks of 24 moves on 3D boards pair on a second degree
-        // buffer a thread, up to 2^28 padded cells.
-        let c = cfg(&[2, 1], &[6, 6, 6]);
-        let paired = c.memory_need_for(&[Method::W], false);
-        assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
-        assert_eq!(c.memory_need_for(&[Method::WPlus], false), c.memory_need(false));
-        assert_eq!(held_after(&c, &[Method::Aw], 2), (paired.shared, paired.per_thread));
-        let huge = cfg(&[2, 1], &[1000, 1000, 1000]);
-        assert_eq!(huge.memory_need_for(&[Method::W], false), huge.memory_need(false));
-        // As on 40x30 above, rule-W walks of aw on 2D leapers' boards
-        // advance six at a time on byte degrees (with SSE4.1).
-        let c = cfg(&[2, 1], &[100, 100]);
-        let (plain, walking) = (c.memory_need(false), c.memory_need_for(&[Method::W], false));
-        let w_thread = if sse41 { 5 * 104 * 104 } else { 0 };
-        assert_eq!((walking.shared, walking.per_thread), (plain.shared, plain.per_thread + w_thread));
-        assert_eq!(held_after(&c, &[Method::Aw], 8), (walking.shared, walking.per_thread));
-        // solve adds its own state, a thread's worth, where it runs, and
-        // the tour its tasks share: a closed one, 12 bytes a cell.
-        let solving = c.memory_need_for(&[Method::W, Method::Solve], false);
-        assert_eq!(solving.shared, walking.shared + 100 * 100 * 12);
-        // On a board of odd cells, the shared path with its graph and lists.
-        let odd = cfg(&[2, 1], &[101, 101]);
-        let path = 105 * 105 * 28 + 101 * 101 * (8 + 4 * 8);
-        assert_eq!(odd.memory_need_for(&[Method::Solve], false).shared, odd.memory_need(false).shared + path);
-        assert_eq!(solving.per_thread, walking.per_thread + 104 * 104 * 44 + 100 * 100 * 32);
-        // A board small enough for the exhaustive search holds its table too.
-        let small = cfg(&[2, 1], &[10, 10]);
-        let (plain, solving) = (small.memory_need(false), small.memory_need_for(&[Method::Solve], false));
-        let search = crate::solve::search_memory(100, 14 * 14);
-        assert!(search > 32 << 20);
-        assert_eq!(solving.per_thread, plain.per_thread + 14 * 14 * 44 + 100 * 32 + search);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::board::Board;
 use crate::moves::{Colouring, Moves};
-use crate::solve::board_proof;
+use crate::solve::graph::board_proof;
 
 /// A statement about one kind of tour on a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -78,5 +78,5 @@ pub use walk::Tiebreak;
 /// recorded with results, since the kernels differ in speed, never in
 /// flags.
 pub fn kernel_features() -> Vec<&'static str> {
-    walk::select::Cpu::detect().names()
+    walk::cpu::Cpu::detect().names()
 }

@@ -52,7 +52,7 @@
 mod cover;
 mod exact;
 mod failures;
-mod graph;
+pub(crate) mod graph;
 mod posa;
 mod sat;
 mod shared;
@@ -60,16 +60,16 @@ mod symmetry;
 
 pub use shared::{shared_memory, Shared, SHARED_MIN_CELLS};
 
-use crate::backtrack;
+use crate::backtrack::{self, NODE_WORK};
 use crate::board::Board;
 use crate::cancel::Cancel;
-use crate::layout::Layout;
 use crate::moves::{Colouring, Moves};
 use crate::outcome::Outcome;
 use crate::verify::{verify, verify_closed};
 
 use cover::{Attempt, Cover};
-use graph::Graph;
+pub use graph::{board_proof, BOARD_PROOF_MAX_CELLS, SOLVE_MAX_PADDED};
+use graph::{layout, Graph};
 use posa::Walker;
 
 /// Which phase settled a task.
@@ -130,14 +130,6 @@ pub fn search_memory(cells: u64, padded: u64) -> u64 {
     } else {
         0
     }
-}
-
-/// Largest padded layout `solve` takes: it numbers cells with 32 bits.
-pub const SOLVE_MAX_PADDED: u64 = u32::MAX as u64 - 1;
-
-/// The padded layout `solve` works on, None where it is too large for it.
-fn layout(board: &Board, moves: &Moves) -> Option<Layout> {
-    Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)
 }
 
 /// Searches for a tour of `board` from cell `start` with `moves` (a closed
@@ -455,10 +447,6 @@ fn sat_conflict_work(cells: u64) -> u64 {
     NODE_WORK + 48 * cells
 }
 
-/// Work units a search node counts for: a node costs about as much as
-/// that many walk steps (its pruning looks at every neighbour's neighbours).
-pub(crate) const NODE_WORK: u64 = 8;
-
 /// Attempts until one succeeds, the walker's work passes `until` or it is
 /// cancelled.
 fn rotate_extend(walker: &mut Walker, start: usize, closed: bool, until: u64) -> bool {
@@ -480,24 +468,6 @@ pub fn cycle_cover_exists(board: &Board, moves: &Moves) -> Option<bool> {
     }
     let g = Graph::new(layout(board, moves)?, true);
     Some(Cover::new(&g, None).exists())
-}
-
-/// Largest board [`board_proof`] builds the move graph of: a cell without
-/// moves, or a graph in pieces, comes of sides short against the moves, so
-/// larger boards are left to the theorems.
-pub const BOARD_PROOF_MAX_CELLS: u64 = 1 << 16;
-
-/// Why no start of `board` has a tour (closed when `closed`), from the
-/// move graph's degrees and reachability alone: a cell no move reaches, no
-/// move that fits on the board at all, more dead ends than a path has
-/// ends. None when these do not settle it, and on boards of more than
-/// [`BOARD_PROOF_MAX_CELLS`] cells.
-pub fn board_proof(board: &Board, moves: &Moves, closed: bool) -> Option<&'static str> {
-    if moves.dims() != board.dims() || board.cells() > BOARD_PROOF_MAX_CELLS || board.cells() < 2 {
-        return None;
-    }
-    let g = Graph::new(layout(board, moves)?, moves.closed_under_negation());
-    g.impossible_from_every_start(closed)
 }
 
 /// Why [`cycle_cover_exists`] answering false proves no closed tour.

@@ -1,7 +1,6 @@
 //! A configuration prepared for many tasks: the padded layout and starting
 //! degrees are built once and shared; each thread owns a [`Workspace`].
 
-use std::sync::OnceLock;
 use std::time::Instant;
 
 use crate::cancel::{uncancelled, Cancel, Cancelled};
@@ -12,12 +11,13 @@ use crate::layout::{BoardCell, Degrees, Layout, MoveTable, Padded};
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::seed::Rng;
-use crate::walk::distance_cells::{self, KeyedCells};
-use crate::walk::select::{Cpu, GroupKernel, Kernels};
-use crate::walk::sse_windows::{self, WindowCells, WindowKernel};
+use crate::walk::cpu::Cpu;
+use crate::walk::select::{Buffers, Held, Kernels, Tables, Visit};
 use crate::walk::{walk, Tiebreak, WalkMoves};
 
-mod paired;
+mod group;
+#[cfg(test)]
+mod tests;
 
 /// The outcome of one task (one start, one method).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,14 +56,9 @@ pub struct Solver {
     cpu: Cpu,
     /// Which kernels the walks run on ([`Kernels::choose`]).
     kernels: Kernels,
-    /// The plan of rule-W walks advancing six at a time on byte degrees in
-    /// [`Solver::run_tasks`], where they do ([`GroupKernel::WWindows`]).
-    w_windows: Option<sse_windows::w_bytes::WTables>,
-    /// Starting keyed cells, built by the first W+ walk (W-only sweeps
-    /// never pay their 4 bytes a cell).
-    keyed_plus_initial: OnceLock<Padded<u32, KeyedCells>>,
-    /// The 16-bit cells' plan, built by the first W+ walk likewise.
-    w_plus_tables: OnceLock<sse_windows::WPlusTables>,
+    /// What the walks on those kernels share, built by the first walk that
+    /// needs it.
+    tables: Tables,
     /// The negated moves, when the move set is not closed under negation.
     predecessors: Option<MoveTable>,
     /// What theorems prove about tours here, to tell "gave up" from "none".
@@ -75,11 +70,7 @@ pub struct Solver {
 impl Workspace {
     /// Bytes of board state this workspace holds (the path buffer aside).
     pub fn board_bytes(&self) -> usize {
-        self.degrees.bytes()
-            + self.plus.bytes()
-            + self.plus_pair.bytes()
-            + self.more_degrees.iter().map(Padded::bytes).sum::<usize>()
-            + self.window_cells.iter().map(Padded::bytes).sum::<usize>()
+        self.degrees.bytes() + self.group.bytes()
     }
 }
 
@@ -130,17 +121,9 @@ pub struct Workspace {
     degrees: Degrees,
     /// False until the first walk, so a fresh buffer skips its reset.
     dirty: bool,
-    /// Keyed cells of W+ walks, empty until the first one.
-    plus: Padded<u32, KeyedCells>,
-    /// The second walk's keyed cells when two tasks' W+ walks advance
-    /// together ([`Solver::run_tasks`]), empty until then.
-    plus_pair: Padded<u32, KeyedCells>,
-    /// The other walks' degrees when several tasks' rule-W walks advance
-    /// together (two on a 3D board, six on a 2D one), empty until then.
-    more_degrees: [Padded<u8>; sse_windows::WALKS_AT_ONCE - 1],
-    /// The 16-bit cells of up to [`sse_windows::WALKS_AT_ONCE`] tasks' W+ walks
-    /// advancing together; the first also a lone walk's. Empty until used.
-    window_cells: [Padded<u16, WindowCells>; sse_windows::WALKS_AT_ONCE],
+    /// The cells of walks on the group kernels, alone or advancing
+    /// together ([`Solver::run_tasks`]), empty until used.
+    group: Buffers,
     /// The moves in the current walk's order.
     moves: MoveTable,
     xy: Vec<i64>,
@@ -166,17 +149,13 @@ impl Solver {
         let predecessors = (!config.moves().closed_under_negation()).then(|| layout.predecessors());
         let existence = known(config.board(), config.moves());
         let kernels = Kernels::choose(config.board(), config.moves(), cpu);
-        let w_windows = (kernels.w_grouped() == Some(GroupKernel::WWindows))
-            .then(|| sse_windows::w_bytes::WTables::new(&layout, config.moves(), cpu).expect("chosen where it fits"));
         Ok(Solver {
             config,
             layout,
             pristine,
             cpu,
             kernels,
-            w_windows,
-            keyed_plus_initial: OnceLock::new(),
-            w_plus_tables: OnceLock::new(),
+            tables: Tables::default(),
             predecessors,
             existence,
             solve_shared: Default::default(),
@@ -199,10 +178,7 @@ impl Solver {
         Workspace {
             degrees: self.pristine.clone(),
             dirty: false,
-            plus: Padded::default(),
-            plus_pair: Padded::default(),
-            more_degrees: Default::default(),
-            window_cells: Default::default(),
+            group: Buffers::default(),
             moves: MoveTable::default(),
             xy: vec![0; self.config.board().dims()],
             path: Vec::new(),
@@ -211,9 +187,7 @@ impl Solver {
 
     /// Bytes of board state the solver holds (shared by all workspaces).
     pub fn board_bytes(&self) -> usize {
-        self.pristine.bytes()
-            + self.keyed_plus_initial.get().map_or(0, Padded::bytes)
-            + self.w_plus_tables.get().map_or(0, sse_windows::WPlusTables::bytes)
+        self.pristine.bytes() + self.tables.bytes()
     }
 
     /// Runs `method` from the start at cell index `start` with default
@@ -292,11 +266,11 @@ impl Solver {
         cancel: Cancel,
     ) -> Result<Vec<TaskResult>, Cancelled> {
         let mut results: Vec<Option<TaskResult>> = vec![None; tasks.len()];
-        let mut paired = Vec::new();
+        let mut grouped = Vec::new();
         for (i, t) in tasks.iter().enumerate() {
             assert!(t.start < self.config.board().cells(), "start {} is off the board", t.start);
-            if self.pairs(t) {
-                paired.push(i);
+            if self.groups(t) {
+                grouped.push(i);
             } else {
                 results[i] = Some(self.run_task_cancellable(ws, t.start, t.method, &t.options, cancel)?);
             }
@@ -304,7 +278,7 @@ impl Solver {
         if cancel.is_raised() {
             return Err(Cancelled);
         }
-        for (i, r) in self.run_paired(ws, tasks, &paired) {
+        for (i, r) in self.run_grouped(ws, tasks, &grouped) {
             results[i] = Some(r);
         }
         Ok(results.into_iter().map(|r| r.expect("every task ran")).collect())
@@ -328,9 +302,10 @@ impl Solver {
         }
     }
 
-    /// Whether [`Solver::run_tasks`] pairs this task's walks: some of them
-    /// pair, and no path is asked for.
-    fn pairs(&self, task: &Task) -> bool {
+    /// Whether [`Solver::run_tasks`] advances this task's walks together
+    /// with others': some of them run on a group kernel, and no path is
+    /// asked for.
+    fn groups(&self, task: &Task) -> bool {
         let m = task.method;
         let grouped = |t: Tiebreak| self.kernels.grouped(t).is_some() && m.walks(t);
         (grouped(Tiebreak::Distance) || grouped(Tiebreak::First)) && !task.options.record_path
@@ -357,20 +332,11 @@ impl Solver {
             self.rotate(ws, walk.rotation);
             ws.path.clear();
             let w_plus = if walk.tiebreak == Tiebreak::Distance { self.kernels.w_plus() } else { None };
-            let visited = match w_plus {
-                Some(GroupKernel::WPlusWindows) => {
-                    let path = options.record_path.then_some(&mut ws.path);
-                    self.walk_sse_windows(
-                        (&mut ws.window_cells[0], &ws.moves),
-                        padded_start,
-                        path,
-                        walk.stop_when_doomed,
-                    )
-                }
-                Some(GroupKernel::WPlusDistanceCells) => {
-                    self.walk_distance_cells(ws, padded_start, options.record_path, walk.stop_when_doomed)
-                }
-                _ => self.walk_degrees(
+            let lone =
+                LoneWalk { solver: self, ws: &mut *ws, start: padded_start, walk, record_path: options.record_path };
+            let visited = match w_plus.and_then(|k| k.visit(lone)) {
+                Some(visited) => visited,
+                None => self.walk_degrees(
                     ws,
                     padded_start,
                     walk.tiebreak,
@@ -459,56 +425,46 @@ impl Solver {
         walk(deg, &walk_moves, start, self.kernels.degree_kernel(tiebreak), rng, xy, path, stop_when_doomed)
     }
 
-    /// A W+ walk on keyed cells (see [`distance_cells`]), in the workspace's
-    /// current move order.
-    fn walk_distance_cells(
-        &self,
-        ws: &mut Workspace,
-        start: BoardCell,
-        record_path: bool,
-        stop_when_doomed: bool,
-    ) -> u64 {
-        ws.plus.copy_from(self.keyed_plus_initial());
-        let path = record_path.then_some(&mut ws.path);
-        distance_cells::walk(&mut ws.plus, &ws.moves, start, path, stop_when_doomed)
-    }
-
-    /// A W+ walk on 16-bit cells (see [`sse_windows`]): `cells` reset from the
-    /// plan's starting cells, in move order `moves`. Lone tasks walk on
-    /// the workspace's first cells, a batch's lone walks on their slot's.
-    fn walk_sse_windows(
-        &self,
-        (cells, moves): (&mut Padded<u16, WindowCells>, &MoveTable),
-        start: BoardCell,
-        path: Option<&mut Vec<usize>>,
-        stop_when_doomed: bool,
-    ) -> u64 {
-        let plan = self.w_plus_tables();
-        cells.copy_from(plan.starting_cells());
-        plan.walk((cells, moves), start, path, stop_when_doomed)
-    }
-
-    /// The 16-bit cells' plan, built by the first W+ walk.
-    fn w_plus_tables(&self) -> &sse_windows::WPlusTables {
-        self.w_plus_tables.get_or_init(|| match &self.pristine {
-            Degrees::Narrow(d) => sse_windows::WPlusTables::new(&self.layout, self.config.moves(), d, self.cpu)
-                .expect("chosen where it fits"),
-            Degrees::Wide(_) => unreachable!("16-bit cells are for 8 moves, whose degrees are bytes"),
-        })
-    }
-
-    /// The starting keyed cells, built by the first W+ walk.
-    fn keyed_plus_initial(&self) -> &Padded<u32, KeyedCells> {
-        self.keyed_plus_initial.get_or_init(|| match &self.pristine {
-            Degrees::Narrow(d) => distance_cells::starting_cells(&self.layout, d),
-            Degrees::Wide(_) => unreachable!("keyed cells are for 8 moves, whose degrees are bytes"),
-        })
+    /// Kernel `G`'s shared state, built by the first walk that needs it.
+    fn shared<G: Held>(&self) -> &G::Shared {
+        let Degrees::Narrow(d) = &self.pristine else { unreachable!("group kernels are for byte degrees") };
+        self.tables.get::<G>(&self.layout, self.config.moves(), d, self.cpu)
     }
 
     /// Sets the workspace's move order to the canonical one rotated left by
     /// `rotation` (the first move becomes the last, `rotation` times).
     fn rotate(&self, ws: &mut Workspace, rotation: usize) {
         self.layout.rotated_moves(rotation, &mut ws.moves);
+    }
+}
+
+/// A lone task's W+ walk on its group kernel, on the workspace's first
+/// cells: `None` where the kernel walks alone on the byte degrees.
+struct LoneWalk<'s> {
+    solver: &'s Solver,
+    ws: &'s mut Workspace,
+    start: BoardCell,
+    walk: Walk,
+    record_path: bool,
+}
+
+impl Visit for LoneWalk<'_> {
+    type Out = Option<u64>;
+
+    fn visit<G: Held>(self) -> Option<u64> {
+        let LoneWalk { solver, ws, start, walk, record_path } = self;
+        if G::ALONE_ON_DEGREES {
+            return None;
+        }
+        let shared = solver.shared::<G>();
+        let Workspace { degrees, group, moves, path, .. } = ws;
+        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &solver.pristine) else {
+            unreachable!("group kernels are for byte degrees")
+        };
+        let cells = G::slots(group, own).next().expect("a slot");
+        G::reset(shared, pristine, cells);
+        let path = record_path.then_some(path);
+        Some(G::walk(shared, (cells, &*moves), start, path, walk.stop_when_doomed))
     }
 }
 
@@ -569,23 +525,5 @@ impl Walks {
         let success = self.visited == self.cells;
         let outcome = if success { Outcome::Tour } else { Outcome::GaveUp };
         TaskResult { success, outcome, attempts: self.attempts as u32, visited: self.visited, micros: 0, path: None }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Solver, MAX_TASKS_AT_ONCE};
-
-    #[test]
-    fn batches_balance_threads_and_keep_the_walks_partnered() {
-        // One thread takes every task at once, up to the cap.
-        assert_eq!(Solver::tasks_at_once(30, 1), 30);
-        assert_eq!(Solver::tasks_at_once(1000, 1), MAX_TASKS_AT_ONCE);
-        // Several leave each thread about four batches, two tasks at least.
-        assert_eq!(Solver::tasks_at_once(100, 2), 12);
-        assert_eq!(Solver::tasks_at_once(10_000, 16), MAX_TASKS_AT_ONCE);
-        assert_eq!(Solver::tasks_at_once(40, 16), 2);
-        // Too few to give every thread two: one at a time.
-        assert_eq!(Solver::tasks_at_once(20, 16), 1);
     }
 }

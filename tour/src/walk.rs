@@ -20,6 +20,8 @@
 // The workspace denies unsafe code; the walk kernels are the exception.
 #![allow(unsafe_code)]
 
+use std::any::TypeId;
+
 use crate::layout::{phase_row, BoardCell, Degree, Layout, MoveTable, Padded};
 use crate::seed::Rng;
 
@@ -764,18 +766,20 @@ pub(crate) struct PausedWalk {
     /// The walk's number on its buffer ([`Padded::begin_walk`]); 0 for no
     /// walk.
     walk: u64,
-    /// The kernel that began it, which alone goes on with it.
-    kernel: Option<select::GroupKernel>,
+    /// The kernel that began it ([`kernel::GroupWalk`]), which alone goes
+    /// on with it.
+    kernel: Option<TypeId>,
     /// Whether the walk has ended (stuck, or stopped doomed).
     ended: bool,
 }
 
 impl PausedWalk {
-    /// A walk of `kernel` standing on `start` of `cells`, a fresh buffer of
-    /// its layout (else this panics); the kernel blocks `start`.
-    fn begin<C, Kind>(cells: &mut Padded<C, Kind>, start: BoardCell, kernel: select::GroupKernel) -> PausedWalk {
+    /// A walk of kernel `G` standing on `start` of `cells`, a fresh buffer
+    /// of its layout (else this panics); the kernel blocks `start`.
+    fn begin<G: 'static, C, Kind>(cells: &mut Padded<C, Kind>, start: BoardCell) -> PausedWalk {
         let walk = cells.begin_walk(start);
-        PausedWalk { cur: start.index(), visited: 1, forced: 0, walk, kernel: Some(kernel), ended: false }
+        let kernel = Some(TypeId::of::<G>());
+        PausedWalk { cur: start.index(), visited: 1, forced: 0, walk, kernel, ended: false }
     }
 
     /// Cells visited so far (all of them once the walk has ended).
@@ -794,14 +798,25 @@ pub(crate) struct BufferedWalk<'a, C, Kind = ()> {
 }
 
 impl<C, Kind> BufferedWalk<'_, C, Kind> {
+    /// The same walk, borrowed for less long: the pair kernels take their
+    /// walks by value from a group's slice.
+    pub(crate) fn reborrow(&mut self) -> BufferedWalk<'_, C, Kind> {
+        BufferedWalk {
+            cells: &mut *self.cells,
+            offsets: self.offsets,
+            progress: &mut *self.progress,
+            stop_when_doomed: self.stop_when_doomed,
+        }
+    }
+
     /// Checks, once per call of a kernel, what makes its walk safe to go
     /// on: the cells and offsets are of one layout, and the walk was begun
-    /// on these cells by `kernel`, has not ended, and they have not been
+    /// on these cells by kernel `G`, has not ended, and they have not been
     /// reset since. Panics if not.
-    fn check(&self, kernel: select::GroupKernel) {
+    fn check<G: 'static>(&self) {
         assert_eq!(self.cells.layout(), self.offsets.layout(), "cells and moves of one layout");
         assert!(self.cells.walk_of(self.progress.walk), "a walk begun on these cells");
-        assert_eq!(self.progress.kernel, Some(kernel), "a walk of this kernel");
+        assert_eq!(self.progress.kernel, Some(TypeId::of::<G>()), "a walk of this kernel");
         assert!(!self.progress.ended, "a walk that has not ended");
     }
 }
@@ -869,7 +884,9 @@ pub(crate) fn run_pair(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>)
     [ended_a == 1, ended_b == 1]
 }
 
+pub(crate) mod cpu;
 pub(crate) mod distance_cells;
+pub(crate) mod kernel;
 pub(crate) mod select;
 pub(crate) mod sse_windows;
 #[cfg(test)]

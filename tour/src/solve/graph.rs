@@ -1,9 +1,36 @@
-//! The move graph on the padded layout, and the facts about it that prove a
-//! tour impossible before any search: a cell that cannot be reached, a cell
-//! that cannot be entered or left often enough.
+//! The move graph on the padded layout `solve` works on, and the facts
+//! about it that prove a tour impossible before any search: a cell that
+//! cannot be reached, a cell that cannot be entered or left often enough.
 
-use crate::board::MAX_DIMS;
+use crate::board::{Board, MAX_DIMS};
 use crate::layout::Layout;
+use crate::moves::Moves;
+
+/// Largest padded layout `solve` takes: it numbers cells with 32 bits.
+pub const SOLVE_MAX_PADDED: u64 = u32::MAX as u64 - 1;
+
+/// The padded layout `solve` works on, None where it is too large for it.
+pub(super) fn layout(board: &Board, moves: &Moves) -> Option<Layout> {
+    Layout::new(board, moves).ok().filter(|l| (l.len() as u64) < SOLVE_MAX_PADDED)
+}
+
+/// Largest board [`board_proof`] builds the move graph of: a cell without
+/// moves, or a graph in pieces, comes of sides short against the moves, so
+/// larger boards are left to the theorems.
+pub const BOARD_PROOF_MAX_CELLS: u64 = 1 << 16;
+
+/// Why no start of `board` has a tour (closed when `closed`), from the
+/// move graph's degrees and reachability alone: a cell no move reaches, no
+/// move that fits on the board at all, more dead ends than a path has
+/// ends. None when these do not settle it, and on boards of more than
+/// [`BOARD_PROOF_MAX_CELLS`] cells.
+pub fn board_proof(board: &Board, moves: &Moves, closed: bool) -> Option<&'static str> {
+    if moves.dims() != board.dims() || board.cells() > BOARD_PROOF_MAX_CELLS || board.cells() < 2 {
+        return None;
+    }
+    let g = Graph::new(layout(board, moves)?, moves.closed_under_negation());
+    g.impossible_from_every_start(closed)
+}
 
 /// A border slot's degree: never a count (K <= MAX_MOVES < u16::MAX).
 pub(super) const BORDER: u16 = u16::MAX;

@@ -13,8 +13,9 @@
 
 use std::marker::PhantomData;
 
-use super::select::GroupKernel;
-use super::{cell, doomed, set_cell, tree_min, BufferedWalk, Paired, PausedWalk, Stepper};
+use super::cpu::Cpu;
+use super::kernel::{self, GroupWalk, WALKS_AT_ONCE};
+use super::{cell, doomed, run_pair, set_cell, tree_min, BufferedWalk, Paired, PausedWalk, Stepper};
 use crate::board::Board;
 use crate::layout::{self, BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
@@ -81,10 +82,68 @@ pub(crate) fn starting_cells(layout: &Layout, degrees: &Padded<u8>) -> Padded<u3
     unsafe { layout.buffer(out) }
 }
 
+/// W+ walks on keyed cells as a [`GroupWalk`]: two at a time, the starting
+/// cells shared.
+#[derive(Debug)]
+pub(crate) struct DistanceCells;
+
+impl GroupWalk for DistanceCells {
+    type Cell = u32;
+    type Kind = KeyedCells;
+    type Shared = Padded<u32, KeyedCells>;
+    const AT_ONCE: usize = 2;
+    const ALONE_ON_DEGREES: bool = false;
+
+    fn shared(layout: &Layout, _: &Moves, degrees: &Padded<u8>, _: Cpu) -> Padded<u32, KeyedCells> {
+        starting_cells(layout, degrees)
+    }
+
+    fn shared_bytes(shared: &Padded<u32, KeyedCells>) -> usize {
+        shared.bytes()
+    }
+
+    /// 4 bytes a padded cell: the starting cells, and a thread's two
+    /// working copies.
+    fn need(padded: u128) -> (u128, u128) {
+        (padded.saturating_mul(4), padded.saturating_mul(8))
+    }
+
+    fn reset(shared: &Padded<u32, KeyedCells>, _: &Padded<u8>, cells: &mut Padded<u32, KeyedCells>) {
+        cells.copy_from(shared);
+    }
+
+    fn begin(cells: &mut Padded<u32, KeyedCells>, start: BoardCell) -> PausedWalk {
+        begin(cells, start)
+    }
+
+    fn walk(
+        _: &Padded<u32, KeyedCells>,
+        (cells, offsets): (&mut Padded<u32, KeyedCells>, &MoveTable),
+        start: BoardCell,
+        path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        walk(cells, offsets, start, path, stop_when_doomed)
+    }
+
+    /// A lone walk on [`run`]'s loop (the leaner pair step is slower
+    /// alone), two on [`Pointers`].
+    fn run(_: &Padded<u32, KeyedCells>, walks: &mut [BufferedWalk<'_, u32, KeyedCells>]) -> [bool; WALKS_AT_ONCE] {
+        match walks {
+            [a] => {
+                run(a.reborrow(), None);
+                kernel::ended(&[true])
+            }
+            [a, b] => kernel::ended(&run_pair(Pointers::of(a.reborrow()), Pointers::of(b.reborrow()))),
+            _ => panic!("keyed cells take one or two walks, not {}", walks.len()),
+        }
+    }
+}
+
 /// A walk about to leave board cell `start` of the fresh `cells`, which
 /// this marks visited.
 pub(crate) fn begin(cells: &mut Padded<u32, KeyedCells>, start: BoardCell) -> PausedWalk {
-    let progress = PausedWalk::begin(cells, start, GroupKernel::WPlusDistanceCells);
+    let progress = PausedWalk::begin::<DistanceCells, _, _>(cells, start);
     // SAFETY: blocks a board cell, as a step does.
     unsafe { cells.cells_mut()[start.index()] = BLOCKED };
     progress
@@ -94,7 +153,7 @@ pub(crate) fn begin(cells: &mut Padded<u32, KeyedCells>, start: BoardCell) -> Pa
 /// [`BufferedWalk::check`]: 8 moves on a row-major layout, a board whose
 /// cells a key holds.
 fn check(walk: &BufferedWalk<'_, u32, KeyedCells>) {
-    walk.check(GroupKernel::WPlusDistanceCells);
+    walk.check::<DistanceCells>();
     assert!(walk.offsets.count() == K && walk.offsets.phase_mask() == 0, "8 moves, row-major");
     assert!(walk.cells.len() < 1 << CELL_BITS, "{} cells", walk.cells.len());
 }

@@ -1,107 +1,204 @@
 //! Which kernels a configuration's walks run on, decided once from the
-//! board, the move set and the CPU, with the memory each needs. The solver,
-//! the batches of walks advancing together and
-//! [`crate::Configuration::memory_need_for`] all ask this module; a new
-//! kernel is a new case here.
+//! board, the move set and the CPU, with the memory each needs, and the one
+//! table from each choice to its kernel ([`GroupKernel::visit`]) and to the
+//! state its walks keep ([`Tables`], [`Buffers`]). The solver, the batches
+//! of walks advancing together and [`crate::Configuration::memory_need_for`]
+//! all ask this module; a new kernel is a [`GroupWalk`] in a module of its
+//! own and a new case here. The kernels never import this module.
 
+use std::sync::OnceLock;
+
+use super::cpu::Cpu;
+use super::distance_cells::{DistanceCells, KeyedCells};
+use super::kernel::{GroupWalk, WALKS_AT_ONCE};
+use super::sse_windows::w_bytes::WTables;
+use super::sse_windows::{WPlusTables, WindowCells};
+use super::w_3d_scaled::Scaled3d;
+use super::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
 use crate::board::Board;
-use crate::layout;
+use crate::layout::{self, Layout, Padded};
 use crate::moves::Moves;
-use crate::walk::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
-
-/// The CPU features the kernels use. A feature is on only where the CPU
-/// running this has it ([`Cpu::detect`]); tests turn features off to run
-/// the fallback kernels on any machine, never on. Setting the environment
-/// variable `KSWEEP_NO_SIMD` (see [`NO_SIMD_VAR`]) turns every feature off
-/// for the whole process, so a whole test suite or sweep runs the scalar
-/// kernels (docs/engine.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Cpu {
-    /// x86-64 SSE4.1 with SSSE3 (`phminposuw`, `pshufb`).
-    sse41: bool,
-}
-
-/// The environment variable that, set to any non-empty value, makes
-/// [`Cpu::detect`] report no SIMD feature: the walks take the scalar
-/// kernels. Read once per process.
-pub(crate) const NO_SIMD_VAR: &str = "KSWEEP_NO_SIMD";
-
-impl Cpu {
-    /// The features of the CPU running this, none where [`NO_SIMD_VAR`]
-    /// is set. Detected (and the variable read) once per process.
-    pub(crate) fn detect() -> Cpu {
-        static DETECTED: std::sync::OnceLock<Cpu> = std::sync::OnceLock::new();
-        *DETECTED.get_or_init(|| Cpu::detect_with(std::env::var_os(NO_SIMD_VAR).as_deref()))
-    }
-
-    /// The features of the CPU running this, none where `no_simd` (the
-    /// value of [`NO_SIMD_VAR`]) is set and not empty.
-    fn detect_with(no_simd: Option<&std::ffi::OsStr>) -> Cpu {
-        let simd_off = no_simd.is_some_and(|v| !v.is_empty());
-        #[cfg(target_arch = "x86_64")]
-        let sse41 = std::arch::is_x86_feature_detected!("sse4.1") && std::arch::is_x86_feature_detected!("ssse3");
-        #[cfg(not(target_arch = "x86_64"))]
-        let sse41 = false;
-        Cpu { sse41: sse41 && !simd_off }
-    }
-
-    /// The names of the features on, as a result's provenance records
-    /// them.
-    pub(crate) fn names(self) -> Vec<&'static str> {
-        if self.sse41 {
-            vec!["sse4.1", "ssse3"]
-        } else {
-            Vec::new()
-        }
-    }
-
-    /// This CPU with SSE4.1 and SSSE3 turned off: walks take the scalar
-    /// kernels.
-    #[cfg(test)]
-    pub(crate) fn without_sse41(self) -> Cpu {
-        Cpu { sse41: false }
-    }
-
-    /// Every feature set a test can run on this machine: the detected one
-    /// and each with a feature turned off.
-    #[cfg(test)]
-    pub(crate) fn feature_sets() -> Vec<Cpu> {
-        let cpu = Cpu::detect();
-        let mut out = vec![cpu, cpu.without_sse41()];
-        out.dedup();
-        out
-    }
-
-    /// Whether SSE4.1 and SSSE3 may be used: true only where the CPU has
-    /// them.
-    pub(crate) fn has_sse41(self) -> bool {
-        self.sse41
-    }
-}
 
 /// A kernel on which several tasks' walks advance together, a step of each
 /// in turn ([`crate::Solver::run_tasks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GroupKernel {
-    /// W+ on 16-bit cells ([`sse_windows::WPlusTables`]): 2D leapers, SSE4.1, up to
-    /// [`sse_windows::WALKS_AT_ONCE`] walks at once.
+    /// W+ on 16-bit cells ([`WPlusTables`]): 2D leapers, SSE4.1, up to
+    /// [`WALKS_AT_ONCE`] walks at once.
     WPlusWindows,
-    /// Rule W on byte degrees ([`sse_windows::w_bytes::WTables`]): 2D leapers,
-    /// SSE4.1, up to [`sse_windows::WALKS_AT_ONCE`] walks at once.
+    /// Rule W on byte degrees ([`WTables`]): 2D leapers, SSE4.1, up to
+    /// [`WALKS_AT_ONCE`] walks at once.
     WWindows,
-    /// W+ on cells that carry their distance ([`distance_cells::Pointers`]):
-    /// 2D, 8 moves, two walks at once.
-    WPlusDistanceCells,
-    /// Rule W on degrees scaled by four ([`w_3d_scaled::Pointers`]): 3D, 24
+    /// W+ on cells that carry their distance ([`DistanceCells`]): 2D, 8
     /// moves, two walks at once.
+    WPlusDistanceCells,
+    /// Rule W on degrees scaled by four ([`Scaled3d`]): 3D, 24 moves, two
+    /// walks at once.
     WScaled3d,
 }
 
+/// Code generic over the kernel a walk or group runs on, called through
+/// [`GroupKernel::visit`]: a visitor rather than a closure, since its body
+/// is generic.
+pub(crate) trait Visit {
+    type Out;
+    fn visit<G: Held>(self) -> Self::Out;
+}
+
 impl GroupKernel {
-    /// Whether a group of one walk of this kernel runs on the kernel's lone
-    /// loop rather than the group's.
-    pub(crate) fn pairs_only(self) -> bool {
-        matches!(self, GroupKernel::WPlusDistanceCells | GroupKernel::WScaled3d)
+    /// Runs `v` on this choice's kernel: the one place a choice becomes
+    /// code, once per walk or group (the steps inside are monomorphised).
+    pub(crate) fn visit<V: Visit>(self, v: V) -> V::Out {
+        match self {
+            GroupKernel::WPlusWindows => v.visit::<WPlusTables>(),
+            GroupKernel::WWindows => v.visit::<WTables>(),
+            GroupKernel::WPlusDistanceCells => v.visit::<DistanceCells>(),
+            GroupKernel::WScaled3d => v.visit::<Scaled3d>(),
+        }
+    }
+
+    /// Walks of this kernel that advance together at most.
+    pub(crate) fn at_once(self) -> usize {
+        struct AtOnce;
+        impl Visit for AtOnce {
+            type Out = usize;
+            fn visit<G: Held>(self) -> usize {
+                G::AT_ONCE
+            }
+        }
+        self.visit(AtOnce)
+    }
+
+    /// Bytes its walks add on a board of `padded` cells ([`GroupWalk::need`]).
+    fn need(self, padded: u128) -> (u128, u128) {
+        struct Need(u128);
+        impl Visit for Need {
+            type Out = (u128, u128);
+            fn visit<G: Held>(self) -> (u128, u128) {
+                G::need(self.0)
+            }
+        }
+        self.visit(Need(padded))
+    }
+}
+
+/// Where a [`GroupWalk`]'s state lives: its shared state in a solver's
+/// [`Tables`], its walks' cells in a thread's [`Buffers`].
+pub(crate) trait Held: GroupWalk {
+    /// The kernel's shared state, once built.
+    fn cell(tables: &Tables) -> &OnceLock<Self::Shared>;
+
+    /// Each slot's cells in order: slot `i`'s walks take the `i`th. Kernels
+    /// on byte degrees take `own`, the workspace's, for slot 0.
+    fn slots<'a>(
+        buffers: &'a mut Buffers,
+        own: &'a mut Padded<u8>,
+    ) -> impl Iterator<Item = &'a mut Padded<Self::Cell, Self::Kind>>;
+}
+
+impl Held for WPlusTables {
+    fn cell(tables: &Tables) -> &OnceLock<WPlusTables> {
+        &tables.w_plus_windows
+    }
+
+    fn slots<'a>(b: &'a mut Buffers, _: &'a mut Padded<u8>) -> impl Iterator<Item = &'a mut Padded<u16, WindowCells>> {
+        b.window_cells.iter_mut()
+    }
+}
+
+impl Held for WTables {
+    fn cell(tables: &Tables) -> &OnceLock<WTables> {
+        &tables.w_windows
+    }
+
+    fn slots<'a>(b: &'a mut Buffers, own: &'a mut Padded<u8>) -> impl Iterator<Item = &'a mut Padded<u8>> {
+        std::iter::once(own).chain(b.degrees.iter_mut())
+    }
+}
+
+impl Held for DistanceCells {
+    fn cell(tables: &Tables) -> &OnceLock<Padded<u32, KeyedCells>> {
+        &tables.keyed
+    }
+
+    fn slots<'a>(b: &'a mut Buffers, _: &'a mut Padded<u8>) -> impl Iterator<Item = &'a mut Padded<u32, KeyedCells>> {
+        b.keyed.iter_mut()
+    }
+}
+
+impl Held for Scaled3d {
+    fn cell(tables: &Tables) -> &OnceLock<()> {
+        &tables.scaled
+    }
+
+    fn slots<'a>(b: &'a mut Buffers, own: &'a mut Padded<u8>) -> impl Iterator<Item = &'a mut Padded<u8>> {
+        std::iter::once(own).chain(b.degrees.iter_mut())
+    }
+}
+
+/// What a configuration's group kernels share, each built by the first
+/// walk that needs it (W-only sweeps never pay for W+'s cells).
+#[derive(Debug, Default)]
+pub(crate) struct Tables {
+    w_plus_windows: OnceLock<WPlusTables>,
+    w_windows: OnceLock<WTables>,
+    /// Starting keyed cells.
+    keyed: OnceLock<Padded<u32, KeyedCells>>,
+    scaled: OnceLock<()>,
+}
+
+impl Tables {
+    /// Kernel `G`'s shared state for `layout`, its `moves` and byte
+    /// `degrees` on `cpu`, built on first use.
+    pub(crate) fn get<G: Held>(&self, layout: &Layout, moves: &Moves, degrees: &Padded<u8>, cpu: Cpu) -> &G::Shared {
+        G::cell(self).get_or_init(|| G::shared(layout, moves, degrees, cpu))
+    }
+
+    /// Bytes of board state built so far.
+    pub(crate) fn bytes(&self) -> usize {
+        fn of<G: Held>(t: &Tables) -> usize {
+            G::cell(t).get().map_or(0, G::shared_bytes)
+        }
+        of::<WPlusTables>(self) + of::<WTables>(self) + of::<DistanceCells>(self) + of::<Scaled3d>(self)
+    }
+}
+
+/// A thread's cells for walks advancing together, empty until used: each
+/// slot of a batch walks on cells of its own, so a walk paused in one slot
+/// is never touched by another's.
+#[derive(Debug, Default)]
+pub(crate) struct Buffers {
+    /// Byte degrees of slots 1 on, where rule-W walks pause (slot 0 walks
+    /// on the workspace's own).
+    degrees: [Padded<u8>; WALKS_AT_ONCE - 1],
+    /// 16-bit cells of each slot; the first also a lone W+ walk's.
+    window_cells: [Padded<u16, WindowCells>; WALKS_AT_ONCE],
+    /// Keyed cells of the two slots; the first also a lone W+ walk's.
+    keyed: [Padded<u32, KeyedCells>; 2],
+}
+
+impl Buffers {
+    /// Bytes of board state these hold.
+    pub(crate) fn bytes(&self) -> usize {
+        self.degrees.iter().map(Padded::bytes).sum::<usize>()
+            + self.window_cells.iter().map(Padded::bytes).sum::<usize>()
+            + self.keyed.iter().map(Padded::bytes).sum::<usize>()
+    }
+
+    /// Slot `slot`'s byte degrees: its own where rule-W walks pause
+    /// (`own_degrees`), else the workspace's, `own`, which every walk on
+    /// degrees then runs on to its end.
+    pub(crate) fn degrees<'a>(
+        &'a mut self,
+        own: &'a mut Padded<u8>,
+        slot: usize,
+        own_degrees: bool,
+    ) -> &'a mut Padded<u8> {
+        if slot == 0 || !own_degrees {
+            own
+        } else {
+            &mut self.degrees[slot - 1]
+        }
     }
 }
 
@@ -204,6 +301,7 @@ impl Kernels {
     }
 
     /// The kernel rule-W walks advance together on, if any.
+    #[cfg(test)]
     pub(crate) fn w_grouped(&self) -> Option<GroupKernel> {
         self.w_grouped
     }
@@ -219,12 +317,7 @@ impl Kernels {
 
     /// Walks that advance together at most, and so a batch's slots.
     pub(crate) fn walks_at_once(&self) -> usize {
-        let windows = |k: Option<GroupKernel>| matches!(k, Some(GroupKernel::WPlusWindows | GroupKernel::WWindows));
-        if windows(self.w_plus) || windows(self.w_grouped) {
-            sse_windows::WALKS_AT_ONCE
-        } else {
-            2
-        }
+        [self.w_plus, self.w_grouped].into_iter().flatten().map(GroupKernel::at_once).max().unwrap_or(2)
     }
 
     /// Whether each slot of a batch walks on degrees of its own (where
@@ -233,133 +326,13 @@ impl Kernels {
         self.w_grouped.is_some()
     }
 
-    /// Bytes W+ walks add to the degrees: (shared, a thread). 16-bit cells:
-    /// the starting ones and the tables shared, and a thread's working copy
-    /// for each walk it advances together; keyed cells, 4 bytes a padded
-    /// cell, the starting ones shared and a thread's two working copies.
+    /// Bytes W+ walks add to the degrees: (shared, a thread).
     pub(crate) fn w_plus_bytes(&self) -> (u128, u128) {
-        let padded = self.padded;
-        match self.w_plus {
-            Some(GroupKernel::WPlusWindows) => (
-                sse_windows::shared_bytes(padded),
-                sse_windows::cell_bytes(padded).saturating_mul(sse_windows::WALKS_AT_ONCE as u128),
-            ),
-            Some(GroupKernel::WPlusDistanceCells) => (padded.saturating_mul(4), padded.saturating_mul(8)),
-            _ => (0, 0),
-        }
+        self.w_plus.map_or((0, 0), |k| k.need(self.padded))
     }
 
-    /// Bytes rule-W walks add a thread: the other slots' byte degrees, one
-    /// more (3D pairs) or five (2D windows).
+    /// Bytes rule-W walks add a thread: the other slots' byte degrees.
     pub(crate) fn w_bytes(&self) -> u128 {
-        let more = match self.w_grouped {
-            Some(GroupKernel::WScaled3d) => 1,
-            Some(GroupKernel::WWindows) => sse_windows::WALKS_AT_ONCE as u128 - 1,
-            _ => 0,
-        };
-        self.padded.saturating_mul(more)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Cpu, GroupKernel, Kernels};
-    use crate::{Board, Configuration, Method, Moves, Solver, Task, TaskOptions, TaskResult};
-
-    fn config(rule: &[u32], sides: &[u32]) -> Configuration {
-        Configuration::new(Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn the_no_simd_variable_turns_every_feature_off() {
-        use std::ffi::OsStr;
-        let on = Cpu::detect_with(None);
-        assert_eq!(Cpu::detect_with(Some(OsStr::new(""))), on, "an empty value changes nothing");
-        assert_eq!(Cpu::detect_with(Some(OsStr::new("1"))), on.without_sse41());
-        assert_eq!(Cpu::detect_with(Some(OsStr::new("no"))), on.without_sse41(), "any value");
-        // What this process runs on: `KSWEEP_NO_SIMD=1 cargo test` runs the
-        // scalar kernels everywhere, and solvers choose them.
-        let set = std::env::var_os(super::NO_SIMD_VAR).is_some_and(|v| !v.is_empty());
-        assert_eq!(Cpu::detect(), if set { on.without_sse41() } else { on });
-        if set {
-            let solver = Solver::new(config(&[3, 2], &[30, 30])).unwrap();
-            assert_eq!(solver.kernels().w_plus(), Some(GroupKernel::WPlusDistanceCells));
-            assert_eq!(solver.kernels().w_grouped(), None);
-        }
-    }
-
-    #[test]
-    fn walks_on_degrees_take_the_keyed_kernel_where_its_keys_hold_and_the_generic_one_elsewhere() {
-        use crate::walk::{DegreeKernel, Tiebreak, KEY_PACKED, KEY_W};
-        let generic = |tiebreak, branch_free| DegreeKernel::Generic { tiebreak, symmetric: true, branch_free };
-        let c = config(&[2, 1], &[8, 8]);
-        let k = Kernels::choose(c.board(), c.moves(), Cpu::detect());
-        assert_eq!(k.degree_kernel(Tiebreak::First), DegreeKernel::Keyed(KEY_W));
-        assert_eq!(k.degree_kernel(Tiebreak::Distance), DegreeKernel::Keyed(KEY_PACKED));
-        assert_eq!(k.degree_kernel(Tiebreak::Random), generic(Tiebreak::Random, false));
-        assert_eq!(k.degree_kernel(Tiebreak::DistanceRandom), generic(Tiebreak::DistanceRandom, false));
-        // 256 moves in 8D: 16-bit degrees, and rule W picks branch-free.
-        let c = config(&[1; 8], &[3; 8]);
-        let k = Kernels::choose(c.board(), c.moves(), Cpu::detect());
-        assert_eq!(k.degree_kernel(Tiebreak::First), generic(Tiebreak::First, true));
-        assert_eq!(k.degree_kernel(Tiebreak::Distance), generic(Tiebreak::Distance, true));
-    }
-
-    #[test]
-    fn without_sse41_the_scalar_kernels_are_chosen() {
-        let c = config(&[3, 2], &[30, 30]);
-        let scalar = Kernels::choose(c.board(), c.moves(), Cpu::detect().without_sse41());
-        assert_eq!(scalar.w_plus(), Some(GroupKernel::WPlusDistanceCells));
-        assert_eq!((scalar.w_grouped(), scalar.walks_at_once()), (None, 2));
-        let c = config(&[2, 1], &[6, 6, 6]);
-        for cpu in Cpu::feature_sets() {
-            let k = Kernels::choose(c.board(), c.moves(), cpu);
-            assert_eq!((k.w_plus(), k.w_grouped()), (None, Some(GroupKernel::WScaled3d)));
-        }
-    }
-
-    /// A task's figures: everything but the time.
-    fn figures(r: &TaskResult) -> (bool, u32, u64) {
-        (r.success, r.attempts, r.visited)
-    }
-
-    #[test]
-    fn every_feature_set_gives_the_same_figures_alone_and_in_batches() {
-        let cases: [(&[u32], &[u32], &[Method]); 5] = [
-            (&[3, 2], &[30, 30], &[Method::AwPlus, Method::Mw, Method::Aw]),
-            (&[2, 1], &[40, 40], &[Method::Aw, Method::WPlus, Method::Mw]),
-            (&[4, 1], &[30, 30], &[Method::AwPlus, Method::Aw]),
-            (&[2, 1], &[8, 8, 8], &[Method::Aw, Method::Mw]),
-            (&[2, 1], &[7, 7], &[Method::AwPlus, Method::Aw]),
-        ];
-        let mut kernels_seen = Vec::new();
-        for (rule, sides, methods) in cases {
-            let c = config(rule, sides);
-            let tasks: Vec<Task> = methods
-                .iter()
-                .flat_map(|&method| {
-                    (0..c.board().cells()).step_by(3).map(move |start| Task {
-                        start,
-                        method,
-                        options: TaskOptions::default(),
-                    })
-                })
-                .collect();
-            let mut expected: Option<Vec<(bool, u32, u64)>> = None;
-            for cpu in Cpu::feature_sets() {
-                let solver = Solver::on_cpu(c.clone(), cpu).unwrap();
-                kernels_seen.push(solver.kernels());
-                let mut ws = solver.workspace();
-                let batch: Vec<_> = solver.run_tasks(&mut ws, &tasks).iter().map(figures).collect();
-                let alone: Vec<_> =
-                    tasks.iter().map(|t| figures(&solver.run_task(&mut ws, t.start, t.method, &t.options))).collect();
-                assert_eq!(batch, alone, "{rule:?} {sides:?} {cpu:?}");
-                let expected = expected.get_or_insert(batch.clone());
-                assert_eq!(&batch, expected, "{rule:?} {sides:?} {cpu:?}");
-            }
-        }
-        // The fallback kernels ran, whatever this machine has.
-        assert!(kernels_seen.iter().any(|k| k.w_plus() == Some(GroupKernel::WPlusDistanceCells)));
-        assert!(kernels_seen.iter().any(|k| k.w_grouped() == Some(GroupKernel::WScaled3d)));
+        self.w_grouped.map_or(0, |k| k.need(self.padded).1)
     }
 }

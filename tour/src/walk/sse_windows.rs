@@ -37,24 +37,15 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::ops::{BitAnd, BitOr, Not};
 
+use super::cpu::Cpu;
+use super::kernel::{GroupWalk, WALKS_AT_ONCE};
 use super::{doomed, BufferedWalk, PausedWalk};
 use crate::board::Board;
 use crate::layout::{self, BoardCell, Layout, LayoutId, MoveTable, Padded};
 use crate::moves::Moves;
-use crate::walk::select::{Cpu, GroupKernel};
 
 pub(crate) mod w_bytes;
 
-/// Walks [`WindowKernel::run`] advances together at most. Six measured
-/// fastest on 3,000 starts of aw+ (3,2) N=400 on Zen 5 (seconds: four
-/// 2.03-2.14, five 1.85-1.93, six 1.81-1.89, seven 1.82-1.90, eight
-/// 1.97-2.07; rule W (2,1) N=400: six 1.18x faster than four), though the
-/// loop spills more. Likely why: on 96 % of a (3,2) walk's steps the
-/// windows overlap part of those it stored two steps before, a load no
-/// store can forward to, which waits for the store to reach the cache;
-/// more walks between the two leave it longer to
-/// (docs/performance/engine.md).
-pub(crate) const WALKS_AT_ONCE: usize = 6;
 /// Moves of a walk (2D leapers).
 const K: usize = 8;
 /// The visited bit of a key, and of a 16-bit cell.
@@ -186,7 +177,7 @@ pub(crate) struct WindowCells;
 /// buffers with the slack the windows need, [`WindowKernel::offsets`] that
 /// layout's moves, and [`WindowKernel::step`] from a board cell of such a
 /// buffer stays inside it and returns a neighbour of the cell.
-pub(crate) unsafe trait WindowKernel: Sized {
+pub(crate) unsafe trait WindowKernel: Sized + 'static {
     /// A cell: its visited bit is [`WindowKernel::VISITED`].
     type Cell: Copy + BitOr<Output = Self::Cell> + BitAnd<Output = Self::Cell> + Not<Output = Self::Cell>;
     /// The kind of buffer the cells are.
@@ -194,8 +185,6 @@ pub(crate) unsafe trait WindowKernel: Sized {
     const VISITED: Self::Cell;
     /// Keys below this (degree 0 or 1) may mean the walk is doomed.
     const DOOM_CHECK: u16;
-    /// The kernel, as the walks it begins record it.
-    const KERNEL: GroupKernel;
 
     /// The proof that this CPU runs the kernel's instructions.
     fn sse41(&self) -> Sse41;
@@ -274,7 +263,7 @@ pub(crate) unsafe trait WindowKernel: Sized {
 /// A walk about to leave board cell `start` of the fresh `cells`, which
 /// this marks visited.
 pub(crate) fn begin<P: WindowKernel>(cells: &mut Padded<P::Cell, P::Kind>, start: BoardCell) -> PausedWalk {
-    let progress = PausedWalk::begin(cells, start, P::KERNEL);
+    let progress = PausedWalk::begin::<P, _, _>(cells, start);
     // SAFETY: marks a board cell visited, as a step does.
     let cells = unsafe { cells.cells_mut() };
     cells[start.index()] = cells[start.index()] | P::VISITED;
@@ -296,7 +285,7 @@ fn advance<P: WindowKernel>(
     // Each walk's progress, beside the walker that borrows its cells.
     let mut paused: [Option<&mut PausedWalk>; WALKS_AT_ONCE] = Default::default();
     for ((walker, walk), p) in walkers.iter_mut().zip(walks.iter_mut()).zip(&mut paused) {
-        walk.check(P::KERNEL);
+        walk.check::<P>();
         assert_eq!(walk.cells.layout(), plan.layout(), "cells of this plan's board");
         assert_eq!(walk.cells.len(), plan.buffer_len(), "cells of this plan's board");
         let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
@@ -543,7 +532,6 @@ unsafe impl WindowKernel for WPlusTables {
     type Kind = WindowCells;
     const VISITED: u16 = VISITED;
     const DOOM_CHECK: u16 = 2 * ONE;
-    const KERNEL: GroupKernel = GroupKernel::WPlusWindows;
 
     fn sse41(&self) -> Sse41 {
         self.sse41
@@ -605,6 +593,52 @@ unsafe impl WindowKernel for WPlusTables {
             let row = ranks.cast::<u64>().add((key & 0xff) as usize);
             chosen(p, &self.offsets, _mm_or_si128(keys, _mm_load_si128(row.cast())))
         }
+    }
+}
+
+/// W+ walks on 16-bit cells as a [`GroupWalk`]: the plan is what they
+/// share.
+impl GroupWalk for WPlusTables {
+    type Cell = u16;
+    type Kind = WindowCells;
+    type Shared = WPlusTables;
+    const AT_ONCE: usize = WALKS_AT_ONCE;
+    const ALONE_ON_DEGREES: bool = false;
+
+    fn shared(layout: &Layout, moves: &Moves, degrees: &Padded<u8>, cpu: Cpu) -> WPlusTables {
+        WPlusTables::new(layout, moves, degrees, cpu).expect("chosen where it fits")
+    }
+
+    fn shared_bytes(shared: &WPlusTables) -> usize {
+        shared.bytes()
+    }
+
+    /// The starting cells and the tables shared, and a thread's working
+    /// copy for each walk it advances together.
+    fn need(padded: u128) -> (u128, u128) {
+        (shared_bytes(padded), cell_bytes(padded).saturating_mul(WALKS_AT_ONCE as u128))
+    }
+
+    fn reset(shared: &WPlusTables, _: &Padded<u8>, cells: &mut Padded<u16, WindowCells>) {
+        cells.copy_from(shared.starting_cells());
+    }
+
+    fn begin(cells: &mut Padded<u16, WindowCells>, start: BoardCell) -> PausedWalk {
+        begin::<WPlusTables>(cells, start)
+    }
+
+    fn walk(
+        shared: &WPlusTables,
+        cells: (&mut Padded<u16, WindowCells>, &MoveTable),
+        start: BoardCell,
+        path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        WindowKernel::walk(shared, cells, start, path, stop_when_doomed)
+    }
+
+    fn run(shared: &WPlusTables, walks: &mut [BufferedWalk<'_, u16, WindowCells>]) -> [bool; WALKS_AT_ONCE] {
+        WindowKernel::run(shared, walks)
     }
 }
 

@@ -5,7 +5,8 @@ use super::*;
 use crate::board::Board;
 use crate::layout::{BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
-use crate::walk::select::{Cpu, Kernels};
+use crate::walk::cpu::Cpu;
+use crate::walk::select::Kernels;
 
 /// One walk's inputs, rotated by `rotation` like an aw attempt.
 struct Case {
@@ -558,4 +559,20 @@ fn an_ended_walk_does_not_go_on() {
     let mut progress = w_3d_scaled::begin(&mut deg, case.layout.board_cell(0));
     w_3d_scaled::run(buffered(&case, &mut deg, &mut progress, false), None);
     w_3d_scaled::run(buffered(&case, &mut deg, &mut progress, false), None);
+}
+
+#[test]
+fn walks_on_degrees_take_the_keyed_kernel_where_its_keys_hold_and_the_generic_one_elsewhere() {
+    let generic = |tiebreak, branch_free| DegreeKernel::Generic { tiebreak, symmetric: true, branch_free };
+    let (board, moves) = (Board::new(&[8, 8]).unwrap(), Moves::from_rule(&[2, 1], 2).unwrap());
+    let k = Kernels::choose(&board, &moves, Cpu::detect());
+    assert_eq!(k.degree_kernel(Tiebreak::First), DegreeKernel::Keyed(KEY_W));
+    assert_eq!(k.degree_kernel(Tiebreak::Distance), DegreeKernel::Keyed(KEY_PACKED));
+    assert_eq!(k.degree_kernel(Tiebreak::Random), generic(Tiebreak::Random, false));
+    assert_eq!(k.degree_kernel(Tiebreak::DistanceRandom), generic(Tiebreak::DistanceRandom, false));
+    // 256 moves in 8D: 16-bit degrees, and rule W picks branch-free.
+    let (board, moves) = (Board::new(&[3; 8]).unwrap(), Moves::from_rule(&[1; 8], 8).unwrap());
+    let k = Kernels::choose(&board, &moves, Cpu::detect());
+    assert_eq!(k.degree_kernel(Tiebreak::First), generic(Tiebreak::First, true));
+    assert_eq!(k.degree_kernel(Tiebreak::Distance), generic(Tiebreak::Distance, true));
 }

@@ -21,10 +21,11 @@
 
 use std::marker::PhantomData;
 
-use super::select::GroupKernel;
-use super::{doomed, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
+use super::cpu::Cpu;
+use super::kernel::{self, GroupWalk, WALKS_AT_ONCE};
+use super::{doomed, run_pair, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
-use crate::layout::{BoardCell, Padded};
+use crate::layout::{BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
 
 /// A blocked (border or visited) cell, as in the byte buffer the walk is
@@ -53,11 +54,70 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
 }
 
+/// Rule-W walks on scaled degrees as a [`GroupWalk`]: two at a time, each
+/// on byte degrees of its own (nothing shared); alone, rule W is fastest
+/// on the byte degrees' keyed kernel.
+#[derive(Debug)]
+pub(crate) struct Scaled3d;
+
+impl GroupWalk for Scaled3d {
+    type Cell = u8;
+    type Kind = ();
+    type Shared = ();
+    const AT_ONCE: usize = 2;
+    const ALONE_ON_DEGREES: bool = true;
+
+    fn shared(_: &Layout, _: &Moves, _: &Padded<u8>, _: Cpu) {}
+
+    fn shared_bytes(_: &()) -> usize {
+        0
+    }
+
+    /// A thread's second walk's byte degrees.
+    fn need(padded: u128) -> (u128, u128) {
+        (0, padded)
+    }
+
+    fn reset(_: &(), degrees: &Padded<u8>, cells: &mut Padded<u8>) {
+        cells.copy_from(degrees);
+    }
+
+    fn begin(cells: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
+        begin(cells, start)
+    }
+
+    fn walk(
+        _: &(),
+        (cells, offsets): (&mut Padded<u8>, &MoveTable),
+        start: BoardCell,
+        mut path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        let mut progress = begin(cells, start);
+        if let Some(p) = path.as_deref_mut() {
+            p.push(start.index());
+        }
+        run(BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed }, path);
+        progress.visited()
+    }
+
+    fn run(_: &(), walks: &mut [BufferedWalk<'_, u8>]) -> [bool; WALKS_AT_ONCE] {
+        match walks {
+            [a] => {
+                run(a.reborrow(), None);
+                kernel::ended(&[true])
+            }
+            [a, b] => kernel::ended(&run_pair(Pointers::of(a.reborrow()), Pointers::of(b.reborrow()))),
+            _ => panic!("scaled degrees take one or two walks, not {}", walks.len()),
+        }
+    }
+}
+
 /// Scales the fresh byte degrees `deg` (as the layout builds them) for
 /// this kernel, and marks board cell `start` visited: a walk about to leave
 /// it.
 pub(crate) fn begin(deg: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
-    let progress = PausedWalk::begin(deg, start, GroupKernel::WScaled3d);
+    let progress = PausedWalk::begin::<Scaled3d, _, _>(deg, start);
     // SAFETY: scales the starting degrees (border cells stay blocked, open
     // ones at most 4K) and blocks a board cell, as a step does.
     scale(unsafe { deg.cells_mut() }, start.index());
@@ -145,7 +205,7 @@ impl<'a> Pointers<'a> {
     /// the walk was not begun on these cells ([`BufferedWalk::check`]) or
     /// its moves are not 24.
     pub(crate) fn of(walk: BufferedWalk<'a, u8>) -> Paired<'a, Pointers<'a>> {
-        walk.check(GroupKernel::WScaled3d);
+        walk.check::<Scaled3d>();
         assert_eq!(walk.offsets.count(), K, "{K} moves");
         let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
         // SAFETY: the cells are a buffer of the offsets' layout, at least

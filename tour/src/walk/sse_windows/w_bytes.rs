@@ -18,11 +18,13 @@
 //! 208.6-236.5 M steps a second four at once against 128.8-142.8 M alone
 //! (docs/performance/engine.md).
 
-use super::{back, rotation, windows, Row, Sse41, WindowKernel, Windows, K, VISITED as VISITED_KEY};
+use super::{back, begin, rotation, windows, Row, Sse41, WindowKernel, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
-use crate::layout::{Layout, LayoutId};
+use crate::layout::{BoardCell, Layout, LayoutId, MoveTable, Padded};
 use crate::moves::Moves;
-use crate::walk::select::{Cpu, GroupKernel};
+use crate::walk::cpu::Cpu;
+use crate::walk::kernel::{GroupWalk, WALKS_AT_ONCE};
+use crate::walk::{BufferedWalk, PausedWalk};
 
 /// The visited bit of a byte.
 const VISITED: u8 = 0x80;
@@ -140,6 +142,53 @@ impl WTables {
     }
 }
 
+/// Rule-W walks on byte degrees as a [`GroupWalk`]: the plan is what they
+/// share; alone, rule W is fastest on the byte degrees' keyed kernel.
+impl GroupWalk for WTables {
+    type Cell = u8;
+    type Kind = ();
+    type Shared = WTables;
+    const AT_ONCE: usize = WALKS_AT_ONCE;
+    const ALONE_ON_DEGREES: bool = true;
+
+    fn shared(layout: &Layout, moves: &Moves, _: &Padded<u8>, cpu: Cpu) -> WTables {
+        WTables::new(layout, moves, cpu).expect("chosen where it fits")
+    }
+
+    /// None: the plan is a few hundred bytes, whatever the board.
+    fn shared_bytes(_: &WTables) -> usize {
+        0
+    }
+
+    /// A thread's byte degrees for each walk but the first, which walks on
+    /// the workspace's own.
+    fn need(padded: u128) -> (u128, u128) {
+        (0, padded.saturating_mul(WALKS_AT_ONCE as u128 - 1))
+    }
+
+    fn reset(_: &WTables, degrees: &Padded<u8>, cells: &mut Padded<u8>) {
+        cells.copy_from(degrees);
+    }
+
+    fn begin(cells: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
+        begin::<WTables>(cells, start)
+    }
+
+    fn walk(
+        shared: &WTables,
+        cells: (&mut Padded<u8>, &MoveTable),
+        start: BoardCell,
+        path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        WindowKernel::walk(shared, cells, start, path, stop_when_doomed)
+    }
+
+    fn run(shared: &WTables, walks: &mut [BufferedWalk<'_, u8>]) -> [bool; WALKS_AT_ONCE] {
+        WindowKernel::run(shared, walks)
+    }
+}
+
 // SAFETY: made from its layout, whose moves place the windows (checked in
 // `WTables::new`), which lie in the padded board from a board cell.
 unsafe impl WindowKernel for WTables {
@@ -148,7 +197,6 @@ unsafe impl WindowKernel for WTables {
     const VISITED: u8 = VISITED;
     // Keys carry the degree before the step's decrement.
     const DOOM_CHECK: u16 = 3 << 8;
-    const KERNEL: GroupKernel = GroupKernel::WWindows;
 
     fn sse41(&self) -> Sse41 {
         self.sse41
