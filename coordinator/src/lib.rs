@@ -29,10 +29,9 @@ mod workers_service;
 
 pub use bucket::RateLimit;
 pub use connections::ConnectionLimits;
-pub use dashboard::DashboardOptions;
 pub use error::{Error, Result};
 pub use query::{status_of, Query};
 pub use secret::random_token;
 pub use server::serve;
-pub use state::{CoordinatorOptions, TlsIdentity, SERVED_MAX_CONFIGURATIONS};
+pub use state::{CoordinatorOptions, DashboardOptions, TlsIdentity, SERVED_MAX_CONFIGURATIONS};
 pub use sweeps_service::table_rows;

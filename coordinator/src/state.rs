@@ -272,7 +272,7 @@ mod workers;
 mod writer;
 mod writes;
 
-pub use options::{CoordinatorOptions, TlsIdentity, SERVED_MAX_CONFIGURATIONS};
+pub use options::{CoordinatorOptions, DashboardOptions, TlsIdentity, SERVED_MAX_CONFIGURATIONS};
 pub use workers::{Heartbeat, HeartbeatReply};
 
 use rates::Rates;
