@@ -97,6 +97,8 @@ impl Store {
     /// refuses the whole file ([`Error::Refused`], naming the row). `from`
     /// is read from a copy (`snapshot`) and never changed, unless it is
     /// older and this read upgrades it as every read does.
+    ///
+    /// [`Error::Refused`]: crate::error::Error::Refused
     pub fn import(&mut self, from: &Path) -> Result<Imported> {
         let snap = snapshot(from)?;
         self.conn.execute("ATTACH DATABASE ?1 AS src", [snap.0.to_string_lossy()])?;
