@@ -12,8 +12,8 @@ resolve to the module that defines them. A module's paths to its own
 ancestors are left out: a child sees its parent's items by design, and a
 parent that uses its child would otherwise always be in a circle with it.
 Prints each module's edges with -v, each set of modules in a circle with
-the edges among them, and exits 1 if there is one. Run by nothing yet:
-`python3 tests/module-cycles.py tour/src` from the workspace root.
+the edges among them, and exits 1 if there is one. `.ci/run` runs it on
+every crate's src/ from the workspace root.
 """
 
 import os

@@ -1,8 +1,9 @@
 //! A worker's life: connect, register, poll until shutdown; register again
-//! whenever the coordinator restarts.
+//! whenever the coordinator restarts. Here its settings and what one
+//! registration holds; the life itself in `run`, a registration in
+//! `register`, its poll loop in `serve` and leaving in `farewell`.
 
 use std::collections::{BTreeMap, HashMap};
-use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,17 +11,20 @@ use std::time::Duration;
 use ksweep_proto::cluster_dir::{ClusterDir, Located};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::workers_client::WorkersClient;
-use ksweep_proto::{classify, BearerToken, Liveness, WorkerAction, WorkerRpc, PROTOCOL_VERSION};
-use tokio::sync::mpsc;
-use tokio::time::{sleep, sleep_until, Instant};
+use ksweep_proto::BearerToken;
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::Status;
-use tracing::Instrument;
 
-use crate::activity::HELD_UP;
-use crate::error::{Error, Result};
-use crate::execute::{run_shard, Control, Event, Resources};
+use crate::error::Error;
+use crate::execute::{Control, Event};
+
+mod farewell;
+mod register;
+mod run;
+mod serve;
+
+pub use run::run;
 
 /// How long results are gathered after the first one arrives before they
 /// are sent: batches thousands of small tasks into one poll.
@@ -233,111 +237,6 @@ fn cause(status: &Status) -> String {
     text
 }
 
-/// Runs a worker until `shutdown` completes; then hands back unfinished
-/// shards, delivers what finished, says goodbye and returns. Errs when the
-/// coordinator refuses the worker for good, or when the finished results
-/// could not be delivered at shutdown ([`Error::Undelivered`]).
-pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> Result<()> {
-    let decided = crate::resources::decide(options.threads, options.memory);
-    let pool = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(decided.threads)
-            .thread_name(|i| format!("ksweep-task-{i}"))
-            .build()
-            .map_err(|e| Error::Pool(e.to_string()))?,
-    );
-    let threads = pool.current_num_threads();
-    let resources = Resources::new(decided.memory, threads);
-    tracing::info!(threads, memory_bytes = decided.memory, labels = ?options.labels, "worker resources");
-    let mut url = options.coordinator.clone();
-    let mut endpoint = ksweep_proto::worker_endpoint(&url, options.tls_ca.as_deref(), &Liveness::default())?;
-    let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
-    // Its end is a shutdown too, a little before it.
-    let end = options.end;
-    let leave_at = end.map(|e| Instant::from_std(e.checked_sub(crate::lifetime::LEAVE_BEFORE).unwrap_or(e)));
-    let shutdown = async move {
-        match leave_at {
-            Some(at) => tokio::select! {
-                _ = shutdown => {}
-                _ = sleep_until(at) => tracing::info!("the worker's end is near: leaving"),
-            },
-            None => shutdown.await,
-        }
-    };
-    tokio::pin!(shutdown);
-
-    let mut backoff = FIRST_BACKOFF;
-    loop {
-        if let Some(dir) = &options.cluster_dir {
-            match dir.locate()? {
-                Located::Finished(state) => {
-                    tracing::info!(dir = %dir.path().display(), %state, "the coordinator has finished: leaving");
-                    return Ok(());
-                }
-                Located::NotYet => {
-                    tracing::info!(dir = %dir.path().display(), retry_in = ?backoff, "no coordinator has announced itself yet");
-                    tokio::select! {
-                        _ = &mut shutdown => return Ok(()),
-                        _ = sleep(backoff) => {}
-                    }
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                    continue;
-                }
-                Located::At(announced) if announced != url => {
-                    tracing::info!(coordinator = %announced, "the coordinator announced itself");
-                    endpoint =
-                        ksweep_proto::worker_endpoint(&announced, options.tls_ca.as_deref(), &Liveness::default())?;
-                    url = announced;
-                }
-                Located::At(_) => {}
-            }
-        }
-        let registered = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            r = register(&endpoint, &token, &options, &resources) => r,
-        };
-        let mut session = match registered {
-            Ok(s) => s,
-            Err(RegisterError::Fatal(e)) => return Err(e),
-            Err(RegisterError::Retry(why)) => {
-                if why.starts_with("ResourceExhausted") {
-                    // Its registration limit: many workers starting at once.
-                    tracing::info!(coordinator = %url, %why, retry_in = ?backoff, "the coordinator asks to register later");
-                } else {
-                    tracing::warn!(coordinator = %url, %why, retry_in = ?backoff, "cannot reach the coordinator");
-                }
-                tokio::select! {
-                    _ = &mut shutdown => return Ok(()),
-                    _ = sleep(backoff) => {}
-                }
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-                continue;
-            }
-        };
-        backoff = FIRST_BACKOFF;
-        // A channel per session: tasks of an old session still finishing on
-        // the pool send into a closed channel, never into this session,
-        // whose coordinator may reuse their (shard, epoch) numbers.
-        let (events_tx, mut events) = mpsc::unbounded_channel::<Event>();
-        tracing::info!(worker = session.worker_id, threads, "registered");
-        let target = Target { options: &options, url: &url };
-        // Every event of a session (its shards, revocations, deliveries)
-        // carries the worker id it has there and its coordinator.
-        let span = tracing::info_span!("session", worker = session.worker_id, coordinator = %url);
-        let served = serve_session(&mut session, &pool, &resources, &target, &events_tx, &mut events, &mut shutdown)
-            .instrument(span.clone())
-            .await;
-        match served {
-            SessionEnd::Shutdown => return farewell(&mut session, &mut events).instrument(span).await,
-            SessionEnd::Reregister(why) => {
-                tracing::warn!(%why, "registering again; dropping the shards of the old session");
-                session.cancel_all();
-            }
-            SessionEnd::Fatal(e) => return Err(e),
-        }
-    }
-}
-
 /// The coordinator a session serves: the worker's options and the URL it
 /// registered at.
 struct Target<'a> {
@@ -363,238 +262,4 @@ enum SessionEnd {
     Shutdown,
     Reregister(String),
     Fatal(Error),
-}
-
-async fn register(
-    endpoint: &Endpoint,
-    token: &BearerToken,
-    options: &WorkerOptions,
-    resources: &Resources,
-) -> Result<Session, RegisterError> {
-    let channel = endpoint.connect().await.map_err(|e| RegisterError::Retry(ksweep_proto::error_chain(&e)))?;
-    let mut client = WorkersClient::with_interceptor(channel, token.clone())
-        .max_decoding_message_size(options.max_message_bytes)
-        .max_encoding_message_size(options.max_message_bytes);
-    let reply = client
-        .register(pb::RegisterRequest {
-            protocol_version: PROTOCOL_VERSION,
-            name: options.name.clone(),
-            threads: resources.threads as u32,
-            // Unbounded (no limit found) is said by saying nothing: a
-            // coordinator refuses claims past MAX_WORKER_MEMORY.
-            memory_bytes: Some(resources.memory.total()).filter(|&b| b <= ksweep_proto::MAX_WORKER_MEMORY),
-            labels: options.labels.clone(),
-            provenance: Some(ksweep_proto::build::Provenance::here().into()),
-        })
-        .await
-        .map_err(|s| match classify(WorkerRpc::Register, &s) {
-            WorkerAction::Stop => RegisterError::Fatal(Error::Refused(s.message().to_string())),
-            _ => RegisterError::Retry(cause(&s)),
-        })?
-        .into_inner();
-    Ok(Session {
-        client,
-        worker_id: reply.worker_id,
-        nonce: reply.coordinator_nonce,
-        secret: reply.session_secret,
-        poll_every: Duration::from_millis(reply.poll_millis.max(50) as u64),
-        call_timeout: ksweep_proto::call_timeout(Duration::from_millis(reply.lease_millis.into())),
-        running: HashMap::new(),
-        returning: Vec::new(),
-        outbox: BTreeMap::new(),
-        shard_secs: None,
-        draining: false,
-    })
-}
-
-async fn serve_session(
-    s: &mut Session,
-    pool: &Arc<rayon::ThreadPool>,
-    resources: &Resources,
-    target: &Target<'_>,
-    events_tx: &mpsc::UnboundedSender<Event>,
-    events: &mut mpsc::UnboundedReceiver<Event>,
-    shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
-) -> SessionEnd {
-    let threads = resources.threads;
-    let mut backoff = FIRST_BACKOFF;
-    loop {
-        while let Ok(e) = events.try_recv() {
-            s.apply(e);
-        }
-        // A pool whose every thread is held up by a long task (another
-        // sweep's, say) would leave the shards it has not started waiting
-        // for as long: they go back to run elsewhere, and no more are
-        // taken until a thread is free.
-        let held_up = resources.activity.held_up(HELD_UP).min(threads);
-        if held_up == threads {
-            s.hand_back_waiting();
-        }
-        // Drained, with everything delivered: leave.
-        if s.draining && s.running.is_empty() && s.outbox.is_empty() {
-            tracing::info!("drained: leaving");
-            return SessionEnd::Shutdown;
-        }
-        let free = if s.draining { 0 } else { s.free_slots(threads, held_up) };
-        let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
-        let request = pb::PollRequest {
-            worker_id: s.worker_id,
-            coordinator_nonce: s.nonce,
-            free_slots: free as u32,
-            running: s.leases(),
-            results: results.clone(),
-            session_secret: s.secret.clone(),
-            returned: s.returning.clone(),
-            task_polls: resources.activity.polls().load(Ordering::Relaxed),
-            lifetime_left_millis: target
-                .options
-                .end
-                .map(|e| e.saturating_duration_since(std::time::Instant::now()).as_millis() as u64),
-        };
-        let request = s.request(request);
-        let reply = match s.client.poll(request).await {
-            Ok(r) => {
-                backoff = FIRST_BACKOFF;
-                s.returning.clear();
-                r.into_inner()
-            }
-            Err(status) => {
-                match classify(WorkerRpc::Poll, &status) {
-                    WorkerAction::Reregister => return SessionEnd::Reregister(cause(&status)),
-                    WorkerAction::Stop => return SessionEnd::Fatal(Error::Refused(status.message().into())),
-                    WorkerAction::DropResults => {
-                        let tasks: usize = results.iter().map(|r| r.tasks.len()).sum();
-                        tracing::error!(tasks, error = %cause(&status), "coordinator refused our results; dropping them");
-                    }
-                    WorkerAction::RetryLater if target.moved() => {
-                        // Its results go with the old session: the shards'
-                        // leases lapse and they run again wherever it is now.
-                        return SessionEnd::Reregister("the coordinator moved or finished".into());
-                    }
-                    WorkerAction::RetryLater => {
-                        for r in results {
-                            s.outbox.insert((r.shard_id, r.epoch), r);
-                        }
-                        tracing::warn!(error = %cause(&status), retry_in = ?backoff, "poll failed");
-                        tokio::select! {
-                            _ = &mut *shutdown => return SessionEnd::Shutdown,
-                            _ = sleep(backoff) => {}
-                        }
-                        backoff = (backoff * 2).min(MAX_BACKOFF);
-                    }
-                }
-                continue;
-            }
-        };
-        if reply.drain && !s.draining {
-            tracing::info!(held = s.running.len(), "asked to drain: finishing the shards held, then leaving");
-            s.draining = true;
-        }
-        for lease in &reply.revoked {
-            if let Some(r) = s.running.get(&lease.shard_id).filter(|r| r.epoch == lease.epoch) {
-                r.control.cancelled.store(true, Ordering::Relaxed);
-                s.running.remove(&lease.shard_id);
-                tracing::info!(shard = lease.shard_id, "lease revoked; shard stopped");
-            }
-        }
-        let got_work = !reply.shards.is_empty();
-        for shard in reply.shards {
-            let control = Arc::new(Control::default());
-            s.running.insert(shard.shard_id, Running { epoch: shard.epoch, control: control.clone() });
-            let tx = events_tx.clone();
-            let resources = resources.clone();
-            // On the pool, under the session's span: a shard's events say
-            // which session and shard they are of.
-            let span = tracing::debug_span!("shard", id = shard.shard_id, epoch = shard.epoch);
-            pool.spawn(move || span.in_scope(|| run_shard(shard, control, tx, &resources)));
-        }
-
-        // Wait for results (then gather a batch), the next heartbeat, or shutdown.
-        let room = s.free_slots(threads, held_up) > 0;
-        let wait = if got_work && room {
-            Duration::ZERO
-        } else if s.running.is_empty() {
-            IDLE_POLL.min(s.poll_every)
-        } else {
-            s.poll_every
-        };
-        let deadline = Instant::now() + wait;
-        tokio::select! {
-            _ = &mut *shutdown => return SessionEnd::Shutdown,
-            Some(e) = events.recv() => {
-                s.apply(e);
-                let until = Instant::now() + BATCH_WINDOW;
-                loop {
-                    tokio::select! {
-                        Some(e) = events.recv() => s.apply(e),
-                        _ = sleep_until(until) => break,
-                    }
-                }
-            }
-            _ = sleep_until(deadline) => {}
-        }
-    }
-}
-
-/// Stops the running shards, delivers what finished, hands back the rest
-/// and says goodbye. Err if finished results could not be delivered (they
-/// are lost; their shards run again elsewhere when their leases expire).
-async fn farewell(s: &mut Session, events: &mut mpsc::UnboundedReceiver<Event>) -> Result<()> {
-    s.cancel_all();
-    // Results that finished since the last poll.
-    while let Ok(e) = events.try_recv() {
-        s.apply(e);
-    }
-    let deadline = Instant::now() + LAST_DELIVERY;
-    let mut returned = s.leases();
-    returned.append(&mut s.returning);
-    let results: Vec<pb::ShardResults> = std::mem::take(&mut s.outbox).into_values().collect();
-    let tasks: usize = results.iter().map(|r| r.tasks.len()).sum();
-    let delivered = if results.is_empty() { Ok(()) } else { deliver_last(s, results, deadline).await };
-    if let Err(why) = &delivered {
-        tracing::error!(tasks, error = %why, "could not deliver the last results");
-    }
-    let bye = s.request(pb::GoodbyeRequest {
-        worker_id: s.worker_id,
-        coordinator_nonce: s.nonce,
-        returned,
-        session_secret: s.secret.clone(),
-    });
-    match tokio::time::timeout(GOODBYE, s.client.goodbye(bye)).await {
-        Ok(Ok(_)) => tracing::info!("said goodbye"),
-        // Not fatal: unreturned shards go back to the queue when their leases expire.
-        Ok(Err(status)) => tracing::warn!(error = %cause(&status), "goodbye failed"),
-        Err(_) => tracing::warn!("goodbye timed out"),
-    }
-    delivered.map_err(|why| Error::Undelivered { tasks, why })
-}
-
-/// The last poll: `results` only, asking for nothing, retried while the
-/// classifier says so and `deadline` allows.
-async fn deliver_last(s: &mut Session, results: Vec<pb::ShardResults>, deadline: Instant) -> Result<(), String> {
-    let mut backoff = FIRST_BACKOFF;
-    loop {
-        let request = s.request(pb::PollRequest {
-            worker_id: s.worker_id,
-            coordinator_nonce: s.nonce,
-            free_slots: 0,
-            running: vec![],
-            results: results.clone(),
-            session_secret: s.secret.clone(),
-            ..Default::default()
-        });
-        let status = match tokio::time::timeout_at(deadline, s.client.poll(request)).await {
-            Ok(Ok(_)) => return Ok(()),
-            Ok(Err(status)) => status,
-            Err(_) => return Err(format!("no answer within {LAST_DELIVERY:?}")),
-        };
-        match classify(WorkerRpc::Poll, &status) {
-            WorkerAction::RetryLater if Instant::now() + backoff < deadline => {
-                tracing::warn!(error = %cause(&status), retry_in = ?backoff, "delivering the last results failed");
-                sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-            }
-            action => return Err(format!("{} ({action:?})", cause(&status))),
-        }
-    }
 }

@@ -135,27 +135,7 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
             writeln!(out)?;
         }
         TourFormat::Svg => {
-            let rule = match moves.describe() {
-                d if d.contains(' ') => format!("{} moves", moves.len()),
-                d => format!("({d})"),
-            };
-            let start: Vec<String> = args.start.0.iter().map(u64::to_string).collect();
-            let outcome = match result.outcome {
-                Outcome::Tour => "tour".to_string(),
-                Outcome::NoTour => "no tour (proven)".to_string(),
-                Outcome::GaveUp => format!("gave up after {} walk(s)", result.attempts),
-            };
-            let picture = TourPicture {
-                title: format!(
-                    "{rule} {} · {} from ({}) · {outcome}",
-                    board.shape_string(),
-                    args.method.report_name(),
-                    start.join(",")
-                ),
-                sides: board.sides().to_vec(),
-                path: path.to_vec(),
-                closed: closed && result.success,
-            };
+            let picture = picture(&args, board, moves, &result, path, closed);
             let svg = picture.svg().context("--format svg")?;
             out.write_all(svg.as_bytes())?;
         }
@@ -173,22 +153,70 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
             }
         }
         TourFormat::Summary | TourFormat::Text => {
-            writeln!(out, "board     {board} ({} cells)", board.cells())?;
-            writeln!(out, "moves     {} ({} moves)", moves.describe(), moves.len())?;
-            writeln!(out, "method    {}", args.method)?;
-            writeln!(out, "kind      {}", if closed { "closed" } else { "open" })?;
-            writeln!(out, "start     {:?}", args.start.0)?;
-            writeln!(out, "success   {}", result.success)?;
-            writeln!(out, "outcome   {}", result.outcome)?;
-            writeln!(out, "attempts  {}", result.attempts)?;
-            writeln!(out, "visited   {}", result.visited)?;
-            writeln!(out, "micros    {}", result.micros)?;
-            if matches!(args.format, TourFormat::Text) {
-                writeln!(out)?;
-                write!(out, "{}", numbered_board(board, path))?;
-            }
+            summary(out, &args, board, moves, &result, path, closed)?;
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// The SVG picture of the path: its title names the moves, the board, the
+/// method, the start and the outcome.
+fn picture(
+    args: &TourArgs,
+    board: &tour::Board,
+    moves: &tour::Moves,
+    result: &tour::TaskResult,
+    path: &[u64],
+    closed: bool,
+) -> TourPicture {
+    let rule = match moves.describe() {
+        d if d.contains(' ') => format!("{} moves", moves.len()),
+        d => format!("({d})"),
+    };
+    let start: Vec<String> = args.start.0.iter().map(u64::to_string).collect();
+    let outcome = match result.outcome {
+        Outcome::Tour => "tour".to_string(),
+        Outcome::NoTour => "no tour (proven)".to_string(),
+        Outcome::GaveUp => format!("gave up after {} walk(s)", result.attempts),
+    };
+    TourPicture {
+        title: format!(
+            "{rule} {} · {} from ({}) · {outcome}",
+            board.shape_string(),
+            args.method.report_name(),
+            start.join(",")
+        ),
+        sides: board.sides().to_vec(),
+        path: path.to_vec(),
+        closed: closed && result.success,
+    }
+}
+
+/// The summary, one line per field; with `--format text`, the numbered
+/// board after it.
+fn summary(
+    out: &mut dyn Write,
+    args: &TourArgs,
+    board: &tour::Board,
+    moves: &tour::Moves,
+    result: &tour::TaskResult,
+    path: &[u64],
+    closed: bool,
+) -> Result<()> {
+    writeln!(out, "board     {board} ({} cells)", board.cells())?;
+    writeln!(out, "moves     {} ({} moves)", moves.describe(), moves.len())?;
+    writeln!(out, "method    {}", args.method)?;
+    writeln!(out, "kind      {}", if closed { "closed" } else { "open" })?;
+    writeln!(out, "start     {:?}", args.start.0)?;
+    writeln!(out, "success   {}", result.success)?;
+    writeln!(out, "outcome   {}", result.outcome)?;
+    writeln!(out, "attempts  {}", result.attempts)?;
+    writeln!(out, "visited   {}", result.visited)?;
+    writeln!(out, "micros    {}", result.micros)?;
+    if matches!(args.format, TourFormat::Text) {
+        writeln!(out)?;
+        write!(out, "{}", numbered_board(board, path))?;
+    }
     Ok(())
 }

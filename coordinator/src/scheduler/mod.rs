@@ -33,9 +33,9 @@ mod sweep_run;
 
 pub use assign::{Assignment, Grant, LeasedShard};
 pub use lease::WorkerView;
-pub use placement::{Requirement, Waiting};
+pub use placement::Waiting;
 pub use report::{Settled, ShardReport, TaskReport};
-pub use resources::WorkerResources;
+pub use resources::{Requirement, WorkerResources};
 pub use shard::{Lease, ShardState};
 pub use starts::DrawnStarts;
 pub use sweep_run::{Counted, SweepPhase};

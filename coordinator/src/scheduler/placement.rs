@@ -10,30 +10,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::resources::WorkerResources;
+use super::resources::Requirement;
 use super::shard::ShardRun;
 use super::Scheduler;
 use crate::ids::{ShardId, SweepKey, WorkerId};
-
-/// What a worker must have to run a shard's tasks.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Requirement {
-    /// Bytes one task of the shard's board takes (shared arrays and one
-    /// thread's), as the worker's memory budget counts them.
-    pub memory: u64,
-    /// Labels the shard's grid requires (`requires = [..]`), all of them.
-    pub labels: Arc<BTreeSet<String>>,
-}
-
-impl Requirement {
-    /// True when a worker with these resources can run the shard. A worker
-    /// that advertised no memory (one older than the field) is taken at its
-    /// word that it fits: its own budget still refuses what cannot.
-    pub fn met_by(&self, resources: Option<&WorkerResources>) -> bool {
-        let Some(r) = resources else { return self.labels.is_empty() };
-        r.memory.is_none_or(|m| self.memory <= m) && self.labels.is_subset(&r.labels)
-    }
-}
 
 /// Queued shards of a sweep that no live worker can run, and the most
 /// they need: what `status` shows while they wait.
@@ -183,7 +163,7 @@ mod tests {
     use sweep::{Cursor, Sweep};
 
     use super::*;
-    use crate::scheduler::SchedulerConfig;
+    use crate::scheduler::{SchedulerConfig, WorkerResources};
 
     /// Two small boards and one large, one start each: 3 shards.
     const MIXED: &str = r#"

@@ -1,8 +1,11 @@
 //! What each worker advertised at registration besides its threads: its
 //! memory budget and its labels, kept beside its lease record so placing a
-//! shard can ask which workers can hold its board or carry a label.
+//! shard can ask which workers can hold its board or carry a label; and
+//! what a shard requires of them ([`Requirement`]), which shards, sweeps
+//! and placement share.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::Scheduler;
 use crate::ids::WorkerId;
@@ -14,6 +17,26 @@ pub struct WorkerResources {
     /// worker that did not say (built before workers advertised it).
     pub memory: Option<u64>,
     pub labels: BTreeSet<String>,
+}
+
+/// What a worker must have to run a shard's tasks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirement {
+    /// Bytes one task of the shard's board takes (shared arrays and one
+    /// thread's), as the worker's memory budget counts them.
+    pub memory: u64,
+    /// Labels the shard's grid requires (`requires = [..]`), all of them.
+    pub labels: Arc<BTreeSet<String>>,
+}
+
+impl Requirement {
+    /// True when a worker with these resources can run the shard. A worker
+    /// that advertised no memory (one older than the field) is taken at its
+    /// word that it fits: its own budget still refuses what cannot.
+    pub fn met_by(&self, resources: Option<&WorkerResources>) -> bool {
+        let Some(r) = resources else { return self.labels.is_empty() };
+        r.memory.is_none_or(|m| self.memory <= m) && self.labels.is_subset(&r.labels)
+    }
 }
 
 impl Scheduler {

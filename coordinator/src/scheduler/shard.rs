@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use sweep::{MethodSet, ShardPlan};
 
-use super::placement::Requirement;
+use super::resources::Requirement;
 use crate::ids::{Epoch, SweepKey, WorkerId};
 
 /// Where a shard is. A shard is in the queue exactly when it is `Queued`.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep, Work, WorkTally};
 
-use super::placement::Requirement;
+use super::resources::Requirement;
 use super::shard::ShardState;
 use super::Scheduler;
 use crate::codes::SweepState;

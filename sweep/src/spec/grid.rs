@@ -142,6 +142,15 @@ impl GridSpec {
             }
             _ => {}
         }
+        self.check_label(&field)?;
+        self.check_boards(path, &field)?;
+        self.check_starts(path, &field)?;
+        self.check_shapes(&field)?;
+        Ok(())
+    }
+
+    /// The label: one line of text, not empty, within the limit.
+    fn check_label(&self, field: &impl Fn(&str, String) -> SpecError) -> Result<(), SpecError> {
         if let Some(label) = &self.label {
             if label.trim().is_empty() {
                 return Err(field("label", "is empty; name the move set or drop the key".into()));
@@ -159,6 +168,11 @@ impl GridSpec {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// D and N: within the engine's limits, and some board given.
+    fn check_boards(&self, path: &str, field: &impl Fn(&str, String) -> SpecError) -> Result<(), SpecError> {
         if let Some(&d) = self.dims.iter().find(|&&d| d == 0 || d > tour::MAX_DIMS) {
             return Err(field("dims", format!("{d} is outside the allowed 1..={}", tour::MAX_DIMS)));
         }
@@ -179,6 +193,12 @@ impl GridSpec {
                 return Err(field("n_range.to", format!("{} is below from = {}", r.to, r.from)));
             }
         }
+        Ok(())
+    }
+
+    /// The starts listed (read from `starts_file` first) and the labels
+    /// required.
+    fn check_starts(&self, path: &str, field: &impl Fn(&str, String) -> SpecError) -> Result<(), SpecError> {
         match (&self.starts, &self.starts_file) {
             (Some(_), Some(_)) => {
                 return Err(SpecError::field(path, "has both starts and starts_file; give at most one"))
@@ -206,6 +226,11 @@ impl GridSpec {
             }
             Ok(_) => {}
         }
+        Ok(())
+    }
+
+    /// D given with N, and every shape's sides within the limit and D.
+    fn check_shapes(&self, field: &impl Fn(&str, String) -> SpecError) -> Result<(), SpecError> {
         let has_regular = !self.n.is_empty() || self.n_range.is_some();
         if has_regular && self.regular_dims().is_empty() {
             return Err(field("dims", "is required with n and n_range (e.g. dims = [2, 3])".into()));

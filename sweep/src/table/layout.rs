@@ -123,22 +123,7 @@ pub(super) fn tables(
         TableLayout::ByMethods => (method_rank[r.method.as_str()], r.method.clone()),
     };
 
-    // Tables in the order their first row appears.
-    let mut groups: Vec<Group> = Vec::new();
-    let mut group_index: HashMap<(String, String), usize> = HashMap::new();
-    for &r in rows {
-        let key = match opts.layout {
-            TableLayout::ByDims => (r.moves.clone(), r.method.clone()),
-            TableLayout::ByMethods => (r.moves.clone(), r.dims.to_string()),
-        };
-        let i = *group_index.entry(key.clone()).or_insert_with(|| {
-            groups.push(Group { key, members: Vec::new() });
-            groups.len() - 1
-        });
-        groups[i].members.push(r);
-    }
-
-    groups
+    groups(rows, opts.layout)
         .into_iter()
         .map(|Group { key, members }| {
             let columns: Vec<(usize, String)> =
@@ -157,31 +142,7 @@ pub(super) fn tables(
             let body = grid
                 .into_iter()
                 .map(|(row, found)| {
-                    let figures: Vec<Option<Stats>> = found
-                        .iter()
-                        .map(|r| {
-                            r.map(|r| Stats {
-                                value: r.value(opts.metric),
-                                n: r.denominator(opts.metric),
-                                interval: r.interval(opts.metric),
-                            })
-                        })
-                        .collect();
-                    let texts = found
-                        .iter()
-                        .zip(&figures)
-                        .map(|(r, figures)| match (r, figures) {
-                            (Some(r), Some(figures)) => {
-                                let mut text = cell(r, figures, readable && opts.intervals);
-                                if readable && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
-                                    text.push_str(NO_TOUR_MARK);
-                                    marked = true;
-                                }
-                                text
-                            }
-                            _ => String::new(),
-                        })
-                        .collect();
+                    let (figures, texts) = row_cells(&found, opts, readable, &mut marked);
                     stats.push(figures);
                     (row.label(), texts)
                 })
@@ -204,6 +165,61 @@ pub(super) fn tables(
             }
         })
         .collect()
+}
+
+/// Tables in the order their first row appears: rows grouped by moves and
+/// method (`ByDims`) or by moves and D (`ByMethods`).
+fn groups<'r>(rows: &[&'r AggregateRow], layout: TableLayout) -> Vec<Group<'r>> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_index: HashMap<(String, String), usize> = HashMap::new();
+    for &r in rows {
+        let key = match layout {
+            TableLayout::ByDims => (r.moves.clone(), r.method.clone()),
+            TableLayout::ByMethods => (r.moves.clone(), r.dims.to_string()),
+        };
+        let i = *group_index.entry(key.clone()).or_insert_with(|| {
+            groups.push(Group { key, members: Vec::new() });
+            groups.len() - 1
+        });
+        groups[i].members.push(r);
+    }
+    groups
+}
+
+/// One table row's figures and cell texts, from the result found for each
+/// column (if any); sets `marked` when a cell gets [`NO_TOUR_MARK`].
+fn row_cells(
+    found: &[Option<&AggregateRow>],
+    opts: &TableOptions,
+    readable: bool,
+    marked: &mut bool,
+) -> (Vec<Option<Stats>>, Vec<String>) {
+    let figures: Vec<Option<Stats>> = found
+        .iter()
+        .map(|r| {
+            r.map(|r| Stats {
+                value: r.value(opts.metric),
+                n: r.denominator(opts.metric),
+                interval: r.interval(opts.metric),
+            })
+        })
+        .collect();
+    let texts = found
+        .iter()
+        .zip(&figures)
+        .map(|(r, figures)| match (r, figures) {
+            (Some(r), Some(figures)) => {
+                let mut text = cell(r, figures, readable && opts.intervals);
+                if readable && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
+                    text.push_str(NO_TOUR_MARK);
+                    *marked = true;
+                }
+                text
+            }
+            _ => String::new(),
+        })
+        .collect();
+    (figures, texts)
 }
 
 /// A D column's header.

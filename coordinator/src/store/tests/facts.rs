@@ -1,0 +1,68 @@
+//! Existence facts: tours found and boards refuted, with their evidence.
+
+use super::*;
+
+#[test]
+fn a_tour_found_is_a_stored_fact_with_its_evidence() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(FACTS_SPEC).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    store.record(&[proof(rec.key, 11, 0, tour::Outcome::GaveUp)]).unwrap();
+    assert_eq!(store.facts(&board_key(&sweep)).unwrap(), Facts::default(), "a heuristic's failure proves nothing");
+    store.record(&[proof(rec.key, 12, 0, tour::Outcome::Tour), proof(rec.key, 13, 0, tour::Outcome::Tour)]).unwrap();
+    let facts = store.facts(&board_key(&sweep)).unwrap();
+    let want = format!("a tour from (1,2) found by `w v1` in sweep {}", sweep.id());
+    assert_eq!(facts.open, Some(Fact::Exists(want)), "the first tour of the batch");
+    assert_eq!(facts.closed, None, "an open-tour method's tour says nothing of closed ones");
+    let rows = store.aggregates(&rec, &sweep).unwrap();
+    assert!(rows.iter().all(|r| r.open_tour == "exists" && r.closed_tour == "unknown"), "{rows:?}");
+}
+
+#[test]
+fn every_start_refuted_makes_a_board_impossible_and_survives_reopening() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    let sweep = Sweep::parse(FACTS_SPEC).unwrap();
+    let key = board_key(&sweep);
+    {
+        let mut store = Store::open(&path).unwrap();
+        store.keep();
+        let (rec, _) = store.insert_sweep(&sweep).unwrap();
+        let refuted: Vec<ResultRecord> = (0..99).map(|s| proof(rec.key, s, 1, tour::Outcome::NoTour)).collect();
+        store.record(&refuted).unwrap();
+        assert_eq!(store.facts(&key).unwrap(), Facts::default(), "99 of 100 starts prove nothing");
+        assert_eq!(store.impossible_by_facts(rec.key.0, &sweep).unwrap(), 0);
+        store.record(&[proof(rec.key, 99, 1, tour::Outcome::NoTour)]).unwrap();
+    }
+    let store = Store::open_read_only(&path).unwrap();
+    let facts = store.facts(&key).unwrap();
+    let want =
+        format!("no open tour from all 100 starts, proven by `solve v1 budget 100000000 open` in sweep {}", sweep.id());
+    assert_eq!(facts.open, Some(Fact::Impossible(want)));
+    assert!(matches!(facts.closed, Some(Fact::Impossible(_))), "{facts:?}");
+    let rec = store.resolve(None).unwrap();
+    let rows = store.aggregates(&rec, &sweep).unwrap();
+    assert!(rows.iter().all(|r| r.no_open_tour() && r.closed_tour == "impossible"), "{rows:?}");
+    assert_eq!(store.impossible_by_facts(rec.key.0, &sweep).unwrap(), 1);
+    // Another order of the same moves is the same board and move set.
+    let c = sweep.configurations()[0].configuration();
+    let mut list: Vec<Vec<i64>> = c.moves().iter().map(|m| m.iter().map(|&x| i64::from(x)).collect()).collect();
+    list.reverse();
+    let reordered = sweep::board_moves(&[10, 10], &tour::Moves::explicit(&list, 2).unwrap());
+    assert_eq!(store.facts(&reordered).unwrap(), facts);
+}
+
+#[test]
+fn a_closed_tour_refuted_from_one_start_is_no_closed_tour() {
+    let mut store = Store::in_memory().unwrap();
+    let spec = FACTS_SPEC.replace("methods = [\"w\", \"solve\"]", "methods = [\"solve\"]\n    closed = true");
+    let sweep = Sweep::parse(&spec).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    store.record(&[proof(rec.key, 4, 0, tour::Outcome::NoTour)]).unwrap();
+    let facts = store.facts(&board_key(&sweep)).unwrap();
+    assert_eq!(facts.open, None, "no closed tour through a cell says nothing of open ones");
+    match facts.closed {
+        Some(Fact::Impossible(why)) => assert!(why.contains("no closed tour passes through (0,4)"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
