@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ksweep_proto::cluster_dir::{ClusterDir, Located};
+use ksweep_proto::convert::{self, ShardWork};
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::workers_client::WorkersClient;
 use ksweep_proto::{classify, BearerToken, Liveness, WorkerAction, WorkerRpc, PROTOCOL_VERSION};
@@ -20,7 +21,7 @@ use tracing::Instrument;
 
 use crate::activity::HELD_UP;
 use crate::error::{Error, Result};
-use crate::execute::{run_shard, Control, Event, Resources};
+use crate::execute::{run_shard, Control, Event, Lease, Resources};
 
 /// How long results are gathered after the first one arrives before they
 /// are sent: batches thousands of small tasks into one poll.
@@ -133,12 +134,16 @@ struct Session {
 impl Session {
     fn apply(&mut self, event: Event) {
         match event {
-            Event::Task { shard, epoch, outcome } => {
+            Event::Task { lease: Lease { shard, epoch }, task } => {
                 if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
+                    let outcome = match &task.result {
+                        Ok(r) => convert::task_done(task.start_offset, task.method_index, r),
+                        Err(why) => convert::task_failed(task.start_offset, task.method_index, why.clone()),
+                    };
                     self.entry(shard, epoch).tasks.push(outcome);
                 }
             }
-            Event::Finished { shard, epoch, error, busy } => {
+            Event::Finished { lease: Lease { shard, epoch }, error, busy } => {
                 if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
                     self.running.remove(&shard);
                     let busy = busy.as_secs_f64();
@@ -148,7 +153,7 @@ impl Session {
                     }
                     .into();
                     if let Some(error) = error {
-                        self.entry(shard, epoch).error = error;
+                        self.entry(shard, epoch).error = error.to_string();
                     }
                 }
             }
@@ -506,7 +511,15 @@ async fn serve_session(
             // On the pool, under the session's span: a shard's events say
             // which session and shard they are of.
             let span = tracing::debug_span!("shard", id = shard.shard_id, epoch = shard.epoch);
-            pool.spawn(move || span.in_scope(|| run_shard(shard, control, tx, &resources)));
+            let lease = Lease { shard: shard.shard_id, epoch: shard.epoch };
+            // Decoded here, so the pool sees domain types only; a shard
+            // this worker cannot build fails at once with the decoder's words.
+            match ShardWork::try_from(&shard) {
+                Ok(work) => pool.spawn(move || span.in_scope(|| run_shard(lease, &work, control, tx, &resources))),
+                Err(e) => {
+                    let _ = tx.send(Event::Finished { lease, error: Some(e.into()), busy: Duration::ZERO });
+                }
+            }
         }
 
         // Wait for results (then gather a batch), the next heartbeat, or shutdown.

@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tour::{format_bytes, Configuration, MemoryNeed, Solver};
+use tour::{Configuration, MemoryNeed, Solver};
 
+use crate::error::ShardError;
 use crate::memory::{Free, MemoryBudget, Reservation};
 
 /// Most solvers kept: a sweep's shards come in its grid's order, a few
@@ -128,14 +129,15 @@ impl SolverCache {
     /// configurations first, for the shard's first task and then for as
     /// many more as it can run. Errs, without waiting, when one task could
     /// never fit, or the solver cannot be built.
-    pub fn take(&self, config: &Configuration, need: MemoryNeed, threads: usize) -> Result<ShardSolver<'_>, String> {
+    pub fn take(
+        &self,
+        config: &Configuration,
+        need: MemoryNeed,
+        threads: usize,
+    ) -> Result<ShardSolver<'_>, ShardError> {
         let first = need.with_threads(1);
         if first > self.budget.total() {
-            return Err(format!(
-                "board {} needs {need}; this worker's memory budget is {}",
-                config.board(),
-                format_bytes(self.budget.total())
-            ));
+            return Err(ShardError::TooBig { board: config.board().to_string(), need, budget: self.budget.total() });
         }
         // Evicted under the budget's lock with their bytes given back;
         // dropped (their solvers freed) after it.
@@ -150,7 +152,7 @@ impl SolverCache {
             }
             None => {
                 let began = Instant::now();
-                let solver = Arc::new(Solver::new(config.clone()).map_err(|e| e.to_string())?);
+                let solver = Arc::new(Solver::new(config.clone())?);
                 let builds = self.builds.fetch_add(1, Ordering::Relaxed) + 1;
                 tracing::debug!(board = %config.board(), build = ?began.elapsed(), builds, "solver cache miss: built");
                 solver
@@ -275,7 +277,7 @@ impl SolverCache {
 mod tests {
     use std::time::Duration;
 
-    use tour::{Board, Method, Moves};
+    use tour::{format_bytes, Board, Method, Moves};
 
     use super::*;
 
@@ -378,7 +380,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
             assert!(!waiter.is_finished(), "no room while a's shard runs");
             drop(running);
-            assert_eq!(waiter.join().unwrap(), Ok(1));
+            assert_eq!(waiter.join().unwrap().unwrap(), 1);
         });
         assert!(kept(&cache).iter().all(|board| board != a.board()), "a evicted");
     }
@@ -401,7 +403,7 @@ mod tests {
     fn a_board_that_can_never_fit_is_refused_and_a_tainted_solver_is_not_kept() {
         let c = config(&[8, 8]);
         let cache = SolverCache::for_budget(MemoryBudget::new(need(&c).with_threads(1) - 1));
-        let refused = cache.take(&c, need(&c), 1).unwrap_err();
+        let refused = cache.take(&c, need(&c), 1).unwrap_err().to_string();
         assert!(refused.starts_with("board 8x8 needs"), "{refused}");
         let cache = SolverCache::for_budget(MemoryBudget::new(1 << 20));
         let shard = cache.take(&c, need(&c), 1).unwrap();
