@@ -121,9 +121,9 @@ fn run_tasks(
     let need = work.configuration.memory_need_for(&work.methods, false);
     let tasks = work.starts.len() * work.methods.len();
     // Before anything is allocated: a board that cannot fit fails here.
-    // No more lanes than tasks: a lane's memory would be taken for nothing.
+    // No more workspaces than tasks: a workspace's memory would be taken for nothing.
     let shard_solver = resources.solvers.take(&work.configuration, need, resources.threads.min(tasks).max(1))?;
-    let (solver, lanes) = (shard_solver.solver(), shard_solver.lanes());
+    let (solver, workspaces) = (shard_solver.solver(), shard_solver.workspaces());
     for &m in &work.methods {
         solver.supports(m)?;
         if work.closed && !m.finds_closed() {
@@ -131,18 +131,19 @@ fn run_tasks(
         }
     }
     let methods = &work.methods;
-    if lanes < resources.threads && lanes < tasks {
+    if workspaces < resources.threads && workspaces < tasks {
         tracing::info!(
-            board = %solver.config().board(), lanes, threads = resources.threads, per_task = %format_bytes(need.per_thread),
+            board = %solver.config().board(), workspaces, threads = resources.threads, per_task = %format_bytes(need.per_thread),
             "memory allows only this many tasks of this board at once"
         );
     }
-    // `lanes` workspaces, each taking the next few tasks until none is left
+    // A workspace per task running at once (as many as the memory budget
+    // holds), each taking the next few tasks until none is left
     // (a few at once, so that their W+ walks pair up: `Solver::run_tasks`).
-    let at_once = Solver::tasks_at_once(tasks, lanes);
+    let at_once = Solver::tasks_at_once(tasks, workspaces);
     let next = AtomicUsize::new(0);
     let cancel = Cancel::new(cancelled).counting(resources.activity.polls());
-    (0..lanes).into_par_iter().for_each(|_| {
+    (0..workspaces).into_par_iter().for_each(|_| {
         let mut ws = solver.workspace();
         loop {
             let first = next.fetch_add(at_once, Ordering::Relaxed);
@@ -181,7 +182,7 @@ fn run_tasks(
                     }
                 };
             // Cancelled: no result of the batch is sent (a task stopped part
-            // way has none), and the lane stops.
+            // way has none), and this workspace's thread stops.
             let Some(done) = done else { return };
             for task in done {
                 let _ = events.send(Event::Task { lease, task });
