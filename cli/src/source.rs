@@ -207,7 +207,7 @@ pub fn resolve_unserved(store: &Store, id: &str) -> Result<(SweepRecord, SweepSt
 /// A sweep's status as read from a file nothing serves: stored as
 /// running, it is `stopped` (its run was interrupted; running it again
 /// resumes it).
-fn unserved_status(mut status: SweepStatus) -> SweepStatus {
+pub fn unserved_status(mut status: SweepStatus) -> SweepStatus {
     if status.state == SweepState::Running {
         status.state = SweepState::Stopped;
     }

@@ -11,7 +11,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use serde::Serialize;
-use sweep::{csv, ConfigEntry, ResultRow, Sweep};
+use sweep::{csv, ResultRow, Sweep};
 
 use crate::error::{Error, Result};
 
@@ -86,8 +86,8 @@ pub struct Record {
 pub struct Recorder {
     sweep: String,
     state: String,
-    /// Each configuration's move list, by index.
-    moves: Vec<String>,
+    /// Each configuration's move list and board sides, by index.
+    boards: Vec<(String, Vec<u32>)>,
     /// The configuration of the last record.
     last: Option<u32>,
 }
@@ -95,24 +95,28 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder for `sweep` (its id `sweep_id`), exported while it is `state`.
     pub fn new(sweep: &Sweep, sweep_id: &str, state: &str) -> Recorder {
-        let moves = sweep.configurations().iter().map(ConfigEntry::moves_list).collect();
-        Recorder { sweep: sweep_id.to_string(), state: state.to_string(), moves, last: None }
+        let boards = sweep.configurations().iter().map(|c| (c.moves_list(), c.sides.clone())).collect();
+        Recorder { sweep: sweep_id.to_string(), state: state.to_string(), boards, last: None }
     }
 
     /// The record of the next row.
     pub fn record(&mut self, r: ResultRow) -> Record {
         let first = self.last != Some(r.config);
         self.last = Some(r.config);
-        let moves = if first { self.moves.get(r.config as usize).cloned() } else { None };
-        Record::new(r, &self.sweep, &self.state, moves)
+        // The sides from the sweep's configuration, not the row's `8x8` label.
+        let (moves, shape) = match self.boards.get(r.config as usize) {
+            Some((moves, sides)) => (first.then(|| moves.clone()), sides.clone()),
+            None => (None, Vec::new()),
+        };
+        Record::new(r, &self.sweep, &self.state, moves, shape)
     }
 }
 
 impl Record {
-    /// The record of a stored row of sweep `sweep`, exported while it is
-    /// `state`, with the move list where it is the configuration's first.
-    fn new(r: ResultRow, sweep: &str, state: &str, moves: Option<String>) -> Record {
-        let shape: Vec<u32> = r.shape.split('x').filter_map(|s| s.parse().ok()).collect();
+    /// The record of a stored row of sweep `sweep` on a board of sides
+    /// `shape`, exported while it is `state`, with the move list where it is
+    /// the configuration's first.
+    fn new(r: ResultRow, sweep: &str, state: &str, moves: Option<String>, shape: Vec<u32>) -> Record {
         let n = shape.first().copied().filter(|&n| shape.iter().all(|&s| s == n));
         let outcome = r.outcome.map_or("", tour::Outcome::name).to_string();
         Record {
@@ -414,5 +418,8 @@ mod tests {
         let moves: Vec<Option<&str>> = records.iter().map(|r| r.moves.as_deref()).collect();
         assert_eq!(moves, [Some("2,1 1,2 -1,-2 -2,-1"), None, Some("2,1 1,2 -1,-2 -2,-1"), None]);
         assert!(records.iter().all(|r| r.sweep == "abc" && r.rule == "mine"));
+        // The sides are the configuration's, whatever the row's label says.
+        let shapes: Vec<(&[u32], Option<u32>)> = records.iter().map(|r| (&r.shape[..], r.n)).collect();
+        assert_eq!(shapes, [(&[5, 5][..], Some(5)), (&[5, 5], Some(5)), (&[6, 6], Some(6)), (&[6, 6], Some(6))]);
     }
 }

@@ -61,9 +61,12 @@ impl SweepsService {
         if text.len() > limit {
             return Err(Error::Spec(sweep::SpecError::TooLarge { bytes: text.len(), max: limit }));
         }
-        // Parsing expands the whole grid: CPU work, off the runtime threads.
         let caps = self.shared.options.spec_caps;
-        let sweep = Arc::new(blocking(move || Ok(Sweep::parse_capped(&text, &caps)?)).await?);
+        let sweep = match self.shared.offered(&text, &caps) {
+            Some(sweep) => sweep,
+            // Parsing expands the whole grid: CPU work, off the runtime threads.
+            None => Arc::new(blocking(move || Ok(Sweep::parse_capped(&text, &caps)?)).await?),
+        };
         let (record, known) = self.shared.submit(sweep, resume, reuse).await?;
         if let Some(known) = &known {
             tracing::info!(

@@ -24,3 +24,25 @@ pub enum Error {
     #[error("{tasks} finished tasks were not delivered: {why}")]
     Undelivered { tasks: usize, why: String },
 }
+
+/// Why a shard could not run; the coordinator gets its text as the shard's
+/// error and retries the shard elsewhere or fails it.
+#[derive(Debug, Error)]
+pub enum ShardError {
+    /// The coordinator's message does not describe a shard this worker can
+    /// build (a start off the board, an unknown method).
+    #[error(transparent)]
+    Decode(#[from] ksweep_proto::convert::ConvertError),
+    /// The board's solver, even for one thread, is larger than the budget.
+    #[error("board {board} needs {need}; this worker's memory budget is {}", tour::format_bytes(*.budget))]
+    TooBig { board: String, need: tour::MemoryNeed, budget: u64 },
+    /// The engine refused the board or a method on it.
+    #[error(transparent)]
+    Engine(#[from] tour::Error),
+    /// The shard asks for closed tours of a method that finds open ones.
+    #[error("method {0} cannot look for the closed tours this shard asks for")]
+    NotClosed(tour::Method),
+    /// Building the shard's solver panicked; its tasks did not run.
+    #[error("shard set-up panicked: {0}")]
+    Panicked(String),
+}

@@ -1,35 +1,52 @@
 //! Running one shard on the rayon pool: take the configuration's solver
 //! (kept from an earlier shard, or built), run every (start, method) task,
-//! send each outcome back as it finishes.
+//! send each result back as it finishes. The shard arrives decoded (domain
+//! types only here); the session turns results into messages.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ksweep_proto::convert::{self, ShardWork};
-use ksweep_proto::v1 as pb;
+use ksweep_proto::convert::ShardWork;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{format_bytes, Cancel, Solver, Task};
+use tour::{format_bytes, Cancel, Solver, Task, TaskResult};
 
 use crate::activity::Activity;
+use crate::error::ShardError;
 use crate::memory::MemoryBudget;
 use crate::solvers::SolverCache;
+
+/// A shard's lease: which shard, under which epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    pub shard: u64,
+    pub epoch: u64,
+}
+
+/// One task's result, as a running shard sends it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskDone {
+    /// Index of the start in the shard.
+    pub start_offset: u32,
+    /// Index of the method in the sweep.
+    pub method_index: u32,
+    /// What the engine found, or why the task failed (its panic).
+    pub result: Result<TaskResult, String>,
+}
 
 /// What a running shard sends to the poll loop.
 #[derive(Debug)]
 pub enum Event {
     Task {
-        shard: u64,
-        epoch: u64,
-        outcome: pb::TaskOutcome,
+        lease: Lease,
+        task: TaskDone,
     },
     /// Every task of the shard was sent (or it was cancelled / failed);
     /// `busy` is the wall time it ran, queueing aside.
     Finished {
-        shard: u64,
-        epoch: u64,
-        error: Option<String>,
+        lease: Lease,
+        error: Option<ShardError>,
         busy: std::time::Duration,
     },
 }
@@ -70,8 +87,13 @@ pub struct Control {
 
 /// Runs a shard to the end (or until cancelled), on the current rayon
 /// pool, with as many tasks at once as `resources` allow.
-pub fn run_shard(shard: pb::Shard, control: Arc<Control>, events: UnboundedSender<Event>, resources: &Resources) {
-    let (id, epoch) = (shard.shard_id, shard.epoch);
+pub fn run_shard(
+    lease: Lease,
+    work: &ShardWork,
+    control: Arc<Control>,
+    events: UnboundedSender<Event>,
+    resources: &Resources,
+) {
     let began = std::time::Instant::now();
     control.started.store(true, Ordering::Relaxed);
     let cancelled = &control.cancelled;
@@ -80,48 +102,48 @@ pub fn run_shard(shard: pb::Shard, control: Arc<Control>, events: UnboundedSende
             // Handed back or revoked while it waited: nothing to build.
             return Ok(());
         }
-        run_tasks(&shard, cancelled, &events, resources)
+        run_tasks(lease, work, cancelled, &events, resources)
     }));
     let error = match result {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e),
-        Err(panic) => Some(format!("shard set-up panicked: {}", panic_message(&panic))),
+        Ok(result) => result.err(),
+        Err(panic) => Some(ShardError::Panicked(panic_message(&panic))),
     };
-    let _ = events.send(Event::Finished { shard: id, epoch, error, busy: began.elapsed() });
+    let _ = events.send(Event::Finished { lease, error, busy: began.elapsed() });
 }
 
 fn run_tasks(
-    shard: &pb::Shard,
+    lease: Lease,
+    work: &ShardWork,
     cancelled: &AtomicBool,
     events: &UnboundedSender<Event>,
     resources: &Resources,
-) -> Result<(), String> {
-    let work = ShardWork::try_from(shard).map_err(|e| e.to_string())?;
+) -> Result<(), ShardError> {
     let need = work.configuration.memory_need_for(&work.methods, false);
     let tasks = work.starts.len() * work.methods.len();
     // Before anything is allocated: a board that cannot fit fails here.
-    // No more lanes than tasks: a lane's memory would be taken for nothing.
+    // No more workspaces than tasks: a workspace's memory would be taken for nothing.
     let shard_solver = resources.solvers.take(&work.configuration, need, resources.threads.min(tasks).max(1))?;
-    let (solver, lanes) = (shard_solver.solver(), shard_solver.lanes());
+    let (solver, workspaces) = (shard_solver.solver(), shard_solver.workspaces());
     for &m in &work.methods {
-        solver.supports(m).map_err(|e| e.to_string())?;
+        solver.supports(m)?;
         if work.closed && !m.finds_closed() {
-            return Err(format!("method {m} cannot look for the closed tours this shard asks for"));
+            return Err(ShardError::NotClosed(m));
         }
     }
     let methods = &work.methods;
-    if lanes < resources.threads && lanes < tasks {
+    if workspaces < resources.threads && workspaces < tasks {
         tracing::info!(
-            board = %solver.config().board(), lanes, threads = resources.threads, per_task = %format_bytes(need.per_thread),
+            board = %solver.config().board(), workspaces, threads = resources.threads, per_task = %format_bytes(need.per_thread),
             "memory allows only this many tasks of this board at once"
         );
     }
-    // `lanes` workspaces, each taking the next few tasks until none is left
+    // A workspace per task running at once (as many as the memory budget
+    // holds), each taking the next few tasks until none is left
     // (a few at once, so that their W+ walks pair up: `Solver::run_tasks`).
-    let at_once = Solver::tasks_at_once(tasks, lanes);
+    let at_once = Solver::tasks_at_once(tasks, workspaces);
     let next = AtomicUsize::new(0);
     let cancel = Cancel::new(cancelled).counting(resources.activity.polls());
-    (0..lanes).into_par_iter().for_each(|_| {
+    (0..workspaces).into_par_iter().for_each(|_| {
         let mut ws = solver.workspace();
         loop {
             let first = next.fetch_add(at_once, Ordering::Relaxed);
@@ -139,26 +161,31 @@ fn run_tasks(
                 .collect();
             let tasks: Vec<Task> = batch.iter().map(|&(_, _, t)| t).collect();
             let _busy = resources.activity.batch();
-            let outcomes: Option<Vec<pb::TaskOutcome>> = match catch_unwind(AssertUnwindSafe(|| {
-                solver.run_tasks_cancellable(&mut ws, &tasks, cancel)
-            })) {
-                Ok(results) => results.ok().map(|results| {
-                    batch.iter().zip(&results).map(|(&(offset, m, _), r)| convert::task_done(offset, m, r)).collect()
-                }),
-                Err(_) => {
-                    // The workspace may be half-written. Run the batch's
-                    // tasks again one by one, so that only the task that
-                    // panics fails. The solver is not kept for other shards.
-                    shard_solver.taint();
-                    ws = solver.workspace();
-                    batch.iter().map(|&(offset, m, t)| run_alone(solver, &mut ws, offset, m, &t, cancel)).collect()
-                }
-            };
+            let done: Option<Vec<TaskDone>> =
+                match catch_unwind(AssertUnwindSafe(|| solver.run_tasks_cancellable(&mut ws, &tasks, cancel))) {
+                    Ok(results) => results.ok().map(|results| {
+                        let each = batch.iter().zip(results);
+                        each.map(|(&(start_offset, method_index, _), r)| TaskDone {
+                            start_offset,
+                            method_index,
+                            result: Ok(r),
+                        })
+                        .collect()
+                    }),
+                    Err(_) => {
+                        // The workspace may be half-written. Run the batch's
+                        // tasks again one by one, so that only the task that
+                        // panics fails. The solver is not kept for other shards.
+                        shard_solver.taint();
+                        ws = solver.workspace();
+                        batch.iter().map(|&(offset, m, t)| run_alone(solver, &mut ws, offset, m, &t, cancel)).collect()
+                    }
+                };
             // Cancelled: no result of the batch is sent (a task stopped part
-            // way has none), and the lane stops.
-            let Some(outcomes) = outcomes else { return };
-            for outcome in outcomes {
-                let _ = events.send(Event::Task { shard: shard.shard_id, epoch: shard.epoch, outcome });
+            // way has none), and this workspace's thread stops.
+            let Some(done) = done else { return };
+            for task in done {
+                let _ = events.send(Event::Task { lease, task });
             }
         }
     });
@@ -170,19 +197,20 @@ fn run_tasks(
 fn run_alone(
     solver: &Solver,
     ws: &mut tour::Workspace,
-    offset: u32,
-    m: u32,
+    start_offset: u32,
+    method_index: u32,
     task: &Task,
     cancel: Cancel,
-) -> Option<pb::TaskOutcome> {
+) -> Option<TaskDone> {
     let run = || solver.run_task_cancellable(ws, task.start, task.method, &task.options, cancel);
-    match catch_unwind(AssertUnwindSafe(run)) {
-        Ok(r) => r.ok().map(|r| convert::task_done(offset, m, &r)),
+    let result = match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(r) => Ok(r.ok()?),
         Err(panic) => {
             *ws = solver.workspace();
-            Some(convert::task_failed(offset, m, format!("task panicked: {}", panic_message(&panic))))
+            Err(format!("task panicked: {}", panic_message(&panic)))
         }
-    }
+    };
+    Some(TaskDone { start_offset, method_index, result })
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -196,6 +224,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ksweep_proto::v1 as pb;
 
     fn shard(starts: Vec<u64>, methods: &[&str]) -> pb::Shard {
         pb::Shard {
@@ -212,7 +241,23 @@ mod tests {
         }
     }
 
-    fn collect(shard: pb::Shard) -> (Vec<pb::TaskOutcome>, Option<String>) {
+    /// A task's figures: which task, and what it found.
+    type Figures = (u32, u32, bool, u32, u64);
+
+    fn figures(t: &TaskDone) -> Figures {
+        let r = t.result.as_ref().expect("no task failed");
+        (t.start_offset, t.method_index, r.success, r.attempts, r.visited)
+    }
+
+    const LEASE: Lease = Lease { shard: 7, epoch: 3 };
+
+    /// Runs `shard` (decoded first, as the session does) and collects what it sends.
+    fn run(shard: &pb::Shard, control: Arc<Control>, tx: UnboundedSender<Event>, resources: &Resources) {
+        let work = ShardWork::try_from(shard).expect("a shard this worker can build");
+        run_shard(LEASE, &work, control, tx, resources);
+    }
+
+    fn collect(shard: pb::Shard) -> (Vec<TaskDone>, Option<String>) {
         collect_within(shard, u64::MAX)
     }
 
@@ -220,19 +265,25 @@ mod tests {
         Resources::new(memory, 2)
     }
 
-    fn collect_within(shard: pb::Shard, memory: u64) -> (Vec<pb::TaskOutcome>, Option<String>) {
+    fn collect_within(shard: pb::Shard, memory: u64) -> (Vec<TaskDone>, Option<String>) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        run_shard(shard, Arc::new(Control::default()), tx, &resources(memory));
+        run(&shard, Arc::new(Control::default()), tx, &resources(memory));
         drain(rx)
     }
 
-    fn drain(mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>) -> (Vec<pb::TaskOutcome>, Option<String>) {
+    fn drain(mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>) -> (Vec<TaskDone>, Option<String>) {
         let mut tasks = Vec::new();
         let mut finished = None;
         while let Ok(e) = rx.try_recv() {
             match e {
-                Event::Task { outcome, .. } => tasks.push(outcome),
-                Event::Finished { error, .. } => finished = Some(error),
+                Event::Task { lease, task } => {
+                    assert_eq!(lease, LEASE);
+                    tasks.push(task);
+                }
+                Event::Finished { lease, error, .. } => {
+                    assert_eq!(lease, LEASE);
+                    finished = Some(error.map(|e| e.to_string()));
+                }
             }
         }
         (tasks, finished.expect("a finished event"))
@@ -251,7 +302,7 @@ mod tests {
             let start = [0u64, 9, 27][t.start_offset as usize];
             let method = [tour::Method::W, tour::Method::AwPlus][t.method_index as usize];
             let r = solver.run(&mut ws, start, method, solver.config().task_seed(1, start, method), false);
-            assert_eq!((t.success, t.attempts, t.visited), (r.success, r.attempts, r.visited));
+            assert_eq!(figures(t), (t.start_offset, t.method_index, r.success, r.attempts, r.visited));
         }
     }
 
@@ -297,7 +348,7 @@ mod tests {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let stopped = std::thread::scope(|scope| {
             let running = scope.spawn(|| {
-                run_shard(hog, control.clone(), tx, &resources);
+                run(&hog, control.clone(), tx, &resources);
                 std::time::Instant::now()
             });
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -315,7 +366,7 @@ mod tests {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let control = Arc::new(Control::default());
         control.cancelled.store(true, Ordering::Relaxed);
-        run_shard(shard(vec![0, 9], &["w"]), control, tx, &resources);
+        run(&shard(vec![0, 9], &["w"]), control, tx, &resources);
         assert_eq!(drain(rx), (vec![], None));
     }
 
@@ -325,15 +376,16 @@ mod tests {
     fn shards_share_a_kept_solver_and_get_the_same_results() {
         let shards =
             || [shard(vec![0, 9, 27], &["w", "aw+"]), shard(vec![1, 10], &["aw+", "mw"]), shard(vec![5], &["w"])];
-        let sorted = |mut tasks: Vec<pb::TaskOutcome>| {
-            tasks.sort_by_key(|t| (t.start_offset, t.method_index));
-            tasks.iter().map(|t| (t.start_offset, t.method_index, t.success, t.attempts, t.visited)).collect::<Vec<_>>()
+        let sorted = |tasks: Vec<TaskDone>| {
+            let mut figures: Vec<Figures> = tasks.iter().map(figures).collect();
+            figures.sort();
+            figures
         };
         let shared = resources(u64::MAX);
         for shard in shards() {
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
             let alone = collect(shard.clone());
-            run_shard(shard, Arc::new(Control::default()), tx, &shared);
+            run(&shard, Arc::new(Control::default()), tx, &shared);
             let (kept, error) = drain(rx);
             assert_eq!(error, None);
             assert_eq!(sorted(kept), sorted(alone.0));
@@ -341,12 +393,17 @@ mod tests {
         assert_eq!(shared.solvers.builds(), 1);
     }
 
+    /// A shard the worker cannot build is refused as it is decoded, with
+    /// the decoder's words as the shard's error; so is one whose methods
+    /// cannot do what it asks.
     #[test]
     fn a_bad_shard_is_an_error_not_a_crash() {
-        let (tasks, error) = collect(shard(vec![64], &["w"]));
+        let decoded = |s: pb::Shard| ShardWork::try_from(&s).map_err(|e| ShardError::from(e).to_string());
+        assert!(decoded(shard(vec![64], &["w"])).unwrap_err().contains("off the"));
+        assert!(decoded(shard(vec![0], &["nope"])).unwrap_err().contains("method"));
+        let closed = pb::Shard { closed: true, ..shard(vec![0], &["w"]) };
+        let (tasks, error) = collect(closed);
         assert!(tasks.is_empty());
-        assert!(error.unwrap().contains("off the"));
-        let (_, error) = collect(shard(vec![0], &["nope"]));
-        assert!(error.unwrap().contains("method"));
+        assert_eq!(error.as_deref(), Some("method w cannot look for the closed tours this shard asks for"));
     }
 }

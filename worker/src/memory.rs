@@ -87,7 +87,7 @@ impl Free<'_> {
     }
 
     /// How many tasks of `need` (up to `threads`) fit in the free bytes.
-    pub fn lanes(&self, need: MemoryNeed, threads: usize) -> usize {
+    pub fn workspaces(&self, need: MemoryNeed, threads: usize) -> usize {
         let more =
             self.bytes().saturating_sub(need.with_threads(1)).checked_div(need.per_thread).unwrap_or(threads as u64);
         1 + more.min(threads.saturating_sub(1) as u64) as usize
@@ -126,8 +126,8 @@ impl MemoryBudget {
             if free.bytes() < first {
                 return None;
             }
-            let lanes = free.lanes(need, threads);
-            Some((free.take(need.with_threads(lanes as u64)), lanes))
+            let workspaces = free.workspaces(need, threads);
+            Some((free.take(need.with_threads(workspaces as u64)), workspaces))
         }))
     }
 
@@ -157,12 +157,12 @@ mod tests {
         // 3D N = 1000: about 1 GB shared and 1 GB a thread; 4 GB in all.
         let need = MemoryNeed { shared: GIB, per_thread: GIB };
         let budget = MemoryBudget::new(4 * GIB);
-        let (held, lanes) = budget.reserve(need, 16).unwrap();
-        assert_eq!(lanes, 3, "16 threads, room for 3 walks beside the shared array");
+        let (held, workspaces) = budget.reserve(need, 16).unwrap();
+        assert_eq!(workspaces, 3, "16 threads, room for 3 walks beside the shared array");
         assert_eq!(*budget.free.lock().unwrap(), 0);
         drop(held);
         assert_eq!(*budget.free.lock().unwrap(), 4 * GIB, "given back");
-        // Never more lanes than threads, however much is free.
+        // Never more workspaces than threads, however much is free.
         assert_eq!(budget.reserve(MemoryNeed { shared: 1, per_thread: 1 }, 2).unwrap().1, 2);
         // A board whose one task needs more than the budget fails at once.
         assert_eq!(budget.reserve(MemoryNeed { shared: 3 * GIB, per_thread: 2 * GIB }, 1).unwrap_err(), 5 * GIB);
@@ -172,11 +172,11 @@ mod tests {
     fn a_shard_waits_for_memory_another_holds() {
         let need = MemoryNeed { shared: GIB, per_thread: GIB };
         let budget = MemoryBudget::new(3 * GIB);
-        let (held, lanes) = budget.reserve(need, 4).unwrap();
-        assert_eq!(lanes, 2);
+        let (held, workspaces) = budget.reserve(need, 4).unwrap();
+        assert_eq!(workspaces, 2);
         let waiter = {
             let budget = budget.clone();
-            std::thread::spawn(move || budget.reserve(need, 4).map(|(_, lanes)| lanes))
+            std::thread::spawn(move || budget.reserve(need, 4).map(|(_, workspaces)| workspaces))
         };
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert!(!waiter.is_finished(), "no room until the first shard ends");

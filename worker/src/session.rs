@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ksweep_proto::cluster_dir::{ClusterDir, Located};
+use ksweep_proto::convert;
 use ksweep_proto::v1 as pb;
 use ksweep_proto::v1::workers_client::WorkersClient;
 use ksweep_proto::BearerToken;
@@ -17,7 +18,7 @@ use tonic::transport::Channel;
 use tonic::Status;
 
 use crate::error::Error;
-use crate::execute::{Control, Event};
+use crate::execute::{Control, Event, Lease};
 
 mod farewell;
 mod register;
@@ -137,12 +138,16 @@ struct Session {
 impl Session {
     fn apply(&mut self, event: Event) {
         match event {
-            Event::Task { shard, epoch, outcome } => {
+            Event::Task { lease: Lease { shard, epoch }, task } => {
                 if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
+                    let outcome = match &task.result {
+                        Ok(r) => convert::task_done(task.start_offset, task.method_index, r),
+                        Err(why) => convert::task_failed(task.start_offset, task.method_index, why.clone()),
+                    };
                     self.entry(shard, epoch).tasks.push(outcome);
                 }
             }
-            Event::Finished { shard, epoch, error, busy } => {
+            Event::Finished { lease: Lease { shard, epoch }, error, busy } => {
                 if self.running.get(&shard).is_some_and(|r| r.epoch == epoch) {
                     self.running.remove(&shard);
                     let busy = busy.as_secs_f64();
@@ -152,7 +157,7 @@ impl Session {
                     }
                     .into();
                     if let Some(error) = error {
-                        self.entry(shard, epoch).error = error;
+                        self.entry(shard, epoch).error = error.to_string();
                     }
                 }
             }

@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tour::{format_bytes, Configuration, MemoryNeed, Solver};
+use tour::{Configuration, MemoryNeed, Solver};
 
+use crate::error::ShardError;
 use crate::memory::{Free, MemoryBudget, Reservation};
 
 /// Most solvers kept: a sweep's shards come in its grid's order, a few
@@ -59,7 +60,7 @@ impl Entry {
     }
 }
 
-/// What [`SolverCache::grant`] gives a shard: its reservation, its lanes
+/// What [`SolverCache::grant`] gives a shard: its reservation, its workspaces
 /// and the kept solver, if any.
 type Grant = (Reservation, usize, Option<Arc<Solver>>);
 
@@ -69,10 +70,10 @@ pub struct ShardSolver<'a> {
     // Dropped before `held`, so that the solver is idle (evictable) by the
     // time the release of `held` wakes shards waiting for memory.
     solver: Arc<Solver>,
-    /// The shard's lanes, and the solver's shared bytes unless the cache
-    /// holds them; never empty (a lane has its degree array).
+    /// The shard's workspaces, and the solver's shared bytes unless the cache
+    /// holds them; never empty (a workspace has its degree array).
     held: Reservation,
-    lanes: usize,
+    workspaces: usize,
     cache: &'a SolverCache,
     /// A task panicked: the solver is not kept for other shards.
     tainted: AtomicBool,
@@ -84,8 +85,8 @@ impl ShardSolver<'_> {
     }
 
     /// Tasks the shard may run at once.
-    pub fn lanes(&self) -> usize {
-        self.lanes
+    pub fn workspaces(&self) -> usize {
+        self.workspaces
     }
 
     /// Marks the solver as having seen a panic.
@@ -128,19 +129,21 @@ impl SolverCache {
     /// configurations first, for the shard's first task and then for as
     /// many more as it can run. Errs, without waiting, when one task could
     /// never fit, or the solver cannot be built.
-    pub fn take(&self, config: &Configuration, need: MemoryNeed, threads: usize) -> Result<ShardSolver<'_>, String> {
+    pub fn take(
+        &self,
+        config: &Configuration,
+        need: MemoryNeed,
+        threads: usize,
+    ) -> Result<ShardSolver<'_>, ShardError> {
         let first = need.with_threads(1);
         if first > self.budget.total() {
-            return Err(format!(
-                "board {} needs {need}; this worker's memory budget is {}",
-                config.board(),
-                format_bytes(self.budget.total())
-            ));
+            return Err(ShardError::TooBig { board: config.board().to_string(), need, budget: self.budget.total() });
         }
         // Evicted under the budget's lock with their bytes given back;
         // dropped (their solvers freed) after it.
         let mut evicted = Vec::new();
-        let (held, lanes, kept) = self.budget.wait_for(|free| self.grant(config, need, threads, free, &mut evicted));
+        let (held, workspaces, kept) =
+            self.budget.wait_for(|free| self.grant(config, need, threads, free, &mut evicted));
         drop(evicted);
         let built = kept.is_none();
         let solver = match kept {
@@ -150,13 +153,13 @@ impl SolverCache {
             }
             None => {
                 let began = Instant::now();
-                let solver = Arc::new(Solver::new(config.clone()).map_err(|e| e.to_string())?);
+                let solver = Arc::new(Solver::new(config.clone())?);
                 let builds = self.builds.fetch_add(1, Ordering::Relaxed) + 1;
                 tracing::debug!(board = %config.board(), build = ?began.elapsed(), builds, "solver cache miss: built");
                 solver
             }
         };
-        let mut shard = ShardSolver { solver, held, lanes, cache: self, tainted: AtomicBool::new(false) };
+        let mut shard = ShardSolver { solver, held, workspaces, cache: self, tainted: AtomicBool::new(false) };
         if built {
             self.keep(&mut shard, need.shared);
         }
@@ -164,7 +167,7 @@ impl SolverCache {
     }
 
     /// One attempt, under the budget's lock, at the memory of a shard of
-    /// `config`: the shard's lanes, and the solver's shared bytes unless
+    /// `config`: the shard's workspaces, and the solver's shared bytes unless
     /// it is kept (then the kept solver, its reservation grown to `need`'s
     /// shared bytes). None while the first task does not fit.
     fn grant(
@@ -179,7 +182,7 @@ impl SolverCache {
         let at = kept.entries.iter().position(|e| e.solver.config() == config);
         let covered = at.map_or(0, |i| kept.entries[i].held.bytes());
         let own = MemoryNeed { shared: need.shared.saturating_sub(covered), per_thread: need.per_thread };
-        // Room for every lane, from idle solvers of other configurations,
+        // Room for every workspace, from idle solvers of other configurations,
         // least recently used first.
         let all = own.with_threads(threads as u64);
         while free.bytes() < all {
@@ -203,8 +206,8 @@ impl SolverCache {
         if free.bytes() < own.with_threads(1) {
             return None;
         }
-        let lanes = free.lanes(own, threads);
-        let mut held = free.take(own.with_threads(lanes as u64));
+        let workspaces = free.workspaces(own, threads);
+        let mut held = free.take(own.with_threads(workspaces as u64));
         kept.clock += 1;
         let clock = kept.clock;
         let solver = at.map(|i| {
@@ -216,7 +219,7 @@ impl SolverCache {
             entry.held.merge(held.split(grow));
             entry.solver.clone()
         });
-        Some((held, lanes, solver))
+        Some((held, workspaces, solver))
     }
 
     /// Keeps a shard's newly built solver, with `shared` bytes of its
@@ -275,7 +278,7 @@ impl SolverCache {
 mod tests {
     use std::time::Duration;
 
-    use tour::{Board, Method, Moves};
+    use tour::{format_bytes, Board, Method, Moves};
 
     use super::*;
 
@@ -347,7 +350,7 @@ mod tests {
         drop(cache.take(&a, need(&a), 1).unwrap());
         assert_eq!(kept(&cache), [a.board().clone()]);
         let shard = cache.take(&b, need(&b), 4).unwrap();
-        assert_eq!(shard.lanes(), 1);
+        assert_eq!(shard.workspaces(), 1);
         assert!(kept(&cache).iter().all(|board| board != a.board()), "a evicted");
         drop(shard);
         assert_eq!(budget.free() + kept(&cache).len() as u64 * need(&b).shared, total);
@@ -361,7 +364,7 @@ mod tests {
         let cache = SolverCache::new(MemoryBudget::new(total), 8, total);
         drop(cache.take(&a, need(&a), 1).unwrap());
         let shard = cache.take(&b, need(&b), 2).unwrap();
-        assert_eq!((shard.lanes(), cache.builds()), (2, 2));
+        assert_eq!((shard.workspaces(), cache.builds()), (2, 2));
         assert_eq!(kept(&cache), [b.board().clone()]);
     }
 
@@ -374,11 +377,11 @@ mod tests {
         let cache = SolverCache::new(MemoryBudget::new(total), 8, total);
         let running = cache.take(&a, need(&a), 1).unwrap();
         std::thread::scope(|scope| {
-            let waiter = scope.spawn(|| cache.take(&b, need(&b), 1).map(|s| s.lanes()));
+            let waiter = scope.spawn(|| cache.take(&b, need(&b), 1).map(|s| s.workspaces()));
             std::thread::sleep(Duration::from_millis(50));
             assert!(!waiter.is_finished(), "no room while a's shard runs");
             drop(running);
-            assert_eq!(waiter.join().unwrap(), Ok(1));
+            assert_eq!(waiter.join().unwrap().unwrap(), 1);
         });
         assert!(kept(&cache).iter().all(|board| board != a.board()), "a evicted");
     }
@@ -401,7 +404,7 @@ mod tests {
     fn a_board_that_can_never_fit_is_refused_and_a_tainted_solver_is_not_kept() {
         let c = config(&[8, 8]);
         let cache = SolverCache::for_budget(MemoryBudget::new(need(&c).with_threads(1) - 1));
-        let refused = cache.take(&c, need(&c), 1).unwrap_err();
+        let refused = cache.take(&c, need(&c), 1).unwrap_err().to_string();
         assert!(refused.starts_with("board 8x8 needs"), "{refused}");
         let cache = SolverCache::for_budget(MemoryBudget::new(1 << 20));
         let shard = cache.take(&c, need(&c), 1).unwrap();

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -11,9 +12,10 @@ use sweep::replay::{Replay, ReplayOptions, ReplayRow, Replayed};
 use sweep::Sweep;
 use tour::Method;
 
+use crate::cmd::run::Embedded;
 use crate::input_file;
 use crate::shutdown::{Interrupted, Signals};
-use crate::source::DbSource;
+use crate::source::Source;
 
 /// Replay published experiments (data/replay/*.tsv.gz) and compare.
 #[derive(Debug, Args)]
@@ -63,7 +65,14 @@ pub async fn run(args: ReplayArgs, out: &mut impl Write) -> Result<()> {
         .clone()
         .unwrap_or_else(|| std::env::temp_dir().join(format!("ksweep-replay-{}.db", std::process::id())));
     let mut signals = Signals::install().context("cannot install signal handlers")?;
-    let result = replay_all(&args, &options, &db, &mut signals, out).await;
+    let result = match Embedded::start(&db, args.threads, None, args.reuse).await {
+        Ok(mut embedded) => {
+            let result = replay_all(&args, &options, &mut embedded, &mut signals, out).await;
+            let stopped = embedded.stop().await;
+            result.and_then(|totals| stopped.map(|()| totals))
+        }
+        Err(e) => Err(e),
+    };
     if temporary {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
@@ -93,23 +102,24 @@ pub async fn run(args: ReplayArgs, out: &mut impl Write) -> Result<()> {
 async fn replay_all(
     args: &ReplayArgs,
     options: &ReplayOptions,
-    db: &Path,
+    embedded: &mut Embedded,
     signals: &mut Signals,
     out: &mut impl Write,
 ) -> Result<Totals> {
     let mut totals = Totals::default();
+    let mut source = embedded.source();
     for path in &args.files {
         let replay = Replay::parse(&read_text(path)?).with_context(|| format!("{}", path.display()))?;
         let mut found: HashMap<(Method, u32, Vec<u64>), Replayed> = HashMap::new();
         for (method, spec) in replay.specs(options) {
             let text = spec.to_canonical_toml();
-            let (id, last) =
-                crate::cmd::run::embedded(text.clone(), db, args.threads, None, args.reuse, signals).await?;
+            let sweep = Arc::new(Sweep::parse(&text)?);
+            let (id, last) = embedded.run(text, sweep.clone(), signals).await?;
             last.map_err(|signal| Interrupted {
                 signal,
                 message: "the replay stopped; with --db, rerunning resumes it".into(),
             })?;
-            collect(db, &id, &Sweep::parse(&text)?, method, &mut found)?;
+            collect(&mut source, &id, &sweep, method, &mut found).await?;
         }
         let rows = replay.compare(options, |m, n, start| found.get(&(m, n, start.to_vec())).copied());
         print_replay(&replay, &rows, args.show, out)?;
@@ -138,16 +148,15 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 /// Every result of sweep `id`, keyed by (method, N, start coordinates).
-fn collect(
-    db: &Path,
+async fn collect(
+    source: &mut Source,
     id: &str,
     sweep: &Sweep,
     method: Method,
     found: &mut HashMap<(Method, u32, Vec<u64>), Replayed>,
 ) -> Result<()> {
-    let source = DbSource::open(db)?;
-    let mut pages = source.export(Some(id))?;
-    while let Some(page) = pages.next_page()? {
+    let mut pages = source.export(Some(id)).await?;
+    while let Some(page) = pages.next_page().await? {
         for r in page {
             let entry =
                 sweep.configurations().get(r.config as usize).context("a result of an unknown configuration")?;

@@ -3,22 +3,31 @@
 //! paths as a cluster; progress bar, then the tables. Interrupt it and run
 //! it again: it resumes from the database.
 
+//!
+//! The spec is parsed once (the coordinator takes that parse, offered in
+//! process, instead of parsing the submitted text again) and the database
+//! opened once: the statuses and tables at the end come from the same
+//! coordinator.
+
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use ksweep_coordinator::store::Store;
+use ksweep_coordinator::store::{ParsedSweeps, Store};
 use ksweep_coordinator::CoordinatorOptions;
+use ksweep_proto::v1 as pb;
 use ksweep_standalone::Standalone;
 use sweep::{render, Sweep, SweepState, SweepStatus};
 
 use crate::cmd::coordinator::{Dashboard, HttpArg};
 use crate::cmd::status::print_status;
+use crate::cmd::submit::ReuseArg;
 use crate::cmd::table::TableView;
 use crate::cmd::watch::follow;
-use crate::connect::ConnectArgs;
+use crate::connect::{status_error, Client, ConnectArgs};
 use crate::shutdown::{Interrupted, Signal, Signals};
-use crate::source::DbSource;
+use crate::source::{unserved_status, Source};
 
 /// Run a sweep in this process and print its tables.
 #[derive(Debug, Args)]
@@ -49,50 +58,58 @@ pub struct RunArgs {
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     // The spec first, while a signal still ends the process (a read that
-    // waits on a pipe included); then a ctrl-c stops the run cleanly.
+    // waits on a pipe included), and checked before the database is
+    // created; then a ctrl-c stops the run cleanly.
     let text = crate::spec_file::load(&args.spec)?;
-    let others = unfinished_besides(&args.db, &Sweep::parse(&text)?.id())?;
+    let sweep = Arc::new(Sweep::parse(&text)?);
+    let mut signals = Signals::install().context("cannot install signal handlers")?;
+    let mut embedded = Embedded::start(&args.db, args.threads, args.http.dashboard()?, args.reuse).await?;
+    let outcome = run_all(&args, &mut embedded, text, sweep, &mut signals, out).await;
+    let stopped = embedded.stop().await;
+    outcome?;
+    stopped
+}
+
+/// `ksweep run` on its started cluster: SPEC's sweep, its status and
+/// tables, then (with `--all`) the other unfinished sweeps.
+async fn run_all(
+    args: &RunArgs,
+    embedded: &mut Embedded,
+    text: String,
+    sweep: Arc<Sweep>,
+    signals: &mut Signals,
+    out: &mut impl std::io::Write,
+) -> Result<()> {
+    let others = embedded.unfinished_besides(&sweep.id()).await?;
     if !others.is_empty() && !args.all {
         eprintln!("{}", others_note(&others));
     }
-    let mut signals = Signals::install().context("cannot install signal handlers")?;
-    let (id, last) = embedded(text, &args.db, args.threads, args.http.dashboard()?, args.reuse, &mut signals).await?;
     let resume = |id: &str| format!("run the same command again to resume sweep {id} from {}", args.db.display());
+    let (id, last) = embedded.run(text, sweep, signals).await?;
     last.map_err(|signal| Interrupted { signal, message: resume(&id) })?;
-    // The file's status, not the watch stream's last: it has the sweep's
-    // CPU time and the workers that ran it.
-    let db = DbSource::open(&args.db)?;
-    let last = db.status(Some(&id))?;
+    // The coordinator's status, not the watch stream's last: it has the
+    // sweep's CPU time and the workers that ran it.
+    let mut source = embedded.source();
+    let last = source.status(Some(&id)).await?;
     if args.view.is_data() {
         print_status(&last, &mut std::io::stderr())?;
     } else {
         print_status(&last, &mut *out)?;
         writeln!(out)?;
     }
-    let rows = db.table_rows(Some(&id))?;
+    let rows = source.table_rows(Some(&id)).await?;
     args.view.check_rule(&rows)?;
     write!(out, "{}", render(&rows, &args.view.options(&last)))?;
-    drop(db);
     if args.all {
         for other in others {
-            let spec = DbSource::open(&args.db)?.status(Some(&other.sweep_id))?.spec_toml;
             eprintln!("resuming sweep {} ({}), stopped at {}", other.sweep_id, other.name, other.progress_text());
-            let (id, last) = embedded(spec, &args.db, args.threads, None, args.reuse, &mut signals).await?;
+            let sweep = Arc::new(Sweep::parse(&other.spec_toml).context("the sweep's stored spec")?);
+            let (id, last) = embedded.run(other.spec_toml, sweep, signals).await?;
             last.map_err(|signal| Interrupted { signal, message: resume(&id) })?;
-            print_status(&DbSource::open(&args.db)?.status(Some(&id))?, &mut std::io::stderr())?;
+            print_status(&source.status(Some(&id)).await?, &mut std::io::stderr())?;
         }
     }
     Ok(())
-}
-
-/// The sweeps of the database `db` other than `id` that a run stopped
-/// before they ended (none when there is no database yet).
-fn unfinished_besides(db: &Path, id: &str) -> Result<Vec<SweepStatus>> {
-    if !db.exists() {
-        return Ok(Vec::new());
-    }
-    let all = DbSource::open(db)?.list()?;
-    Ok(all.into_iter().filter(|s| s.state == SweepState::Stopped && s.sweep_id != id).collect())
 }
 
 /// What a run says of the unfinished sweeps it leaves alone.
@@ -108,37 +125,75 @@ fn others_note(others: &[SweepStatus]) -> String {
     note
 }
 
-/// Runs the sweep `text` in this process (a coordinator on a loopback port, a
-/// worker, the database `db`), following it with a progress bar until it
-/// ends or a signal comes. Returns its id and last status, or the signal.
-pub async fn embedded(
-    text: String,
-    db: &Path,
-    threads: usize,
-    http: Option<Dashboard>,
-    reuse: crate::cmd::submit::ReuseArg,
-    signals: &mut Signals,
-) -> Result<(String, std::result::Result<SweepStatus, Signal>)> {
-    // Refuse a bad spec before starting anything. The coordinator serves
-    // this spec alone: what it allows itself (`[limits]`) is the cap.
-    let spec_caps = *Sweep::parse(&text)?.limits();
-    let store = Store::open(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
-    // Only this sweep runs: others the file holds stopped wait for `--all`.
-    let mut options = CoordinatorOptions { spec_caps, resume_running: false, ..CoordinatorOptions::default() };
-    if let Some(dashboard) = &http {
-        dashboard.serve_with(&mut options);
-    }
-    let cluster = Standalone::start(store, options, threads).await?;
-    if let Some(dashboard) = &http {
-        // The run's token is random: the link that logs this browser in.
-        eprintln!("dashboard: http://{}/?token={}", dashboard.addr, cluster.token());
+/// A coordinator on a loopback port, a worker and a database file in this
+/// process, with a client connected to them: `ksweep run` and `ksweep
+/// replay` run their sweeps on one, one after another.
+pub struct Embedded {
+    cluster: Standalone,
+    client: Client,
+    /// The coordinator's parsed specs, where a sweep's own parse is offered.
+    parsed: Arc<ParsedSweeps>,
+    reuse: ReuseArg,
+}
+
+impl Embedded {
+    /// Opens (or creates) the database `db` and starts the coordinator and
+    /// a worker of `threads` threads (0: all cores) on it, with the
+    /// dashboard on `http` if given. No sweep runs until [`Embedded::run`]
+    /// submits one: the sweeps the file holds unfinished wait.
+    pub async fn start(db: &Path, threads: usize, http: Option<Dashboard>, reuse: ReuseArg) -> Result<Embedded> {
+        let store = Store::open(db).with_context(|| format!("--db: cannot open {}", db.display()))?;
+        let parsed = store.parsed().clone();
+        // The coordinator serves this user's specs alone, each held to its
+        // own `[limits]`.
+        let mut options =
+            CoordinatorOptions { spec_caps: sweep::Limits::UNCAPPED, resume_running: false, ..Default::default() };
+        if let Some(dashboard) = &http {
+            dashboard.serve_with(&mut options);
+        }
+        let cluster = Standalone::start(store, options, threads).await?;
+        if let Some(dashboard) = &http {
+            // The run's token is random: the link that logs this browser in.
+            eprintln!("dashboard: http://{}/?token={}", dashboard.addr, cluster.token());
+        }
+        let connect = ConnectArgs::plain(cluster.url().to_string(), cluster.token().to_string());
+        match connect.connect().await {
+            Ok(client) => Ok(Embedded { cluster, client, parsed, reuse }),
+            Err(e) => {
+                let _ = cluster.stop().await;
+                Err(e)
+            }
+        }
     }
 
-    let connect = ConnectArgs::plain(cluster.url().to_string(), cluster.token().to_string());
-    let outcome = async {
-        let mut client = connect.connect().await?;
+    /// The sweeps of the database other than `id` that a run stopped
+    /// before they ended. Asked before any sweep runs here, so every sweep
+    /// stored as running is one a run left (as the file reads unserved).
+    pub async fn unfinished_besides(&mut self, id: &str) -> Result<Vec<SweepStatus>> {
+        let reply = self.client.list(pb::ListRequest {}).await.map_err(status_error)?.into_inner();
+        let mut others = Vec::new();
+        for status in reply.sweeps {
+            let status = unserved_status(SweepStatus::try_from(status)?);
+            if status.state == SweepState::Stopped && status.sweep_id != id {
+                others.push(status);
+            }
+        }
+        Ok(others)
+    }
+
+    /// Runs the sweep `text` (`sweep` its parse under its own limits),
+    /// following it with a progress bar until it ends or a signal comes.
+    /// Returns its id and last status, or the signal.
+    pub async fn run(
+        &mut self,
+        text: String,
+        sweep: Arc<Sweep>,
+        signals: &mut Signals,
+    ) -> Result<(String, std::result::Result<SweepStatus, Signal>)> {
+        self.parsed.offer(text.clone(), sweep);
         let reply =
-            client.submit(reuse.request(text)).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?.into_inner();
+            self.client.submit(self.reuse.request(text)).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+        let reply = reply.into_inner();
         // Beside the progress bar, on stderr: stdout may carry data.
         if reply.created {
             if let Some(line) = crate::cmd::submit::describe(&reply)?.get(1) {
@@ -147,13 +202,19 @@ pub async fn embedded(
         }
         let id = reply.sweep_id;
         tokio::select! {
-            last = follow(&mut client, &id) => last.map(|s| (id, Ok(s))),
+            last = follow(&mut self.client, &id) => last.map(|s| (id, Ok(s))),
             signal = signals.recv() => Ok((id, Err(signal))),
         }
     }
-    .await;
-    let stopped = cluster.stop().await;
-    let (id, last) = outcome?;
-    stopped.context("the in-process coordinator")?;
-    Ok((id, last))
+
+    /// The coordinator as a source of statuses, tables and exports.
+    pub fn source(&self) -> Source {
+        Source::Coordinator(self.client.clone())
+    }
+
+    /// Stops the worker (it delivers what it finished), then the
+    /// coordinator.
+    pub async fn stop(self) -> Result<()> {
+        self.cluster.stop().await.context("the in-process coordinator")
+    }
 }

@@ -14,9 +14,10 @@ use super::Scheduler;
 use crate::ids::{Epoch, ShardId, SweepKey, WorkerId};
 use crate::model::NewShards;
 
-/// A shard handed to a worker: everything it needs to run it.
+/// A shard handed to a worker: everything it needs to run it. `S` is its
+/// start cells: drawn (the default), or `Option` in a [`LeasedShard`].
 #[derive(Debug, Clone)]
-pub struct Assignment {
+pub struct Assignment<S = Arc<[u64]>> {
     pub shard: ShardId,
     pub epoch: Epoch,
     pub sweep_key: SweepKey,
@@ -25,21 +26,19 @@ pub struct Assignment {
     pub plan: ShardPlan,
     /// The sweep's methods it runs, in sweep order.
     pub methods: MethodSet,
-    pub starts: Arc<[u64]>,
+    pub starts: S,
 }
 
-/// A shard just leased, whose start cells may still have to be drawn.
-#[derive(Debug, Clone)]
-pub struct LeasedShard {
-    pub shard: ShardId,
-    pub epoch: Epoch,
-    pub sweep_key: SweepKey,
-    pub sweep_id: String,
-    pub sweep: Arc<Sweep>,
-    pub plan: ShardPlan,
-    pub methods: MethodSet,
-    /// None until drawn ([`Grant::draw_starts`]).
-    pub starts: Option<Arc<[u64]>>,
+/// A shard just leased, whose start cells are None until drawn
+/// ([`Grant::draw_starts`]).
+pub type LeasedShard = Assignment<Option<Arc<[u64]>>>;
+
+impl<S> Assignment<S> {
+    /// The same shard with start cells `starts`.
+    pub fn with_starts<T>(self, starts: T) -> Assignment<T> {
+        let Assignment { shard, epoch, sweep_key, sweep_id, sweep, plan, methods, starts: _ } = self;
+        Assignment { shard, epoch, sweep_key, sweep_id, sweep, plan, methods, starts }
+    }
 }
 
 /// Estimated work a worker holds, and the most it may hold (µs).

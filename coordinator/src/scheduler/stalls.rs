@@ -178,9 +178,9 @@ impl Scheduler {
 
     /// How long a worker holding `run` may go without a new result, in
     /// microseconds, as far as `run` goes: `STALL_TASK_FACTOR` times its
-    /// worst task, or a batch of them if longer. A worker's lane runs up to
+    /// worst task, or a batch of them if longer. A worker's workspace runs up to
     /// `Solver::tasks_at_once` (32) tasks of a shard one after the other
-    /// and sends their results together, so a lone lane on a shard of
+    /// and sends their results together, so a lone workspace on a shard of
     /// thirty-two 1e8-node `bt` tasks of (3,2) 12x12 goes 14 minutes here
     /// without one.
     fn window_micros(&self, run: &ShardRun) -> f64 {

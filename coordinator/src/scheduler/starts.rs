@@ -29,8 +29,8 @@ impl Grant {
             .leased
             .into_iter()
             .map(|l| {
-                let starts = match l.starts {
-                    Some(starts) => starts,
+                let starts = match &l.starts {
+                    Some(starts) => starts.clone(),
                     None => {
                         let config = l.plan.config;
                         let list = match lists.iter().find(|(k, c, _)| *k == l.sweep_key && *c == config) {
@@ -44,16 +44,7 @@ impl Grant {
                         list[l.plan.start_lo as usize..l.plan.start_hi as usize].into()
                     }
                 };
-                Assignment {
-                    shard: l.shard,
-                    epoch: l.epoch,
-                    sweep_key: l.sweep_key,
-                    sweep_id: l.sweep_id,
-                    sweep: l.sweep,
-                    plan: l.plan,
-                    methods: l.methods,
-                    starts,
-                }
+                l.with_starts(starts)
             })
             .collect();
         DrawnStarts { assignments, lists }

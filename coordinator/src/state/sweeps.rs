@@ -82,6 +82,14 @@ impl Shared {
         Ok(())
     }
 
+    /// The parse of `text` offered by this process ([`ParsedSweeps::offer`]),
+    /// if it is what parsing `text` under `caps` would give.
+    ///
+    /// [`ParsedSweeps::offer`]: crate::store::ParsedSweeps::offer
+    pub fn offered(&self, text: &str, caps: &sweep::Limits) -> Option<Arc<Sweep>> {
+        self.parsed.take_offered(text, caps)
+    }
+
     /// Stores a sweep (or finds the stored one with its id) and schedules
     /// it if it is running. With `resume`, a cancelled sweep runs again from
     /// where it stopped (its results and open shards are stored); without,

@@ -30,6 +30,9 @@ const KEPT_CONFIGURATIONS: usize = 100_000;
 #[derive(Debug, Default)]
 pub struct ParsedSweeps {
     recent: Mutex<VecDeque<(SweepKey, String, Arc<Sweep>)>>,
+    /// A spec the process that owns this coordinator parsed before
+    /// submitting it ([`ParsedSweeps::offer`]).
+    offered: Mutex<Option<(String, Arc<Sweep>)>>,
 }
 
 impl ParsedSweeps {
@@ -62,6 +65,25 @@ impl ParsedSweeps {
     /// removed, and a later read parses it again.
     pub fn forget(&self, key: SweepKey) {
         self.recent.lock().unwrap_or_else(|p| p.into_inner()).retain(|(k, _, _)| *k != key);
+    }
+
+    /// Offers `sweep`, the parse of `text` under its own limits, to the next
+    /// submission of `text`: a program that starts a coordinator in its own
+    /// process (`ksweep run`) parsed the spec to check it and need not have
+    /// it parsed again. Replaces an earlier offer.
+    pub fn offer(&self, text: String, sweep: Arc<Sweep>) {
+        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = Some((text, sweep));
+    }
+
+    /// The offered parse, taken, if it is of `text` and what parsing `text`
+    /// under `caps` would give: its own limits are within them.
+    pub fn take_offered(&self, text: &str, caps: &sweep::Limits) -> Option<Arc<Sweep>> {
+        let mut offered = self.offered.lock().unwrap_or_else(|p| p.into_inner());
+        let fits = |(t, s): &(String, Arc<Sweep>)| t == text && s.limits().capped(caps) == *s.limits();
+        if offered.as_ref().is_some_and(fits) {
+            return offered.take().map(|(_, sweep)| sweep);
+        }
+        None
     }
 
     /// Removes and returns the kept parse of `key`, if it is of sweep `id`.
@@ -136,5 +158,21 @@ mod tests {
         let huge = large(KEPT_CONFIGURATIONS + 1);
         store.parsed().keep(SweepKey(1002), "huge", huge);
         assert!(store.parsed().take(SweepKey(1002), "huge").is_some(), "the last one used stays");
+    }
+
+    /// An offered parse is taken once, for its own text, and only where the
+    /// caps would not lower its limits (a parse under them could differ).
+    #[test]
+    fn an_offered_parse_is_taken_for_its_text_within_the_caps() {
+        let parsed = ParsedSweeps::default();
+        let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
+        let uncapped = sweep::Limits::UNCAPPED;
+        parsed.offer(SPEC.to_string(), sweep.clone());
+        assert!(parsed.take_offered("name = \"other\"", &uncapped).is_none(), "another text");
+        let tight = sweep::Limits { max_tasks: 1, ..uncapped };
+        assert!(parsed.take_offered(SPEC, &tight).is_none(), "caps below its limits");
+        let taken = parsed.take_offered(SPEC, sweep.limits()).expect("its own limits");
+        assert!(Arc::ptr_eq(&taken, &sweep));
+        assert!(parsed.take_offered(SPEC, &uncapped).is_none(), "taken once");
     }
 }

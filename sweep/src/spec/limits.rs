@@ -34,6 +34,16 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// No limit at all: the caps of a coordinator that serves only its own
+    /// user's specs (`ksweep run`), which holds each spec to its own.
+    pub const UNCAPPED: Limits = Limits {
+        max_cells: u64::MAX,
+        max_tasks: u64::MAX,
+        max_configurations: u64::MAX,
+        max_budget: u64::MAX,
+        max_iterations: u32::MAX,
+    };
+
     /// Each limit lowered to at most `caps`'s: what a server that accepts
     /// specs from others (the coordinator) allows whatever a spec asks for.
     pub fn capped(self, caps: &Limits) -> Limits {

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ksweep_proto::convert::ShardWork;
 use ksweep_proto::v1 as pb;
 use ksweep_proto::{classify, WorkerAction, WorkerRpc};
 use tokio::sync::mpsc;
@@ -14,7 +15,7 @@ use tokio::time::{sleep, sleep_until, Instant};
 use super::{cause, Running, Session, SessionEnd, Target, BATCH_WINDOW, FIRST_BACKOFF, IDLE_POLL, MAX_BACKOFF};
 use crate::activity::HELD_UP;
 use crate::error::Error;
-use crate::execute::{run_shard, Control, Event, Resources};
+use crate::execute::{run_shard, Control, Event, Lease, Resources};
 
 /// Polls for one registration: delivers results, takes shards, obeys
 /// revocations and drains; ends at shutdown, when the coordinator refuses
@@ -177,7 +178,15 @@ fn start(
         // On the pool, under the session's span: a shard's events say
         // which session and shard they are of.
         let span = tracing::debug_span!("shard", id = shard.shard_id, epoch = shard.epoch);
-        pool.spawn(move || span.in_scope(|| run_shard(shard, control, tx, &resources)));
+        let lease = Lease { shard: shard.shard_id, epoch: shard.epoch };
+        // Decoded here, so the pool sees domain types only; a shard this
+        // worker cannot build fails at once with the decoder's words.
+        match ShardWork::try_from(&shard) {
+            Ok(work) => pool.spawn(move || span.in_scope(|| run_shard(lease, &work, control, tx, &resources))),
+            Err(e) => {
+                let _ = tx.send(Event::Finished { lease, error: Some(e.into()), busy: Duration::ZERO });
+            }
+        }
     }
 }
 
