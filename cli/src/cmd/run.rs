@@ -103,8 +103,10 @@ async fn run_all(
     if args.all {
         for other in others {
             eprintln!("resuming sweep {} ({}), stopped at {}", other.sweep_id, other.name, other.progress_text());
-            let sweep = Arc::new(Sweep::parse(&other.spec_toml).context("the sweep's stored spec")?);
-            let (id, last) = embedded.run(other.spec_toml, sweep, signals).await?;
+            // Lists leave the spec out; a sweep's own status carries it.
+            let spec = source.status(Some(&other.sweep_id)).await?.spec_toml;
+            let sweep = Arc::new(Sweep::parse(&spec).context("the sweep's stored spec")?);
+            let (id, last) = embedded.run(spec, sweep, signals).await?;
             last.map_err(|signal| Interrupted { signal, message: resume(&id) })?;
             print_status(&source.status(Some(&id)).await?, &mut std::io::stderr())?;
         }
