@@ -203,12 +203,14 @@ impl Harness {
                 TaskReport {
                     start_offset: o,
                     method_index: m,
-                    success,
-                    attempts: if success { 1 } else { walks },
-                    visited: if success { entry.cells() } else { 1 },
-                    micros: 5,
+                    summary: sweep::TaskSummary {
+                        success,
+                        attempts: if success { 1 } else { walks },
+                        visited: if success { entry.cells() } else { 1 },
+                        micros: 5,
+                        outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+                    },
                     error: None,
-                    outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
                 }
             })
             .collect();

@@ -82,5 +82,5 @@ pub use table::{
     csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,
     TableOptions, IMPOSSIBLE,
 };
-pub use task_report::TaskReport;
+pub use task_report::{TaskReport, TaskSummary};
 pub use work::{micros_to_run, CostModel, Work, WorkTally};

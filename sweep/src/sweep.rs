@@ -2,11 +2,12 @@
 //! checked by the engine, with the sweep's id and task count.
 
 use tour::exists::Claim;
-use tour::{Configuration, Method, Outcome, TaskResult};
+use tour::{Configuration, Method, Outcome};
 
 use crate::cursor::Cursor;
 use crate::error::SpecError;
 use crate::spec::{Limits, SweepSpec};
+use crate::task_report::TaskSummary;
 
 /// A spec that passed every check, expanded into its configurations.
 #[derive(Debug, Clone)]
@@ -155,7 +156,7 @@ impl Sweep {
     /// success is a whole-board tour, attempts within the method's bounds, a
     /// plausible time. A coordinator refuses a batch that fails, so a buggy
     /// or hostile worker cannot put impossible figures into the tables.
-    pub fn check_result(&self, config: u32, start: u64, method: Method, r: &TaskResult) -> Result<(), String> {
+    pub fn check_result(&self, config: u32, start: u64, method: Method, r: &TaskSummary) -> Result<(), String> {
         let Some(entry) = self.configurations.get(config as usize) else {
             return Err(format!("configuration {config} is not in the sweep"));
         };

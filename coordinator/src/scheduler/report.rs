@@ -82,20 +82,12 @@ impl Scheduler {
                     continue;
                 }
                 let method = sweep.sweep.methods()[index];
-                let claimed = tour::TaskResult {
-                    success: t.success,
-                    outcome: t.outcome,
-                    attempts: t.attempts,
-                    visited: t.visited,
-                    micros: t.micros,
-                    path: None,
-                };
                 // Set when the shard's assignment was completed; a report
                 // before that answers an assignment never sent.
                 let Some(start_cell) = run.starts.as_ref().and_then(|s| s.get(t.start_offset as usize)) else {
                     return Err(Error::Refused(format!("{} was never sent to {worker}", report.shard)));
                 };
-                if let Err(why) = sweep.sweep.check_result(run.plan.config, *start_cell, method, &claimed) {
+                if let Err(why) = sweep.sweep.check_result(run.plan.config, *start_cell, method, &t.summary) {
                     return Err(Error::Refused(format!(
                         "{} task ({}, {}) cannot be a result of {}: {why}",
                         report.shard,
@@ -110,12 +102,12 @@ impl Scheduler {
                     start_index: run.plan.start_lo + t.start_offset as u64,
                     method: index as u32,
                     start_cell: *start_cell,
-                    success: t.success,
-                    attempts: t.attempts,
-                    visited: t.visited,
-                    micros: t.micros,
+                    success: t.summary.success,
+                    attempts: t.summary.attempts,
+                    visited: t.summary.visited,
+                    micros: t.summary.micros,
                     worker,
-                    outcome: t.outcome,
+                    outcome: t.summary.outcome,
                     computed_by: run.sweep,
                 });
             }
@@ -151,7 +143,7 @@ impl Scheduler {
                 };
                 if !std::mem::replace(received, true) {
                     run.remaining -= 1;
-                    micros += (t.micros as f64).min(max_task_micros);
+                    micros += (t.summary.micros as f64).min(max_task_micros);
                     new_tasks += 1;
                 }
             }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use sweep::{Cursor, ShardPlan};
+use sweep::{Cursor, ShardPlan, TaskSummary};
 
 use super::*;
 use crate::codes::SweepState;
@@ -62,12 +62,14 @@ fn plausible(sweep: &sweep::Sweep, config: u32, start_offset: u32, method_index:
     TaskReport {
         start_offset,
         method_index,
-        success,
-        attempts: if success { 1 } else { walks },
-        visited: if success { entry.cells() } else { 1 },
-        micros: 3,
+        summary: TaskSummary {
+            success,
+            attempts: if success { 1 } else { walks },
+            visited: if success { entry.cells() } else { 1 },
+            micros: 3,
+            outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
+        },
         error: None,
-        outcome: if success { tour::Outcome::Tour } else { tour::Outcome::GaveUp },
     }
 }
 

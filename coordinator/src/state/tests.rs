@@ -58,12 +58,8 @@ fn answer(a: &Assignment) -> ShardReport {
             tasks.push(TaskReport {
                 start_offset: offset as u32,
                 method_index: m as u32,
-                success: r.success,
-                attempts: r.attempts,
-                visited: r.visited,
-                micros: r.micros,
+                summary: (&r).into(),
                 error: None,
-                outcome: r.outcome,
             });
         }
     }
@@ -454,7 +450,7 @@ async fn a_long_read_holds_up_neither_writes_nor_other_reads() {
         .unwrap();
     let assigned = tokio::time::timeout(quick, shared.assign(worker, 4)).await.expect("a lease").unwrap();
     assert!(!assigned.is_empty());
-    let status = tokio::time::timeout(quick, shared.record(None)).await.expect("another read").unwrap();
+    let status = tokio::time::timeout(quick, shared.sweep_record(None)).await.expect("another read").unwrap();
     assert_eq!(status.key, key);
     assert!(!long.is_finished(), "the long read is still open");
     release.send(()).unwrap();

@@ -87,14 +87,17 @@ impl TryFrom<pb::TaskOutcome> for sweep::TaskReport {
     /// A reported task as the coordinator checks it; an outcome code this
     /// build does not know is refused.
     fn try_from(t: pb::TaskOutcome) -> Result<sweep::TaskReport, ConvertError> {
-        Ok(sweep::TaskReport {
+        let summary = sweep::TaskSummary {
             outcome: task_outcome(&t)?,
-            start_offset: t.start_offset,
-            method_index: t.method_index,
             success: t.success,
             attempts: t.attempts,
             visited: t.visited,
             micros: t.micros,
+        };
+        Ok(sweep::TaskReport {
+            start_offset: t.start_offset,
+            method_index: t.method_index,
+            summary,
             error: reported_error(t.error),
         })
     }

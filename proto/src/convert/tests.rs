@@ -59,7 +59,7 @@ fn a_reported_task_decodes_with_its_error_cut() {
     let long = "x".repeat(MAX_ERROR_CHARS + 5);
     let t = pb::TaskOutcome { start_offset: 3, method_index: 1, error: long, ..Default::default() };
     let report = sweep::TaskReport::try_from(t).unwrap();
-    assert_eq!((report.start_offset, report.method_index, report.outcome), (3, 1, tour::Outcome::GaveUp));
+    assert_eq!((report.start_offset, report.method_index, report.summary.outcome), (3, 1, tour::Outcome::GaveUp));
     let error = report.error.unwrap();
     assert!(error.ends_with(&format!("... ({} bytes)", MAX_ERROR_CHARS + 5)), "{error}");
     assert_eq!(reported_error(String::new()), None);

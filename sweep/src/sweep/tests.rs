@@ -328,30 +328,30 @@ fn implausible_results_are_refused() {
     let sweep = Sweep::parse(SPEC).unwrap();
     // Configuration 4 is 5x5 (25 cells), K = 8; methods w and aw+.
     assert_eq!(sweep.configurations()[4].shape_label(), "5x5");
-    let tour = TaskResult { success: true, outcome: Outcome::Tour, attempts: 3, visited: 25, micros: 9, path: None };
-    let stuck = TaskResult { success: false, outcome: Outcome::GaveUp, visited: 20, attempts: 8, ..tour.clone() };
+    let tour = TaskSummary { success: true, outcome: Outcome::Tour, attempts: 3, visited: 25, micros: 9 };
+    let stuck = TaskSummary { success: false, outcome: Outcome::GaveUp, visited: 20, attempts: 8, ..tour };
     assert_eq!(sweep.check_result(4, 0, Method::AwPlus, &tour), Ok(()));
     assert_eq!(sweep.check_result(4, 0, Method::AwPlus, &stuck), Ok(()));
-    assert_eq!(sweep.check_result(4, 0, Method::W, &TaskResult { attempts: 1, ..tour.clone() }), Ok(()));
+    assert_eq!(sweep.check_result(4, 0, Method::W, &TaskSummary { attempts: 1, ..tour }), Ok(()));
     // 5x5 with (2,1): only even cells may start. A walk's failure there
     // proves nothing; from an odd cell the colour rule proves no-tour.
-    let no_tour = TaskResult { outcome: Outcome::NoTour, ..stuck.clone() };
+    let no_tour = TaskSummary { outcome: Outcome::NoTour, ..stuck };
     assert_eq!(sweep.check_result(4, 1, Method::AwPlus, &no_tour), Ok(()));
     let e = sweep.check_result(4, 0, Method::AwPlus, &no_tour).unwrap_err();
     assert!(e.starts_with("no-tour from aw+ on eligible start 0 is not a proof"), "{e}");
     let bad = [
-        (4, Method::W, tour.clone(), "attempts 3 is outside 1..=1 for w"),
-        (4, Method::AwPlus, TaskResult { attempts: 9, ..tour.clone() }, "attempts 9 is outside 1..=8"),
-        (4, Method::AwPlus, TaskResult { attempts: 0, ..stuck.clone() }, "attempts 0 is outside 1..=8"),
-        (4, Method::AwPlus, TaskResult { visited: 26, ..tour.clone() }, "visited 26 is more than"),
-        (4, Method::AwPlus, TaskResult { visited: 24, ..tour.clone() }, "a tour must visit all 25 cells"),
-        (4, Method::AwPlus, TaskResult { success: false, ..tour.clone() }, "success false contradicts outcome tour"),
-        (4, Method::AwPlus, TaskResult { outcome: Outcome::Tour, ..stuck.clone() }, "success false contradicts"),
-        (4, Method::AwPlus, TaskResult { visited: 0, ..stuck.clone() }, "a walk visits at least its start"),
-        (4, Method::AwPlus, TaskResult { attempts: 7, ..stuck.clone() }, "a failed aw+ makes all 8 walks, not 7"),
-        (4, Method::AwPlus, TaskResult { micros: u64::MAX, ..tour.clone() }, "micros 18446744073709551615 is over"),
-        (4, Method::Mw, tour.clone(), "method mw is not in the sweep"),
-        (99, Method::W, tour.clone(), "configuration 99 is not in the sweep"),
+        (4, Method::W, tour, "attempts 3 is outside 1..=1 for w"),
+        (4, Method::AwPlus, TaskSummary { attempts: 9, ..tour }, "attempts 9 is outside 1..=8"),
+        (4, Method::AwPlus, TaskSummary { attempts: 0, ..stuck }, "attempts 0 is outside 1..=8"),
+        (4, Method::AwPlus, TaskSummary { visited: 26, ..tour }, "visited 26 is more than"),
+        (4, Method::AwPlus, TaskSummary { visited: 24, ..tour }, "a tour must visit all 25 cells"),
+        (4, Method::AwPlus, TaskSummary { success: false, ..tour }, "success false contradicts outcome tour"),
+        (4, Method::AwPlus, TaskSummary { outcome: Outcome::Tour, ..stuck }, "success false contradicts"),
+        (4, Method::AwPlus, TaskSummary { visited: 0, ..stuck }, "a walk visits at least its start"),
+        (4, Method::AwPlus, TaskSummary { attempts: 7, ..stuck }, "a failed aw+ makes all 8 walks, not 7"),
+        (4, Method::AwPlus, TaskSummary { micros: u64::MAX, ..tour }, "micros 18446744073709551615 is over"),
+        (4, Method::Mw, tour, "method mw is not in the sweep"),
+        (99, Method::W, tour, "configuration 99 is not in the sweep"),
     ];
     for (config, method, r, expected) in bad {
         let e = sweep.check_result(config, 0, method, &r).unwrap_err();
@@ -387,7 +387,7 @@ fn the_engines_results_pass_the_check() {
                 let options = sweep.task_options(solver.config(), start, m);
                 let r = solver.run_task(&mut ws, start, m, &options);
                 assert_eq!(
-                    sweep.check_result(c.index, start, m, &r),
+                    sweep.check_result(c.index, start, m, &(&r).into()),
                     Ok(()),
                     "{} {} from {start}: {r:?}",
                     c.shape_label(),

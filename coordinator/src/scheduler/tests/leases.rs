@@ -14,7 +14,7 @@ fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
     let micros = 1000;
     let mut half = full_report(a);
     half.tasks.truncate(1);
-    half.tasks[0].micros = micros;
+    half.tasks[0].summary.micros = micros;
     let before = s.rate.micros_per_cost;
     s.commit(WorkerId(1), std::slice::from_ref(&half), now);
     let sample = micros as f64 / cost;
@@ -22,7 +22,7 @@ fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
     assert!((s.rate.micros_per_cost - expect).abs() < 1e-9 * expect, "{} vs {expect}", s.rate.micros_per_cost);
     // The full report repeats the first task: one new task, one sample.
     let mut full = full_report(a);
-    full.tasks.iter_mut().for_each(|t| t.micros = micros);
+    full.tasks.iter_mut().for_each(|t| t.summary.micros = micros);
     let before = s.rate.micros_per_cost;
     s.commit(WorkerId(1), &[full], now);
     let expect = 0.8 * before + 0.2 * sample;
@@ -34,7 +34,7 @@ fn shard_sizing_counts_each_task_once_and_bounds_reported_time() {
     // An absurd time is clamped.
     let b = &given[1];
     let mut absurd = full_report(b);
-    absurd.tasks.iter_mut().for_each(|t| t.micros = u64::MAX / 4);
+    absurd.tasks.iter_mut().for_each(|t| t.summary.micros = u64::MAX / 4);
     let before = s.rate.micros_per_cost;
     s.commit(WorkerId(1), &[absurd], now);
     let cap = sizing::MAX_TASK_MICROS_PER_LEASE * s.config.lease.as_micros() as f64;
@@ -119,7 +119,7 @@ fn shards_shrink_towards_the_end() {
         let Some(a) = given.first() else { break };
         sizes.push(a.plan.start_hi - a.plan.start_lo);
         let mut report = full_report(a);
-        report.tasks.iter_mut().for_each(|t| t.micros = micros);
+        report.tasks.iter_mut().for_each(|t| t.summary.micros = micros);
         s.commit(worker, &[report], now);
     }
     assert_eq!(sizes.iter().sum::<u64>(), 100, "{sizes:?}");
@@ -207,7 +207,7 @@ fn a_worker_holds_only_what_its_throughput_shows() {
             .map(|a| {
                 let cost = a.sweep.configurations()[a.plan.config as usize].cost_per_task();
                 let mut r = full_report(a);
-                r.tasks.iter_mut().for_each(|task| task.micros = (cost * 0.0015) as u64);
+                r.tasks.iter_mut().for_each(|task| task.summary.micros = (cost * 0.0015) as u64);
                 r
             })
             .collect();

@@ -112,11 +112,11 @@ fn impossible_results_refuse_the_batch() {
     let honest = full_report(a);
     type Lie = fn(&mut TaskReport, u64);
     let lies: [(&str, Lie); 5] = [
-        ("more than the board", |t, cells| t.visited = cells + 1),
-        ("a tour must visit all", |t, _| t.visited = 2),
-        ("contradicts outcome", |t, _| t.outcome = tour::Outcome::NoTour),
-        ("attempts 0 is outside", |t, _| t.attempts = 0),
-        ("over the bound", |t, _| t.micros = u64::MAX),
+        ("more than the board", |t, cells| t.summary.visited = cells + 1),
+        ("a tour must visit all", |t, _| t.summary.visited = 2),
+        ("contradicts outcome", |t, _| t.summary.outcome = tour::Outcome::NoTour),
+        ("attempts 0 is outside", |t, _| t.summary.attempts = 0),
+        ("over the bound", |t, _| t.summary.micros = u64::MAX),
     ];
     for (why, lie) in lies {
         let mut forged = honest.clone();

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, Row};
+use sweep::TaskSummary;
 use sweep::{Planner, Sweep};
-use tour::TaskResult;
 
 use crate::codes::StoredOutcome;
 use crate::error::{Error, Result};
@@ -192,7 +192,7 @@ fn task_lists(conn: &Connection, sources: &HashMap<i64, Source>) -> Result<()> {
             if u64::try_from(cell).ok() != Some(*want) {
                 return Err(format!("the spec's start {start_index} is cell {want}"));
             }
-            let result = task_result(r, 9)?;
+            let result = task_summary(r, 9)?;
             source
                 .sweep
                 .check_result(c as u32, *want, method, &result)
@@ -258,7 +258,7 @@ fn unreferenced(conn: &Connection) -> Result<()> {
 /// The flags and time of a task row from column `first` on (success,
 /// attempts, visited, micros, outcome), each in the range its type has:
 /// a negative or oversized integer is refused, never wrapped.
-fn task_result(r: &Row<'_>, first: usize) -> std::result::Result<TaskResult, String> {
+fn task_summary(r: &Row<'_>, first: usize) -> std::result::Result<TaskSummary, String> {
     let success = match int(r, first, "success")? {
         0 => false,
         1 => true,
@@ -273,7 +273,7 @@ fn task_result(r: &Row<'_>, first: usize) -> std::result::Result<TaskResult, Str
     let (visited, micros) = (unsigned(first + 2, "visited")?, unsigned(first + 3, "micros")?);
     let code = int(r, first + 4, "outcome")?;
     let outcome = StoredOutcome::try_from(code).map_err(|e| e.to_string())?.0;
-    Ok(TaskResult { success, outcome, attempts, visited, micros, path: None })
+    Ok(TaskSummary { success, outcome, attempts, visited, micros })
 }
 
 /// Column `i` (named `name`) as an integer: SQLite keeps whatever a file
