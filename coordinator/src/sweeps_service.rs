@@ -133,7 +133,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     type WatchStream = StatusStream;
 
     async fn watch(&self, req: Request<pb::SweepRef>) -> Result<Response<StatusStream>, Status> {
-        let first = self.shared.record(optional_id(&req.into_inner().sweep_id)?).await?;
+        let first = self.shared.sweep_record(optional_id(&req.into_inner().sweep_id)?).await?;
         let (tx, rx) = mpsc::channel(4);
         let shared = self.shared.clone();
         let mut changes = shared.subscribe();
@@ -141,7 +141,7 @@ impl pb::sweeps_server::Sweeps for SweepsService {
             let id = first.id.clone();
             let mut last = None;
             loop {
-                let record = match shared.record(Some(id.clone())).await {
+                let record = match shared.sweep_record(Some(id.clone())).await {
                     Ok(r) => r,
                     Err(e) => {
                         send(&tx, Err(e.into()), &shared).await;
@@ -175,12 +175,12 @@ impl pb::sweeps_server::Sweeps for SweepsService {
     }
 
     async fn cancel(&self, req: Request<pb::SweepRef>) -> Result<Response<pb::SweepStatus>, Status> {
-        let record = self.shared.record(optional_id(&req.into_inner().sweep_id)?).await?;
+        let record = self.shared.sweep_record(optional_id(&req.into_inner().sweep_id)?).await?;
         if record.state == SweepState::Running {
             self.shared.cancel(record.key).await?;
             tracing::info!(sweep = %record.id, "sweep cancelled");
         }
-        let record = self.shared.record(Some(record.id)).await?;
+        let record = self.shared.sweep_record(Some(record.id)).await?;
         Ok(Response::new(status_of(&record).into()))
     }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use ksweep_coordinator::records::{write_jsonl, CsvWriter, ParquetWriter, Record, Recorder};
+use ksweep_coordinator::export_format::{write_jsonl, CsvWriter, ExportRow, ExportRows, ParquetWriter};
 use sweep::Progress;
 
 use crate::connect::SourceArgs;
@@ -49,19 +49,19 @@ pub async fn run(args: ExportArgs, out: &mut impl Write) -> Result<()> {
     }
     let state = progress.state_label().to_string();
     let sweep = source.sweep(&status)?;
-    let mut recorder = Recorder::new(&sweep, &status.sweep_id, &state);
+    let mut exporter = ExportRows::new(&sweep, &status.sweep_id, &state);
     let mut pages = source.export(Some(&status.sweep_id)).await?;
-    let mut next = async || -> Result<Option<Vec<Record>>> {
+    let mut next = async || -> Result<Option<Vec<ExportRow>>> {
         let page = pages.next_page().await?;
-        Ok(page.map(|rows| rows.into_iter().map(|r| recorder.record(r)).collect()))
+        Ok(page.map(|rows| rows.into_iter().map(|r| exporter.row(r)).collect()))
     };
     match (args.format, args.output.as_deref()) {
         (ExportFormat::Parquet, None) => bail!("--format parquet: a Parquet file needs -o FILE"),
         (ExportFormat::Parquet, Some(path)) => {
             let partial = Partial::create(path)?;
             let mut writer = ParquetWriter::new(partial.file()?)?;
-            while let Some(records) = next().await? {
-                writer.write(&records)?;
+            while let Some(rows) = next().await? {
+                writer.write(&rows)?;
             }
             writer.finish()?;
             partial.commit()
@@ -79,14 +79,14 @@ pub async fn run(args: ExportArgs, out: &mut impl Write) -> Result<()> {
 
 async fn write_text(
     format: ExportFormat,
-    next: &mut impl AsyncFnMut() -> Result<Option<Vec<Record>>>,
+    next: &mut impl AsyncFnMut() -> Result<Option<Vec<ExportRow>>>,
     out: &mut impl Write,
 ) -> Result<()> {
     if format == ExportFormat::Csv {
         CsvWriter::header(out)?;
     }
-    while let Some(records) = next().await? {
-        for r in &records {
+    while let Some(rows) = next().await? {
+        for r in &rows {
             match format {
                 ExportFormat::Csv => CsvWriter::write(r, out)?,
                 _ => write_jsonl(r, out)?,

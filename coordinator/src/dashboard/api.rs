@@ -20,9 +20,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::views::{self, FigureKind, Part};
 use super::{Dashboard, UPDATE_EVERY};
 use crate::error::Error;
+use crate::export_format::{write_jsonl, CsvWriter, ExportRow, ExportRows, ParquetWriter};
 use crate::ids::SweepKey;
 use crate::query;
-use crate::records::{write_jsonl, CsvWriter, ParquetWriter, Record, Recorder};
 use crate::state::{now, Sent};
 use crate::store::now_ms;
 
@@ -324,7 +324,7 @@ async fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
             }
         };
         let state = Progress::from(&export.status).state_label().to_string();
-        let mut recorder = Recorder::new(export.sweep(), &export.status.sweep_id, &state);
+        let mut exporter = ExportRows::new(export.sweep(), &export.status.sweep_id, &state);
         let mut bytes = Vec::new();
         if csv {
             let _ = CsvWriter::header(&mut bytes);
@@ -340,8 +340,8 @@ async fn results_text(d: Dashboard, id: String, csv: bool) -> Response {
                 }
             };
             for row in page.rows {
-                let record = recorder.record(row);
-                let _ = if csv { CsvWriter::write(&record, &mut bytes) } else { write_jsonl(&record, &mut bytes) };
+                let line = exporter.row(row);
+                let _ = if csv { CsvWriter::write(&line, &mut bytes) } else { write_jsonl(&line, &mut bytes) };
             }
             if d.shared.send(&tx, Ok(std::mem::take(&mut bytes))).await != Sent::Yes {
                 return;
@@ -378,13 +378,13 @@ pub(super) async fn results_parquet(State(d): State<Dashboard>, Path(id): Path<S
         .read(move |s| {
             let export = query::export(s, Some(&id))?;
             let state = Progress::from(&export.status).state_label().to_string();
-            let mut recorder = Recorder::new(export.sweep(), &export.status.sweep_id, &state);
+            let mut exporter = ExportRows::new(export.sweep(), &export.status.sweep_id, &state);
             let mut writer = ParquetWriter::new(Vec::new())?;
             let mut after = None;
             loop {
                 let page = query::export_page(s, &export, after.take(), PAGE)?;
-                let records: Vec<Record> = page.rows.into_iter().map(|r| recorder.record(r)).collect();
-                writer.write(&records)?;
+                let rows: Vec<ExportRow> = page.rows.into_iter().map(|r| exporter.row(r)).collect();
+                writer.write(&rows)?;
                 match page.next {
                     Some(next) => after = Some(next),
                     None => break,

@@ -126,7 +126,7 @@ impl Shared {
     }
 
     /// Resolves a sweep by id (or the only one).
-    pub async fn record(&self, id: Option<String>) -> Result<SweepRecord> {
+    pub async fn sweep_record(&self, id: Option<String>) -> Result<SweepRecord> {
         self.read(move |s| s.resolve(id.as_deref())).await
     }
 

