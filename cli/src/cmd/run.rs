@@ -16,7 +16,6 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ksweep_coordinator::store::{ParsedSweeps, Store};
 use ksweep_coordinator::CoordinatorOptions;
-use ksweep_proto::v1 as pb;
 use ksweep_standalone::Standalone;
 use sweep::{render, Sweep, SweepState, SweepStatus};
 
@@ -25,7 +24,7 @@ use crate::cmd::status::print_status;
 use crate::cmd::submit::ReuseArg;
 use crate::cmd::table::TableView;
 use crate::cmd::watch::follow;
-use crate::connect::{status_error, Client, ConnectArgs};
+use crate::connect::{Client, ConnectArgs};
 use crate::shutdown::{Interrupted, Signal, Signals};
 use crate::source::{unserved_status, Source};
 
@@ -171,16 +170,9 @@ impl Embedded {
     /// The sweeps of the database other than `id` that a run stopped
     /// before they ended. Asked before any sweep runs here, so every sweep
     /// stored as running is one a run left (as the file reads unserved).
-    pub async fn unfinished_besides(&mut self, id: &str) -> Result<Vec<SweepStatus>> {
-        let reply = self.client.list(pb::ListRequest {}).await.map_err(status_error)?.into_inner();
-        let mut others = Vec::new();
-        for status in reply.sweeps {
-            let status = unserved_status(SweepStatus::try_from(status)?);
-            if status.state == SweepState::Stopped && status.sweep_id != id {
-                others.push(status);
-            }
-        }
-        Ok(others)
+    pub async fn unfinished_besides(&self, id: &str) -> Result<Vec<SweepStatus>> {
+        let all = self.source().list().await?.into_iter().map(unserved_status);
+        Ok(all.filter(|s| s.state == SweepState::Stopped && s.sweep_id != id).collect())
     }
 
     /// Runs the sweep `text` (`sweep` its parse under its own limits),
@@ -192,7 +184,7 @@ impl Embedded {
         sweep: Arc<Sweep>,
         signals: &mut Signals,
     ) -> Result<(String, std::result::Result<SweepStatus, Signal>)> {
-        self.parsed.offer(text.clone(), sweep);
+        self.parsed.offer(&text, sweep);
         let reply =
             self.client.submit(self.reuse.request(text)).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?;
         let reply = reply.into_inner();

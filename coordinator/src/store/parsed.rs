@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use sha2::{Digest, Sha256};
 use sweep::Sweep;
 
 use super::SweepRecord;
@@ -26,13 +27,21 @@ const KEPT: usize = 64;
 /// is not parsed again at each read.
 const KEPT_CONFIGURATIONS: usize = 100_000;
 
+/// The SHA-256 of a spec's text.
+type TextDigest = [u8; 32];
+
+fn digest(text: &str) -> TextDigest {
+    Sha256::digest(text.as_bytes()).into()
+}
+
 /// Each recently used sweep's parsed spec, by key, most recent last.
 #[derive(Debug, Default)]
 pub struct ParsedSweeps {
     recent: Mutex<VecDeque<(SweepKey, String, Arc<Sweep>)>>,
     /// A spec the process that owns this coordinator parsed before
-    /// submitting it ([`ParsedSweeps::offer`]).
-    offered: Mutex<Option<(String, Arc<Sweep>)>>,
+    /// submitting it ([`ParsedSweeps::offer`]), by the SHA-256 of its text:
+    /// the text itself is on its way to the coordinator already.
+    offered: Mutex<Option<(TextDigest, Arc<Sweep>)>>,
 }
 
 impl ParsedSweeps {
@@ -71,15 +80,15 @@ impl ParsedSweeps {
     /// submission of `text`: a program that starts a coordinator in its own
     /// process (`ksweep run`) parsed the spec to check it and need not have
     /// it parsed again. Replaces an earlier offer.
-    pub fn offer(&self, text: String, sweep: Arc<Sweep>) {
-        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = Some((text, sweep));
+    pub fn offer(&self, text: &str, sweep: Arc<Sweep>) {
+        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = Some((digest(text), sweep));
     }
 
     /// The offered parse, taken, if it is of `text` and what parsing `text`
     /// under `caps` would give: its own limits are within them.
     pub fn take_offered(&self, text: &str, caps: &sweep::Limits) -> Option<Arc<Sweep>> {
         let mut offered = self.offered.lock().unwrap_or_else(|p| p.into_inner());
-        let fits = |(t, s): &(String, Arc<Sweep>)| t == text && s.limits().capped(caps) == *s.limits();
+        let fits = |(d, s): &(TextDigest, Arc<Sweep>)| *d == digest(text) && s.limits().capped(caps) == *s.limits();
         if offered.as_ref().is_some_and(fits) {
             return offered.take().map(|(_, sweep)| sweep);
         }
@@ -167,7 +176,7 @@ mod tests {
         let parsed = ParsedSweeps::default();
         let sweep = Arc::new(Sweep::parse(SPEC).unwrap());
         let uncapped = sweep::Limits::UNCAPPED;
-        parsed.offer(SPEC.to_string(), sweep.clone());
+        parsed.offer(SPEC, sweep.clone());
         assert!(parsed.take_offered("name = \"other\"", &uncapped).is_none(), "another text");
         let tight = sweep::Limits { max_tasks: 1, ..uncapped };
         assert!(parsed.take_offered(SPEC, &tight).is_none(), "caps below its limits");
