@@ -163,6 +163,23 @@ struct Samples {
     downloads: Vec<Duration>,
 }
 
+impl Samples {
+    /// Notes a poll that took `took`, carried results or not, and came
+    /// past the worker's call deadline or not; only while measuring.
+    fn note_poll(&mut self, took: Duration, carried: bool, late: bool) {
+        if !self.measuring {
+            return;
+        }
+        self.polls.push(took);
+        if carried {
+            self.result_polls.push(took);
+        } else {
+            self.other_polls.push(took);
+        }
+        self.late_polls += usize::from(late);
+    }
+}
+
 fn percentiles(name: &str, v: &mut [Duration]) {
     if v.is_empty() {
         println!("{name}: none");
@@ -209,26 +226,7 @@ async fn worker(
     loop {
         let filling = *fill.borrow();
         let done = held.as_ref().filter(|_| filling || since.elapsed() >= hold);
-        let results = done
-            .map(|s| {
-                let micros = task_micros;
-                let tasks = (0..s.starts.len() as u32)
-                    .flat_map(|start_offset| {
-                        (0..s.methods.len() as u32).map(move |method_index| pb::TaskOutcome {
-                            start_offset,
-                            method_index,
-                            success: false,
-                            attempts: 1,
-                            visited: 3,
-                            micros,
-                            outcome: pb::Outcome::GaveUp as i32,
-                            ..Default::default()
-                        })
-                    })
-                    .collect();
-                vec![pb::ShardResults { shard_id: s.shard_id, epoch: s.epoch, tasks, ..Default::default() }]
-            })
-            .unwrap_or_default();
+        let results = done.map(|s| finished(s, task_micros)).unwrap_or_default();
         let carried = done.is_some();
         if carried {
             held = None;
@@ -246,20 +244,8 @@ async fn worker(
         let began = Instant::now();
         let reply = client.poll(req).await;
         let took = began.elapsed();
-        {
-            let mut s = samples.lock().await;
-            if s.measuring {
-                s.polls.push(took);
-                if carried {
-                    s.result_polls.push(took);
-                } else {
-                    s.other_polls.push(took);
-                }
-                if took > ksweep_proto::call_timeout(Duration::from_millis(reg.lease_millis.into())) {
-                    s.late_polls += 1;
-                }
-            }
-        }
+        let late = took > ksweep_proto::call_timeout(Duration::from_millis(reg.lease_millis.into()));
+        samples.lock().await.note_poll(took, carried, late);
         let reply = match reply {
             Ok(r) => r.into_inner(),
             Err(e) => {
@@ -286,6 +272,26 @@ async fn worker(
             tokio::time::sleep(wait.min(Duration::from_millis(reg.poll_millis as u64))).await;
         }
     }
+}
+
+/// The results of a held shard: every task gave up after one walk of
+/// `micros`.
+fn finished(s: &pb::Shard, micros: u64) -> Vec<pb::ShardResults> {
+    let tasks = (0..s.starts.len() as u32)
+        .flat_map(|start_offset| {
+            (0..s.methods.len() as u32).map(move |method_index| pb::TaskOutcome {
+                start_offset,
+                method_index,
+                success: false,
+                attempts: 1,
+                visited: 3,
+                micros,
+                outcome: pb::Outcome::GaveUp as i32,
+                ..Default::default()
+            })
+        })
+        .collect();
+    vec![pb::ShardResults { shard_id: s.shard_id, epoch: s.epoch, tasks, ..Default::default() }]
 }
 
 /// One HTTP/1.1 GET on a fresh connection, read to its end.
@@ -317,49 +323,35 @@ async fn page(http: String, id: String, samples: Arc<Mutex<Samples>>) {
     eprintln!("event stream ended");
 }
 
-#[tokio::main]
-async fn main() {
-    let a = args();
-    let channel = tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap();
-    let mut sweeps = SweepsClient::new(channel.clone());
-    let id = sweeps
-        .submit(pb::SubmitRequest { spec_toml: spec(a.starts, a.boards), resume: true, no_reuse: false })
-        .await
-        .unwrap()
-        .into_inner()
-        .sweep_id;
-    let samples = Arc::new(Mutex::new(Samples::default()));
-    let (filling, fill) = tokio::sync::watch::channel(a.fill > 0);
-    let fill = Arc::new(fill);
+/// Starts the simulated workers, each on its own connection (as separate
+/// processes have) unless `--connections` shares a few.
+async fn start_workers(a: &Args, fill: Arc<tokio::sync::watch::Receiver<bool>>, samples: &Arc<Mutex<Samples>>) {
     let mut shared: Vec<Channel> = Vec::new();
     for _ in 0..a.connections {
-        shared.push(tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap());
+        shared.push(connect(&a.coordinator).await);
     }
     for n in 0..a.workers {
-        // A connection per worker, as separate processes have, unless shared.
         let channel = match shared.get(n % a.connections.max(1)) {
             Some(channel) => channel.clone(),
-            None => tonic::transport::Endpoint::from_shared(a.coordinator.clone()).unwrap().connect().await.unwrap(),
+            None => connect(&a.coordinator).await,
         };
         tokio::spawn(worker(channel, n, a.hold, a.micros_per_cost, fill.clone(), samples.clone()));
     }
-    let stored = |s: &mut SweepsClient<Channel>, id: String| {
-        let mut s = s.clone();
-        async move { s.status(pb::SweepRef { sweep_id: id }).await.unwrap().into_inner().tasks_done }
-    };
-    if a.fill > 0 {
-        while stored(&mut sweeps, id.clone()).await < a.fill {
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-        filling.send_replace(false);
-    }
-    println!("results stored before measuring: {}", stored(&mut sweeps, id.clone()).await);
+}
+
+async fn connect(url: &str) -> Channel {
+    tonic::transport::Endpoint::from_shared(url.to_string()).unwrap().connect().await.unwrap()
+}
+
+/// Starts the readers: dashboard pages and Parquet downloads when `--http`
+/// is given, and `status` five times a second, as `ksweep status` asks it.
+fn start_readers(a: &Args, sweeps: &SweepsClient<Channel>, id: &str, samples: &Arc<Mutex<Samples>>) {
     if let Some(http) = &a.http {
         for _ in 0..a.pages {
-            tokio::spawn(page(http.clone(), id.clone(), samples.clone()));
+            tokio::spawn(page(http.clone(), id.to_string(), samples.clone()));
         }
         for _ in 0..a.downloads {
-            let (http, id, samples) = (http.clone(), id.clone(), samples.clone());
+            let (http, id, samples) = (http.clone(), id.to_string(), samples.clone());
             tokio::spawn(async move {
                 loop {
                     let began = Instant::now();
@@ -372,52 +364,55 @@ async fn main() {
             });
         }
     }
-    // `status`, as `ksweep status` asks it, five times a second.
-    {
-        let (mut sweeps, id, samples) = (sweeps.clone(), id.clone(), samples.clone());
-        tokio::spawn(async move {
-            loop {
-                let began = Instant::now();
-                let _ = sweeps.status(pb::SweepRef { sweep_id: id.clone() }).await;
-                let took = began.elapsed();
-                let mut s = samples.lock().await;
-                if s.measuring {
-                    s.statuses.push(took);
-                }
-                drop(s);
-                tokio::time::sleep(Duration::from_millis(200)).await;
+    let (mut sweeps, id, samples) = (sweeps.clone(), id.to_string(), samples.clone());
+    tokio::spawn(async move {
+        loop {
+            let began = Instant::now();
+            let _ = sweeps.status(pb::SweepRef { sweep_id: id.clone() }).await;
+            let took = began.elapsed();
+            let mut s = samples.lock().await;
+            if s.measuring {
+                s.statuses.push(took);
             }
-        });
-    }
-    tokio::time::sleep(a.warmup).await;
-    let before = stored(&mut sweeps, id.clone()).await;
-    let cpu_before = a.pid.and_then(usage);
-    let client_before = usage(std::process::id());
-    samples.lock().await.measuring = true;
-    tokio::time::sleep(a.measure).await;
-    let mut s = samples.lock().await;
-    s.measuring = false;
-    let after = stored(&mut sweeps, id.clone()).await;
+            drop(s);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+}
+
+/// Results the sweep has stored.
+async fn stored(sweeps: &SweepsClient<Channel>, id: &str) -> u64 {
+    let mut sweeps = sweeps.clone();
+    sweeps.status(pb::SweepRef { sweep_id: id.to_string() }).await.unwrap().into_inner().tasks_done
+}
+
+/// Prints what the measuring window saw: CPU of this client and of the
+/// coordinator, results stored, and the latency percentiles.
+fn report(
+    a: &Args,
+    s: &mut Samples,
+    (before, after): (u64, u64),
+    cpu_before: Option<(f64, f64, f64)>,
+    client_before: Option<(f64, f64, f64)>,
+) {
+    let seconds = a.measure.as_secs_f64();
     if let (Some((c0, _, _)), Some((c1, _, _))) = (client_before, usage(std::process::id())) {
-        println!("this client: {:.0} % of a core", 100.0 * (c1 - c0) / a.measure.as_secs_f64());
+        println!("this client: {:.0} % of a core", 100.0 * (c1 - c0) / seconds);
     }
     if let (Some((c0, _, _)), Some((c1, rss, peak))) = (cpu_before, a.pid.and_then(usage)) {
         println!(
-            "coordinator: {:.2} CPU-s over {:.0} s ({:.0} % of a core), RSS {rss:.0} MiB (peak {peak:.0} MiB)",
+            "coordinator: {:.2} CPU-s over {seconds:.0} s ({:.0} % of a core), RSS {rss:.0} MiB (peak {peak:.0} MiB)",
             c1 - c0,
-            a.measure.as_secs_f64(),
-            100.0 * (c1 - c0) / a.measure.as_secs_f64()
+            100.0 * (c1 - c0) / seconds
         );
     }
     println!(
-        "{} workers, {} pages, {} download loops, {:.0} s: {} results stored ({:.0}/s), {} of them at the end",
+        "{} workers, {} pages, {} download loops, {seconds:.0} s: {} results stored ({:.0}/s), {after} of them at the end",
         a.workers,
         a.pages,
         a.downloads,
-        a.measure.as_secs_f64(),
         after - before,
-        (after - before) as f64 / a.measure.as_secs_f64(),
-        after
+        (after - before) as f64 / seconds,
     );
     let late = s.late_polls;
     percentiles("Poll", &mut s.polls);
@@ -427,5 +422,39 @@ async fn main() {
     percentiles("status", &mut s.statuses);
     percentiles("page data", &mut s.pages);
     percentiles("Parquet download", &mut s.downloads);
+}
+
+#[tokio::main]
+async fn main() {
+    let a = args();
+    let channel = connect(&a.coordinator).await;
+    let mut sweeps = SweepsClient::new(channel.clone());
+    let id = sweeps
+        .submit(pb::SubmitRequest { spec_toml: spec(a.starts, a.boards), resume: true, no_reuse: false })
+        .await
+        .unwrap()
+        .into_inner()
+        .sweep_id;
+    let samples = Arc::new(Mutex::new(Samples::default()));
+    let (filling, fill) = tokio::sync::watch::channel(a.fill > 0);
+    start_workers(&a, Arc::new(fill), &samples).await;
+    if a.fill > 0 {
+        while stored(&sweeps, &id).await < a.fill {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        filling.send_replace(false);
+    }
+    println!("results stored before measuring: {}", stored(&sweeps, &id).await);
+    start_readers(&a, &sweeps, &id, &samples);
+    tokio::time::sleep(a.warmup).await;
+    let before = stored(&sweeps, &id).await;
+    let cpu_before = a.pid.and_then(usage);
+    let client_before = usage(std::process::id());
+    samples.lock().await.measuring = true;
+    tokio::time::sleep(a.measure).await;
+    let mut s = samples.lock().await;
+    s.measuring = false;
+    let after = stored(&sweeps, &id).await;
+    report(&a, &mut s, (before, after), cpu_before, client_before);
     std::process::exit(0);
 }
