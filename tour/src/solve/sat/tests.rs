@@ -68,8 +68,7 @@ fn anywhere_agrees_with_bt() {
         let layout = Layout::new(&board, moves).unwrap();
         let g = Graph::new(layout.clone(), true);
         let bipartite = moves.colouring() == Colouring::AlwaysChanges;
-        let bt =
-            (0..board.cells()).any(|s| search_closed(&board, moves, s, false, u64::MAX).outcome == Outcome::Tour);
+        let bt = (0..board.cells()).any(|s| search_closed(&board, moves, s, false, u64::MAX).outcome == Outcome::Tour);
         // On a board of odd cells, a bipartite leaper's tour runs between
         // majority (even) cells.
         let ends: Vec<usize> =

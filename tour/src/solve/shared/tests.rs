@@ -31,8 +31,7 @@ fn refutes_exactly_the_boards_without_an_open_tour() {
         let board = Board::new(sides).unwrap();
         let g = Graph::new(layout(&board, moves).unwrap(), true);
         let bipartite = moves.colouring() == Colouring::AlwaysChanges;
-        let bt =
-            (0..board.cells()).any(|s| search_closed(&board, moves, s, false, u64::MAX).outcome == Outcome::Tour);
+        let bt = (0..board.cells()).any(|s| search_closed(&board, moves, s, false, u64::MAX).outcome == Outcome::Tour);
         let r = Refutation::search(&g, moves, false, bipartite, u64::MAX, Cancel::NEVER);
         assert_eq!(r.none, !bt, "{moves:?} on {board}");
         if bt {
