@@ -1,3 +1,6 @@
+//! The tiled layout against the row-major one: the same cells, moves and
+//! starting degrees on every tiling the walks use.
+
 use super::*;
 
 /// Boards of every tiling the walks use, with sides that do and do not

@@ -1,3 +1,6 @@
+//! The cover-pruned search against `bt`: the same answer from every start
+//! of small boards.
+
 use super::*;
 use crate::backtrack::search_closed;
 use crate::layout::Layout;

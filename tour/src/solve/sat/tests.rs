@@ -1,3 +1,6 @@
+//! The SAT route against `bt`, from every start and from anywhere, and on
+//! a board the searches over paths cannot exhaust.
+
 use super::*;
 use crate::backtrack::search_closed;
 use crate::layout::Layout;

@@ -1,3 +1,6 @@
+//! The board-wide refutation: it refutes exactly the boards without an
+//! open tour, and keeps no answer of a cancelled search.
+
 use std::sync::atomic::AtomicBool;
 
 use super::*;
