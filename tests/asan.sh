@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The engine's tests under AddressSanitizer: a memory checker over the walk
-# kernels' unsafe code (tour/src/walk.rs, tour/src/walk/, tour/src/layout.rs).
+# kernels' unsafe code (tour/src/walk.rs, tour/src/walk/, tour/src/layout.rs,
+# tour/src/layout/padded.rs).
 # Miri cannot be installed here; a nightly toolchain's -Zsanitizer=address
 # can be used where one is present (docs/engine.md, "Unsafe code and
 # AddressSanitizer").

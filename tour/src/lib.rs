@@ -34,7 +34,8 @@
 
 #![warn(missing_docs)]
 // Unsafe code lives in the walk kernels (`walk` and its children) and in
-// the padded buffer type whose invariants they rely on (`layout::Padded`).
+// the padded buffer type whose invariants they rely on (`layout::Padded`,
+// in `layout/padded.rs`).
 // The types carry the proofs: the kernels' entry points are safe functions
 // that check once per walk that their buffer, start and moves come from one
 // layout. Every unsafe block says why it holds, every `unsafe fn` what its

@@ -163,7 +163,26 @@ impl Net {
         let (row_off, col_off) = (offsets(&plan.rows), offsets(&plan.cols));
         let hole = plan.piece.map(|(i, j, _)| (i, j));
 
-        // Structured tours on every block but the start's.
+        net.lay_blocks(plan, &row_off, &col_off, hole)?;
+        net.join_blocks(plan, &row_off, &col_off, hole);
+        if let Some((bi, bj, key)) = plan.piece {
+            net.place_piece(key, row_off[bi] as i32, col_off[bj] as i32)?;
+        }
+        if !net.ok {
+            return Err("an edge swap did not apply".into());
+        }
+        net.walk(net.cell(plan.start.0, plan.start.1))
+    }
+
+    /// Structured tours on every block but the start's (`hole`), which
+    /// start at frame rows `row_off` and columns `col_off`.
+    fn lay_blocks(
+        &mut self,
+        plan: &Plan,
+        row_off: &[u32],
+        col_off: &[u32],
+        hole: Option<(usize, usize)>,
+    ) -> Result<(), String> {
         let mut local = Vec::with_capacity(121);
         for (bi, &h) in plan.rows.iter().enumerate() {
             for (bj, &w) in plan.cols.iter().enumerate() {
@@ -173,83 +192,83 @@ impl Net {
                 let cycle = structured(h, w).ok_or_else(|| format!("no structured tour of {h}x{w}"))?;
                 local.clear();
                 for i in row_off[bi]..row_off[bi] + h {
-                    let base = net.row_base[i as usize];
+                    let base = self.row_base[i as usize];
                     local.extend(
-                        net.col_index[col_off[bj] as usize..(col_off[bj] + w) as usize].iter().map(|&j| base + j),
+                        self.col_index[col_off[bj] as usize..(col_off[bj] + w) as usize].iter().map(|&j| base + j),
                     );
                 }
                 for (&cell, &[p, q]) in local.iter().zip(cycle.iter()) {
-                    net.nb[cell as usize] = [local[p as usize], local[q as usize]];
+                    self.nb[cell as usize] = [local[p as usize], local[q as usize]];
                 }
             }
         }
+        Ok(())
+    }
 
-        // Joins along a spanning tree of the blocks: along every band, down
-        // the first column, and around the start's block.
+    /// Joins the blocks' tours along a spanning tree of the blocks: along
+    /// every band, down the first column, and around the start's block.
+    fn join_blocks(&mut self, plan: &Plan, row_off: &[u32], col_off: &[u32], hole: Option<(usize, usize)>) {
         let (rn, cn) = (plan.rows.len(), plan.cols.len());
         let free = |i: usize, j: usize| hole != Some((i, j));
         for (i, &row) in row_off.iter().enumerate() {
             for (j, &col) in col_off.iter().enumerate().skip(1) {
                 if free(i, j - 1) && free(i, j) {
-                    net.join_across(row, col);
+                    self.join_across(row, col);
                 }
             }
         }
         let down = |net: &mut Net, i: usize, j: usize| net.join_down(row_off[i + 1], col_off[j], plan.cols[j]);
         for i in 0..rn - 1 {
             if free(i, 0) && free(i + 1, 0) {
-                down(&mut net, i, 0);
+                down(self, i, 0);
             }
         }
         if let Some((bi, bj)) = hole.filter(|_| rn > 1 && cn > 1) {
             if bj == 0 {
                 // The rest of the start's band hangs from both neighbours.
                 if bi > 0 {
-                    down(&mut net, bi - 1, 1);
+                    down(self, bi - 1, 1);
                 }
                 if bi + 1 < rn {
-                    down(&mut net, bi, 1);
+                    down(self, bi, 1);
                 }
             } else if bj + 1 < cn {
-                down(&mut net, bi.saturating_sub(1), bj + 1);
+                down(self, bi.saturating_sub(1), bj + 1);
             }
         }
+    }
 
-        // The start's piece, its detour and its exit.
-        if let Some((bi, bj, key)) = plan.piece {
-            let found = piece(key).ok_or_else(|| format!("no piece for {key:?}"))?;
-            let (r0, c0) = (row_off[bi] as i32, col_off[bj] as i32);
-            let at = |net: &Net, (i, j): (i32, i32)| net.cell((r0 + i) as u32, (c0 + j) as u32);
-            let cells: Vec<(i32, i32)> = found.cells.iter().map(|&(i, j)| (i as i32, j as i32)).collect();
-            for (k, pair) in cells.windows(2).enumerate() {
-                let (p, q) = (at(&net, pair[0]), at(&net, pair[1]));
-                match key.detour_edge().filter(|_| found.detour_at == Some(k)) {
-                    Some([a, b]) => {
-                        let (ga, gb) = (at(&net, a), at(&net, b));
-                        net.remove(ga, gb);
-                        if is_move(pair[0], a) && is_move(pair[1], b) {
-                            net.add(p, ga);
-                            net.add(q, gb);
-                        } else {
-                            net.add(p, gb);
-                            net.add(q, ga);
-                        }
+    /// The start's piece (`key`) in its block, whose first frame cell is
+    /// (`r0`, `c0`): its cells, its detour and its exit.
+    fn place_piece(&mut self, key: PieceKey, r0: i32, c0: i32) -> Result<(), String> {
+        let found = piece(key).ok_or_else(|| format!("no piece for {key:?}"))?;
+        let at = |net: &Net, (i, j): (i32, i32)| net.cell((r0 + i) as u32, (c0 + j) as u32);
+        let cells: Vec<(i32, i32)> = found.cells.iter().map(|&(i, j)| (i as i32, j as i32)).collect();
+        for (k, pair) in cells.windows(2).enumerate() {
+            let (p, q) = (at(self, pair[0]), at(self, pair[1]));
+            match key.detour_edge().filter(|_| found.detour_at == Some(k)) {
+                Some([a, b]) => {
+                    let (ga, gb) = (at(self, a), at(self, b));
+                    self.remove(ga, gb);
+                    if is_move(pair[0], a) && is_move(pair[1], b) {
+                        self.add(p, ga);
+                        self.add(q, gb);
+                    } else {
+                        self.add(p, gb);
+                        self.add(q, ga);
                     }
-                    None => net.add(p, q),
                 }
-            }
-            if let Some(&(i, j)) = cells.last().filter(|_| key.exits != 0) {
-                let target = key.exits_from(i, j).ok_or("piece ends off the exits")?;
-                let (e, t) = (at(&net, (i, j)), at(&net, target));
-                let next = net.nb[t as usize][0];
-                net.remove(t, next);
-                net.add(e, t);
+                None => self.add(p, q),
             }
         }
-        if !net.ok {
-            return Err("an edge swap did not apply".into());
+        if let Some(&(i, j)) = cells.last().filter(|_| key.exits != 0) {
+            let target = key.exits_from(i, j).ok_or("piece ends off the exits")?;
+            let (e, t) = (at(self, (i, j)), at(self, target));
+            let next = self.nb[t as usize][0];
+            self.remove(t, next);
+            self.add(e, t);
         }
-        net.walk(net.cell(plan.start.0, plan.start.1))
+        Ok(())
     }
 
     /// Board index of frame cell (i, j).

@@ -193,30 +193,9 @@ impl Dfs<'_> {
         if len == n {
             return self.p.end_ok[cur as usize] && self.forced_used();
         }
-        let prev = if len >= 2 { self.path[len - 2] } else { NONE };
-        // An unused forced edge at `cur` decides the next vertex.
-        let mut required = NONE;
-        for f in self.forced[cur as usize] {
-            if f == NONE || f == prev {
-                continue;
-            }
-            if self.visited[f as usize] {
-                // Only the closing edge of a cycle may point back.
-                if self.p.cycle && f == self.p.start {
-                    continue;
-                }
-                return false;
-            }
-            if required != NONE {
-                // A cycle's start takes its first forced edge now and closes
-                // on the second.
-                if len == 1 && self.p.cycle {
-                    continue;
-                }
-                return false;
-            }
-            required = f;
-        }
+        let Some(required) = self.forced_next(cur, len) else {
+            return false;
+        };
         let mut cand = [(0u16, 0u16, 0u16); 16];
         let mut count = 0;
         for &w in &self.p.graph.adj[cur as usize] {
@@ -238,28 +217,9 @@ impl Dfs<'_> {
         }
         cand[..count].sort_unstable();
         for &(_, _, w) in &cand[..count] {
-            // Unvisited neighbours of `cur` other than `w` keep `deg` ways in
-            // or out (`w` counts, as the next current vertex): none means
-            // unreachable, one means it must be the last vertex.
-            let mut end = must_end;
-            let mut dead = false;
-            for &u in &self.p.graph.adj[cur as usize] {
-                if u == w || self.visited[u as usize] {
-                    continue;
-                }
-                match self.deg[u as usize] {
-                    0 => dead = true,
-                    1 if !self.p.end_ok[u as usize] || (end != NONE && end != u) => dead = true,
-                    1 => end = u,
-                    _ => {}
-                }
-                if dead {
-                    break;
-                }
-            }
-            if dead {
+            let Some(end) = self.end_after(cur, w, must_end) else {
                 continue;
-            }
+            };
             self.visit(w);
             if self.dfs(end) {
                 return true;
@@ -270,5 +230,56 @@ impl Dfs<'_> {
             }
         }
         false
+    }
+
+    /// The vertex an unused forced edge at `cur` (the path's `len`th)
+    /// decides comes next, `NONE` if none does; `None` when the forced
+    /// edges rule every next vertex out.
+    fn forced_next(&self, cur: u16, len: usize) -> Option<u16> {
+        let prev = if len >= 2 { self.path[len - 2] } else { NONE };
+        let mut required = NONE;
+        for f in self.forced[cur as usize] {
+            if f == NONE || f == prev {
+                continue;
+            }
+            if self.visited[f as usize] {
+                // Only the closing edge of a cycle may point back.
+                if self.p.cycle && f == self.p.start {
+                    continue;
+                }
+                return None;
+            }
+            if required != NONE {
+                // A cycle's start takes its first forced edge now and closes
+                // on the second.
+                if len == 1 && self.p.cycle {
+                    continue;
+                }
+                return None;
+            }
+            required = f;
+        }
+        Some(required)
+    }
+
+    /// The vertex that must come last once the path steps from `cur` to
+    /// `w` (`must_end` so far, `NONE` for none), or `None` when that step
+    /// strands a vertex. Unvisited neighbours of `cur` other than `w` keep
+    /// `deg` ways in or out (`w` counts, as the next current vertex): none
+    /// means unreachable, one means it must be the last vertex.
+    fn end_after(&self, cur: u16, w: u16, must_end: u16) -> Option<u16> {
+        let mut end = must_end;
+        for &u in &self.p.graph.adj[cur as usize] {
+            if u == w || self.visited[u as usize] {
+                continue;
+            }
+            match self.deg[u as usize] {
+                0 => return None,
+                1 if !self.p.end_ok[u as usize] || (end != NONE && end != u) => return None,
+                1 => end = u,
+                _ => {}
+            }
+        }
+        Some(end)
     }
 }

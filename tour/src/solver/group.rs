@@ -11,7 +11,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Solver, Task, TaskResult, Walk, Walks, Workspace};
+use super::walks::{Walk, Walks};
+use super::{Solver, Task, TaskResult, Workspace};
 use crate::layout::{BoardCell, Degrees, MoveTable, Padded};
 use crate::seed::Rng;
 use crate::walk::select::{GroupKernel, Held, Visit};

@@ -1,7 +1,7 @@
 //! Rule W+ on cells that carry their own key: each cell of a 2D board with
 //! 8 moves holds a `u32` of (degree, distance from the centre), so a
 //! candidate's W+ key is one load instead of a degree plus a per-move
-//! distance term kept up to date every step ([`super::walk_plus_8`]). The
+//! distance term kept up to date every step ([`super::keyed`]'s `walk_plus_8`). The
 //! board costs 4 bytes a cell instead of 1, so only W+ walks use it, and only
 //! where the distance fits the cell. Where [`super::sse_windows`]'s 16-bit cells
 //! fit (x86-64 with SSE4.1, the leapers whose row moves lie within 8 cells)

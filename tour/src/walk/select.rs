@@ -231,10 +231,10 @@ const TIEBREAKS: [Tiebreak; 4] = [Tiebreak::First, Tiebreak::Distance, Tiebreak:
 /// negation and a deterministic tiebreak, where its keys hold the board;
 /// the generic kernel elsewhere.
 fn degree_kernel(board: &Board, moves: &Moves, symmetric: bool, padded: u128, tiebreak: Tiebreak) -> DegreeKernel {
-    use super::{BIAS, KEYED_MAX_MOVES, KEY_PACKED, KEY_PLUS, KEY_W, KEY_W_SMALL, PACKED_BIAS};
+    use super::keyed::{BIAS, KEYED_MAX_MOVES, KEY_PACKED, KEY_PLUS, KEY_W, KEY_W_SMALL, PACKED_BIAS};
     let narrow = moves.len() < u8::MAX as usize;
     if narrow && symmetric && moves.len() <= KEYED_MAX_MOVES {
-        let holds = |key| super::key_holds_cells(key, padded);
+        let holds = |key| super::keyed::key_holds_cells(key, padded);
         let key = match tiebreak {
             Tiebreak::First if holds(KEY_W) => Some(KEY_W),
             Tiebreak::First => Some(KEY_W_SMALL),
@@ -255,7 +255,7 @@ fn degree_kernel(board: &Board, moves: &Moves, symmetric: bool, padded: u128, ti
     DegreeKernel::Generic { tiebreak, symmetric, branch_free: moves.len() > super::BRANCH_FREE_MIN_MOVES }
 }
 
-/// A bound on |rel| (see [`super::walk_keyed`]) over the board:
+/// A bound on |rel| (see [`super::keyed::walk_keyed`]) over the board:
 /// D * reach * (longest side + reach).
 fn distance_bound(board: &Board, moves: &Moves) -> u128 {
     let reach = u128::from(moves.reach());

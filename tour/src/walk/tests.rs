@@ -1,6 +1,8 @@
 //! The keyed kernel against the generic one, and the doom cut against
 //! walks run to the end.
 
+use super::generic::walk_with;
+use super::keyed::KEY_W;
 use super::*;
 use crate::board::Board;
 use crate::layout::{BoardCell, Layout, MoveTable, Padded};

@@ -2,7 +2,7 @@
 //! (the report's 3D leapers: (2,1), (1,2,2), (3,1) and the like). With 24
 //! neighbours a step is bound by the work it does on them, not by its
 //! latency, so each neighbour gets as few instructions as the step allows
-//! (7, against 11 in [`super::walk_keyed_with`]):
+//! (7, against 11 in [`super::keyed`]'s `walk_keyed_with`):
 //!
 //! - the walk reads each neighbour through a pointer per (phase, move),
 //!   `cell + offset` precomputed, so its address needs no addition;
