@@ -13,7 +13,7 @@
 #   bench/cluster.sh polls        Poll and status latency of 100 simulated workers on a sweep
 #                                 of 300,000 stored results: alone, with one dashboard page
 #                                 open, and with 4 and 20 loops downloading its Parquet file
-#                                 (coordinator/examples/poll_latency.rs)
+#                                 (coordinator/examples/poll_latency/)
 #   bench/cluster.sh thousand     1,000 simulated workers (async clients in one process, real
 #                                 gRPC on loopback, valid results) on 101 boards of tiny tasks
 #                                 (about 4 ms each at the speed they report, so about 250,000
@@ -74,7 +74,7 @@ stop_all() { # kills what this run started and waits for it
     wait 2>/dev/null || true
 }
 
-poll_harness() { # builds coordinator/examples/poll_latency.rs -> sets HARNESS
+poll_harness() { # builds coordinator/examples/poll_latency/ -> sets HARNESS
     cargo build --release -q -p ksweep-coordinator --example poll_latency
     HARNESS="$PWD/target/release/examples/poll_latency"
 }

@@ -44,6 +44,12 @@ use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 use tonic::transport::Channel;
 
+use args::{args, Args};
+use samples::{percentiles, Samples};
+
+mod args;
+mod samples;
+
 /// Square boards of `n` cells a side, `from <= n < to` (by default 8 to
 /// 1,600), `starts` starts each (300: 478,200 tasks), rule W (a W give-up,
 /// one walk, is a legal result anywhere), knight moves.
@@ -76,125 +82,6 @@ fn usage(pid: u32) -> Option<(f64, f64, f64)> {
         status.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok()
     };
     Some((ticks / 100.0, kib("VmRSS:")? / 1024.0, kib("VmHWM:")? / 1024.0))
-}
-
-struct Args {
-    coordinator: String,
-    http: Option<String>,
-    workers: usize,
-    /// HTTP/2 connections the workers share (0: one each, as separate
-    /// processes have). Fewer spare the client the kernel's per-connection
-    /// cost on a machine it shares with the coordinator.
-    connections: usize,
-    pages: usize,
-    downloads: usize,
-    /// Results stored (by workers reporting at once) before measuring.
-    fill: u64,
-    hold: Duration,
-    /// Simulated speed: microseconds per unit of estimated cost, replacing
-    /// the flat `hold`.
-    micros_per_cost: Option<f64>,
-    /// Board sides, `from <= n < to`.
-    boards: (u64, u64),
-    /// Starts per board: the sweep's size.
-    starts: u64,
-    /// The coordinator's process id, to report its CPU time and memory.
-    pid: Option<u32>,
-    warmup: Duration,
-    measure: Duration,
-}
-
-fn args() -> Args {
-    let mut a = Args {
-        coordinator: "http://127.0.0.1:50051".into(),
-        http: None,
-        workers: 100,
-        connections: 0,
-        pages: 0,
-        downloads: 0,
-        fill: 0,
-        hold: Duration::from_millis(1000),
-        micros_per_cost: None,
-        boards: (8, 1601),
-        starts: 300,
-        pid: None,
-        warmup: Duration::from_secs(5),
-        measure: Duration::from_secs(30),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
-        let number = || value.parse::<u64>().unwrap_or_else(|_| panic!("{flag}: not a number: {value}"));
-        match flag.as_str() {
-            "--coordinator" => a.coordinator = value.clone(),
-            "--http" => a.http = Some(value.clone()),
-            "--workers" => a.workers = number() as usize,
-            "--connections" => a.connections = number() as usize,
-            "--pages" => a.pages = number() as usize,
-            "--downloads" => a.downloads = number() as usize,
-            "--fill" => a.fill = number(),
-            "--hold-ms" => a.hold = Duration::from_millis(number()),
-            "--micros-per-cost" => {
-                a.micros_per_cost = Some(value.parse().unwrap_or_else(|_| panic!("{flag}: not a number: {value}")))
-            }
-            "--n-from" => a.boards.0 = number(),
-            "--n-to" => a.boards.1 = number(),
-            "--starts" => a.starts = number(),
-            "--pid" => a.pid = Some(number() as u32),
-            "--warmup-secs" => a.warmup = Duration::from_secs(number()),
-            "--secs" => a.measure = Duration::from_secs(number()),
-            _ => panic!("unknown flag {flag}"),
-        }
-    }
-    a
-}
-
-/// Latencies seen while measuring.
-#[derive(Default)]
-struct Samples {
-    measuring: bool,
-    polls: Vec<Duration>,
-    /// Polls that carried results, and those that did not.
-    result_polls: Vec<Duration>,
-    other_polls: Vec<Duration>,
-    late_polls: usize,
-    statuses: Vec<Duration>,
-    pages: Vec<Duration>,
-    downloads: Vec<Duration>,
-}
-
-impl Samples {
-    /// Notes a poll that took `took`, carried results or not, and came
-    /// past the worker's call deadline or not; only while measuring.
-    fn note_poll(&mut self, took: Duration, carried: bool, late: bool) {
-        if !self.measuring {
-            return;
-        }
-        self.polls.push(took);
-        if carried {
-            self.result_polls.push(took);
-        } else {
-            self.other_polls.push(took);
-        }
-        self.late_polls += usize::from(late);
-    }
-}
-
-fn percentiles(name: &str, v: &mut [Duration]) {
-    if v.is_empty() {
-        println!("{name}: none");
-        return;
-    }
-    v.sort();
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
-    println!(
-        "{name}: n={} p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        v.len(),
-        at(0.5),
-        at(0.95),
-        at(0.99),
-        at(1.0)
-    );
 }
 
 // Requests end in `..Default::default()`: fields the protocol gains later keep their defaults.
