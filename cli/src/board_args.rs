@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use tour::{
-    Board, Configuration, Method, Moves, Solver, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS,
+    Board, Configuration, Method, Moves, Runner, TaskOptions, DEFAULT_BUDGET, DEFAULT_ITERATIONS, DEFAULT_MAX_CELLS,
 };
 
 /// The configuration a command runs on.
@@ -43,7 +43,7 @@ pub struct BoardArgs {
 
 /// Limits of the exact and neural methods, shared by `tour` and `eval`.
 #[derive(Debug, Clone, Args)]
-pub struct SolverArgs {
+pub struct RunnerArgs {
     /// Node budget of `bt`, work budget of `solve`; past it the task gives up.
     #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: u64,
@@ -56,7 +56,7 @@ pub struct SolverArgs {
     pub closed: bool,
 }
 
-impl SolverArgs {
+impl RunnerArgs {
     /// Task options with these limits, for one task seed.
     pub fn options(&self, seed: u64, record_path: bool) -> TaskOptions {
         TaskOptions { seed, record_path, budget: self.budget, iterations: self.iterations, closed: self.closed }
@@ -79,7 +79,7 @@ impl BoardArgs {
     /// once, refused before it allocates when it needs more memory than
     /// this process may have (cgroup, Slurm, MemAvailable): raising
     /// `--max-cells` must not end in an allocation failure that aborts.
-    pub fn solver(&self, methods: &[Method], threads: usize, record_path: bool) -> Result<Solver> {
+    pub fn runner(&self, methods: &[Method], threads: usize, record_path: bool) -> Result<Runner> {
         let config = self.configuration()?;
         let need = config.memory_need_for(methods, record_path).with_threads(threads.max(1) as u64);
         let bounds = ksweep_worker::resources::Bounds::read(&ksweep_worker::resources::Host::this());
@@ -93,7 +93,7 @@ impl BoardArgs {
                 limit.source
             );
         }
-        Ok(Solver::new(config)?)
+        Ok(Runner::new(config)?)
     }
 
     pub fn configuration(&self) -> Result<Configuration> {

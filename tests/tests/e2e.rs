@@ -700,14 +700,14 @@ fn tls_end_to_end() {
 /// The engine's own results for a shard: what an honest worker sends.
 fn engine_outcomes(shard: &pb::Shard) -> Vec<pb::TaskOutcome> {
     let work = ksweep_proto::convert::ShardWork::try_from(shard).expect("a shard the worker could run");
-    let solver = tour::Solver::new(work.configuration.clone()).expect("a board the engine takes");
-    let mut ws = solver.workspace();
+    let runner = tour::Runner::new(work.configuration.clone()).expect("a board the engine takes");
+    let mut ws = runner.workspace();
     let mut tasks = Vec::new();
     for (o, &start) in work.starts.iter().enumerate() {
         for (m, &method) in work.methods.iter().enumerate() {
-            let seed = solver.config().task_seed(work.sweep_seed, start, method);
+            let seed = runner.config().task_seed(work.sweep_seed, start, method);
             let options = work.options(seed);
-            let r = solver.run_task(&mut ws, start, method, &options);
+            let r = runner.run_task(&mut ws, start, method, &options);
             tasks.push(ksweep_proto::convert::task_done(o as u32, m as u32, &r));
         }
     }

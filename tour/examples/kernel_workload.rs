@@ -9,7 +9,7 @@
 //! It prints each part's figures (walks, cells visited, tours), which must
 //! not change either.
 
-use tour::{Board, Configuration, Method, Moves, Solver, Task, TaskOptions};
+use tour::{Board, Configuration, Method, Moves, Runner, Task, TaskOptions};
 
 fn main() {
     let parts: [(&[u32], &[u32], Method, u64); 8] = [
@@ -35,9 +35,9 @@ fn main() {
         let board = Board::new(sides).expect("a board");
         let moves = Moves::from_rule(rule, sides.len()).expect("a rule");
         let config = Configuration::new(board, moves).expect("a configuration");
-        let solver = Solver::new(config).expect("a solver");
-        let mut ws = solver.workspace();
-        let cells = solver.config().board().cells();
+        let runner = Runner::new(config).expect("a runner");
+        let mut ws = runner.workspace();
+        let cells = runner.config().board().cells();
         let tasks: Vec<Task> = (0..starts)
             .map(|i| Task {
                 start: i * cells / starts,
@@ -46,9 +46,9 @@ fn main() {
             })
             .collect();
         let results = if method == Method::W || method == Method::WPlus {
-            tasks.iter().map(|t| solver.run_task(&mut ws, t.start, t.method, &t.options)).collect()
+            tasks.iter().map(|t| runner.run_task(&mut ws, t.start, t.method, &t.options)).collect()
         } else {
-            solver.run_tasks(&mut ws, &tasks)
+            runner.run_tasks(&mut ws, &tasks)
         };
         let attempts: u64 = results.iter().map(|r| u64::from(r.attempts)).sum();
         let visited: u64 = results.iter().map(|r| r.visited).sum();

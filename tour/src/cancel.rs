@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A handle on a flag another thread raises to stop the tasks given it
-/// ([`crate::Solver::run_task_cancellable`]). Cheap to copy.
+/// ([`crate::Runner::run_task_cancellable`]). Cheap to copy.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Cancel<'a> {
     flag: Option<&'a AtomicBool>,

@@ -119,7 +119,7 @@ impl Configuration {
         &self.moves
     }
 
-    /// Bytes a [`crate::Solver`] of this configuration holds, known before
+    /// Bytes a [`crate::Runner`] of this configuration holds, known before
     /// it is built (a worker schedules tasks by it): the padded degree
     /// array all threads share, and what each thread running tasks adds:
     /// its own degree array, plus the path when `record_path` is asked.

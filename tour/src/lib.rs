@@ -11,23 +11,23 @@
 //! or an explicit move list. Pure Rust: no async, no I/O.
 //!
 //! ```
-//! use tour::{verify, Board, Configuration, Method, Moves, Solver};
+//! use tour::{verify, Board, Configuration, Method, Moves, Runner};
 //!
 //! let board = Board::regular(2, 8)?;
 //! let moves = Moves::from_rule(&[2, 1], board.dims())?;
-//! let solver = Solver::new(Configuration::new(board, moves)?)?;
-//! let mut ws = solver.workspace();
+//! let runner = Runner::new(Configuration::new(board, moves)?)?;
+//! let mut ws = runner.workspace();
 //!
-//! let start = solver.config().board().index_of(&[0, 0])?;
-//! let result = solver.run(&mut ws, start, Method::W, 0, true);
+//! let start = runner.config().board().index_of(&[0, 0])?;
+//! let result = runner.run(&mut ws, start, Method::W, 0, true);
 //! assert!(result.success);
 //! assert_eq!(result.attempts, 1);
 //! let path = result.path.expect("asked for the path");
-//! verify(solver.config().board(), solver.config().moves(), &path)?;
+//! verify(runner.config().board(), runner.config().moves(), &path)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A sweep prepares one [`Solver`] per configuration, gives each thread a
+//! A sweep prepares one [`Runner`] per configuration, gives each thread a
 //! [`Workspace`], draws its starts with [`Configuration::starts`] and seeds
 //! each task with [`Configuration::task_seed`], so results never depend on
 //! how the tasks are split.
@@ -56,9 +56,9 @@ mod method;
 mod moves;
 pub mod neural;
 mod outcome;
+mod runner;
 pub mod seed;
 pub mod solve;
-mod solver;
 mod verify;
 mod walk;
 
@@ -70,7 +70,7 @@ pub use layout::MAX_PADDED_CELLS;
 pub use method::{Method, NN_MAX_CELLS};
 pub use moves::{Colouring, MoveSource, Moves, MAX_COMPONENT, MAX_MOVES};
 pub use outcome::Outcome;
-pub use solver::{Solver, Task, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET, DEFAULT_ITERATIONS};
+pub use runner::{Runner, Task, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET, DEFAULT_ITERATIONS};
 pub use verify::{verify, verify_closed, TourError};
 pub use walk::Tiebreak;
 

@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use tour::backtrack::{search, SearchResult};
-use tour::{verify, Board, Configuration, Method, Moves, Outcome, Solver};
+use tour::{verify, Board, Configuration, Method, Moves, Outcome, Runner};
 
 /// Cells up to which debug builds run the brute-force comparison; the rest
 /// (5x5-sized boards, whose no-tour starts the brute force enumerates
@@ -416,11 +416,11 @@ fn first_descent_is_the_w_walk() {
         (Board::new(&[6, 7]).unwrap(), list(&KING)),
     ];
     for (board, moves) in cases {
-        let solver = Solver::new(Configuration::new(board.clone(), moves.clone()).unwrap()).unwrap();
-        let mut ws = solver.workspace();
+        let runner = Runner::new(Configuration::new(board.clone(), moves.clone()).unwrap()).unwrap();
+        let mut ws = runner.workspace();
         let mut compared = 0;
         for start in 0..board.cells() {
-            let w = solver.run(&mut ws, start, Method::W, 0, true);
+            let w = runner.run(&mut ws, start, Method::W, 0, true);
             if !w.success {
                 continue;
             }

@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use tour::neural::Remedy;
-use tour::{Board, Cancel, Cancelled, Configuration, Method, Moves, Solver, Task, TaskOptions, TaskResult};
+use tour::{Board, Cancel, Cancelled, Configuration, Method, Moves, Runner, Task, TaskOptions, TaskResult};
 
 /// How long a cancelled task may take to return: polls come every few
 /// milliseconds of work, so this is room for a slow machine, not the aim.
@@ -20,13 +20,13 @@ const PROMPTLY: Duration = Duration::from_millis(500);
 /// How long the tests wait for anything before calling it a hang.
 const HANG: Duration = Duration::from_secs(60);
 
-fn solver(rule: Option<&[u32]>, explicit: &[Vec<i64>], sides: &[u32]) -> Solver {
+fn runner(rule: Option<&[u32]>, explicit: &[Vec<i64>], sides: &[u32]) -> Runner {
     let board = Board::new(sides).unwrap();
     let moves = match rule {
         Some(rule) => Moves::from_rule(rule, sides.len()).unwrap(),
         None => Moves::explicit(explicit, sides.len()).unwrap(),
     };
-    Solver::new(Configuration::new(board, moves).unwrap()).unwrap()
+    Runner::new(Configuration::new(board, moves).unwrap()).unwrap()
 }
 
 /// Long-running tasks: `bt` with an endless budget on (3,2) 12x12 (400 ns
@@ -36,20 +36,20 @@ fn solver(rule: Option<&[u32]>, explicit: &[Vec<i64>], sides: &[u32]) -> Solver 
 /// out), so it walks again and again until its budget is spent; the `nn`
 /// network with both remedies on (2,1) 30x30, which does not settle in
 /// 10,000 iterations (0.12 s), capped at 2^32 - 1.
-fn long_tasks() -> Vec<(&'static str, Solver, Method, TaskOptions)> {
+fn long_tasks() -> Vec<(&'static str, Runner, Method, TaskOptions)> {
     let endless = TaskOptions { budget: u64::MAX, iterations: u32::MAX, ..TaskOptions::default() };
     let up_right = vec![vec![1, 0], vec![0, 1]];
     vec![
-        ("bt", solver(Some(&[3, 2]), &[], &[12, 12]), Method::Bt, endless),
-        ("solve", solver(None, &up_right, &[40, 40]), Method::Solve, endless),
-        ("nn-both", solver(Some(&[2, 1]), &[], &[30, 30]), Method::Nn(Remedy::Both), endless),
+        ("bt", runner(Some(&[3, 2]), &[], &[12, 12]), Method::Bt, endless),
+        ("solve", runner(None, &up_right, &[40, 40]), Method::Solve, endless),
+        ("nn-both", runner(Some(&[2, 1]), &[], &[30, 30]), Method::Nn(Remedy::Both), endless),
     ]
 }
 
 /// Runs the task on another thread, raises its flag after `after`, and
 /// returns what the task returned and how long after the flag it did.
 fn cancel_after(
-    solver: &Solver,
+    runner: &Runner,
     method: Method,
     options: TaskOptions,
     after: Duration,
@@ -59,8 +59,8 @@ fn cancel_after(
         let (done, returned) = mpsc::channel();
         let flag = &flag;
         scope.spawn(move || {
-            let mut ws = solver.workspace();
-            let r = solver.run_task_cancellable(&mut ws, 0, method, &options, Cancel::new(flag));
+            let mut ws = runner.workspace();
+            let r = runner.run_task_cancellable(&mut ws, 0, method, &options, Cancel::new(flag));
             let _ = done.send((r, Instant::now()));
         });
         std::thread::sleep(after);
@@ -75,9 +75,9 @@ fn cancel_after(
 
 #[test]
 fn long_tasks_stop_promptly_once_cancelled() {
-    for (name, solver, method, options) in long_tasks() {
+    for (name, runner, method, options) in long_tasks() {
         for after in [Duration::from_millis(5), Duration::from_millis(200)] {
-            let (r, latency) = cancel_after(&solver, method, options, after);
+            let (r, latency) = cancel_after(&runner, method, options, after);
             assert_eq!(r, Err(Cancelled), "{name}: a cancelled task has no result");
             assert!(latency < PROMPTLY, "{name}: returned {latency:?} after its flag was raised");
             eprintln!("{name}: cancelled after {after:?}, returned {latency:?} later");
@@ -92,12 +92,12 @@ fn long_tasks_stop_promptly_once_cancelled() {
 fn a_flag_never_raised_changes_nothing_and_counts_the_polls() {
     let flag = AtomicBool::new(false);
     let polls = AtomicU64::new(0);
-    for (name, solver, method, options) in long_tasks() {
+    for (name, runner, method, options) in long_tasks() {
         let options = TaskOptions { budget: 200_000, iterations: 2_000, seed: 7, ..options };
-        let plain = solver.run_task(&mut solver.workspace(), 0, method, &options);
+        let plain = runner.run_task(&mut runner.workspace(), 0, method, &options);
         let before = polls.load(Ordering::Relaxed);
         let cancel = Cancel::new(&flag).counting(&polls);
-        let watched = solver.run_task_cancellable(&mut solver.workspace(), 0, method, &options, cancel).unwrap();
+        let watched = runner.run_task_cancellable(&mut runner.workspace(), 0, method, &options, cancel).unwrap();
         let figures = |r: &TaskResult| (r.success, r.outcome, r.attempts, r.visited, r.path.clone());
         assert_eq!(figures(&watched), figures(&plain), "{name}");
         assert!(polls.load(Ordering::Relaxed) > before + 1, "{name} polled as it worked");
@@ -108,7 +108,7 @@ fn a_flag_never_raised_changes_nothing_and_counts_the_polls() {
 /// before it starts stops it before any work.
 #[test]
 fn a_cancelled_batch_has_no_results() {
-    let (_, solver, _, endless) = long_tasks().swap_remove(0);
+    let (_, runner, _, endless) = long_tasks().swap_remove(0);
     let quick = TaskOptions::default();
     let tasks = [
         Task { start: 0, method: Method::W, options: quick },
@@ -118,9 +118,9 @@ fn a_cancelled_batch_has_no_results() {
     let flag = AtomicBool::new(false);
     let batch = std::thread::scope(|scope| {
         let (done, returned) = mpsc::channel();
-        let (solver, tasks, flag) = (&solver, &tasks, &flag);
+        let (runner, tasks, flag) = (&runner, &tasks, &flag);
         scope.spawn(move || {
-            let _ = done.send(solver.run_tasks_cancellable(&mut solver.workspace(), tasks, Cancel::new(flag)));
+            let _ = done.send(runner.run_tasks_cancellable(&mut runner.workspace(), tasks, Cancel::new(flag)));
         });
         std::thread::sleep(Duration::from_millis(20));
         flag.store(true, Ordering::Relaxed);
@@ -128,13 +128,13 @@ fn a_cancelled_batch_has_no_results() {
     });
     assert_eq!(batch, Err(Cancelled));
     let began = Instant::now();
-    assert_eq!(solver.run_tasks_cancellable(&mut solver.workspace(), &tasks, Cancel::new(&flag)), Err(Cancelled));
+    assert_eq!(runner.run_tasks_cancellable(&mut runner.workspace(), &tasks, Cancel::new(&flag)), Err(Cancelled));
     assert!(began.elapsed() < PROMPTLY);
     // The quick tasks alone, never cancelled, all have results.
     let quick_only = [tasks[0], tasks[2]];
-    let alone = solver.run_tasks(&mut solver.workspace(), &quick_only);
+    let alone = runner.run_tasks(&mut runner.workspace(), &quick_only);
     let unraised = AtomicBool::new(false);
-    let watched = solver.run_tasks_cancellable(&mut solver.workspace(), &quick_only, Cancel::new(&unraised)).unwrap();
+    let watched = runner.run_tasks_cancellable(&mut runner.workspace(), &quick_only, Cancel::new(&unraised)).unwrap();
     let flags = |rs: &[TaskResult]| rs.iter().map(|r| (r.success, r.attempts, r.visited)).collect::<Vec<_>>();
     assert_eq!(flags(&watched), flags(&alone));
 }

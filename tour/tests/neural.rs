@@ -1,4 +1,4 @@
-//! The `nn` solver (Takefuji-Lee network with the Aoba-Takefuji remedies,
+//! The `nn` runner (Takefuji-Lee network with the Aoba-Takefuji remedies,
 //! seed 004): every Tour is a verified closed tour from the start, runs are
 //! reproducible, boards without a closed tour never yield one, and the
 //! remedies turn some of the plain network's local minima into tours.

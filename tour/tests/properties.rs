@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use proptest::prelude::*;
 use proptest::sample::Index;
-use tour::{verify, Board, Configuration, Eligibility, Method, Moves, Solver, Task, TaskOptions, TaskResult};
+use tour::{verify, Board, Configuration, Eligibility, Method, Moves, Runner, Task, TaskOptions, TaskResult};
 
 // ---------------------------------------------------------------------------
 // Inputs.
@@ -43,8 +43,8 @@ impl Shape {
         Configuration::new(Board::new(&self.sides).unwrap(), moves).unwrap()
     }
 
-    fn solver(&self) -> Solver {
-        Solver::new(self.configuration()).unwrap()
+    fn runner(&self) -> Runner {
+        Runner::new(self.configuration()).unwrap()
     }
 
     fn cells(&self) -> u64 {
@@ -152,14 +152,14 @@ proptest! {
         start in any::<Index>(),
         seed in any::<u64>(),
     ) {
-        let solver = shape.solver();
-        let config = solver.config();
+        let runner = shape.runner();
+        let config = runner.config();
         let k = config.moves().len();
         let cells = shape.cells();
         let start = start.index(cells as usize) as u64;
-        let mut ws = solver.workspace();
+        let mut ws = runner.workspace();
         for method in Method::WARNSDORFF {
-            let r = solver.run(&mut ws, start, method, seed, true);
+            let r = runner.run(&mut ws, start, method, seed, true);
             let path = r.path.as_ref().expect("asked for the path");
             prop_assert_eq!(r.visited, path.len() as u64, "{}", method);
             prop_assert_eq!(r.success, r.visited == cells, "{}", method);
@@ -190,11 +190,11 @@ proptest! {
         shape in shape(),
         start in any::<Index>(),
     ) {
-        let solver = shape.solver();
-        let k = solver.config().moves().len() as u32;
+        let runner = shape.runner();
+        let k = runner.config().moves().len() as u32;
         let start = start.index(shape.cells() as usize) as u64;
-        let mut ws = solver.workspace();
-        let mut run = |method| solver.run(&mut ws, start, method, 0, true);
+        let mut ws = runner.workspace();
+        let mut run = |method| runner.run(&mut ws, start, method, 0, true);
         let (w, w_plus) = (run(Method::W), run(Method::WPlus));
         let (aw, aw_plus, mw) = (run(Method::Aw), run(Method::AwPlus), run(Method::Mw));
 
@@ -260,24 +260,24 @@ proptest! {
         other_start in any::<Index>(),
         seed in any::<u64>(),
     ) {
-        let solver = shape.solver();
+        let runner = shape.runner();
         let cells = shape.cells() as usize;
         let (start, other_start) = (start.index(cells) as u64, other_start.index(cells) as u64);
-        let mut reused = solver.workspace();
+        let mut reused = runner.workspace();
         for method in Method::WARNSDORFF {
-            let fresh = solver.run(&mut solver.workspace(), start, method, seed, true);
-            let fresh_again = solver.run(&mut solver.workspace(), start, method, seed, true);
+            let fresh = runner.run(&mut runner.workspace(), start, method, seed, true);
+            let fresh_again = runner.run(&mut runner.workspace(), start, method, seed, true);
             prop_assert_eq!(flags(&fresh), flags(&fresh_again), "{}", method);
 
             // Leave the reused workspace as a long, different task left it.
-            solver.run(&mut reused, other_start, Method::Mw, seed ^ 1, false);
-            let after_other = solver.run(&mut reused, start, method, seed, true);
+            runner.run(&mut reused, other_start, Method::Mw, seed ^ 1, false);
+            let after_other = runner.run(&mut reused, start, method, seed, true);
             prop_assert_eq!(flags(&fresh), flags(&after_other), "{}", method);
-            let after_itself = solver.run(&mut reused, start, method, seed, true);
+            let after_itself = runner.run(&mut reused, start, method, seed, true);
             prop_assert_eq!(flags(&fresh), flags(&after_itself), "{}", method);
 
             // The path is only recorded on request; the flags do not depend on it.
-            let unrecorded = solver.run(&mut reused, start, method, seed, false);
+            let unrecorded = runner.run(&mut reused, start, method, seed, false);
             prop_assert_eq!(unrecorded.path, None);
             prop_assert_eq!(
                 (unrecorded.success, unrecorded.attempts, unrecorded.visited),
@@ -290,11 +290,11 @@ proptest! {
 
 /// Each task of `tasks` run alone in a fresh workspace against the same
 /// task in one `run_tasks` batch: every figure but the time is the same.
-fn batch_matches_alone(solver: &Solver, tasks: &[Task]) -> Result<(), TestCaseError> {
-    let batch = solver.run_tasks(&mut solver.workspace(), tasks);
+fn batch_matches_alone(runner: &Runner, tasks: &[Task]) -> Result<(), TestCaseError> {
+    let batch = runner.run_tasks(&mut runner.workspace(), tasks);
     prop_assert_eq!(batch.len(), tasks.len());
     for (t, r) in tasks.iter().zip(&batch) {
-        let alone = solver.run_task(&mut solver.workspace(), t.start, t.method, &t.options);
+        let alone = runner.run_task(&mut runner.workspace(), t.start, t.method, &t.options);
         prop_assert_eq!((flags(r), r.outcome), (flags(&alone), alone.outcome), "{} from {}", t.method, t.start);
     }
     Ok(())
@@ -312,14 +312,14 @@ proptest! {
         record in any::<bool>(),
         seed in any::<u64>(),
     ) {
-        let solver = shape.solver();
+        let runner = shape.runner();
         let cells = shape.cells() as usize;
         let options = TaskOptions { seed, record_path: record, ..TaskOptions::default() };
         let tasks: Vec<Task> = starts
             .iter()
             .flat_map(|s| Method::WARNSDORFF.map(|method| Task { start: s.index(cells) as u64, method, options }))
             .collect();
-        batch_matches_alone(&solver, &tasks)?;
+        batch_matches_alone(&runner, &tasks)?;
     }
 }
 
@@ -338,7 +338,7 @@ fn batches_of_long_walks_give_each_task_its_own_result() {
     ];
     for (rule, sides) in cases {
         let shape = Shape { sides: sides.to_vec(), moves: MoveSpec::Rule(rule.to_vec()) };
-        let solver = shape.solver();
+        let runner = shape.runner();
         let cells = shape.cells();
         let options = TaskOptions::default();
         let tasks: Vec<Task> = (0..cells)
@@ -347,7 +347,7 @@ fn batches_of_long_walks_give_each_task_its_own_result() {
                 [Method::AwPlus, Method::Mw, Method::WPlus, Method::W].map(|method| Task { start, method, options })
             })
             .collect();
-        if let Err(e) = batch_matches_alone(&solver, &tasks) {
+        if let Err(e) = batch_matches_alone(&runner, &tasks) {
             panic!("{rule:?} on {sides:?}: {e}");
         }
     }
@@ -362,13 +362,13 @@ fn batches_of_long_walks_give_each_task_its_own_result() {
 #[test]
 fn random_methods_depend_on_their_seed() {
     let shape = Shape { sides: vec![8, 8], moves: MoveSpec::Rule(vec![2, 1]) };
-    let solver = shape.solver();
-    let mut ws = solver.workspace();
+    let runner = shape.runner();
+    let mut ws = runner.workspace();
     for method in [Method::Wr, Method::WrPlus] {
         let mut paths = HashSet::new();
         for seed in 0..64 {
-            let r = solver.run(&mut ws, 0, method, seed, true);
-            assert_eq!(flags(&r), flags(&solver.run(&mut ws, 0, method, seed, true)));
+            let r = runner.run(&mut ws, 0, method, seed, true);
+            assert_eq!(flags(&r), flags(&runner.run(&mut ws, 0, method, seed, true)));
             paths.insert(r.path.unwrap());
         }
         assert!(paths.len() >= 8, "{method}: only {} distinct walks over 64 seeds", paths.len());

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use flate2::read::GzDecoder;
-use tour::{verify, Board, Configuration, Method, Moves, Solver};
+use tour::{verify, Board, Configuration, Method, Moves, Runner};
 
 fn data_file() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/report-2d-flags.tsv.gz")
@@ -72,11 +72,11 @@ fn engine_reproduces_every_published_flag() {
                     let rule: Vec<u32> = rule.split(',').map(|v| v.parse().unwrap()).collect();
                     let board = Board::regular(2, *n).unwrap();
                     let moves = Moves::from_rule(&rule, 2).unwrap();
-                    let solver = Solver::new(Configuration::new(board, moves).unwrap()).unwrap();
-                    let mut ws = solver.workspace();
+                    let runner = Runner::new(Configuration::new(board, moves).unwrap()).unwrap();
+                    let mut ws = runner.workspace();
                     for row in rows {
-                        let start = solver.config().board().index_of(&row.start).unwrap();
-                        let r = solver.run(&mut ws, start, row.method, 0, row.success);
+                        let start = runner.config().board().index_of(&row.start).unwrap();
+                        let r = runner.run(&mut ws, start, row.method, 0, row.success);
                         if r.success != row.success {
                             mismatches.lock().unwrap().push(format!(
                                 "rule {rule:?} n {n} {} start {:?}: published {}, engine {}",
@@ -84,7 +84,7 @@ fn engine_reproduces_every_published_flag() {
                             ));
                         }
                         if let Some(path) = &r.path {
-                            verify(solver.config().board(), solver.config().moves(), path)
+                            verify(runner.config().board(), runner.config().moves(), path)
                                 .unwrap_or_else(|e| panic!("rule {rule:?} n {n} {}: {e}", row.method));
                         }
                         checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use tour::{verify, Board, Configuration, Method, Moves, Solver};
+use tour::{verify, Board, Configuration, Method, Moves, Runner};
 
 // ---------------------------------------------------------------------------
 // A small deterministic random stream (SplitMix64), independent of the engine's.
@@ -502,8 +502,8 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
     }
     let with_baseline = with_baseline && cells * k * k <= BASELINE_WORK_BUDGET;
 
-    let solver = Solver::new(Configuration::new(board.clone(), moves.clone()).unwrap()).unwrap();
-    let mut ws = solver.workspace();
+    let runner = Runner::new(Configuration::new(board.clone(), moves.clone()).unwrap()).unwrap();
+    let mut ws = runner.workspace();
     let start_u64: Vec<u64> = case.start.iter().map(|&x| x as u64).collect();
     let start = board.index_of(&start_u64).unwrap();
 
@@ -512,7 +512,7 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
     let mut reference = RefCase { board: &ref_board, order: &order, start: &case.start, walks: HashMap::new() };
 
     for method in DETERMINISTIC {
-        let got = solver.run(&mut ws, start, method, 0, true);
+        let got = runner.run(&mut ws, start, method, 0, true);
         let want = reference.run(method);
         let got_outcome = Outcome {
             success: got.success,
@@ -541,8 +541,8 @@ fn compare(case: &Case, with_baseline: bool, tally: &mut Tally) {
     }
 
     for (method, plus) in [(Method::Wr, false), (Method::WrPlus, true)] {
-        let seed = solver.config().task_seed(7, start, method);
-        let got = solver.run(&mut ws, start, method, seed, true);
+        let seed = runner.config().task_seed(7, start, method);
+        let got = runner.run(&mut ws, start, method, seed, true);
         let path: Vec<usize> = got.path.as_ref().unwrap().iter().map(|&c| c as usize).collect();
         assert_eq!(got.attempts, 1);
         assert_eq!(got.visited, path.len() as u64);

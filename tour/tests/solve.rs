@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use proptest::prelude::*;
 use tour::backtrack::search_closed;
 use tour::solve::{solve, Phase, Shared, SolveResult, SHARED_MIN_CELLS};
-use tour::{verify, verify_closed, Board, Configuration, Method, Moves, Outcome, Solver, TaskOptions};
+use tour::{verify, verify_closed, Board, Configuration, Method, Moves, Outcome, Runner, TaskOptions};
 
 const BUDGET: u64 = 50_000_000;
 
@@ -222,13 +222,13 @@ fn a_tiny_budget_stops_early() {
 #[test]
 fn runs_as_a_method() {
     let config = Configuration::new(Board::regular(2, 12).unwrap(), Moves::from_rule(&[2, 1], 2).unwrap()).unwrap();
-    let solver = Solver::new(config).unwrap();
-    let mut ws = solver.workspace();
+    let runner = Runner::new(config).unwrap();
+    let mut ws = runner.workspace();
     let options = TaskOptions { closed: true, record_path: true, ..TaskOptions::default() };
-    let r = solver.run_task(&mut ws, 5, Method::Solve, &options);
+    let r = runner.run_task(&mut ws, 5, Method::Solve, &options);
     assert!(r.success);
     assert_eq!(r.visited, 144);
-    verify_closed(solver.config().board(), solver.config().moves(), r.path.as_ref().unwrap()).unwrap();
+    verify_closed(runner.config().board(), runner.config().moves(), r.path.as_ref().unwrap()).unwrap();
     assert!("solve".parse::<Method>().unwrap().finds_closed());
     assert!(!Method::Aw.finds_closed());
 }

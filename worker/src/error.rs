@@ -33,7 +33,7 @@ pub enum ShardError {
     /// build (a start off the board, an unknown method).
     #[error(transparent)]
     Decode(#[from] ksweep_proto::convert::ConvertError),
-    /// The board's solver, even for one thread, is larger than the budget.
+    /// The board's runner, even for one thread, is larger than the budget.
     #[error("board {board} needs {need}; this worker's memory budget is {}", tour::format_bytes(*.budget))]
     TooBig { board: String, need: tour::MemoryNeed, budget: u64 },
     /// The engine refused the board or a method on it.
@@ -42,7 +42,7 @@ pub enum ShardError {
     /// The shard asks for closed tours of a method that finds open ones.
     #[error("method {0} cannot look for the closed tours this shard asks for")]
     NotClosed(tour::Method),
-    /// Building the shard's solver panicked; its tasks did not run.
+    /// Building the shard's runner panicked; its tasks did not run.
     #[error("shard set-up panicked: {0}")]
     Panicked(String),
 }

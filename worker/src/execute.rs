@@ -1,4 +1,4 @@
-//! Running one shard on the rayon pool: take the configuration's solver
+//! Running one shard on the rayon pool: take the configuration's runner
 //! (kept from an earlier shard, or built), run every (start, method) task,
 //! send each result back as it finishes. The shard arrives decoded (domain
 //! types only here); the session turns results into messages.
@@ -10,12 +10,12 @@ use std::sync::Arc;
 use ksweep_proto::convert::ShardWork;
 use rayon::prelude::*;
 use tokio::sync::mpsc::UnboundedSender;
-use tour::{format_bytes, Cancel, Solver, Task, TaskResult};
+use tour::{format_bytes, Cancel, Runner, Task, TaskResult};
 
 use crate::activity::Activity;
 use crate::error::ShardError;
 use crate::memory::MemoryBudget;
-use crate::solvers::SolverCache;
+use crate::runners::RunnerCache;
 
 /// A shard's lease: which shard, under which epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,23 +51,23 @@ pub enum Event {
     },
 }
 
-/// What shards share on a worker: its memory budget, the solvers it
+/// What shards share on a worker: its memory budget, the runners it
 /// keeps, its threads and what they are doing.
 #[derive(Debug, Clone)]
 pub struct Resources {
     pub memory: Arc<MemoryBudget>,
-    pub solvers: Arc<SolverCache>,
+    pub runners: Arc<RunnerCache>,
     pub threads: usize,
     pub activity: Arc<Activity>,
 }
 
 impl Resources {
-    /// `threads` threads and a budget of `memory` bytes, keeping solvers
-    /// within it ([`SolverCache::for_budget`]).
+    /// `threads` threads and a budget of `memory` bytes, keeping runners
+    /// within it ([`RunnerCache::for_budget`]).
     pub fn new(memory: u64, threads: usize) -> Resources {
         let memory = MemoryBudget::new(memory);
         Resources {
-            solvers: Arc::new(SolverCache::for_budget(memory.clone())),
+            runners: Arc::new(RunnerCache::for_budget(memory.clone())),
             memory,
             threads,
             activity: Arc::new(Activity::new(threads)),
@@ -122,10 +122,10 @@ fn run_tasks(
     let tasks = work.starts.len() * work.methods.len();
     // Before anything is allocated: a board that cannot fit fails here.
     // No more workspaces than tasks: a workspace's memory would be taken for nothing.
-    let shard_solver = resources.solvers.take(&work.configuration, need, resources.threads.min(tasks).max(1))?;
-    let (solver, workspaces) = (shard_solver.solver(), shard_solver.workspaces());
+    let shard_runner = resources.runners.take(&work.configuration, need, resources.threads.min(tasks).max(1))?;
+    let (runner, workspaces) = (shard_runner.runner(), shard_runner.workspaces());
     for &m in &work.methods {
-        solver.supports(m)?;
+        runner.supports(m)?;
         if work.closed && !m.finds_closed() {
             return Err(ShardError::NotClosed(m));
         }
@@ -133,18 +133,18 @@ fn run_tasks(
     let methods = &work.methods;
     if workspaces < resources.threads && workspaces < tasks {
         tracing::info!(
-            board = %solver.config().board(), workspaces, threads = resources.threads, per_task = %format_bytes(need.per_thread),
+            board = %runner.config().board(), workspaces, threads = resources.threads, per_task = %format_bytes(need.per_thread),
             "memory allows only this many tasks of this board at once"
         );
     }
     // A workspace per task running at once (as many as the memory budget
     // holds), each taking the next few tasks until none is left
-    // (a few at once, so that their W+ walks pair up: `Solver::run_tasks`).
-    let at_once = Solver::tasks_at_once(tasks, workspaces);
+    // (a few at once, so that their W+ walks pair up: `Runner::run_tasks`).
+    let at_once = Runner::tasks_at_once(tasks, workspaces);
     let next = AtomicUsize::new(0);
     let cancel = Cancel::new(cancelled).counting(resources.activity.polls());
     (0..workspaces).into_par_iter().for_each(|_| {
-        let mut ws = solver.workspace();
+        let mut ws = runner.workspace();
         loop {
             let first = next.fetch_add(at_once, Ordering::Relaxed);
             if first >= tasks || cancelled.load(Ordering::Relaxed) {
@@ -155,14 +155,14 @@ fn run_tasks(
                 .map(|task| {
                     let (offset, m) = (task / methods.len(), task % methods.len());
                     let (start, method) = (work.starts[offset], methods[m]);
-                    let options = work.options(solver.config().task_seed(work.sweep_seed, start, method));
+                    let options = work.options(runner.config().task_seed(work.sweep_seed, start, method));
                     (offset as u32, m as u32, Task { start, method, options })
                 })
                 .collect();
             let tasks: Vec<Task> = batch.iter().map(|&(_, _, t)| t).collect();
             let _busy = resources.activity.batch();
             let done: Option<Vec<TaskDone>> =
-                match catch_unwind(AssertUnwindSafe(|| solver.run_tasks_cancellable(&mut ws, &tasks, cancel))) {
+                match catch_unwind(AssertUnwindSafe(|| runner.run_tasks_cancellable(&mut ws, &tasks, cancel))) {
                     Ok(results) => results.ok().map(|results| {
                         let each = batch.iter().zip(results);
                         each.map(|(&(start_offset, method_index, _), r)| TaskDone {
@@ -175,10 +175,10 @@ fn run_tasks(
                     Err(_) => {
                         // The workspace may be half-written. Run the batch's
                         // tasks again one by one, so that only the task that
-                        // panics fails. The solver is not kept for other shards.
-                        shard_solver.taint();
-                        ws = solver.workspace();
-                        batch.iter().map(|&(offset, m, t)| run_alone(solver, &mut ws, offset, m, &t, cancel)).collect()
+                        // panics fails. The runner is not kept for other shards.
+                        shard_runner.taint();
+                        ws = runner.workspace();
+                        batch.iter().map(|&(offset, m, t)| run_alone(runner, &mut ws, offset, m, &t, cancel)).collect()
                     }
                 };
             // Cancelled: no result of the batch is sent (a task stopped part
@@ -195,18 +195,18 @@ fn run_tasks(
 /// One task on its own, a panic caught and reported as its failure; None
 /// when it was cancelled.
 fn run_alone(
-    solver: &Solver,
+    runner: &Runner,
     ws: &mut tour::Workspace,
     start_offset: u32,
     method_index: u32,
     task: &Task,
     cancel: Cancel,
 ) -> Option<TaskDone> {
-    let run = || solver.run_task_cancellable(ws, task.start, task.method, &task.options, cancel);
+    let run = || runner.run_task_cancellable(ws, task.start, task.method, &task.options, cancel);
     let result = match catch_unwind(AssertUnwindSafe(run)) {
         Ok(r) => Ok(r.ok()?),
         Err(panic) => {
-            *ws = solver.workspace();
+            *ws = runner.workspace();
             Err(format!("task panicked: {}", panic_message(&panic)))
         }
     };
@@ -296,12 +296,12 @@ mod tests {
         assert_eq!(tasks.len(), 6);
         tasks.sort_by_key(|t| (t.start_offset, t.method_index));
         let config = tour::Configuration::try_from(&shard(vec![], &[]).config.unwrap()).unwrap();
-        let solver = Solver::new(config).unwrap();
-        let mut ws = solver.workspace();
+        let runner = Runner::new(config).unwrap();
+        let mut ws = runner.workspace();
         for t in &tasks {
             let start = [0u64, 9, 27][t.start_offset as usize];
             let method = [tour::Method::W, tour::Method::AwPlus][t.method_index as usize];
-            let r = solver.run(&mut ws, start, method, solver.config().task_seed(1, start, method), false);
+            let r = runner.run(&mut ws, start, method, runner.config().task_seed(1, start, method), false);
             assert_eq!(figures(t), (t.start_offset, t.method_index, r.success, r.attempts, r.visited));
         }
     }
@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(drain(rx), (vec![], None));
     }
 
-    /// Shards of one configuration on one worker share a solver, and get
+    /// Shards of one configuration on one worker share a runner, and get
     /// what shards each building their own get.
     #[test]
     fn shards_share_a_kept_solver_and_get_the_same_results() {
@@ -390,7 +390,7 @@ mod tests {
             assert_eq!(error, None);
             assert_eq!(sorted(kept), sorted(alone.0));
         }
-        assert_eq!(shared.solvers.builds(), 1);
+        assert_eq!(shared.runners.builds(), 1);
     }
 
     /// A shard the worker cannot build is refused as it is decoded, with

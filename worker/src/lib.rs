@@ -16,8 +16,8 @@ mod execute;
 pub mod lifetime;
 mod memory;
 pub mod resources;
+mod runners;
 mod session;
-mod solvers;
 
 pub use error::{Error, Result};
 pub use memory::MemoryBudget;

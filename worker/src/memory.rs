@@ -2,8 +2,8 @@
 //! before it runs (`tour::Configuration::memory_need`), takes it from one
 //! budget shared by all running shards, and runs only as many tasks at once
 //! as fit. A board that cannot fit at all fails its shard with a clear
-//! error instead of aborting the process. Solvers kept between shards
-//! (`crate::solvers`) hold their bytes from the same budget, and give them
+//! error instead of aborting the process. Runners kept between shards
+//! (`crate::runners`) hold their bytes from the same budget, and give them
 //! back when evicted.
 
 use std::sync::{Arc, Condvar, Mutex};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
-use tour::{baseline, Board, Configuration, Method, Moves, Outcome, Solver, Task};
+use tour::{baseline, Board, Configuration, Method, Moves, Outcome, Runner, Task};
 
 mod authors;
 mod engine;
@@ -104,19 +104,19 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
     )?;
     let mut disagree = Vec::new();
     for work in work {
-        let solver = Solver::new(work.config)?;
-        let mut ws = solver.workspace();
+        let runner = Runner::new(work.config)?;
+        let mut ws = runner.workspace();
         // As a sweep runs them: a batch of tasks at a time (their walks advance together).
         let tasks: Vec<Task> =
             work.starts.iter().map(|&start| Task { start, method: work.method, options: Default::default() }).collect();
-        let (board, moves) = (solver.config().board(), solver.config().moves());
+        let (board, moves) = (runner.config().board(), runner.config().moves());
         let coords: Vec<Vec<u32>> = work.starts.iter().map(|&s| board.coords(s)).collect();
         let (mut rounds, mut engine, mut slow, mut theirs) = (Vec::with_capacity(ROUNDS), vec![], vec![], vec![]);
         for _ in 0..ROUNDS {
             let began = Instant::now();
             engine = tasks
-                .chunks(Solver::tasks_at_once(tasks.len(), 1))
-                .flat_map(|chunk| solver.run_tasks(&mut ws, chunk))
+                .chunks(Runner::tasks_at_once(tasks.len(), 1))
+                .flat_map(|chunk| runner.run_tasks(&mut ws, chunk))
                 .map(|r| (r.success, r.attempts))
                 .collect();
             let engine_secs = began.elapsed().as_secs_f64();
@@ -269,15 +269,15 @@ fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
     ] {
         let config = configuration(rule, dims, n)?;
         let cells = config.starts(starts, 1)?.cells;
-        let solver = Solver::new(config)?;
-        let mut ws = solver.workspace();
+        let runner = Runner::new(config)?;
+        let mut ws = runner.workspace();
         let mut row = Vec::new();
         for method in [Method::AwPlus, Method::Solve] {
             let (mut tours, mut proven, mut micros) = (0u64, 0u64, 0u64);
             for &start in &cells {
                 let options =
-                    tour::TaskOptions { seed: solver.config().task_seed(1, start, method), ..Default::default() };
-                let r = solver.run_task(&mut ws, start, method, &options);
+                    tour::TaskOptions { seed: runner.config().task_seed(1, start, method), ..Default::default() };
+                let r = runner.run_task(&mut ws, start, method, &options);
                 tours += r.success as u64;
                 proven += (r.outcome == Outcome::NoTour) as u64;
                 micros += r.micros;

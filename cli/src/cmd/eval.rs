@@ -7,9 +7,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
-use tour::{Method, Solver, Task, TaskResult};
+use tour::{Method, Runner, Task, TaskResult};
 
-use crate::board_args::{BoardArgs, SolverArgs};
+use crate::board_args::{BoardArgs, RunnerArgs};
 
 /// Lines read and run per parallel batch: large enough to keep every thread
 /// busy, small enough that output streams while input is still coming.
@@ -34,7 +34,7 @@ pub struct EvalArgs {
     pub method: Vec<Method>,
 
     #[command(flatten)]
-    pub solver: SolverArgs,
+    pub runner: RunnerArgs,
 
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = crate::cmd::worker::thread_count())]
@@ -67,21 +67,21 @@ pub fn run(args: EvalArgs, input: impl BufRead, out: &mut impl Write) -> Result<
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("--threads: could not start the thread pool")?;
-    let solver = args.board.solver(&args.method, pool.current_num_threads(), false)?;
+    let runner = args.board.runner(&args.method, pool.current_num_threads(), false)?;
     for &m in &args.method {
-        solver.supports(m)?;
-        args.solver.check(m)?;
+        runner.supports(m)?;
+        args.runner.check(m)?;
     }
-    evaluate(&solver, &args.method, args.board.seed, &args.solver, &pool, input, out)
+    evaluate(&runner, &args.method, args.board.seed, &args.runner, &pool, input, out)
 }
 
 /// Reads starts, runs every method on each in parallel, writes JSON lines in
 /// input order. Used by `eval` and by `bench`.
 pub fn evaluate(
-    solver: &Solver,
+    runner: &Runner,
     methods: &[Method],
     seed: u64,
-    limits: &SolverArgs,
+    limits: &RunnerArgs,
     pool: &rayon::ThreadPool,
     input: impl BufRead,
     out: &mut impl Write,
@@ -89,7 +89,7 @@ pub fn evaluate(
     if methods.is_empty() {
         bail!("--method: give at least one method");
     }
-    let config = solver.config();
+    let config = runner.config();
     let tag_method = methods.len() > 1;
     let mut counts = EvalCounts::default();
     let mut batch: Vec<(Vec<u64>, u64)> = Vec::with_capacity(BATCH_LINES);
@@ -119,12 +119,12 @@ pub fn evaluate(
                 options: limits.options(config.task_seed(seed, start, method), false),
             })
             .collect();
-        // A few tasks at a time, so that their W+ walks pair up (`Solver::run_tasks`).
-        let at_once = Solver::tasks_at_once(tasks.len(), pool.current_num_threads());
+        // A few tasks at a time, so that their W+ walks pair up (`Runner::run_tasks`).
+        let at_once = Runner::tasks_at_once(tasks.len(), pool.current_num_threads());
         let results: Vec<TaskResult> = pool.install(|| {
             tasks
                 .par_chunks(at_once)
-                .map_init(|| solver.workspace(), |ws, chunk| solver.run_tasks(ws, chunk))
+                .map_init(|| runner.workspace(), |ws, chunk| runner.run_tasks(ws, chunk))
                 .flatten_iter()
                 .collect()
         });

@@ -249,19 +249,19 @@ fn every_start(sweep: &Sweep, entry: &ConfigEntry) -> Result<Vec<StartResult>> {
     if entry.cells() > MAX_CELLS {
         bail!("--all-starts: {} has {} squares; the limit is {MAX_CELLS}", entry.shape_label(), entry.cells());
     }
-    let solver = tour::Solver::new(entry.configuration())?;
-    let methods: Vec<tour::Method> = sweep.methods().iter().copied().filter(|&m| solver.supports(m).is_ok()).collect();
-    let board = solver.config().board();
+    let runner = tour::Runner::new(entry.configuration())?;
+    let methods: Vec<tour::Method> = sweep.methods().iter().copied().filter(|&m| runner.supports(m).is_ok()).collect();
+    let board = runner.config().board();
     eprintln!("running {} methods from each of {} squares...", methods.len(), board.cells());
     let results = (0..board.cells())
         .into_par_iter()
         .map_init(
-            || solver.workspace(),
+            || runner.workspace(),
             |ws, cell| {
                 methods
                     .iter()
                     .map(|&m| {
-                        let r = solver.run_task(ws, cell, m, &sweep.task_options(solver.config(), cell, m));
+                        let r = runner.run_task(ws, cell, m, &sweep.task_options(runner.config(), cell, m));
                         StartResult {
                             start: board.coords(cell),
                             method: m.name().to_string(),

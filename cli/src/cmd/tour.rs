@@ -9,7 +9,7 @@ use figures::TourPicture;
 use serde::Serialize;
 use tour::{verify, verify_closed, Method, Outcome};
 
-use crate::board_args::{BoardArgs, SolverArgs, Start};
+use crate::board_args::{BoardArgs, RunnerArgs, Start};
 use crate::render::{lines, numbered_board};
 
 /// How `ksweep tour` prints its result.
@@ -53,7 +53,7 @@ pub struct TourArgs {
     pub output: Option<std::path::PathBuf>,
 
     #[command(flatten)]
-    pub solver: SolverArgs,
+    pub runner: RunnerArgs,
 }
 
 /// The JSON form of a tour result.
@@ -98,18 +98,18 @@ pub fn run(args: TourArgs, stdout: &mut impl Write) -> Result<()> {
         Some(f) => f,
         None => stdout,
     };
-    let solver = args.board.solver(&[args.method], 1, true)?;
-    let config = solver.config();
+    let runner = args.board.runner(&[args.method], 1, true)?;
+    let config = runner.config();
     let start = config.board().index_of(&args.start.0)?;
     let seed = config.task_seed(args.board.seed, start, args.method);
-    solver.supports(args.method)?;
-    args.solver.check(args.method)?;
-    let mut ws = solver.workspace();
-    let result = solver.run_task(&mut ws, start, args.method, &args.solver.options(seed, true));
-    let (board, moves) = (solver.config().board(), solver.config().moves());
+    runner.supports(args.method)?;
+    args.runner.check(args.method)?;
+    let mut ws = runner.workspace();
+    let result = runner.run_task(&mut ws, start, args.method, &args.runner.options(seed, true));
+    let (board, moves) = (runner.config().board(), runner.config().moves());
     let path = result.path.as_deref().unwrap_or_default();
     // The nn methods find closed tours, solve and bt when asked; the others open ones.
-    let closed = args.method.seeks_closed(args.solver.closed);
+    let closed = args.method.seeks_closed(args.runner.closed);
     if result.success {
         // Cheap next to the search, and a printed tour should never be wrong.
         let checked = if closed { verify_closed(board, moves, path) } else { verify(board, moves, path) };

@@ -31,7 +31,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use tour::{Method, Solver};
+use tour::{Method, Runner};
 
 use super::shard::{ShardRun, ShardState};
 use super::{Scheduler, Settled};
@@ -179,12 +179,12 @@ impl Scheduler {
     /// How long a worker holding `run` may go without a new result, in
     /// microseconds, as far as `run` goes: `STALL_TASK_FACTOR` times its
     /// worst task, or a batch of them if longer. A worker's workspace runs up to
-    /// `Solver::tasks_at_once` (32) tasks of a shard one after the other
+    /// `Runner::tasks_at_once` (32) tasks of a shard one after the other
     /// and sends their results together, so a lone workspace on a shard of
     /// thirty-two 1e8-node `bt` tasks of (3,2) 12x12 goes 14 minutes here
     /// without one.
     fn window_micros(&self, run: &ShardRun) -> f64 {
-        let batch = Solver::tasks_at_once(run.tasks, 1) as f64;
+        let batch = Runner::tasks_at_once(run.tasks, 1) as f64;
         self.worst_task_micros(run) * STALL_TASK_FACTOR.max(batch)
     }
 

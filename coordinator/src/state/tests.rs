@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sweep::{Cursor, Planner, ShardPlan, Sweep};
-use tour::{Solver, TaskOptions};
+use tour::{Runner, TaskOptions};
 
 use super::*;
 use crate::ids::{ShardId, SweepKey};
@@ -47,14 +47,14 @@ async fn submit(shared: &Shared) -> SweepKey {
 /// What an honest worker reports for an assignment: the engine's results.
 fn answer(a: &Assignment) -> ShardReport {
     let entry = &a.sweep.configurations()[a.plan.config as usize];
-    let solver = Solver::new(entry.configuration()).unwrap();
-    let mut ws = solver.workspace();
+    let runner = Runner::new(entry.configuration()).unwrap();
+    let mut ws = runner.workspace();
     let mut tasks = Vec::new();
     for (offset, &start) in a.starts.iter().enumerate() {
         for (m, &method) in a.sweep.methods().iter().enumerate() {
-            let seed = solver.config().task_seed(a.sweep.seed(), start, method);
+            let seed = runner.config().task_seed(a.sweep.seed(), start, method);
             let options = TaskOptions { seed, ..TaskOptions::default() };
-            let r = solver.run_task(&mut ws, start, method, &options);
+            let r = runner.run_task(&mut ws, start, method, &options);
             tasks.push(TaskReport {
                 start_offset: offset as u32,
                 method_index: m as u32,

@@ -377,15 +377,15 @@ fn the_engines_results_pass_the_check() {
     let planner = crate::Planner::new(&sweep);
     let mut checked = 0;
     for c in sweep.configurations() {
-        let solver = tour::Solver::new(c.configuration()).unwrap();
-        let mut ws = solver.workspace();
+        let runner = tour::Runner::new(c.configuration()).unwrap();
+        let mut ws = runner.workspace();
         for &start in planner.starts(c.index).iter() {
             for &m in sweep.methods() {
-                if solver.supports(m).is_err() {
+                if runner.supports(m).is_err() {
                     continue;
                 }
-                let options = sweep.task_options(solver.config(), start, m);
-                let r = solver.run_task(&mut ws, start, m, &options);
+                let options = sweep.task_options(runner.config(), start, m);
+                let r = runner.run_task(&mut ws, start, m, &options);
                 assert_eq!(
                     sweep.check_result(c.index, start, m, &(&r).into()),
                     Ok(()),

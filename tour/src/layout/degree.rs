@@ -70,7 +70,7 @@ impl Degrees {
         match (self, from) {
             (Degrees::Narrow(a), Degrees::Narrow(b)) => a.copy_from(b),
             (Degrees::Wide(a), Degrees::Wide(b)) => a.copy_from(b),
-            _ => unreachable!("workspace and solver always share a width"),
+            _ => unreachable!("workspace and runner always share a width"),
         }
     }
 }

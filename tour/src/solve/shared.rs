@@ -267,7 +267,7 @@ impl Refutation {
     /// under the symmetries that keep colours: one of them carries any
     /// tour to such a one. On (4,3) 24x24 that leaves 12 even ends of 40,
     /// and the refutation takes 4,600 to 16,000 conflicts where it took
-    /// 34,000 to 66,000 (five solver seeds).
+    /// 34,000 to 66,000 (five runner seeds).
     fn search(g: &Graph, moves: &Moves, closed: bool, bipartite: bool, budget: u64, cancel: Cancel) -> Refutation {
         let cells = g.cells as u64;
         let (mut repairs, mut work) = (0u64, 0u64);

@@ -85,7 +85,7 @@ mod tests {
         assert_eq!(Cpu::detect_with(Some(OsStr::new("1"))), on.without_sse41());
         assert_eq!(Cpu::detect_with(Some(OsStr::new("no"))), on.without_sse41(), "any value");
         // What this process runs on: `KSWEEP_NO_SIMD=1 cargo test` runs the
-        // scalar kernels everywhere (the solver's tests check it chooses
+        // scalar kernels everywhere (the runner's tests check it chooses
         // them).
         let set = std::env::var_os(NO_SIMD_VAR).is_some_and(|v| !v.is_empty());
         assert_eq!(Cpu::detect(), if set { on.without_sse41() } else { on });

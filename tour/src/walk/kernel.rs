@@ -1,6 +1,6 @@
 //! What a kernel on which several tasks' walks advance together provides
 //! ([`GroupWalk`]): each such kernel's module implements it, and
-//! [`super::select`] maps each choice to one, so the solver runs any of
+//! [`super::select`] maps each choice to one, so the runner runs any of
 //! them through the same generic code, monomorphised per kernel and
 //! dispatched once per walk or group. The kernels depend on this module,
 //! never on `select`.
@@ -22,7 +22,7 @@ use crate::moves::Moves;
 pub(crate) const WALKS_AT_ONCE: usize = 6;
 
 /// A kernel on which several tasks' walks advance together, a step of
-/// each in turn ([`crate::Solver::run_tasks`]), each on cells of its own.
+/// each in turn ([`crate::Runner::run_tasks`]), each on cells of its own.
 /// The type is also the tag a walk it begins carries ([`PausedWalk`]), so
 /// only this kernel goes on with it.
 pub(crate) trait GroupWalk: Sized + 'static {

@@ -222,7 +222,7 @@ unsafe fn walk_keyed_with<const K: usize, const D: usize, const KEY: u8>(
 }
 
 /// Rule W+ with a packed key for 8 moves on a row-major layout (2D leapers
-/// on boards too wide for [`distance_cells`](super::distance_cells), which the solver uses where the
+/// on boards too wide for [`distance_cells`](super::distance_cells), which the runner uses where the
 /// distance fits a cell): [`walk_keyed_with`]'s
 /// walk with every per-move quantity a local the compiler keeps in
 /// registers: about 120 instructions a step on (3,2) N=400, against 213. The

@@ -1,7 +1,7 @@
 //! Which kernels a configuration's walks run on, decided once from the
 //! board, the move set and the CPU, with the memory each needs, and the one
 //! table from each choice to its kernel ([`GroupKernel::visit`]) and to the
-//! state its walks keep ([`Tables`], [`Buffers`]). The solver, the batches
+//! state its walks keep ([`Tables`], [`Buffers`]). The runner, the batches
 //! of walks advancing together and [`crate::Configuration::memory_need_for`]
 //! all ask this module; a new kernel is a [`GroupWalk`] in a module of its
 //! own and a new case here. The kernels never import this module.
@@ -20,7 +20,7 @@ use crate::layout::{self, Layout, Padded};
 use crate::moves::Moves;
 
 /// A kernel on which several tasks' walks advance together, a step of each
-/// in turn ([`crate::Solver::run_tasks`]).
+/// in turn ([`crate::Runner::run_tasks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GroupKernel {
     /// W+ on 16-bit cells ([`WPlusTables`]): 2D leapers, SSE4.1, up to
@@ -82,7 +82,7 @@ impl GroupKernel {
     }
 }
 
-/// Where a [`GroupWalk`]'s state lives: its shared state in a solver's
+/// Where a [`GroupWalk`]'s state lives: its shared state in a runner's
 /// [`Tables`], its walks' cells in a thread's [`Buffers`].
 pub(crate) trait Held: GroupWalk {
     /// The kernel's shared state, once built.

@@ -6,10 +6,10 @@ use std::io::{BufReader, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use tour::{Method, Outcome, Solver, Task};
+use tour::{Method, Outcome, Runner, Task};
 
 use super::configuration;
-use crate::board_args::SolverArgs;
+use crate::board_args::RunnerArgs;
 use crate::cmd::eval::evaluate;
 
 /// Resident set size of this process in bytes (Linux), 0 where unknown.
@@ -39,8 +39,8 @@ pub(super) fn walk_throughput(budget: Duration, out: &mut impl Write) -> Result<
             .iter()
             .map(|&start| Task { start, method: Method::W, options: Default::default() })
             .collect();
-        let solver = Solver::new(config)?;
-        let mut ws = solver.workspace();
+        let runner = Runner::new(config)?;
+        let mut ws = runner.workspace();
         // Rule-W walks advance up to six at a time on 2D leapers' boards and
         // two at a time on 3D boards of 24 moves (docs/engine.md).
         let ways: &[(&str, usize)] = match dims {
@@ -53,7 +53,7 @@ pub(super) fn walk_throughput(budget: Duration, out: &mut impl Write) -> Result<
             let began = Instant::now();
             while began.elapsed() < budget || runs < tasks.len() as u64 {
                 for chunk in tasks.chunks(at_once) {
-                    for r in solver.run_tasks(&mut ws, chunk) {
+                    for r in runner.run_tasks(&mut ws, chunk) {
                         steps += r.visited;
                         tours += r.success as u64;
                         runs += 1;
@@ -65,7 +65,7 @@ pub(super) fn walk_throughput(budget: Duration, out: &mut impl Write) -> Result<
                 out,
                 "{:<26} {:>6} {:>10.1} M {:>10.2} {:>5}/{:<3}",
                 format!("{label}{how}"),
-                solver.config().moves().len(),
+                runner.config().moves().len(),
                 steps as f64 / secs / 1e6,
                 secs * 1e9 / steps as f64,
                 tours,
@@ -89,15 +89,15 @@ pub(super) fn memory(out: &mut impl Write) -> Result<()> {
         let cells = config.board().cells();
         let start = config.starts(1, 1)?.cells[0];
         let rss_before = rss_bytes();
-        let solver = Solver::new(config)?;
-        let mut ws = solver.workspace();
-        solver.run(&mut ws, start, Method::W, 0, false);
+        let runner = Runner::new(config)?;
+        let mut ws = runner.workspace();
+        runner.run(&mut ws, start, Method::W, 0, false);
         let rss_delta = rss_bytes().saturating_sub(rss_before);
-        let engine = solver.board_bytes() + ws.board_bytes();
+        let engine = runner.board_bytes() + ws.board_bytes();
         writeln!(
             out,
             "{label:<26} {cells:>12} {:>12} {engine:>12} {:>10.3} {rss_delta:>12}",
-            solver.board_bytes(),
+            runner.board_bytes(),
             engine as f64 / cells as f64
         )?;
     }
@@ -149,7 +149,7 @@ pub(super) fn eval_throughput(budget: Duration, out: &mut impl Write) -> Result<
     writeln!(out, "\n## ksweep eval: 10,000 starts of 2D (2,1) N=8, method w, output to a sink")?;
     let config = configuration(&[2, 1], 2, 8)?;
     let input: String = (0..10_000).map(|i| format!("{},{}\n", i % 8, (i / 8) % 8)).collect();
-    let solver = Solver::new(config)?;
+    let runner = Runner::new(config)?;
     for threads in [1, 0] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
         let (mut starts, mut runs) = (0u64, 0u32);
@@ -157,8 +157,8 @@ pub(super) fn eval_throughput(budget: Duration, out: &mut impl Write) -> Result<
         while began.elapsed() < budget || runs == 0 {
             let input = BufReader::new(input.as_bytes());
             let limits =
-                SolverArgs { budget: tour::DEFAULT_BUDGET, iterations: tour::DEFAULT_ITERATIONS, closed: false };
-            let counts = evaluate(&solver, &[Method::W], 0, &limits, &pool, input, &mut std::io::sink())?;
+                RunnerArgs { budget: tour::DEFAULT_BUDGET, iterations: tour::DEFAULT_ITERATIONS, closed: false };
+            let counts = evaluate(&runner, &[Method::W], 0, &limits, &pool, input, &mut std::io::sink())?;
             starts += counts.starts;
             runs += 1;
         }

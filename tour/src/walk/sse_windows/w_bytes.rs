@@ -68,7 +68,7 @@ fn byte_windows(sides: &[u32], moves: &Moves) -> Option<Windows> {
 }
 
 /// What rule-W walks on byte degrees share: the windows and the tables a
-/// step reads (a few hundred bytes; the starting cells are the solver's
+/// step reads (a few hundred bytes; the starting cells are the runner's
 /// byte degrees).
 #[derive(Debug)]
 pub(crate) struct WTables {

@@ -1,4 +1,4 @@
-//! Several tasks' walks advanced together ([`Solver::run_tasks`]): each
+//! Several tasks' walks advanced together ([`Runner::run_tasks`]): each
 //! slot holds a task and makes its walks; whenever busy slots stand in
 //! walks that advance together (on a [`GroupKernel`]: W+ on 16-bit cells or
 //! W on byte degrees in 2D, up to six at once; W+ on keyed cells in 2D or
@@ -12,14 +12,14 @@
 use std::time::{Duration, Instant};
 
 use super::walks::{Walk, Walks};
-use super::{Solver, Task, TaskResult, Workspace};
+use super::{Runner, Task, TaskResult, Workspace};
 use crate::layout::{BoardCell, Degrees, MoveTable, Padded};
 use crate::seed::Rng;
 use crate::walk::select::{GroupKernel, Held, Visit};
 use crate::walk::{BufferedWalk, PausedWalk};
 
-impl Solver {
-    /// The tasks `indices` of `tasks` (all of which [`Solver::groups`]),
+impl Runner {
+    /// The tasks `indices` of `tasks` (all of which [`Runner::groups`]),
     /// several at a time. Returns (index, result) per task.
     pub(super) fn run_grouped(
         &self,
@@ -78,7 +78,7 @@ impl Solver {
         }
     }
 
-    /// Slots [`Solver::run_grouped`] keeps: as many walks as advance at once.
+    /// Slots [`Runner::run_grouped`] keeps: as many walks as advance at once.
     fn slots(&self) -> usize {
         self.kernels.walks_at_once()
     }
@@ -92,7 +92,7 @@ impl Solver {
         while let Some(walk) = s.walks.next() {
             self.rotate(ws, walk.rotation);
             let kind = self.kernels.grouped(walk.tiebreak);
-            let next = Next { solver: self, ws: &mut *ws, slot, s: &mut *s, walk, partnered };
+            let next = Next { runner: self, ws: &mut *ws, slot, s: &mut *s, walk, partnered };
             let ready = match kind {
                 Some(k) => k.visit(next),
                 None => next.on_degrees(),
@@ -116,7 +116,7 @@ impl Solver {
     ) -> Vec<bool> {
         let mut ended = vec![false; slots.len()];
         let kernel = kind.expect("a busy slot stands in a walk that advances together");
-        let out = kernel.visit(Together { solver: self, ws, slots, kind });
+        let out = kernel.visit(Together { runner: self, ws, slots, kind });
         for (n, &i) in group.iter().enumerate() {
             ended[i] = out[n];
         }
@@ -140,7 +140,7 @@ impl Solver {
 /// A slot's next walk on its group kernel: set up to advance together
 /// (true), or run alone to its end.
 struct Next<'a> {
-    solver: &'a Solver,
+    runner: &'a Runner,
     ws: &'a mut Workspace,
     slot: usize,
     s: &'a mut Slot,
@@ -152,19 +152,19 @@ impl Next<'_> {
     /// The walk alone on the slot's byte degrees, where rule W is fastest
     /// alone and walks that group in no way run.
     fn on_degrees(self) -> bool {
-        let Next { solver, ws, slot, s, walk, .. } = self;
+        let Next { runner, ws, slot, s, walk, .. } = self;
         ws.dirty = true;
         let Workspace { degrees, group, moves, xy, .. } = ws;
-        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &solver.pristine) else {
+        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &runner.pristine) else {
             unreachable!("walks that advance together have byte degrees")
         };
-        let degrees = group.degrees(own, slot, solver.own_degrees());
+        let degrees = group.degrees(own, slot, runner.own_degrees());
         degrees.copy_from(pristine);
         // Tasks that advance together are deterministic (no random draw)
         // and record no path.
         let mut rng = Rng::new(0);
         let visited =
-            solver.walk_on(degrees, (&*moves, xy), s.start, walk.tiebreak, &mut rng, None, walk.stop_when_doomed);
+            runner.walk_on(degrees, (&*moves, xy), s.start, walk.tiebreak, &mut rng, None, walk.stop_when_doomed);
         s.walks.record(visited);
         false
     }
@@ -177,11 +177,11 @@ impl Visit for Next<'_> {
         if !self.partnered && G::ALONE_ON_DEGREES {
             return self.on_degrees();
         }
-        let Next { solver, ws, slot, s, walk, partnered } = self;
-        let shared = solver.shared::<G>();
+        let Next { runner, ws, slot, s, walk, partnered } = self;
+        let shared = runner.shared::<G>();
         ws.dirty = true;
         let Workspace { degrees, group, moves, .. } = ws;
-        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &solver.pristine) else {
+        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &runner.pristine) else {
             unreachable!("walks that advance together have byte degrees")
         };
         let cells = G::slots(group, own).nth(slot).expect("a buffer a slot");
@@ -199,7 +199,7 @@ impl Visit for Next<'_> {
 /// The walks of the busy slots that stand in walks of `kind`, advanced
 /// together on its kernel, each on its slot's cells.
 struct Together<'a> {
-    solver: &'a Solver,
+    runner: &'a Runner,
     ws: &'a mut Workspace,
     slots: &'a mut [Option<Slot>],
     kind: Option<GroupKernel>,
@@ -209,8 +209,8 @@ impl Visit for Together<'_> {
     type Out = [bool; crate::walk::kernel::WALKS_AT_ONCE];
 
     fn visit<G: Held>(self) -> Self::Out {
-        let Together { solver, ws, slots, kind } = self;
-        let shared = solver.shared::<G>();
+        let Together { runner, ws, slots, kind } = self;
+        let shared = runner.shared::<G>();
         ws.dirty = true;
         let Workspace { degrees, group, .. } = ws;
         let Degrees::Narrow(own) = degrees else { unreachable!("walks that advance together have byte degrees") };
@@ -226,7 +226,7 @@ impl Visit for Together<'_> {
     }
 }
 
-/// A task [`Solver::run_tasks`] is running in one of its slots.
+/// A task [`Runner::run_tasks`] is running in one of its slots.
 #[derive(Debug)]
 struct Slot {
     /// The task's place in the batch.
@@ -245,11 +245,11 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(solver: &Solver, index: usize, task: &Task) -> Slot {
-        let config = &solver.config;
+    fn new(runner: &Runner, index: usize, task: &Task) -> Slot {
+        let config = &runner.config;
         Slot {
             index,
-            start: solver.layout.board_cell(task.start),
+            start: runner.layout.board_cell(task.start),
             walks: Walks::new(task.method, config.moves().len(), config.board().cells()),
             kind: None,
             moves: MoveTable::default(),

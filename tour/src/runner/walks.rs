@@ -1,9 +1,9 @@
 //! The walks of one Warnsdorff task, made one after another on the
 //! workspace: their sequence (rotations and tiebreaks, from the method) and
 //! the walk on the degrees or on a group kernel alone; apart from the
-//! solver's entry points and the batches in `group`.
+//! runner's entry points and the batches in `group`.
 
-use super::{Solver, TaskOptions, TaskResult, Workspace};
+use super::{Runner, TaskOptions, TaskResult, Workspace};
 use crate::layout::{BoardCell, Degree, Degrees, MoveTable, Padded};
 use crate::method::Method;
 use crate::outcome::Outcome;
@@ -11,7 +11,7 @@ use crate::seed::Rng;
 use crate::walk::select::{Held, Visit};
 use crate::walk::{walk, Tiebreak, WalkMoves};
 
-impl Solver {
+impl Runner {
     pub(super) fn run_walks(
         &self,
         ws: &mut Workspace,
@@ -27,7 +27,7 @@ impl Solver {
             ws.path.clear();
             let w_plus = if walk.tiebreak == Tiebreak::Distance { self.kernels.w_plus() } else { None };
             let lone =
-                LoneWalk { solver: self, ws: &mut *ws, start: padded_start, walk, record_path: options.record_path };
+                LoneWalk { runner: self, ws: &mut *ws, start: padded_start, walk, record_path: options.record_path };
             let visited = match w_plus.and_then(|k| k.visit(lone)) {
                 Some(visited) => visited,
                 None => self.walk_degrees(
@@ -94,7 +94,7 @@ impl Solver {
 /// A lone task's W+ walk on its group kernel, on the workspace's first
 /// cells: `None` where the kernel walks alone on the byte degrees.
 struct LoneWalk<'s> {
-    solver: &'s Solver,
+    runner: &'s Runner,
     ws: &'s mut Workspace,
     start: BoardCell,
     walk: Walk,
@@ -105,13 +105,13 @@ impl Visit for LoneWalk<'_> {
     type Out = Option<u64>;
 
     fn visit<G: Held>(self) -> Option<u64> {
-        let LoneWalk { solver, ws, start, walk, record_path } = self;
+        let LoneWalk { runner, ws, start, walk, record_path } = self;
         if G::ALONE_ON_DEGREES {
             return None;
         }
-        let shared = solver.shared::<G>();
+        let shared = runner.shared::<G>();
         let Workspace { degrees, group, moves, path, .. } = ws;
-        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &solver.pristine) else {
+        let (Degrees::Narrow(own), Degrees::Narrow(pristine)) = (degrees, &runner.pristine) else {
             unreachable!("group kernels are for byte degrees")
         };
         let cells = G::slots(group, own).next().expect("a slot");

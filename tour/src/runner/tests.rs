@@ -1,7 +1,7 @@
-//! The solver's batches and kernel choices: tasks run together give the
+//! The runner's batches and kernel choices: tasks run together give the
 //! figures of tasks run alone, on every CPU feature set.
 
-use super::{Solver, Task, TaskOptions, TaskResult, MAX_TASKS_AT_ONCE};
+use super::{Runner, Task, TaskOptions, TaskResult, MAX_TASKS_AT_ONCE};
 use crate::board::Board;
 use crate::config::{format_bytes, Configuration};
 use crate::method::Method;
@@ -12,14 +12,14 @@ use crate::walk::select::{GroupKernel, Kernels};
 #[test]
 fn batches_balance_threads_and_keep_the_walks_partnered() {
     // One thread takes every task at once, up to the cap.
-    assert_eq!(Solver::tasks_at_once(30, 1), 30);
-    assert_eq!(Solver::tasks_at_once(1000, 1), MAX_TASKS_AT_ONCE);
+    assert_eq!(Runner::tasks_at_once(30, 1), 30);
+    assert_eq!(Runner::tasks_at_once(1000, 1), MAX_TASKS_AT_ONCE);
     // Several leave each thread about four batches, two tasks at least.
-    assert_eq!(Solver::tasks_at_once(100, 2), 12);
-    assert_eq!(Solver::tasks_at_once(10_000, 16), MAX_TASKS_AT_ONCE);
-    assert_eq!(Solver::tasks_at_once(40, 16), 2);
+    assert_eq!(Runner::tasks_at_once(100, 2), 12);
+    assert_eq!(Runner::tasks_at_once(10_000, 16), MAX_TASKS_AT_ONCE);
+    assert_eq!(Runner::tasks_at_once(40, 16), 2);
     // Too few to give every thread two: one at a time.
-    assert_eq!(Solver::tasks_at_once(20, 16), 1);
+    assert_eq!(Runner::tasks_at_once(20, 16), 1);
 }
 
 fn config(rule: &[u32], sides: &[u32]) -> Configuration {
@@ -30,9 +30,9 @@ fn config(rule: &[u32], sides: &[u32]) -> Configuration {
 fn without_simd_the_solver_chooses_the_scalar_kernels() {
     // `KSWEEP_NO_SIMD=1 cargo test` runs the scalar kernels everywhere.
     if std::env::var_os(NO_SIMD_VAR).is_some_and(|v| !v.is_empty()) {
-        let solver = Solver::new(config(&[3, 2], &[30, 30])).unwrap();
-        assert_eq!(solver.kernels().w_plus(), Some(GroupKernel::WPlusDistanceCells));
-        assert_eq!(solver.kernels().w_grouped(), None);
+        let runner = Runner::new(config(&[3, 2], &[30, 30])).unwrap();
+        assert_eq!(runner.kernels().w_plus(), Some(GroupKernel::WPlusDistanceCells));
+        assert_eq!(runner.kernels().w_grouped(), None);
     }
 }
 
@@ -78,12 +78,12 @@ fn every_feature_set_gives_the_same_figures_alone_and_in_batches() {
             .collect();
         let mut expected: Option<Vec<(bool, u32, u64)>> = None;
         for cpu in Cpu::feature_sets() {
-            let solver = Solver::on_cpu(c.clone(), cpu).unwrap();
-            kernels_seen.push(solver.kernels());
-            let mut ws = solver.workspace();
-            let batch: Vec<_> = solver.run_tasks(&mut ws, &tasks).iter().map(figures).collect();
+            let runner = Runner::on_cpu(c.clone(), cpu).unwrap();
+            kernels_seen.push(runner.kernels());
+            let mut ws = runner.workspace();
+            let batch: Vec<_> = runner.run_tasks(&mut ws, &tasks).iter().map(figures).collect();
             let alone: Vec<_> =
-                tasks.iter().map(|t| figures(&solver.run_task(&mut ws, t.start, t.method, &t.options))).collect();
+                tasks.iter().map(|t| figures(&runner.run_task(&mut ws, t.start, t.method, &t.options))).collect();
             assert_eq!(batch, alone, "{rule:?} {sides:?} {cpu:?}");
             let expected = expected.get_or_insert(batch.clone());
             assert_eq!(&batch, expected, "{rule:?} {sides:?} {cpu:?}");
@@ -94,17 +94,17 @@ fn every_feature_set_gives_the_same_figures_alone_and_in_batches() {
     assert!(kernels_seen.iter().any(|k| k.w_grouped() == Some(GroupKernel::WScaled3d)));
 }
 
-/// (solver, workspace) bytes held after one batch of `methods` from
+/// (runner, workspace) bytes held after one batch of `methods` from
 /// starts 0 to `starts` - 1.
 fn held_after(c: &Configuration, methods: &[Method], starts: u64) -> (u64, u64) {
-    let solver = Solver::new(c.clone()).unwrap();
-    let mut ws = solver.workspace();
+    let runner = Runner::new(c.clone()).unwrap();
+    let mut ws = runner.workspace();
     let tasks: Vec<_> = methods
         .iter()
         .flat_map(|&method| (0..starts).map(move |start| Task { start, method, options: Default::default() }))
         .collect();
-    solver.run_tasks(&mut ws, &tasks);
-    (solver.board_bytes() as u64, ws.board_bytes() as u64)
+    runner.run_tasks(&mut ws, &tasks);
+    (runner.board_bytes() as u64, ws.board_bytes() as u64)
 }
 
 #[test]
@@ -112,9 +112,9 @@ fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
     // Narrow (8 moves) and wide (1,1,1,1,1,1,1,1 in 8D: 256 moves) degrees.
     for c in [config(&[2, 1], &[9, 7]), config(&[3, 2], &[5, 6, 4]), config(&[1; 8], &[3; 8])] {
         let need = c.memory_need(false);
-        let solver = Solver::new(c.clone()).unwrap();
-        assert_eq!(need.shared, solver.board_bytes() as u64, "{}", c.board());
-        assert_eq!(need.per_thread, solver.workspace().board_bytes() as u64, "{}", c.board());
+        let runner = Runner::new(c.clone()).unwrap();
+        assert_eq!(need.shared, runner.board_bytes() as u64, "{}", c.board());
+        assert_eq!(need.per_thread, runner.workspace().board_bytes() as u64, "{}", c.board());
         let with_path = c.memory_need(true);
         assert_eq!(with_path.per_thread, need.per_thread + 8 * c.board().cells());
         assert_eq!(need.with_threads(3), need.shared + 3 * need.per_thread);

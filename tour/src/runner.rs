@@ -36,7 +36,7 @@ pub struct TaskResult {
     /// 0 when they found none).
     pub visited: u64,
     /// Time one thread spent on the whole task in microseconds, reset and
-    /// every attempt included. [`Solver::run_tasks`] advances several
+    /// every attempt included. [`Runner::run_tasks`] advances several
     /// tasks' walks together and charges each an equal share of the time
     /// they share.
     pub micros: u64,
@@ -45,9 +45,9 @@ pub struct TaskResult {
 }
 
 /// A configuration ready to run tasks. Cheap to share across threads
-/// (`&Solver` is `Sync`); the buffers that change live in a [`Workspace`].
+/// (`&Runner` is `Sync`); the buffers that change live in a [`Workspace`].
 #[derive(Debug)]
-pub struct Solver {
+pub struct Runner {
     config: Configuration,
     layout: Layout,
     /// Starting degrees, copied into a workspace before each walk.
@@ -102,7 +102,7 @@ impl Default for TaskOptions {
     }
 }
 
-/// Most tasks [`Solver::tasks_at_once`] hands a batch: aw+ (3,2) N=400,
+/// Most tasks [`Runner::tasks_at_once`] hands a batch: aw+ (3,2) N=400,
 /// 200 starts on one thread, 1.09-1.24 ms a task in batches of 32 against
 /// 1.21-1.27 in batches of 8 (the batch's last walks advance with fewer
 /// partners).
@@ -115,14 +115,14 @@ pub const DEFAULT_BUDGET: u64 = 100_000_000;
 pub const DEFAULT_ITERATIONS: u32 = 100;
 
 /// Per-thread scratch: the degree buffer a walk consumes, the rotated move
-/// order and the path buffer. Reused across tasks of one solver.
+/// order and the path buffer. Reused across tasks of one runner.
 #[derive(Debug)]
 pub struct Workspace {
     degrees: Degrees,
     /// False until the first walk, so a fresh buffer skips its reset.
     dirty: bool,
     /// The cells of walks on the group kernels, alone or advancing
-    /// together ([`Solver::run_tasks`]), empty until used.
+    /// together ([`Runner::run_tasks`]), empty until used.
     group: Buffers,
     /// The moves in the current walk's order.
     moves: MoveTable,
@@ -130,16 +130,16 @@ pub struct Workspace {
     path: Vec<usize>,
 }
 
-impl Solver {
+impl Runner {
     /// Builds the padded layout and starting degrees. Costs one pass over
     /// the board per move; do it once per configuration.
-    pub fn new(config: Configuration) -> Result<Solver> {
-        Solver::on_cpu(config, Cpu::detect())
+    pub fn new(config: Configuration) -> Result<Runner> {
+        Runner::on_cpu(config, Cpu::detect())
     }
 
-    /// [`Solver::new`] with the kernels `cpu` allows (tests turn features
+    /// [`Runner::new`] with the kernels `cpu` allows (tests turn features
     /// off to run the fallbacks).
-    pub(crate) fn on_cpu(config: Configuration, cpu: Cpu) -> Result<Solver> {
+    pub(crate) fn on_cpu(config: Configuration, cpu: Cpu) -> Result<Runner> {
         let layout = Layout::for_walks(config.board(), config.moves())?;
         let pristine = if config.moves().len() < u8::MAX as usize {
             Degrees::Narrow(layout.degree_buffer::<u8>())
@@ -149,7 +149,7 @@ impl Solver {
         let predecessors = (!config.moves().closed_under_negation()).then(|| layout.predecessors());
         let existence = known(config.board(), config.moves());
         let kernels = Kernels::choose(config.board(), config.moves(), cpu);
-        Ok(Solver {
+        Ok(Runner {
             config,
             layout,
             pristine,
@@ -162,7 +162,7 @@ impl Solver {
         })
     }
 
-    /// The configuration this solver runs.
+    /// The configuration this runner runs.
     pub fn config(&self) -> &Configuration {
         &self.config
     }
@@ -185,13 +185,13 @@ impl Solver {
         }
     }
 
-    /// Bytes of board state the solver holds (shared by all workspaces).
+    /// Bytes of board state the runner holds (shared by all workspaces).
     pub fn board_bytes(&self) -> usize {
         self.pristine.bytes() + self.tables.bytes()
     }
 
     /// Runs `method` from the start at cell index `start` with default
-    /// options (see [`Solver::run_task`]).
+    /// options (see [`Runner::run_task`]).
     pub fn run(&self, ws: &mut Workspace, start: u64, method: Method, seed: u64, record_path: bool) -> TaskResult {
         self.run_task(ws, start, method, &TaskOptions { seed, record_path, ..TaskOptions::default() })
     }
@@ -208,7 +208,7 @@ impl Solver {
         uncancelled(self.run_task_cancellable(ws, start, method, options, Cancel::NEVER))
     }
 
-    /// [`Solver::run_task`], stopped within milliseconds once `cancel` is
+    /// [`Runner::run_task`], stopped within milliseconds once `cancel` is
     /// raised: `bt`, `solve` and the `nn` methods poll it as they work (the
     /// walks, bounded by the board, do not). A task that ends with the flag
     /// raised, or starts with it raised, has no result (it may have stopped
@@ -238,7 +238,7 @@ impl Solver {
         Ok(self.settle(start, method, options, TaskResult { micros, ..result }))
     }
 
-    /// Runs `tasks` on one thread: the same results as [`Solver::run_task`]
+    /// Runs `tasks` on one thread: the same results as [`Runner::run_task`]
     /// on each in turn, but for `micros`. Several tasks' walks advance
     /// together, a step of each in turn, which hides each walk's latency
     /// behind the others' work (no path asked for): W+ walks on 16-bit
@@ -256,8 +256,8 @@ impl Solver {
         uncancelled(self.run_tasks_cancellable(ws, tasks, Cancel::NEVER))
     }
 
-    /// [`Solver::run_tasks`], stopped once `cancel` is raised (see
-    /// [`Solver::run_task_cancellable`]): then no task of the batch has a
+    /// [`Runner::run_tasks`], stopped once `cancel` is raised (see
+    /// [`Runner::run_task_cancellable`]): then no task of the batch has a
     /// result.
     pub fn run_tasks_cancellable(
         &self,
@@ -284,7 +284,7 @@ impl Solver {
         Ok(results.into_iter().map(|r| r.expect("every task ran")).collect())
     }
 
-    /// How many tasks a thread should hand [`Solver::run_tasks`] at once
+    /// How many tasks a thread should hand [`Runner::run_tasks`] at once
     /// when `threads` share `tasks`: at least two, so walks can advance
     /// together, and up to 32 (`MAX_TASKS_AT_ONCE`), so that the six walks of
     /// 16-bit cells rarely run short of partners before a batch ends, but
@@ -302,7 +302,7 @@ impl Solver {
         }
     }
 
-    /// Whether [`Solver::run_tasks`] advances this task's walks together
+    /// Whether [`Runner::run_tasks`] advances this task's walks together
     /// with others': some of them run on a group kernel, and no path is
     /// asked for.
     fn groups(&self, task: &Task) -> bool {
@@ -366,7 +366,7 @@ impl Solver {
     }
 }
 
-/// One task of [`Solver::run_tasks`].
+/// One task of [`Runner::run_tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Task {
     /// The start's cell index.
