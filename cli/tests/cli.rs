@@ -168,8 +168,53 @@ fn exists_cites_the_theorem() {
     // No theorem covers (4,3) on 16 x 16, but no cycle cover exists there.
     let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "16"], "");
     assert!(stdout(&o).contains("closed  impossible: no cover of the board by cycles"), "{}", stdout(&o));
-    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "22"], "");
-    assert!(stdout(&o).contains("closed  unknown"), "{}", stdout(&o));
+    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "22", "--budget", "0"], "");
+    assert!(
+        stdout(&o).contains("closed  unknown: no theorem or argument settles it, and --budget 0"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Where no theorem speaks, `exists` searches: a tour it writes out and
+/// that checks move by move, or a refutation two routes agree on.
+#[test]
+fn exists_decides_with_a_tour_or_two_refutations() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tour.txt");
+    let o = ksweep(&["exists", "--rule", "4,1", "--shape", "10x10", "--tour", file.to_str().unwrap()], "");
+    let text = stdout(&o);
+    assert!(text.contains("open    exists: solve found one from ("), "{text}");
+    assert!(text.contains("closed  exists: solve found one from (") && text.contains("verify_closed"), "{text}");
+    let cells: Vec<Vec<i64>> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(cells.len(), 100);
+    let distinct: std::collections::HashSet<&Vec<i64>> = cells.iter().collect();
+    assert_eq!(distinct.len(), 100, "every cell once");
+    for (a, b) in cells.iter().zip(cells.iter().skip(1).chain(cells.first())) {
+        let mut d = [(a[0] - b[0]).abs(), (a[1] - b[1]).abs()];
+        d.sort_unstable();
+        assert_eq!(d, [1, 4], "{a:?} -> {b:?} is a (4,1) move, the closing one too");
+    }
+    let svg = dir.path().join("tour.svg");
+    ksweep(&["exists", "--rule", "4,1", "--shape", "10x10", "--tour", svg.to_str().unwrap()], "");
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+
+    let o = ksweep(&["exists", "--rule", "4,3", "--shape", "20x20"], "");
+    let text = stdout(&o);
+    assert!(
+        text.contains("open    impossible: the cover-pruned exact search (")
+            && text.contains("and the SAT route (")
+            && text.contains("from every one of the 400 cells"),
+        "{text}"
+    );
+    let o = ksweep(&["exists", "--rule", "4,3", "--shape", "20x20", "--budget", "2d"], "");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--budget") && err.contains("over the limit of 1d"), "{err}");
 }
 
 #[test]
@@ -856,8 +901,10 @@ fn check_with_an_older_database_leaves_the_file_as_it_was() {
     assert!(text.contains("stored          as sweep"), "{text}");
     assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
     // Version 5's facts, derived in memory: `solve` refuted every start.
-    let text =
-        stdout(&ksweep(&["exists", "--rule", "3,2", "--dims", "2", "--n", "6", "--db", db.to_str().unwrap()], ""));
+    let text = stdout(&ksweep(
+        &["exists", "--rule", "3,2", "--dims", "2", "--n", "6", "--budget", "0", "--db", db.to_str().unwrap()],
+        "",
+    ));
     assert!(text.contains("open    impossible") && text.contains("solve"), "{text}");
     assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
     let left: Vec<String> =

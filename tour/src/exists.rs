@@ -1,10 +1,15 @@
 //! What is proven about tours on a configuration, before any search: the
 //! colour and connectivity rules, and the theorems the research report's
-//! Table 1 cites, each with its source. Anything not covered is `Unknown`.
+//! Table 1 cites, each with its source. Anything not covered is `Unknown`
+//! here; [`decide`] then searches, under a budget.
 
 use crate::board::Board;
 use crate::moves::{Colouring, Moves};
 use crate::solve::graph::board_proof;
+
+mod decide;
+
+pub use decide::{decide, DecideError, Decision, SEARCH_MAX_CELLS};
 
 /// A statement about one kind of tour on a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

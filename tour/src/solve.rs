@@ -54,6 +54,7 @@ mod exact;
 mod failures;
 pub(crate) mod graph;
 mod posa;
+pub(crate) mod refute;
 mod rounds;
 mod sat;
 mod shared;

@@ -101,7 +101,7 @@ pub fn parse_lifetime(text: &str) -> Result<Duration, String> {
 }
 
 /// `11h50m`, `90m`, `20s`, `1d12h`, or plain seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     if let Ok(secs) = text.parse::<u64>() {
         return Ok(Duration::from_secs(secs));

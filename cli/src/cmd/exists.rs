@@ -1,32 +1,67 @@
 //! `ksweep exists`: what is proven about open and closed tours of a
-//! configuration, with the reason or the theorem behind each verdict, and
-//! with `--db` what a database's results prove where no theorem speaks.
+//! configuration, with the evidence behind each verdict. A theorem or an
+//! argument answers at once; where none does, the engine's own routes run
+//! under `--budget` (`tour::exists::decide`): a tour found and verified, a
+//! refutation two methods agree on, or "unknown" with what was spent.
+//! With `--db`, a database's results answer where the search did not.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use figures::TourPicture;
 use ksweep_coordinator::store::{Facts, Store};
-use tour::exists::{proven, Claim, Existence};
+use tour::exists::{decide, proven, Claim, DecideError, Decision, Existence, SEARCH_MAX_CELLS};
 use tour::solve::{cycle_cover_exists, NO_CYCLE_COVER};
+use tour::{Board, Cancel, Configuration};
 
 use crate::board_args::BoardArgs;
+
+/// Longest search `--budget` may ask for.
+const MAX_BUDGET: Duration = Duration::from_secs(86_400);
 
 /// Print what is proven about open and closed tours of a configuration.
 #[derive(Debug, Args)]
 pub struct ExistsArgs {
     #[command(flatten)]
     pub board: BoardArgs,
+    /// Where no theorem settles a kind of tour, search for one (or for a
+    /// refutation) this long: `5s`, `2m`, `1h`; `0` only cites.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_budget)]
+    pub budget: Duration,
+    /// Write the tour the search found (closed if it found one) to this
+    /// file: an SVG picture for a name ending in `.svg` (2D and 3D), else
+    /// one cell a line as 0-based coordinates `x,y,..`.
+    #[arg(long, value_name = "FILE")]
+    pub tour: Option<PathBuf>,
     /// Also answer from this database's results (read only, never
-    /// changed: an older file is upgraded in memory) where no theorem
+    /// changed: an older file is upgraded in memory) where nothing else
     /// does: a tour a method found, or every start refuted.
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
 }
 
+/// `--budget`: a duration of at most a day.
+fn parse_budget(text: &str) -> Result<Duration, String> {
+    let d = ksweep_worker::lifetime::parse_duration(text)?;
+    if d > MAX_BUDGET {
+        return Err(format!("{:?} is over the limit of 1d", text.trim()));
+    }
+    Ok(d)
+}
+
 pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
     let config = args.board.configuration()?;
+    if let Some(path) = &args.tour {
+        // Refused before the search, not after it.
+        if path.extension().is_some_and(|e| e == "svg") && !matches!(config.board().dims(), 2 | 3) {
+            bail!("--tour: an SVG picture draws 2D and 3D boards; this board is {}D", config.board().dims());
+        }
+    }
     // The database first, so that a bad --db prints nothing but its error.
     let facts = match &args.db {
         Some(db) => {
@@ -36,7 +71,6 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
         }
         None => Facts::default(),
     };
-    let e = proven(config.board(), config.moves());
     writeln!(
         out,
         "board   {} ({} cells), moves {}",
@@ -44,25 +78,156 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
         config.board().cells(),
         config.moves().describe()
     )?;
-    // Where no theorem settles closed tours, a maximum degree-2 matching
-    // (what solve's cycle covers start from) may prove there are none.
-    let closed = match e.closed {
-        Claim::Unknown if cycle_cover_exists(config.board(), config.moves()) == Some(false) => {
-            Claim::Impossible(NO_CYCLE_COVER)
-        }
-        c => c,
-    };
-    let (open_fact, closed_fact) = facts.fill(Existence { open: e.open, closed });
-    for (kind, claim, fact) in [("open", e.open, open_fact), ("closed", closed, closed_fact)] {
-        let (verdict, because) = match fact {
-            Some(f) => (f.verdict(), format!("stored results: {}", f.evidence())),
-            None => (claim.verdict(), claim.because().to_string()),
+    let began = Instant::now();
+    let (open, closed) = search(&config, args.budget)?;
+    let spent = began.elapsed();
+    let claims = Existence { open: claim_of(&open), closed: claim_of(&closed) };
+    let (open_fact, closed_fact) = facts.fill(claims);
+    let board = config.board();
+    for (kind, decision, fact) in [("open", &open, open_fact), ("closed", &closed, closed_fact)] {
+        let line = match (decision, fact) {
+            (Decision::Unknown { .. }, Some(f)) => format!("{}: stored results: {}", f.verdict(), f.evidence()),
+            _ => describe(decision, kind, board, args.budget, spent),
         };
-        if because.is_empty() {
-            writeln!(out, "{kind:<7} {verdict}")?;
-        } else {
-            writeln!(out, "{kind:<7} {verdict}: {because}")?;
-        }
+        writeln!(out, "{kind:<7} {line}")?;
+    }
+    if let Some(path) = &args.tour {
+        write_tour(path, &config, &open, &closed)?;
     }
     Ok(())
+}
+
+/// [`decide`] for closed tours, then open ones, each under a timer that
+/// raises its flag: closed tours get half of `budget`, open ones the rest.
+/// A closed tour found is an open one too. A closed-tour claim the
+/// cycle-cover check refutes is settled before any search.
+fn search(config: &Configuration, budget: Duration) -> Result<(Decision, Decision)> {
+    let began = Instant::now();
+    let (board, moves) = (config.board(), config.moves());
+    let small = board.cells() <= SEARCH_MAX_CELLS;
+    let closed = match small.then(|| cycle_cover_exists(board, moves)).flatten() {
+        Some(false) if proven(board, moves).closed == Claim::Unknown => {
+            Decision::Known(Claim::Impossible(NO_CYCLE_COVER))
+        }
+        _ => within(budget / 2, |cancel| decide(config, true, cancel))?,
+    };
+    let open = match &closed {
+        Decision::Tour { path, seed, budget } => Decision::Tour { path: path.clone(), seed: *seed, budget: *budget },
+        _ => within(budget.saturating_sub(began.elapsed()), |cancel| decide(config, false, cancel))?,
+    };
+    Ok((open, closed))
+}
+
+/// Runs `f` with a flag a timer raises after `limit`.
+fn within(limit: Duration, f: impl FnOnce(Cancel) -> Result<Decision, DecideError>) -> Result<Decision> {
+    let stop = Arc::new(AtomicBool::new(limit.is_zero()));
+    let timer = Arc::clone(&stop);
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        timer.store(true, Ordering::Relaxed);
+    });
+    let decided = f(Cancel::new(&stop)).context("exists");
+    // The timer thread may outlive the call: the flag is its own.
+    decided
+}
+
+/// The claim a decision makes, for the database's facts to fill in.
+fn claim_of(d: &Decision) -> Claim {
+    match d {
+        Decision::Known(c) => *c,
+        Decision::Tour { .. } => Claim::Exists("a tour was found"),
+        Decision::Refuted { .. } => Claim::Impossible("refuted by two routes"),
+        Decision::Unknown { .. } => Claim::Unknown,
+    }
+}
+
+/// One verdict line after the kind: the verdict and its evidence.
+fn describe(d: &Decision, kind: &str, board: &Board, budget: Duration, spent: Duration) -> String {
+    let cell = |c: u64| format!("({})", board.coords(c).iter().map(u32::to_string).collect::<Vec<_>>().join(","));
+    match d {
+        Decision::Known(c) if c.because().is_empty() => c.verdict().to_string(),
+        Decision::Known(c) => format!("{}: {}", c.verdict(), c.because()),
+        Decision::Tour { path, seed, budget } => format!(
+            "exists: solve found one from {} (seed {seed}, work budget {budget}), verified by tour::verify{}",
+            cell(path[0]),
+            if kind == "closed" { "_closed" } else { "" }
+        ),
+        Decision::Refuted { starts, searched, routes: [(a, a_effort), (b, b_effort)] } => {
+            let from = if *starts == 1 {
+                format!("from {}, which a {kind} tour would pass", cell(0))
+            } else {
+                format!("from every one of the {starts} cells ({searched} up to the board's symmetries)")
+            };
+            format!(
+                "impossible: {a} ({a_effort} nodes) and {b} ({b_effort} conflicts) each proved no {kind} tour \
+                 {from}"
+            )
+        }
+        Decision::Unknown { starts_needed: 0, why: Some(why), .. } => format!("unknown: {why}; no search ran"),
+        Decision::Unknown { .. } if budget.is_zero() => {
+            "unknown: no theorem or argument settles it, and --budget 0 searched nothing; give --budget 10s to \
+             search"
+                .to_string()
+        }
+        Decision::Unknown { starts_tried, largest_budget, refuted, starts_needed, confirmed, why } => {
+            let mut line = format!(
+                "unknown: budget of {} spent ({:.1} s in all): solve ran from {starts_tried} start(s) with work \
+                 budgets up to {largest_budget}, found no tour and refuted {refuted} of the {starts_needed} start(s) \
+                 a refutation needs",
+                budget_text(budget),
+                spent.as_secs_f64()
+            );
+            if let Some(why) = why {
+                line.push_str(&format!("; {why}"));
+                if !confirmed.is_empty() {
+                    line.push_str(&format!(" ({} proved it)", confirmed.join(", ")));
+                }
+            }
+            line.push_str(&format!("; raise it with --budget (e.g. --budget {})", budget_text(budget * 10)));
+            line
+        }
+    }
+}
+
+/// A duration as `--budget` reads it: `5s`, `2m`, `1h`.
+fn budget_text(d: Duration) -> String {
+    match d.as_secs() {
+        s if s >= 3600 && s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// Writes the closed tour found, else the open one; refuses when there is
+/// none, naming what was decided instead.
+fn write_tour(path: &Path, config: &Configuration, open: &Decision, closed: &Decision) -> Result<()> {
+    let (tour, is_closed) = match (closed, open) {
+        (Decision::Tour { path, .. }, _) => (path, true),
+        (_, Decision::Tour { path, .. }) => (path, false),
+        _ => bail!("--tour: the search found no tour to write (a theorem or nothing settled it)"),
+    };
+    let board = config.board();
+    let text = if path.extension().is_some_and(|e| e == "svg") {
+        let picture = TourPicture {
+            title: format!(
+                "({}) {} · {} tour found by solve",
+                config.moves().describe(),
+                board.shape_string(),
+                if is_closed { "closed" } else { "open" }
+            ),
+            sides: board.sides().to_vec(),
+            path: tour.clone(),
+            closed: is_closed,
+        };
+        picture.svg().context("--tour")?
+    } else {
+        let mut text = String::with_capacity(tour.len() * 8);
+        for &c in tour {
+            let coords: Vec<String> = board.coords(c).iter().map(u32::to_string).collect();
+            text.push_str(&coords.join(","));
+            text.push('\n');
+        }
+        text
+    };
+    std::fs::write(path, text).with_context(|| format!("--tour: cannot write {}", path.display()))
 }

@@ -1,0 +1,81 @@
+//! `tour::exists::decide`: theorems answer at once, a search finds tours
+//! that verify on their own, a refutation comes from two routes, and a
+//! raised flag ends the search with "unknown".
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tour::exists::{decide, Claim, Decision};
+use tour::{verify, verify_closed, Board, Cancel, Configuration, Moves};
+
+fn config(rule: &[u32], sides: &[u32]) -> Configuration {
+    let board = Board::new(sides).unwrap();
+    let moves = Moves::from_rule(rule, sides.len()).unwrap();
+    Configuration::new(board, moves).unwrap()
+}
+
+/// `decide` with a flag raised after `limit`, so that no test can hang.
+fn decide_within(c: &Configuration, closed: bool, limit: Duration) -> Decision {
+    let stop = Arc::new(AtomicBool::new(false));
+    let timer = Arc::clone(&stop);
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        timer.store(true, Ordering::Relaxed);
+    });
+    decide(c, closed, Cancel::new(&stop)).unwrap()
+}
+
+#[test]
+fn theorems_answer_without_search() {
+    let stop = AtomicBool::new(true); // no time at all
+    let knight = config(&[2, 1], &[8, 8]);
+    for closed in [false, true] {
+        let d = decide(&knight, closed, Cancel::new(&stop)).unwrap();
+        assert!(matches!(d, Decision::Known(Claim::Exists(_))), "{d:?}");
+    }
+    let d = decide(&config(&[2, 1], &[4, 4]), false, Cancel::new(&stop)).unwrap();
+    assert!(matches!(d, Decision::Known(Claim::Impossible(_))), "{d:?}");
+}
+
+#[test]
+fn a_found_tour_verifies_on_its_own() {
+    // No theorem covers these leapers; each board has tours of both kinds.
+    for (rule, sides) in [([3, 2], [10, 10]), ([4, 1], [10, 10]), ([5, 2], [14, 14])] {
+        let c = config(&rule, &sides);
+        for closed in [false, true] {
+            let Decision::Tour { path, .. } = decide_within(&c, closed, Duration::from_secs(60)) else {
+                panic!("{rule:?} {sides:?} closed {closed}: no tour within a minute");
+            };
+            let checked =
+                if closed { verify_closed(c.board(), c.moves(), &path) } else { verify(c.board(), c.moves(), &path) };
+            assert_eq!(checked, Ok(()), "{rule:?} {sides:?} closed {closed}");
+        }
+    }
+}
+
+#[test]
+fn a_refutation_names_two_routes_that_both_ran_to_their_end() {
+    // (4,1) 8x8 and (3,2) 12x12: no theorem, and no tour of either kind.
+    for (rule, sides) in [([4, 1], [8, 8]), ([3, 2], [12, 12])] {
+        let c = config(&rule, &sides);
+        for closed in [false, true] {
+            let d = decide_within(&c, closed, Duration::from_secs(120));
+            let Decision::Refuted { starts, searched, routes } = d else {
+                panic!("{rule:?} {sides:?} closed {closed}: {d:?}");
+            };
+            assert_eq!(starts, if closed { 1 } else { c.board().cells() });
+            assert!(searched >= 1 && searched <= starts);
+            assert_ne!(routes[0].0, routes[1].0, "two different routes");
+        }
+    }
+}
+
+#[test]
+fn a_raised_flag_gives_unknown_with_what_was_spent() {
+    let stop = AtomicBool::new(true);
+    for closed in [false, true] {
+        let d = decide(&config(&[3, 2], &[10, 10]), closed, Cancel::new(&stop)).unwrap();
+        assert!(matches!(d, Decision::Unknown { starts_tried: 0, refuted: 0, .. }), "{d:?}");
+    }
+}
