@@ -15,8 +15,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use figures::TourPicture;
 use ksweep_coordinator::store::{Facts, Store};
-use tour::exists::{decide, proven, Claim, DecideError, Decision, Existence, SEARCH_MAX_CELLS};
-use tour::solve::{cycle_cover_exists, NO_CYCLE_COVER};
+use tour::exists::{decide, Claim, DecideError, Decision, Existence};
 use tour::{Board, Cancel, Configuration};
 
 use crate::board_args::BoardArgs;
@@ -99,18 +98,10 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
 
 /// [`decide`] for closed tours, then open ones, each under a timer that
 /// raises its flag: closed tours get half of `budget`, open ones the rest.
-/// A closed tour found is an open one too. A closed-tour claim the
-/// cycle-cover check refutes is settled before any search.
+/// A closed tour found is an open one too.
 fn search(config: &Configuration, budget: Duration) -> Result<(Decision, Decision)> {
     let began = Instant::now();
-    let (board, moves) = (config.board(), config.moves());
-    let small = board.cells() <= SEARCH_MAX_CELLS;
-    let closed = match small.then(|| cycle_cover_exists(board, moves)).flatten() {
-        Some(false) if proven(board, moves).closed == Claim::Unknown => {
-            Decision::Known(Claim::Impossible(NO_CYCLE_COVER))
-        }
-        _ => within(budget / 2, |cancel| decide(config, true, cancel))?,
-    };
+    let closed = within(budget / 2, |cancel| decide(config, true, cancel))?;
     let open = match &closed {
         Decision::Tour { path, seed, budget } => Decision::Tour { path: path.clone(), seed: *seed, budget: *budget },
         _ => within(budget.saturating_sub(began.elapsed()), |cancel| decide(config, false, cancel))?,
@@ -126,9 +117,8 @@ fn within(limit: Duration, f: impl FnOnce(Cancel) -> Result<Decision, DecideErro
         std::thread::sleep(limit);
         timer.store(true, Ordering::Relaxed);
     });
-    let decided = f(Cancel::new(&stop)).context("exists");
     // The timer thread may outlive the call: the flag is its own.
-    decided
+    f(Cancel::new(&stop)).context("exists")
 }
 
 /// The claim a decision makes, for the database's facts to fill in.

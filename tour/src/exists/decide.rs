@@ -18,8 +18,7 @@ use crate::config::Configuration;
 use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::runner::{Runner, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGET};
-use crate::solve::refute;
-use crate::verify::{verify, verify_closed};
+use crate::solve::{cycle_cover_exists, refute, NO_CYCLE_COVER};
 
 /// Work budget of `solve`'s first round, a tenth of a task's default: most
 /// boards with a tour give one at once.
@@ -73,8 +72,8 @@ pub enum Decision {
         refuted: u64,
         /// Starts a refutation takes.
         starts_needed: u64,
-        /// Routes that proved the refutation too (once `solve` refuted
-        /// every start), and why no more did.
+        /// Refutation routes that proved there is no tour before the flag
+        /// was raised (both would have made it [`Decision::Refuted`]).
         confirmed: Vec<&'static str>,
         /// Why nothing was searched, or why the refutation routes did not
         /// run or finish.
@@ -85,12 +84,16 @@ pub enum Decision {
 /// Why no decision was given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecideError {
-    /// A route found a tour from a start the others proved has none: a
+    /// A route found a tour from a start the other proved has none: a
     /// bug in one of them, so no answer is given.
-    #[error("{route} found a {kind} tour from cell {start} that solve proved impossible: a bug, no answer given")]
+    #[error(
+        "{route} found a {kind} tour from cell {start} that {refuted_by} proved impossible: a bug, no answer given"
+    )]
     Disagreement {
         /// The route that found it.
         route: &'static str,
+        /// The route that proved there is none.
+        refuted_by: &'static str,
         /// `open` or `closed`.
         kind: &'static str,
         /// The start, as a cell index.
@@ -102,19 +105,26 @@ pub enum DecideError {
 }
 
 /// What is decided about open (or with `closed`, closed) tours of
-/// `config`: [`proven`] where it speaks, else the search above, until
-/// `cancel` is raised.
+/// `config`: [`proven`] where it speaks, then for closed tours the lack of
+/// a cover by cycles ([`cycle_cover_exists`]), else the search above,
+/// until `cancel` is raised.
 pub fn decide(config: &Configuration, closed: bool, cancel: Cancel) -> Result<Decision, DecideError> {
-    let e = proven(config.board(), config.moves());
+    let (board, moves) = (config.board(), config.moves());
+    let e = proven(board, moves);
     match if closed { e.closed } else { e.open } {
         Claim::Unknown => {}
         c => return Ok(Decision::Known(c)),
     }
-    let cells = config.board().cells();
+    let cells = board.cells();
     if cells > SEARCH_MAX_CELLS {
         let why = format!("the board's {cells} cells are over the search's limit of {SEARCH_MAX_CELLS}");
         let t = Tally { needed: Vec::new(), refuted: Vec::new(), tried: 0, budget: 0 };
         return Ok(t.unknown(Vec::new(), Some(why)));
+    }
+    // A maximum degree-2 matching (what solve's cycle covers start from)
+    // may prove there is no closed tour at once.
+    if closed && cycle_cover_exists(board, moves) == Some(false) {
+        return Ok(Decision::Known(Claim::Impossible(NO_CYCLE_COVER)));
     }
     let runner = Runner::new(config.clone())?;
     let mut search = Search { runner: &runner, ws: runner.workspace(), cancel, closed };
@@ -201,10 +211,11 @@ impl Search<'_> {
 
     /// Why no refutation was tried on a board of `cells` cells, if none was.
     fn why_not_refuted(&self, cells: u64) -> Option<String> {
+        if cells > REFUTE_MAX_CELLS {
+            return Some("the refutation routes take boards of at most 1,000 cells".to_string());
+        }
         let config = self.runner.config();
-        let why = refute::unsupported(config.board(), config.moves())
-            .or((cells > REFUTE_MAX_CELLS).then_some("the refutation routes take boards of at most 1,000 cells"));
-        why.map(str::to_string)
+        refute::unsupported(config.board(), config.moves()).map(str::to_string)
     }
 
     /// The two refutation routes, each to its end: the decision if they
@@ -216,15 +227,15 @@ impl Search<'_> {
             return Ok(Some(t.unknown(Vec::new(), Some(why.to_string()))).filter(|_| self.cancel.is_raised()));
         }
         let kind = if self.closed { "closed" } else { "open" };
+        // The SAT route first: it is the quicker on most boards.
         let sat = ("the SAT route", refute::by_sat(board, moves, self.closed, self.cancel));
         let search =
             (refute::search_route(moves), refute::by_search(board, moves, &t.needed, self.closed, self.cancel));
-        // The SAT route first: it is the quicker on most boards.
         let proved: Vec<&'static str> =
             [search, sat].iter().filter(|(_, s)| s.outcome == Outcome::NoTour).map(|(n, _)| *n).collect();
-        for (name, settled) in [search, sat] {
-            if settled.outcome == Outcome::Tour && !proved.is_empty() {
-                return Err(DecideError::Disagreement { route: name, kind, start: settled.start });
+        for (route, settled) in [search, sat] {
+            if let (Outcome::Tour, Some(&refuted_by)) = (settled.outcome, proved.first()) {
+                return Err(DecideError::Disagreement { route, refuted_by, kind, start: settled.start });
             }
         }
         if proved.len() == 2 {
@@ -239,22 +250,12 @@ impl Search<'_> {
         Ok(Some(t.unknown(proved, Some(why))))
     }
 
-    /// One `solve` task, its tour verified; None once the flag is raised.
+    /// One `solve` task; None once the flag is raised. A tour it returns
+    /// has passed `verify` (`verify_closed`): `solve` gives up rather than
+    /// return one that does not.
     fn solve(&mut self, start: u64, seed: u64, budget: u64) -> Option<TaskResult> {
-        let closed = self.closed;
-        let options = TaskOptions { seed, record_path: true, budget, closed, ..TaskOptions::default() };
-        let r = self.runner.run_task_cancellable(&mut self.ws, start, Method::Solve, &options, self.cancel).ok()?;
-        if r.outcome == Outcome::Tour {
-            let (board, moves) = (self.runner.config().board(), self.runner.config().moves());
-            let path = r.path.as_deref().unwrap_or_default();
-            let ok = if closed { verify_closed(board, moves, path) } else { verify(board, moves, path) };
-            // solve verifies its own tours, so this never fires; an
-            // unverified tour counts as nothing found.
-            if ok.is_err() {
-                return Some(TaskResult { outcome: Outcome::GaveUp, success: false, path: None, ..r });
-            }
-        }
-        Some(r)
+        let options = TaskOptions { seed, record_path: true, budget, closed: self.closed, ..TaskOptions::default() };
+        self.runner.run_task_cancellable(&mut self.ws, start, Method::Solve, &options, self.cancel).ok()
     }
 }
 
