@@ -146,7 +146,11 @@ fn describe(d: &Decision, kind: &str, board: &Board, budget: Duration, spent: Du
             let from = if *starts == 1 {
                 format!("from {}, which a {kind} tour would pass", cell(0))
             } else {
-                format!("from every one of the {starts} cells ({searched} up to the board's symmetries)")
+                format!(
+                    "from every one of the {starts} cells ({searched} searched: one of each orbit under the \
+                     board's symmetries, and on a two-colour board only cells of the colour every open tour \
+                     has an end on)"
+                )
             };
             format!(
                 "impossible: {a} ({a_effort} nodes) and {b} ({b_effort} conflicts) each proved no {kind} tour \

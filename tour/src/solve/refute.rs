@@ -12,7 +12,7 @@
 //! start decides it; an open one may begin anywhere.
 
 use super::graph::{layout, Graph};
-use super::symmetry::{least_of_orbit, symmetries};
+use super::symmetry::{keeping_colours, least_of_orbit, symmetries};
 use super::{exact, sat};
 use crate::backtrack;
 use crate::board::Board;
@@ -57,21 +57,14 @@ fn bipartite(moves: &Moves) -> bool {
     moves.colouring() == Colouring::AlwaysChanges
 }
 
-/// The search route from every start in `starts` (cell indices) that is
-/// the least of its orbit under the board's symmetries (a tour from a
-/// start carries over to its images), stopping at the first that is not
-/// refuted.
+/// The search route from each start [`picked`], stopping at the first
+/// that is not refuted.
 pub(crate) fn by_search(board: &Board, moves: &Moves, starts: &[u64], closed: bool, cancel: Cancel) -> Settled {
     let Some(g) = layout(board, moves).map(|l| Graph::new(l, true)) else {
         return Settled { outcome: Outcome::GaveUp, effort: 0, start: 0, searched: 0 };
     };
-    let syms = symmetries(g.layout.sides(), moves);
     let (mut effort, mut searched) = (0u64, 0u64);
-    for &start in starts {
-        let padded = g.layout.padded(start);
-        if !least_of_orbit(&g, &syms, padded) {
-            continue;
-        }
+    for (start, padded) in picked(&g, moves, starts, closed) {
         searched += 1;
         let (outcome, nodes) = if bipartite(moves) {
             let found = exact::search(&g, padded, closed, u64::MAX, cancel);
@@ -86,6 +79,20 @@ pub(crate) fn by_search(board: &Board, moves: &Moves, starts: &[u64], closed: bo
         }
     }
     Settled { outcome: Outcome::NoTour, effort, start: 0, searched }
+}
+
+/// The starts of `starts` (cell indices, with their padded cells) the
+/// search route takes: the least of each orbit under the board's
+/// symmetries, since a tour from a start carries over to its images. An
+/// open tour on a bipartite board has an even end (both ends are even, the
+/// majority, on a board of odd cells) and may be read from it, so there
+/// only even starts are taken, up to the symmetries that keep colours.
+fn picked(g: &Graph, moves: &Moves, starts: &[u64], closed: bool) -> Vec<(u64, usize)> {
+    let even_end = bipartite(moves) && !closed;
+    let sides = g.layout.sides();
+    let syms = if even_end { keeping_colours(sides, moves) } else { symmetries(sides, moves) };
+    let take = |&(_, c): &(u64, usize)| (!even_end || g.is_even(c)) && least_of_orbit(g, &syms, c);
+    starts.iter().map(|&s| (s, g.layout.padded(s))).filter(take).collect()
 }
 
 /// The SAT route: from cell 0 for a closed tour, between any two cells
@@ -109,4 +116,85 @@ pub(crate) fn by_sat(board: &Board, moves: &Moves, closed: bool, cancel: Cancel)
         _ => 0,
     };
     Settled { outcome: found.outcome, effort: found.conflicts, start, searched: 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Layout;
+    use std::sync::atomic::AtomicBool;
+
+    /// Every even cell is carried to a picked start by a symmetry that
+    /// keeps colours (and so joins the picked start to an odd other end):
+    /// no open tour's even end is left out. Picking the least of each
+    /// orbit under every symmetry would leave out the orbits whose least
+    /// cell is odd, such as that of (0,6) on 8x8.
+    #[test]
+    fn every_even_end_has_a_picked_image() {
+        for (rule, sides) in [([2u32, 1], [8u32, 8]), ([3, 2], [6, 6]), ([2, 1], [5, 5]), ([4, 1], [6, 10])] {
+            let board = Board::new(&sides).unwrap();
+            let moves = Moves::from_rule(&rule, 2).unwrap();
+            let g = Graph::new(Layout::new(&board, &moves).unwrap(), true);
+            let all: Vec<u64> = (0..board.cells()).collect();
+            let picked: Vec<usize> = picked(&g, &moves, &all, false).into_iter().map(|(_, c)| c).collect();
+            let keep = keeping_colours(g.layout.sides(), &moves);
+            let images = |c: usize| -> Vec<usize> {
+                let (mut x, mut y) = ([0i64; 2], [0i64; 2]);
+                g.layout.coords(c, &mut x);
+                keep.iter()
+                    .map(|s| {
+                        s.apply(g.layout.sides(), &x, &mut y);
+                        g.layout.padded(board.index_of(&[y[0] as u64, y[1] as u64]).unwrap())
+                    })
+                    .collect()
+            };
+            for c in g.board_cells().filter(|&c| g.is_even(c)) {
+                assert!(
+                    images(c).iter().any(|i| picked.contains(i)),
+                    "{rule:?} {sides:?}: cell {c} has no picked image"
+                );
+            }
+            assert!(picked.iter().all(|&c| g.is_even(c)));
+        }
+    }
+
+    /// Whether plain backtracking finds an open tour from any cell at all,
+    /// no symmetry or colour consulted.
+    fn from_any_start(board: &Board, moves: &Moves, cancel: Cancel) -> bool {
+        (0..board.cells())
+            .any(|s| backtrack::search_within(board, moves, s, false, u64::MAX, cancel).outcome == Outcome::Tour)
+    }
+
+    /// The search route, which reads an open tour from its even end up to
+    /// the colour-keeping symmetries, says what an exhaustive search from
+    /// every cell says, on every small board of four bipartite leapers:
+    /// squares (whose symmetries include colour-changing ones on even
+    /// sides), rectangles, boards of odd cells, with and without tours.
+    #[test]
+    fn even_ends_up_to_symmetry_find_every_open_tour() {
+        let stop = AtomicBool::new(false);
+        let cancel = Cancel::new(&stop);
+        let (mut tours, mut none) = (0, 0);
+        for rule in [[2u32, 1], [1, 0], [3, 2], [4, 1]] {
+            for m in 1..=5u32 {
+                // One cell is its own tour, which `proven` says before
+                // any route runs.
+                for n in m.max(2)..=6u32 {
+                    let board = Board::new(&[m, n]).unwrap();
+                    let moves = Moves::from_rule(&rule, 2).unwrap();
+                    let all: Vec<u64> = (0..board.cells()).collect();
+                    let settled = by_search(&board, &moves, &all, false, cancel);
+                    let exists = from_any_start(&board, &moves, cancel);
+                    assert_eq!(settled.outcome == Outcome::Tour, exists, "{rule:?} {m}x{n}: {settled:?}");
+                    assert_ne!(settled.outcome, Outcome::GaveUp);
+                    if exists {
+                        tours += 1;
+                    } else {
+                        none += 1;
+                    }
+                }
+            }
+        }
+        assert!(tours >= 20 && none >= 20, "both kinds of board are covered: {tours} with a tour, {none} without");
+    }
 }

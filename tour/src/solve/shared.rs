@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use super::cover::{Attempt, Cover, Parts};
 use super::graph::Graph;
-use super::symmetry::{least_of_orbit, symmetries, Symmetry};
+use super::symmetry::{keeping_colours, least_of_orbit, Symmetry};
 use super::{
     exact, exact_node_work, layout, sat, sat_conflict_work, solve_in, Phase, SolveResult, EXACT_CELLS, NODE_WORK,
 };
@@ -278,11 +278,8 @@ impl Refutation {
         } else {
             let sides = g.layout.sides();
             let even_cells = cells.is_multiple_of(2);
-            let keep_colours: Vec<Symmetry> = if bipartite && even_cells {
-                symmetries(sides, moves).into_iter().filter(|s| s.keeps_colour(sides)).collect()
-            } else {
-                Vec::new()
-            };
+            let keep_colours: Vec<Symmetry> =
+                if bipartite && even_cells { keeping_colours(sides, moves) } else { Vec::new() };
             let mut ends = Vec::new();
             for c in g.board_cells() {
                 if cancel.is_raised() {

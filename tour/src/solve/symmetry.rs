@@ -21,7 +21,7 @@ pub(super) struct Symmetry {
 
 impl Symmetry {
     /// The image of `x` on a board of `sides`.
-    fn apply(&self, sides: &[usize], x: &[i64], out: &mut [i64]) {
+    pub(super) fn apply(&self, sides: &[usize], x: &[i64], out: &mut [i64]) {
         for (i, &xi) in x.iter().enumerate() {
             out[self.to[i]] = if self.flip[i] { sides[i] as i64 - 1 - xi } else { xi };
         }
@@ -65,6 +65,15 @@ pub(super) fn symmetries(sides: &[usize], moves: &Moves) -> Vec<Symmetry> {
     // The identity is among them; put it first.
     found.sort_by_key(|s| *s != identity);
     found
+}
+
+/// The symmetries of [`symmetries`] that keep every cell's colour. On a
+/// bipartite board of even cells an open tour joins an even end to an odd
+/// one, and one of these carries any tour to one whose even end is the
+/// least of its orbit under them (under all symmetries that end could be
+/// odd, and would never be searched).
+pub(super) fn keeping_colours(sides: &[usize], moves: &Moves) -> Vec<Symmetry> {
+    symmetries(sides, moves).into_iter().filter(|s| s.keeps_colour(sides)).collect()
 }
 
 /// All orderings of 0..d.
