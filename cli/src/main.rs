@@ -46,6 +46,12 @@ enum Command {
     ///
     /// Example: ksweep exists --rule 2,1 --shape 8x8
     Exists(cmd::exists::ExistsArgs),
+    /// Compute the atlas of leaper tours (which boards have open and
+    /// closed tours, each a verified tour or two agreeing proofs) with its
+    /// README and pictures; `ksweep exists` answers from the shipped one.
+    ///
+    /// Example: ksweep atlas --out atlas --budget 10s
+    Atlas(cmd::atlas::AtlasArgs),
     /// Measure the engine: walk throughput, speed-up over a straightforward
     /// implementation, memory per cell, eval throughput.
     Bench(cmd::bench::BenchArgs),
@@ -164,6 +170,7 @@ fn run(cli: Cli) -> Result<()> {
             cmd::eval::run(args, io::stdin().lock(), &mut out)?;
         }
         Command::Exists(args) => cmd::exists::run(args, &mut out)?,
+        Command::Atlas(args) => cmd::atlas::run(args, &mut out)?,
         Command::Bench(args) => cmd::bench::run(args, &mut out)?,
         Command::Check(args) => cmd::check::run(args, &mut out)?,
         Command::Run(args) => block_on("warn", cmd::run::run(args, &mut out))?,

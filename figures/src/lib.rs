@@ -8,8 +8,10 @@
 //! through plotters as SVG (text stays text) or PNG (drawn with an embedded
 //! font, so no system fonts are needed). [`report`] lays out a sweep's
 //! spec, state, tables and figures as one self-contained HTML file or as
-//! Markdown with the SVGs beside it.
+//! Markdown with the SVGs beside it. [`AtlasPicture`] draws the atlas of
+//! leaper tours.
 
+mod atlas;
 mod chart;
 mod error;
 mod figure;
@@ -19,6 +21,7 @@ mod plot;
 pub mod report;
 mod tour;
 
+pub use atlas::{AtlasCell, AtlasClass, AtlasPicture};
 pub use chart::{list_mark_note, rule_name, Chart, ChartSpec, Panel, Point, Quantity, Series, LIST_MARK};
 pub use error::FigureError;
 pub use figure::Figure;

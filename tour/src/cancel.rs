@@ -51,6 +51,25 @@ impl<'a> Cancel<'a> {
     }
 }
 
+/// Runs `f` with a flag raised once `limit` has passed (at once for a
+/// zero limit), and returns as soon as `f` does: the timer thread ends
+/// with it, so calls in a loop leave no sleeping threads behind.
+pub fn within<T>(limit: Duration, f: impl FnOnce(Cancel) -> T) -> T {
+    let stop = AtomicBool::new(limit.is_zero());
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let flag = &stop;
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                flag.store(true, Ordering::Relaxed);
+            }
+        });
+        let out = f(Cancel::new(flag));
+        drop(done);
+        out
+    })
+}
+
 /// Wall time a running task aims to leave between two polls.
 const POLL_GAP: Duration = Duration::from_millis(1);
 /// Units of work before a task's first poll after its start.

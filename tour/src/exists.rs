@@ -7,9 +7,10 @@ use crate::board::Board;
 use crate::moves::{Colouring, Moves};
 use crate::solve::graph::board_proof;
 
+pub mod atlas;
 mod decide;
 
-pub use decide::{decide, DecideError, Decision, SEARCH_MAX_CELLS};
+pub use decide::{decide, search, DecideError, Decision, SEARCH_MAX_CELLS};
 
 /// A statement about one kind of tour on a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +78,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// True when `moves` is the knight's (2,1) move set in `dims` dimensions,
 /// whatever its order.
-fn is_knight(moves: &Moves) -> bool {
+pub(crate) fn is_knight(moves: &Moves) -> bool {
     let knight = match Moves::from_rule(&[2, 1], moves.dims()) {
         Ok(k) => k,
         Err(_) => return false,
@@ -87,6 +88,11 @@ fn is_knight(moves: &Moves) -> bool {
 
 /// What is proven about tours of `moves` on `board`.
 pub fn known(board: &Board, moves: &Moves) -> Existence {
+    known_with(board, moves, true)
+}
+
+/// [`known`], citing the knight's theorems only with `theorems`.
+fn known_with(board: &Board, moves: &Moves, theorems: bool) -> Existence {
     if board.cells() == 1 {
         return Existence { open: Claim::Exists(ONE_CELL), closed: Claim::Exists(ONE_CELL) };
     }
@@ -100,7 +106,8 @@ pub fn known(board: &Board, moves: &Moves) -> Existence {
     let odd_closed = moves.colouring() == Colouring::AlwaysChanges && board.cells() % 2 == 1;
     let mut sides: Vec<u32> = board.sides().to_vec();
     sides.sort_unstable();
-    let closed = if is_knight(moves) {
+    let knight = theorems && is_knight(moves);
+    let closed = if knight {
         knight_closed(&sides)
     } else if odd_closed {
         Claim::Impossible(ODD_CLOSED)
@@ -109,7 +116,7 @@ pub fn known(board: &Board, moves: &Moves) -> Existence {
     };
     let open = match closed {
         Claim::Exists(_) => Claim::Exists(CLOSED_GIVES_OPEN),
-        _ if is_knight(moves) && sides.len() == 2 => knight_open_2d(sides[0], sides[1]),
+        _ if knight && sides.len() == 2 => knight_open_2d(sides[0], sides[1]),
         _ => Claim::Unknown,
     };
     let closed = match closed {
@@ -124,7 +131,19 @@ pub fn known(board: &Board, moves: &Moves) -> Existence {
 /// path has ends: [`board_proof`]). `ksweep exists` answers from this;
 /// sweeps plan from [`known`] alone, so stored results keep their meaning.
 pub fn proven(board: &Board, moves: &Moves) -> Existence {
-    let Existence { open, closed } = known(board, moves);
+    with_graph(board, moves, known(board, moves))
+}
+
+/// [`proven`] without the knight's theorems: what the colour, lattice and
+/// move-graph arguments alone prove, which the atlas holds the theorems
+/// against.
+pub fn argued(board: &Board, moves: &Moves) -> Existence {
+    with_graph(board, moves, known_with(board, moves, false))
+}
+
+/// `e`, with what [`board_proof`] says where `e` says nothing.
+fn with_graph(board: &Board, moves: &Moves, e: Existence) -> Existence {
+    let Existence { open, closed } = e;
     let open = match open {
         Claim::Unknown => board_proof(board, moves, false).map_or(Claim::Unknown, Claim::Impossible),
         c => c,

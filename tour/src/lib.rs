@@ -63,7 +63,7 @@ mod verify;
 mod walk;
 
 pub use board::{Board, DEFAULT_MAX_CELLS, MAX_DIMS};
-pub use cancel::{Cancel, Cancelled};
+pub use cancel::{within, Cancel, Cancelled};
 pub use config::{format_bytes, Configuration, Eligibility, MemoryNeed, Starts, MAX_STARTS};
 pub use error::{Error, Result};
 pub use layout::MAX_PADDED_CELLS;

@@ -45,7 +45,7 @@ pub struct ExistsArgs {
 }
 
 /// `--budget`: a duration of at most a day.
-fn parse_budget(text: &str) -> Result<Duration, String> {
+pub fn parse_budget(text: &str) -> Result<Duration, String> {
     let d = ksweep_worker::lifetime::parse_duration(text)?;
     if d > MAX_BUDGET {
         return Err(format!("{:?} is over the limit of 1d", text.trim()));
@@ -174,7 +174,8 @@ fn describe(d: &Decision, kind: &str, board: &Board, budget: Duration, spent: Du
             if let Some(why) = why {
                 line.push_str(&format!("; {why}"));
                 if !confirmed.is_empty() {
-                    line.push_str(&format!(" ({} proved it)", confirmed.join(", ")));
+                    let names: Vec<&str> = confirmed.iter().map(|(name, _)| *name).collect();
+                    line.push_str(&format!(" ({} proved it)", names.join(", ")));
                 }
             }
             line.push_str(&format!("; raise it with --budget (e.g. --budget {})", budget_text(budget * 10)));

@@ -1,6 +1,7 @@
 //! One module per subcommand; each exposes its clap `Args` and the `run`
 //! function that carries it out.
 
+pub mod atlas;
 pub mod bench;
 pub mod cancel;
 pub mod check;

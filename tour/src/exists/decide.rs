@@ -73,8 +73,9 @@ pub enum Decision {
         /// Starts a refutation takes.
         starts_needed: u64,
         /// Refutation routes that proved there is no tour before the flag
-        /// was raised (both would have made it [`Decision::Refuted`]).
-        confirmed: Vec<&'static str>,
+        /// was raised (both would have made it [`Decision::Refuted`]),
+        /// with their effort.
+        confirmed: Vec<(&'static str, u64)>,
         /// Why nothing was searched, or why the refutation routes did not
         /// run or finish.
         why: Option<String>,
@@ -126,6 +127,12 @@ pub fn decide(config: &Configuration, closed: bool, cancel: Cancel) -> Result<De
     if closed && cycle_cover_exists(board, moves) == Some(false) {
         return Ok(Decision::Known(Claim::Impossible(NO_CYCLE_COVER)));
     }
+    search(config, closed, cancel)
+}
+
+/// The search of [`decide`] alone, no theorem or argument consulted
+/// first (the atlas holds them against it).
+pub fn search(config: &Configuration, closed: bool, cancel: Cancel) -> Result<Decision, DecideError> {
     let runner = Runner::new(config.clone())?;
     let mut search = Search { runner: &runner, ws: runner.workspace(), cancel, closed };
     search.decide()
@@ -158,7 +165,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn unknown(&self, confirmed: Vec<&'static str>, why: Option<String>) -> Decision {
+    fn unknown(&self, confirmed: Vec<(&'static str, u64)>, why: Option<String>) -> Decision {
         Decision::Unknown {
             starts_tried: self.tried,
             largest_budget: self.budget,
@@ -228,13 +235,13 @@ impl Search<'_> {
         }
         let kind = if self.closed { "closed" } else { "open" };
         // The SAT route first: it is the quicker on most boards.
-        let sat = ("the SAT route", refute::by_sat(board, moves, self.closed, self.cancel));
+        let sat = (refute::SAT_ROUTE, refute::by_sat(board, moves, self.closed, self.cancel));
         let search =
             (refute::search_route(moves), refute::by_search(board, moves, &t.needed, self.closed, self.cancel));
-        let proved: Vec<&'static str> =
-            [search, sat].iter().filter(|(_, s)| s.outcome == Outcome::NoTour).map(|(n, _)| *n).collect();
+        let proved: Vec<(&'static str, u64)> =
+            [search, sat].iter().filter(|(_, s)| s.outcome == Outcome::NoTour).map(|(n, s)| (*n, s.effort)).collect();
         for (route, settled) in [search, sat] {
-            if let (Outcome::Tour, Some(&refuted_by)) = (settled.outcome, proved.first()) {
+            if let (Outcome::Tour, Some(&(refuted_by, _))) = (settled.outcome, proved.first()) {
                 return Err(DecideError::Disagreement { route, refuted_by, kind, start: settled.start });
             }
         }
@@ -269,10 +276,8 @@ mod tests {
     fn searched(rule: &[u32], sides: &[u32], closed: bool) -> Decision {
         let board = Board::new(sides).unwrap();
         let moves = Moves::from_rule(rule, sides.len()).unwrap();
-        let runner = Runner::new(Configuration::new(board, moves).unwrap()).unwrap();
         let stop = std::sync::atomic::AtomicBool::new(false);
-        let mut search = Search { runner: &runner, ws: runner.workspace(), cancel: Cancel::new(&stop), closed };
-        search.decide().unwrap()
+        search(&Configuration::new(board, moves).unwrap(), closed, Cancel::new(&stop)).unwrap()
     }
 
     /// Where the knight's theorems (Schwenk; Conrad et al.) speak, the

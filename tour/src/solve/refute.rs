@@ -35,7 +35,10 @@ pub(crate) struct Settled {
     pub searched: u64,
 }
 
-/// A route's name, as `exists` prints it.
+/// The SAT route's name, as `exists` prints it.
+pub(crate) const SAT_ROUTE: &str = "the SAT route";
+
+/// The search route's name, as `exists` prints it.
 pub(crate) fn search_route(moves: &Moves) -> &'static str {
     if bipartite(moves) {
         "the cover-pruned exact search"
