@@ -13,7 +13,6 @@ use crate::FigureError;
 
 const CELL: u32 = 22;
 const GAP: u32 = 18;
-const HEADER: u32 = 84;
 const AXIS: u32 = 26;
 
 /// What is decided about one board.
@@ -97,8 +96,11 @@ impl AtlasPicture {
         let across = if self.dims == 2 { 1 } else { 4 };
         let down = (panels.len() as u32).div_ceil(across);
         let label = if self.dims == 3 { 20 } else { 0 };
-        let width = (GAP + across * (grid + GAP)).max(700);
-        let height = HEADER + down * (grid + label + GAP) + GAP;
+        // Room for the title at about 11 pixels a character.
+        let width = (GAP + across * (grid + GAP)).max(2 * GAP + 11 * self.title.chars().count() as u32);
+        let mut body = String::new();
+        let header = self.legend(&mut body, width);
+        let height = header + down * (grid + label + GAP) + GAP;
         let mut svg = String::new();
         let _ = writeln!(
             svg,
@@ -111,10 +113,10 @@ impl AtlasPicture {
             r#"<text x="{GAP}" y="26" font-size="18" font-weight="bold">{}</text>"#,
             html_escape(&self.title)
         );
-        self.legend(&mut svg);
+        svg.push_str(&body);
         for (i, &l) in panels.iter().enumerate() {
             let (x, y) =
-                (GAP + (i as u32 % across) * (grid + GAP), HEADER + (i as u32 / across) * (grid + label + GAP));
+                (GAP + (i as u32 % across) * (grid + GAP), header + (i as u32 / across) * (grid + label + GAP));
             let _ = writeln!(svg, r#"<g transform="translate({x},{y})">"#);
             if self.dims == 3 {
                 let _ = writeln!(svg, r#"<text x="0" y="14" font-size="13">shortest side {l}</text>"#);
@@ -127,25 +129,32 @@ impl AtlasPicture {
         Ok(svg)
     }
 
-    /// The colour key and the axes' meaning under the title.
-    fn legend(&self, svg: &mut String) {
-        let mut x = GAP;
+    /// The colour key and the axes' meaning under the title, wrapped to
+    /// `width`; returns where the panels may begin.
+    fn legend(&self, svg: &mut String, width: u32) -> u32 {
+        let (mut x, mut y) = (GAP, 38);
         for class in AtlasClass::ALL {
             let count = self.cells.iter().filter(|c| c.class == class).count();
+            let text = format!("{} ({count})", class.label());
+            let wide = 28 + 7 * text.len() as u32;
+            if x > GAP && x + wide > width {
+                (x, y) = (GAP, y + 20);
+            }
             let _ = writeln!(
                 svg,
-                r##"<rect x="{x}" y="38" width="14" height="14" fill="{}" stroke="#999"/>"##,
+                r##"<rect x="{x}" y="{y}" width="14" height="14" fill="{}" stroke="#999"/>"##,
                 class.colour()
             );
-            let text = format!("{} ({count})", class.label());
-            let _ = writeln!(svg, r#"<text x="{}" y="50" font-size="13">{text}</text>"#, x + 20);
-            x += 28 + 7 * text.len() as u32;
+            let _ = writeln!(svg, r#"<text x="{}" y="{}" font-size="13">{text}</text>"#, x + 20, y + 12);
+            x += wide;
         }
         let axes = if self.dims == 2 { "m down, n across" } else { "the other two sides down and across" };
         let _ = writeln!(
             svg,
-            r#"<text x="{GAP}" y="72" font-size="13">{axes}; each board drawn on both sides of the diagonal</text>"#
+            r#"<text x="{GAP}" y="{}" font-size="13">{axes}; each board drawn on both sides of the diagonal</text>"#,
+            y + 34
         );
+        y + 50
     }
 
     /// One grid: the boards with shortest side `l` (3D) or all (2D, `l` 0).

@@ -15,7 +15,7 @@ use clap::Args;
 use figures::{AtlasCell, AtlasClass, AtlasPicture};
 use ksweep_proto::build::Build;
 use rayon::prelude::*;
-use tour::exists::atlas::{coverage, settle_board, Atlas, Entry, Verdict};
+use tour::exists::atlas::{coverage, settle, settle_board, Atlas, Entry, Verdict};
 use tour::{Board, Configuration, Moves};
 
 use crate::output_file::write_whole;
@@ -38,18 +38,39 @@ pub struct AtlasArgs {
     #[arg(long, value_name = "N")]
     pub max_side: Option<u32>,
     /// Redraw README.md and the pictures from DIR/atlas.tsv; search nothing.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "retry")]
     pub draw: bool,
+    /// Search again, with this `--budget`, only the entries of
+    /// DIR/atlas.tsv that are unknown; keep the rest.
+    #[arg(long)]
+    pub retry: bool,
 }
 
 pub fn run(args: AtlasArgs, out: &mut impl Write) -> Result<()> {
     std::fs::create_dir_all(args.out.join("pictures"))
         .with_context(|| format!("--out: cannot create {}", args.out.display()))?;
     let tsv = args.out.join("atlas.tsv");
+    let read = || -> Result<Atlas> {
+        let text = std::fs::read_to_string(&tsv).with_context(|| format!("cannot read {}", tsv.display()))?;
+        Atlas::parse(&text).with_context(|| format!("{}", tsv.display()))
+    };
     let (header, entries) = if args.draw {
-        let text = std::fs::read_to_string(&tsv).with_context(|| format!("--draw: cannot read {}", tsv.display()))?;
-        let atlas = Atlas::parse(&text).with_context(|| format!("--draw: {}", tsv.display()))?;
+        let atlas = read().context("--draw")?;
         (atlas.header.clone(), atlas.entries().to_vec())
+    } else if args.retry {
+        let atlas = read().context("--retry")?;
+        let began = Instant::now();
+        let entries = retry(&args, atlas.entries())?;
+        let mut header = atlas.header.clone();
+        header.push(format!(
+            "unknown entries searched again: ksweep atlas --retry --budget {}s, {:.0} s on {} threads (ksweep {})",
+            args.budget.as_secs_f64(),
+            began.elapsed().as_secs_f64(),
+            args.threads.unwrap_or_else(rayon::current_num_threads),
+            Build::current()
+        ));
+        write_whole(&tsv, Atlas::text(&header, &entries).as_bytes())?;
+        (header, entries)
     } else {
         let began = Instant::now();
         let entries = compute(&args)?;
@@ -117,6 +138,26 @@ fn compute(args: &AtlasArgs) -> Result<Vec<Entry>> {
         entries.extend(pair?);
     }
     Ok(entries)
+}
+
+/// `entries`, the unknown ones settled again under `--budget`.
+fn retry(args: &AtlasArgs, entries: &[Entry]) -> Result<Vec<Entry>> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    let settled: Vec<Result<Entry>> = pool.install(|| {
+        entries
+            .par_iter()
+            .map(|e| {
+                if !matches!(e.verdict, Verdict::Unknown(_)) {
+                    return Ok(e.clone());
+                }
+                let config = Configuration::new(Board::new(&e.sides)?, Moves::from_rule(&e.rule, e.sides.len())?)?;
+                let verdict = settle(&config, e.closed, args.budget)?;
+                eprintln!("atlas: {} {:?} closed={}: {}", e.rule.len(), e.sides, e.closed, verdict.word());
+                Ok(Entry { verdict, ..e.clone() })
+            })
+            .collect()
+    });
+    settled.into_iter().collect()
 }
 
 /// A leaper as the pictures and README name it: `(2,1)`, `(3,0)`,

@@ -7,14 +7,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use figures::TourPicture;
 use ksweep_coordinator::store::{Facts, Store};
+use tour::exists::atlas::Proof;
 use tour::exists::{decide, Claim, DecideError, Decision, Existence};
 use tour::{Board, Cancel, Configuration};
 
@@ -109,16 +108,9 @@ fn search(config: &Configuration, budget: Duration) -> Result<(Decision, Decisio
     Ok((open, closed))
 }
 
-/// Runs `f` with a flag a timer raises after `limit`.
+/// Runs `f` with a flag raised after `limit` ([`tour::within`]).
 fn within(limit: Duration, f: impl FnOnce(Cancel) -> Result<Decision, DecideError>) -> Result<Decision> {
-    let stop = Arc::new(AtomicBool::new(limit.is_zero()));
-    let timer = Arc::clone(&stop);
-    std::thread::spawn(move || {
-        std::thread::sleep(limit);
-        timer.store(true, Ordering::Relaxed);
-    });
-    // The timer thread may outlive the call: the flag is its own.
-    f(Cancel::new(&stop)).context("exists")
+    tour::within(limit, f).context("exists")
 }
 
 /// The claim a decision makes, for the database's facts to fill in.
@@ -126,7 +118,7 @@ fn claim_of(d: &Decision) -> Claim {
     match d {
         Decision::Known(c) => *c,
         Decision::Tour { .. } => Claim::Exists("a tour was found"),
-        Decision::Refuted { .. } => Claim::Impossible("refuted by two routes"),
+        Decision::Refuted { .. } | Decision::Atlas(_) => Claim::Impossible("refuted by two routes"),
         Decision::Unknown { .. } => Claim::Unknown,
     }
 }
@@ -157,6 +149,11 @@ fn describe(d: &Decision, kind: &str, board: &Board, budget: Duration, spent: Du
                  {from}"
             )
         }
+        Decision::Atlas([a, b]) => format!(
+            "impossible: the atlas (atlas/atlas.tsv, made by ksweep atlas): {} and {} each proved no {kind} tour",
+            proof_text(*a),
+            proof_text(*b)
+        ),
         Decision::Unknown { starts_needed: 0, why: Some(why), .. } => format!("unknown: {why}; no search ran"),
         Decision::Unknown { .. } if budget.is_zero() => {
             "unknown: no theorem or argument settles it, and --budget 0 searched nothing; give --budget 10s to \
@@ -181,6 +178,20 @@ fn describe(d: &Decision, kind: &str, board: &Board, budget: Duration, spent: Du
             line.push_str(&format!("; raise it with --budget (e.g. --budget {})", budget_text(budget * 10)));
             line
         }
+    }
+}
+
+/// One of the atlas's proofs, in words.
+fn proof_text(p: Proof) -> String {
+    match p {
+        Proof::Argument => "the colour, lattice and move-graph arguments".to_string(),
+        Proof::Theorem => "a theorem".to_string(),
+        Proof::Census => {
+            "the census of the move graph (in pieces, or colour classes no tour alternates between)".to_string()
+        }
+        Proof::Cover => "the lack of a cover by cycles".to_string(),
+        Proof::Search(nodes) => format!("the search route ({nodes} nodes)"),
+        Proof::Sat(conflicts) => format!("the SAT route ({conflicts} conflicts)"),
     }
 }
 

@@ -17,9 +17,11 @@ use crate::moves::Moves;
 
 mod census;
 mod entry;
+mod rederive;
 mod settle;
 
 pub use entry::{Entry, ParseError, Proof, Verdict};
+pub use rederive::{RederiveError, Rederived};
 pub use settle::{settle, settle_board, SettleError};
 
 /// Longest side of the atlas's 2D boards.

@@ -12,6 +12,7 @@
 //! open one). Both must prove it; should one prove it and the other find
 //! a tour, that is an error, never an answer.
 
+use super::atlas::{Atlas, ParseError, Proof, RederiveError, Verdict};
 use super::{gcd, proven, Claim};
 use crate::cancel::Cancel;
 use crate::config::Configuration;
@@ -62,6 +63,8 @@ pub enum Decision {
         /// SAT conflicts).
         routes: [(&'static str, u64); 2],
     },
+    /// No tour, by the shipped atlas's two proofs (`ksweep atlas`).
+    Atlas([Proof; 2]),
     /// Neither before the flag was raised: what was spent.
     Unknown {
         /// Starts `solve` ran from.
@@ -103,18 +106,28 @@ pub enum DecideError {
     /// The engine cannot run on the configuration.
     #[error(transparent)]
     Engine(#[from] crate::Error),
+    /// The shipped atlas does not read: a bug in the build.
+    #[error("the shipped atlas: {0}")]
+    Atlas(#[from] ParseError),
+    /// The atlas's tour was not made again.
+    #[error(transparent)]
+    Rederive(#[from] RederiveError),
 }
 
 /// What is decided about open (or with `closed`, closed) tours of
-/// `config`: [`proven`] where it speaks, then for closed tours the lack of
-/// a cover by cycles ([`cycle_cover_exists`]), else the search above,
-/// until `cancel` is raised.
+/// `config`: [`proven`] where it speaks, then the shipped atlas (its tour
+/// made again, or its two proofs), then for closed tours the lack of a
+/// cover by cycles ([`cycle_cover_exists`]), else the search above, until
+/// `cancel` is raised.
 pub fn decide(config: &Configuration, closed: bool, cancel: Cancel) -> Result<Decision, DecideError> {
     let (board, moves) = (config.board(), config.moves());
     let e = proven(board, moves);
     match if closed { e.closed } else { e.open } {
         Claim::Unknown => {}
         c => return Ok(Decision::Known(c)),
+    }
+    if let Some(d) = from_atlas(config, closed)? {
+        return Ok(d);
     }
     let cells = board.cells();
     if cells > SEARCH_MAX_CELLS {
@@ -128,6 +141,19 @@ pub fn decide(config: &Configuration, closed: bool, cancel: Cancel) -> Result<De
         return Ok(Decision::Known(Claim::Impossible(NO_CYCLE_COVER)));
     }
     search(config, closed, cancel)
+}
+
+/// What the shipped atlas decides, its tour made again; None where it has
+/// no entry or says unknown.
+fn from_atlas(config: &Configuration, closed: bool) -> Result<Option<Decision>, DecideError> {
+    let atlas = Atlas::embedded().map_err(|e| e.clone())?;
+    if let Some(t) = atlas.tour(config, closed)? {
+        return Ok(Some(Decision::Tour { path: t.path, seed: t.seed, budget: t.budget }));
+    }
+    Ok(match atlas.get(config.board(), config.moves(), closed).map(|e| &e.verdict) {
+        Some(Verdict::None(proofs)) => Some(Decision::Atlas(*proofs)),
+        _ => None,
+    })
 }
 
 /// The search of [`decide`] alone, no theorem or argument consulted

@@ -127,6 +127,7 @@ fn searched(
             }
             Ok(Verdict::Unknown(tried))
         }
-        Decision::Known(c) => Ok(Verdict::Unknown(format!("the search answered by citing: {}", c.because()))),
+        // `search` consults neither theorems nor the atlas.
+        d @ (Decision::Known(_) | Decision::Atlas(_)) => Ok(Verdict::Unknown(format!("the search answered {d:?}"))),
     }
 }
