@@ -165,10 +165,13 @@ fn exists_cites_the_theorem() {
     assert!(text.contains("closed  impossible: Schwenk 1991"), "{text}");
     let o = ksweep(&["exists", "--rule", "3,1", "--dims", "2", "--n", "8"], "");
     assert!(stdout(&o).contains("open    impossible: no move changes the colour"));
-    // No theorem covers (4,3) on 16 x 16, but no cycle cover exists there.
+    // No theorem covers (4,3) on 16 x 16: the atlas gives its two proofs;
+    // set aside, no cycle cover exists there.
     let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "16"], "");
+    assert!(stdout(&o).contains("closed  impossible: the atlas"), "{}", stdout(&o));
+    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "16", "--no-atlas"], "");
     assert!(stdout(&o).contains("closed  impossible: no cover of the board by cycles"), "{}", stdout(&o));
-    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "22", "--budget", "0"], "");
+    let o = ksweep(&["exists", "--rule", "4,3", "--dims", "2", "--n", "22", "--budget", "0", "--no-atlas"], "");
     assert!(
         stdout(&o).contains("closed  unknown: no theorem or argument settles it, and --budget 0"),
         "{}",
@@ -204,6 +207,13 @@ fn exists_decides_with_a_tour_or_two_refutations() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
 
     let o = ksweep(&["exists", "--rule", "4,3", "--shape", "20x20"], "");
+    let text = stdout(&o);
+    assert!(
+        text.contains("open    impossible: the atlas (atlas/atlas.tsv, made by ksweep atlas): the search route (")
+            && text.contains("and the SAT route ("),
+        "{text}"
+    );
+    let o = ksweep(&["exists", "--rule", "4,3", "--shape", "20x20", "--no-atlas"], "");
     let text = stdout(&o);
     assert!(
         text.contains("open    impossible: the cover-pruned exact search (")
@@ -902,7 +912,20 @@ fn check_with_an_older_database_leaves_the_file_as_it_was() {
     assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
     // Version 5's facts, derived in memory: `solve` refuted every start.
     let text = stdout(&ksweep(
-        &["exists", "--rule", "3,2", "--dims", "2", "--n", "6", "--budget", "0", "--db", db.to_str().unwrap()],
+        &[
+            "exists",
+            "--rule",
+            "3,2",
+            "--dims",
+            "2",
+            "--n",
+            "6",
+            "--budget",
+            "0",
+            "--no-atlas",
+            "--db",
+            db.to_str().unwrap(),
+        ],
         "",
     ));
     assert!(text.contains("open    impossible") && text.contains("solve"), "{text}");

@@ -136,7 +136,7 @@ impl AtlasPicture {
         for class in AtlasClass::ALL {
             let count = self.cells.iter().filter(|c| c.class == class).count();
             let text = format!("{} ({count})", class.label());
-            let wide = 28 + 7 * text.len() as u32;
+            let wide = 28 + 8 * text.len() as u32;
             if x > GAP && x + wide > width {
                 (x, y) = (GAP, y + 20);
             }
@@ -171,14 +171,20 @@ impl AtlasPicture {
                 [s, m, n] if s == l => (m, n),
                 _ => continue,
             };
-            for (row, col) in [(m, n), (n, m)] {
-                let (x, y) = (AXIS + (col - 1) * CELL, AXIS + (row - 1) * CELL);
+            let colour = c.class.colour();
+            let (x, y) = (AXIS + (n - 1) * CELL, AXIS + (m - 1) * CELL);
+            let _ = writeln!(
+                svg,
+                r##"<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{colour}" stroke="white"><title>{}{m}x{n}: {}</title></rect>"##,
+                if self.dims == 3 { format!("{l}x") } else { String::new() },
+                c.class.label()
+            );
+            // The mirror image, without a second tooltip.
+            if m != n {
+                let (x, y) = (AXIS + (m - 1) * CELL, AXIS + (n - 1) * CELL);
                 let _ = writeln!(
                     svg,
-                    r##"<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{}" stroke="white"><title>{m}x{}{n}: {}</title></rect>"##,
-                    c.class.colour(),
-                    if self.dims == 3 { format!("{l}x") } else { String::new() },
-                    c.class.label()
+                    r##"<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{colour}" stroke="white"/>"##
                 );
             }
         }
@@ -194,9 +200,12 @@ mod tests {
         let cells = vec![
             AtlasCell { sides: vec![1, 1], class: AtlasClass::OpenAndClosed },
             AtlasCell { sides: vec![2, 3], class: AtlasClass::None },
+            AtlasCell { sides: vec![3, 3], class: AtlasClass::Unknown },
         ];
         let svg = AtlasPicture { title: "t".into(), dims: 2, cells: cells.clone() }.svg().unwrap();
-        assert_eq!(svg.matches("<rect x=").count() - 5, 2 * 2, "two boards, each on both sides, after the 5 keys");
+        // After the 5 keys: 1x1 and 3x3 once (on the diagonal), 2x3 twice.
+        assert_eq!(svg.matches("<rect x=").count() - 5, 4);
+        assert_eq!(svg.matches("<title>").count(), 1 + 3, "the picture's and one a board");
         assert!(svg.contains("no tour (1)"));
         let four = AtlasPicture { title: "t".into(), dims: 4, cells }.svg();
         assert!(four.is_err());

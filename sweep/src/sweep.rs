@@ -173,10 +173,15 @@ impl Sweep {
         if r.success && r.visited != cells {
             return Err(format!("a tour must visit all {cells} cells, not {}", r.visited));
         }
+        let claim = if method.seeks_closed(self.closed()) { entry.existence.closed } else { entry.existence.open };
+        if let (true, Claim::Impossible(why)) = (r.success, claim) {
+            // Stored, it would be a fact against a proof (a theorem, the
+            // move graph or the atlas's two).
+            return Err(format!("a tour from start {start} on a board proven to have none: {why}"));
+        }
         if r.outcome == Outcome::NoTour && !method.proves_absence() {
             // A heuristic's failure proves nothing; the engine says no-tour
             // for it only where the colour rule or a theorem does.
-            let claim = if method.seeks_closed(self.closed()) { entry.existence.closed } else { entry.existence.open };
             let proven = !entry.eligibility.admits(start, cells) || matches!(claim, Claim::Impossible(_));
             if !proven {
                 return Err(format!(

@@ -415,8 +415,9 @@ fn exists_answers_from_the_stored_proofs() {
     let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
     run_ksweep(dir.path(), &["run", spec, "--db", db], LIMIT).ok();
     let exists = |shape: &str, db: Option<&str>| {
-        // No search: what the theorems and the stored results say.
-        let mut args = vec!["exists", "--rule", "3,2", "--shape", shape, "--budget", "0"];
+        // No search, the atlas set aside: what the theorems and the
+        // stored results say.
+        let mut args = vec!["exists", "--rule", "3,2", "--shape", shape, "--budget", "0", "--no-atlas"];
         args.extend(db.map(|db| ["--db", db]).into_iter().flatten());
         run_ksweep(dir.path(), &args, LIMIT).ok().stdout
     };
@@ -429,6 +430,8 @@ fn exists_answers_from_the_stored_proofs() {
     let ten = exists("10x10", Some(db));
     assert!(ten.contains("open    exists: stored results: a tour from ("), "{ten}");
     assert!(ten.contains("closed  unknown"), "an open-tour method's tour proves no closed one: {ten}");
+    let atlas = run_ksweep(dir.path(), &["exists", "--rule", "3,2", "--shape", "6x6", "--db", db], LIMIT).ok().stdout;
+    assert!(atlas.contains("open    impossible: the atlas"), "the atlas comes before stored results: {atlas}");
     let five = run_ksweep(dir.path(), &["exists", "--rule", "2,1", "--shape", "5x5", "--db", db], LIMIT).ok().stdout;
     assert!(five.contains("closed  impossible: Schwenk"), "the theorems come first: {five}");
     let missing = run_ksweep(dir.path(), &["exists", "--rule", "3,2", "--shape", "6x6", "--db", "nope.db"], LIMIT)

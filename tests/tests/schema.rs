@@ -28,13 +28,19 @@ fn versions() -> Vec<u32> {
 }
 
 /// Every field of `want` is in `got` with the same value (a newer build may
-/// add fields, never change or drop one).
+/// add fields, never change or drop one). A tour verdict the fixture left
+/// `unknown` may be decided by a newer build (the atlas of leaper tours),
+/// never the other way.
 fn assert_contains(got: &serde_json::Value, want: &serde_json::Value, at: &str) {
     use serde_json::Value;
     match (got, want) {
         (Value::Object(g), Value::Object(w)) => {
             for (k, wv) in w {
                 let gv = g.get(k).unwrap_or_else(|| panic!("{at}.{k} is missing"));
+                let verdict = k == "open_tour" || k == "closed_tour";
+                if verdict && wv == "unknown" && (gv == "exists" || gv == "impossible") {
+                    continue;
+                }
                 assert_contains(gv, wv, &format!("{at}.{k}"));
             }
         }

@@ -10,7 +10,7 @@ use crate::solve::graph::board_proof;
 pub mod atlas;
 mod decide;
 
-pub use decide::{decide, search, DecideError, Decision, SEARCH_MAX_CELLS};
+pub use decide::{decide, decide_with, search, DecideError, Decision, SEARCH_MAX_CELLS};
 
 /// A statement about one kind of tour on a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,13 +163,14 @@ fn with_graph(board: &Board, moves: &Moves, e: Existence) -> Existence {
 pub const TABLE_PROOF_MAX_CELLS: u64 = 4096;
 
 /// What a sweep's tables say is proven: [`proven`] on boards of at most
-/// [`TABLE_PROOF_MAX_CELLS`] cells, [`known`] on larger ones.
+/// [`TABLE_PROOF_MAX_CELLS`] cells, [`known`] on larger ones, and where
+/// these say nothing, the shipped atlas ([`atlas::Atlas::claims`]).
 pub fn for_tables(board: &Board, moves: &Moves) -> Existence {
-    if board.cells() <= TABLE_PROOF_MAX_CELLS {
-        proven(board, moves)
-    } else {
-        known(board, moves)
-    }
+    let e = if board.cells() <= TABLE_PROOF_MAX_CELLS { proven(board, moves) } else { known(board, moves) };
+    let Ok(atlas) = atlas::Atlas::embedded() else { return e };
+    let from_atlas = atlas.claims(board, moves);
+    let fill = |c: Claim, a: Claim| if c == Claim::Unknown { a } else { c };
+    Existence { open: fill(e.open, from_atlas.open), closed: fill(e.closed, from_atlas.closed) }
 }
 
 /// Closed knight's tours, sides ascending.

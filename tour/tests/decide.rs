@@ -1,12 +1,12 @@
-//! `tour::exists::decide`: theorems answer at once, a search finds tours
-//! that verify on their own, a refutation comes from two routes, and a
-//! raised flag ends the search with "unknown".
+//! `tour::exists::decide`: theorems and the atlas answer at once, a search
+//! (the atlas set aside) finds tours that verify on their own, a
+//! refutation comes from two routes, and a raised flag ends the search
+//! with "unknown".
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use tour::exists::{decide, Claim, Decision};
+use tour::exists::{decide, decide_with, Claim, Decision};
 use tour::{verify, verify_closed, Board, Cancel, Configuration, Moves};
 
 fn config(rule: &[u32], sides: &[u32]) -> Configuration {
@@ -15,15 +15,10 @@ fn config(rule: &[u32], sides: &[u32]) -> Configuration {
     Configuration::new(board, moves).unwrap()
 }
 
-/// `decide` with a flag raised after `limit`, so that no test can hang.
-fn decide_within(c: &Configuration, closed: bool, limit: Duration) -> Decision {
-    let stop = Arc::new(AtomicBool::new(false));
-    let timer = Arc::clone(&stop);
-    std::thread::spawn(move || {
-        std::thread::sleep(limit);
-        timer.store(true, Ordering::Relaxed);
-    });
-    decide(c, closed, Cancel::new(&stop)).unwrap()
+/// `decide` without the atlas, with a flag raised after `limit`, so that
+/// no test can hang.
+fn search_within(c: &Configuration, closed: bool, limit: Duration) -> Decision {
+    tour::within(limit, |cancel| decide_with(c, closed, false, cancel)).unwrap()
 }
 
 #[test]
@@ -44,7 +39,7 @@ fn a_found_tour_verifies_on_its_own() {
     for (rule, sides) in [([3, 2], [10, 10]), ([4, 1], [10, 10]), ([5, 2], [14, 14])] {
         let c = config(&rule, &sides);
         for closed in [false, true] {
-            let Decision::Tour { path, .. } = decide_within(&c, closed, Duration::from_secs(60)) else {
+            let Decision::Tour { path, .. } = search_within(&c, closed, Duration::from_secs(60)) else {
                 panic!("{rule:?} {sides:?} closed {closed}: no tour within a minute");
             };
             let checked =
@@ -60,7 +55,7 @@ fn a_refutation_names_two_routes_that_both_ran_to_their_end() {
     for (rule, sides) in [([4, 1], [8, 8]), ([3, 2], [12, 12])] {
         let c = config(&rule, &sides);
         for closed in [false, true] {
-            let d = decide_within(&c, closed, Duration::from_secs(120));
+            let d = search_within(&c, closed, Duration::from_secs(120));
             let Decision::Refuted { starts, searched, routes } = d else {
                 panic!("{rule:?} {sides:?} closed {closed}: {d:?}");
             };
@@ -75,7 +70,28 @@ fn a_refutation_names_two_routes_that_both_ran_to_their_end() {
 fn a_raised_flag_gives_unknown_with_what_was_spent() {
     let stop = AtomicBool::new(true);
     for closed in [false, true] {
-        let d = decide(&config(&[3, 2], &[10, 10]), closed, Cancel::new(&stop)).unwrap();
+        let d = decide_with(&config(&[3, 2], &[10, 10]), closed, false, Cancel::new(&stop)).unwrap();
         assert!(matches!(d, Decision::Unknown { starts_tried: 0, refuted: 0, .. }), "{d:?}");
+    }
+}
+
+#[test]
+fn the_atlas_answers_at_once() {
+    let stop = AtomicBool::new(true); // no time to search
+    let cancel = Cancel::new(&stop);
+    for closed in [false, true] {
+        let d = decide(&config(&[4, 1], &[8, 8]), closed, cancel).unwrap();
+        assert!(matches!(d, Decision::Atlas(_)), "{d:?}");
+        // 10x14 and 14x10 are one board of the atlas (sides ascending):
+        // its tour is carried to either axis order and verifies there.
+        for sides in [[10, 14], [14, 10]] {
+            let c = config(&[4, 1], &sides);
+            let Decision::Tour { path, .. } = decide(&c, closed, cancel).unwrap() else {
+                panic!("(4,1) {sides:?} closed {closed}: no tour from the atlas");
+            };
+            let checked =
+                if closed { verify_closed(c.board(), c.moves(), &path) } else { verify(c.board(), c.moves(), &path) };
+            assert_eq!(checked, Ok(()), "{sides:?} closed {closed}");
+        }
     }
 }

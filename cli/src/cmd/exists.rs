@@ -14,7 +14,7 @@ use clap::Args;
 use figures::TourPicture;
 use ksweep_coordinator::store::{Facts, Store};
 use tour::exists::atlas::Proof;
-use tour::exists::{decide, Claim, DecideError, Decision, Existence};
+use tour::exists::{decide_with, Claim, DecideError, Decision, Existence};
 use tour::{Board, Cancel, Configuration};
 
 use crate::board_args::BoardArgs;
@@ -36,6 +36,10 @@ pub struct ExistsArgs {
     /// one cell a line as 0-based coordinates `x,y,..`.
     #[arg(long, value_name = "FILE")]
     pub tour: Option<PathBuf>,
+    /// Search even where the shipped atlas (atlas/atlas.tsv) answers, to
+    /// check it.
+    #[arg(long)]
+    pub no_atlas: bool,
     /// Also answer from this database's results (read only, never
     /// changed: an older file is upgraded in memory) where nothing else
     /// does: a tour a method found, or every start refuted.
@@ -77,7 +81,7 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
         config.moves().describe()
     )?;
     let began = Instant::now();
-    let (open, closed) = search(&config, args.budget)?;
+    let (open, closed) = search(&config, args.budget, !args.no_atlas)?;
     let spent = began.elapsed();
     let claims = Existence { open: claim_of(&open), closed: claim_of(&closed) };
     let (open_fact, closed_fact) = facts.fill(claims);
@@ -98,12 +102,12 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
 /// [`decide`] for closed tours, then open ones, each under a timer that
 /// raises its flag: closed tours get half of `budget`, open ones the rest.
 /// A closed tour found is an open one too.
-fn search(config: &Configuration, budget: Duration) -> Result<(Decision, Decision)> {
+fn search(config: &Configuration, budget: Duration, atlas: bool) -> Result<(Decision, Decision)> {
     let began = Instant::now();
-    let closed = within(budget / 2, |cancel| decide(config, true, cancel))?;
+    let closed = within(budget / 2, |cancel| decide_with(config, true, atlas, cancel))?;
     let open = match &closed {
         Decision::Tour { path, seed, budget } => Decision::Tour { path: path.clone(), seed: *seed, budget: *budget },
-        _ => within(budget.saturating_sub(began.elapsed()), |cancel| decide(config, false, cancel))?,
+        _ => within(budget.saturating_sub(began.elapsed()), |cancel| decide_with(config, false, atlas, cancel))?,
     };
     Ok((open, closed))
 }
@@ -235,5 +239,6 @@ fn write_tour(path: &Path, config: &Configuration, open: &Decision, closed: &Dec
         }
         text
     };
-    std::fs::write(path, text).with_context(|| format!("--tour: cannot write {}", path.display()))
+    // Whole or not at all, should Ctrl-C stop the command mid-write.
+    crate::output_file::write_whole(path, text.as_bytes()).context("--tour")
 }

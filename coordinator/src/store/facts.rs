@@ -345,11 +345,31 @@ fn refute(conn: &Connection, key: &str, open: bool, closed: bool) -> rusqlite::R
 
 /// Stores a fact unless one of its kind is stored: the first proof stays.
 fn insert(conn: &Connection, key: &str, kind: TourKind, verdict: i64, evidence: &str) -> rusqlite::Result<()> {
+    if let Some(proved) = against_atlas(key, kind, verdict) {
+        let what = format!(
+            "the results' fact about {} tours of {key} ({evidence}) contradicts the atlas ({proved}): a bug, not stored",
+            if kind == TourKind::Closed { "closed" } else { "open" }
+        );
+        // The one rusqlite error that carries a message of ours.
+        return Err(rusqlite::Error::ToSqlConversionFailure(what.into()));
+    }
     conn.prepare_cached(
         "INSERT OR IGNORE INTO facts (board_moves, kind, verdict, evidence, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![key, kind as i64, verdict, evidence, now_ms() as i64])?;
     Ok(())
+}
+
+/// What the shipped atlas proves against a fact of board `key`, if it
+/// does: a fact stored against it would be a bug in one of them.
+fn against_atlas(key: &str, kind: TourKind, verdict: i64) -> Option<&'static str> {
+    let config = sweep::board_moves_configuration(key)?;
+    let claims = tour::exists::atlas::Atlas::embedded().ok()?.claims(config.board(), config.moves());
+    let claim = if kind == TourKind::Closed { claims.closed } else { claims.open };
+    match (claim, verdict) {
+        (Claim::Impossible(why), EXISTS) | (Claim::Exists(why), IMPOSSIBLE) => Some(why),
+        _ => None,
+    }
 }
 
 /// `(x,y)`, the cell's coordinates.

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::{Claim, Existence};
 use crate::board::Board;
 use crate::moves::Moves;
 
@@ -32,6 +33,9 @@ pub const MAX_SIDE_3D: u32 = 8;
 pub const MAX_LEAP_2D: u32 = 6;
 /// Its 3D leapers: the knight, (3,2) and the authors' (1,2,2).
 pub const LEAPERS_3D: [&[u32]; 3] = [&[2, 1], &[3, 2], &[2, 2, 1]];
+
+const ATLAS_TOUR: &str = "the atlas of leaper tours (atlas/atlas.tsv): a tour solve makes again and verifies";
+const ATLAS_NONE: &str = "the atlas of leaper tours (atlas/atlas.tsv): two methods that share no reasoning proved it";
 
 /// The shipped atlas.
 const SHIPPED: &str = include_str!("../../../atlas/atlas.tsv");
@@ -122,6 +126,17 @@ impl Atlas {
         let mut sides = board.sides().to_vec();
         sides.sort_unstable();
         self.index.get(&(rule, sides, closed)).map(|&i| &self.entries[i])
+    }
+
+    /// What the atlas says of open and closed tours of `moves` on
+    /// `board`, as claims (Unknown where it has no entry or says unknown).
+    pub fn claims(&self, board: &Board, moves: &Moves) -> Existence {
+        let claim = |closed| match self.get(board, moves, closed).map(|e| &e.verdict) {
+            Some(Verdict::Tour { .. } | Verdict::FromClosed) => Claim::Exists(ATLAS_TOUR),
+            Some(Verdict::None(_)) => Claim::Impossible(ATLAS_NONE),
+            _ => Claim::Unknown,
+        };
+        Existence { open: claim(false), closed: claim(true) }
     }
 
     /// The atlas's text: `header` as `#` lines, the column names, then

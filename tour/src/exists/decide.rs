@@ -120,14 +120,22 @@ pub enum DecideError {
 /// cover by cycles ([`cycle_cover_exists`]), else the search above, until
 /// `cancel` is raised.
 pub fn decide(config: &Configuration, closed: bool, cancel: Cancel) -> Result<Decision, DecideError> {
+    decide_with(config, closed, true, cancel)
+}
+
+/// [`decide`]; with `atlas` false it searches where the shipped atlas
+/// would answer (`ksweep exists --no-atlas`, to check the atlas).
+pub fn decide_with(config: &Configuration, closed: bool, atlas: bool, cancel: Cancel) -> Result<Decision, DecideError> {
     let (board, moves) = (config.board(), config.moves());
     let e = proven(board, moves);
     match if closed { e.closed } else { e.open } {
         Claim::Unknown => {}
         c => return Ok(Decision::Known(c)),
     }
-    if let Some(d) = from_atlas(config, closed)? {
-        return Ok(d);
+    if atlas {
+        if let Some(d) = from_atlas(config, closed)? {
+            return Ok(d);
+        }
     }
     let cells = board.cells();
     if cells > SEARCH_MAX_CELLS {

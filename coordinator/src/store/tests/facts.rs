@@ -15,14 +15,18 @@ fn a_tour_found_is_a_stored_fact_with_its_evidence() {
     assert_eq!(facts.open, Some(Fact::Exists(want)), "the first tour of the batch");
     assert_eq!(facts.closed, None, "an open-tour method's tour says nothing of closed ones");
     let rows = store.aggregates(&rec, &sweep).unwrap();
-    assert!(rows.iter().all(|r| r.open_tour == "exists" && r.closed_tour == "unknown"), "{rows:?}");
+    // The atlas says (3,2) 10x10 has closed tours.
+    assert!(rows.iter().all(|r| r.open_tour == "exists" && r.closed_tour == "exists"), "{rows:?}");
 }
 
 #[test]
 fn every_start_refuted_makes_a_board_impossible_and_survives_reopening() {
     let dir = temp();
     let path = dir.path().join("s.db");
-    let sweep = Sweep::parse(FACTS_SPEC).unwrap();
+    // A move set outside the atlas (the (3,2) leaper and (3,0)), which
+    // nothing proves either way: only the stored results speak.
+    let moves = "moves = [[3, 2], [3, -2], [-3, 2], [-3, -2], [2, 3], [-2, 3], [2, -3], [-2, -3], [3, 0], [-3, 0]]";
+    let sweep = Sweep::parse(&FACTS_SPEC.replace("rule = [3, 2]", moves)).unwrap();
     let key = board_key(&sweep);
     {
         let mut store = Store::open(&path).unwrap();
@@ -55,7 +59,9 @@ fn every_start_refuted_makes_a_board_impossible_and_survives_reopening() {
 #[test]
 fn a_closed_tour_refuted_from_one_start_is_no_closed_tour() {
     let mut store = Store::in_memory().unwrap();
-    let spec = FACTS_SPEC.replace("methods = [\"w\", \"solve\"]", "methods = [\"solve\"]\n    closed = true");
+    let spec = FACTS_SPEC
+        .replace("methods = [\"w\", \"solve\"]", "methods = [\"solve\"]\n    closed = true")
+        .replace("rule = [3, 2]", "rule = [4, 3]");
     let sweep = Sweep::parse(&spec).unwrap();
     let (rec, _) = store.insert_sweep(&sweep).unwrap();
     store.record(&[proof(rec.key, 4, 0, tour::Outcome::NoTour)]).unwrap();
@@ -65,4 +71,23 @@ fn a_closed_tour_refuted_from_one_start_is_no_closed_tour() {
         Some(Fact::Impossible(why)) => assert!(why.contains("no closed tour passes through (0,4)"), "{why}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_fact_against_the_atlas_is_an_error_and_nothing_of_its_batch_is_stored() {
+    let mut store = Store::in_memory().unwrap();
+    // The atlas: (3,2) 10x10 has tours; (4,3) 10x10 has none.
+    let sweep = Sweep::parse(FACTS_SPEC).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let refuted: Vec<ResultRecord> = (0..100).map(|s| proof(rec.key, s, 1, tour::Outcome::NoTour)).collect();
+    let err = store.record(&refuted).unwrap_err().to_string();
+    assert!(err.contains("contradicts the atlas") && err.contains("not stored"), "{err}");
+    assert_eq!(store.facts(&board_key(&sweep)).unwrap(), Facts::default());
+    assert_eq!(store.record(&refuted[..10]).unwrap(), 10, "the failed batch wrote none of its rows");
+
+    let sweep = Sweep::parse(&FACTS_SPEC.replace("rule = [3, 2]", "rule = [4, 3]")).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let err = store.record(&[proof(rec.key, 3, 0, tour::Outcome::Tour)]).unwrap_err().to_string();
+    assert!(err.contains("contradicts the atlas"), "{err}");
+    assert_eq!(store.facts(&board_key(&sweep)).unwrap(), Facts::default());
 }
