@@ -99,7 +99,7 @@ pub fn run(args: ExistsArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// [`decide`] for closed tours, then open ones, each under a timer that
+/// [`decide_with`] for closed tours, then open ones, each under a timer that
 /// raises its flag: closed tours get half of `budget`, open ones the rest.
 /// A closed tour found is an open one too.
 fn search(config: &Configuration, budget: Duration, atlas: bool) -> Result<(Decision, Decision)> {
