@@ -7,8 +7,6 @@
 
 use std::fmt::Write;
 
-use sweep::html_escape;
-
 use crate::FigureError;
 
 const CELL: u32 = 22;
@@ -102,17 +100,7 @@ impl AtlasPicture {
         let header = self.legend(&mut body, width);
         let height = header + down * (grid + label + GAP) + GAP;
         let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, sans-serif">"#
-        );
-        let _ = writeln!(svg, "<title>{}</title>", html_escape(&self.title));
-        let _ = writeln!(svg, r#"<rect width="{width}" height="{height}" fill="white"/>"#);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{GAP}" y="26" font-size="18" font-weight="bold">{}</text>"#,
-            html_escape(&self.title)
-        );
+        crate::svg::head(&mut svg, width, height, &self.title, GAP);
         svg.push_str(&body);
         for (i, &l) in panels.iter().enumerate() {
             let (x, y) =

@@ -19,6 +19,7 @@ mod map;
 mod palette;
 mod plot;
 pub mod report;
+mod svg;
 mod tour;
 
 pub use atlas::{AtlasCell, AtlasClass, AtlasPicture};

@@ -70,17 +70,7 @@ impl TourPicture {
         }
         let steps = self.path.len().max(1) as f64;
         let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, sans-serif">"#
-        );
-        let _ = writeln!(svg, "<title>{}</title>", html_escape(&self.title));
-        let _ = writeln!(svg, r#"<rect width="{width}" height="{height}" fill="white"/>"#);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{GAP}" y="26" font-size="18" font-weight="bold">{}</text>"#,
-            html_escape(&self.title)
-        );
+        crate::svg::head(&mut svg, width, height, &self.title, GAP);
         let _ = writeln!(svg, r#"<text x="{GAP}" y="46" font-size="13">{}</text>"#, html_escape(&self.legend(cells)));
         for s in 0..slices {
             let (x, y) = (GAP + (s % across) * slice_w, HEADER + (s / across) * slice_h);

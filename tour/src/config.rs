@@ -109,6 +109,11 @@ impl Configuration {
         Ok(Configuration { board, moves })
     }
 
+    /// The leaper `rule` on a board of `sides`, as the atlas keys them.
+    pub fn leaper(rule: &[u32], sides: &[u32]) -> Result<Configuration> {
+        Configuration::new(Board::new(sides)?, Moves::from_rule(rule, sides.len())?)
+    }
+
     /// The board.
     pub fn board(&self) -> &Board {
         &self.board

@@ -56,7 +56,7 @@ pub fn covers(board: &Board, moves: &Moves) -> Result<(), Unsupported> {
     let &[m, n] = board.sides() else {
         return Err(Unsupported(format!("{}D board {board}: only 2D boards are supported", board.dims())));
     };
-    if !is_knight(moves) {
+    if moves.dims() != 2 || !crate::exists::is_knight(moves) {
         return Err(Unsupported(format!("moves {}: only the knight's (2,1) moves are supported", moves.describe())));
     }
     // Cell indices are kept in 32 bits.
@@ -101,11 +101,4 @@ pub fn construct(board: &Board, moves: &Moves, start: u64) -> Result<Constructed
         Some(path) => tour(path.into_iter().map(u64::from).collect()),
         None => none,
     })
-}
-
-/// True when `moves` is the knight's move set (any order).
-fn is_knight(moves: &Moves) -> bool {
-    moves.dims() == 2
-        && moves.len() == search::KNIGHT.len()
-        && search::KNIGHT.iter().all(|&(a, b)| moves.iter().any(|mv| mv == [a, b]))
 }

@@ -79,11 +79,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// True when `moves` is the knight's (2,1) move set in `dims` dimensions,
 /// whatever its order.
 pub(crate) fn is_knight(moves: &Moves) -> bool {
-    let knight = match Moves::from_rule(&[2, 1], moves.dims()) {
-        Ok(k) => k,
-        Err(_) => return false,
-    };
-    knight.len() == moves.len() && knight.iter().all(|k| moves.iter().any(|m| m == k))
+    atlas::leaper_of(moves).as_deref() == Some(&[2, 1][..])
 }
 
 /// What is proven about tours of `moves` on `board`.

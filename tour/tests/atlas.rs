@@ -12,7 +12,7 @@ fn atlas() -> &'static Atlas {
 }
 
 fn config(e: &Entry) -> Configuration {
-    Configuration::new(Board::new(&e.sides).unwrap(), Moves::from_rule(&e.rule, e.sides.len()).unwrap()).unwrap()
+    Configuration::leaper(&e.rule, &e.sides).unwrap()
 }
 
 fn is_tour(v: &Verdict) -> bool {
@@ -25,7 +25,7 @@ fn the_atlas_covers_every_board_once_in_both_kinds() {
     let boards = coverage();
     assert_eq!(a.entries().len(), 2 * boards.len());
     for (rule, sides) in boards {
-        let c = Configuration::new(Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap()).unwrap();
+        let c = Configuration::leaper(&rule, &sides).unwrap();
         assert_eq!(leaper_of(c.moves()).as_deref(), Some(&rule[..]));
         for closed in [false, true] {
             assert!(a.get(c.board(), c.moves(), closed).is_some(), "{rule:?} {sides:?} closed {closed}");

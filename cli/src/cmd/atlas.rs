@@ -16,7 +16,7 @@ use figures::{AtlasCell, AtlasClass, AtlasPicture};
 use ksweep_proto::build::Build;
 use rayon::prelude::*;
 use tour::exists::atlas::{coverage, settle, settle_board, Atlas, Entry, Verdict};
-use tour::{Board, Configuration, Moves};
+use tour::Configuration;
 
 use crate::output_file::write_whole;
 
@@ -122,7 +122,7 @@ fn compute(args: &AtlasArgs) -> Result<Vec<Entry>> {
         boards
             .par_iter()
             .map(|(rule, sides)| {
-                let config = Configuration::new(Board::new(sides)?, Moves::from_rule(rule, sides.len())?)?;
+                let config = Configuration::leaper(rule, sides)?;
                 let (open, closed) = settle_board(&config, args.budget)?;
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if n.is_multiple_of(100) || n == total {
@@ -150,7 +150,7 @@ fn retry(args: &AtlasArgs, entries: &[Entry]) -> Result<Vec<Entry>> {
                 if !matches!(e.verdict, Verdict::Unknown(_)) {
                     return Ok(e.clone());
                 }
-                let config = Configuration::new(Board::new(&e.sides)?, Moves::from_rule(&e.rule, e.sides.len())?)?;
+                let config = Configuration::leaper(&e.rule, &e.sides)?;
                 let verdict = settle(&config, e.closed, args.budget)?;
                 eprintln!("atlas: {} {:?} closed={}: {}", e.rule.len(), e.sides, e.closed, verdict.word());
                 Ok(Entry { verdict, ..e.clone() })
