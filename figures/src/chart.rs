@@ -13,6 +13,9 @@ use crate::FigureError;
 pub enum Quantity {
     /// Successes in percent of starts, with the 95 % Wilson interval.
     Accuracy,
+    /// Successes in percent of the starts from which a tour exists
+    /// ([`Metric::AccuracyPossible`]), with its 95 % Wilson interval.
+    AccuracyExists,
     /// Mean wall time per task, on a log scale.
     Time,
     /// Mean walks per task, for the methods that retry (AW, AW+, MW).
@@ -24,6 +27,7 @@ impl Quantity {
     pub fn axis_label(self) -> &'static str {
         match self {
             Quantity::Accuracy => "accuracy (%)",
+            Quantity::AccuracyExists => "accuracy where a tour exists (%)",
             Quantity::Time => "mean time per task (log)",
             Quantity::Attempts => "mean walks per task",
         }
@@ -33,6 +37,7 @@ impl Quantity {
     pub fn title(self) -> &'static str {
         match self {
             Quantity::Accuracy => "Accuracy against N (bands: 95 % Wilson intervals)",
+            Quantity::AccuracyExists => "Accuracy where a tour exists, against N (bands: 95 % Wilson)",
             Quantity::Time => "Mean time per task against N",
             Quantity::Attempts => "Mean walks per task against N",
         }
@@ -170,13 +175,16 @@ fn point(row: &AggregateRow, quantity: Quantity) -> Option<Point> {
     }
     let (y, band) = match quantity {
         Quantity::Accuracy => (row.accuracy()?, row.interval(Metric::Accuracy)),
+        Quantity::AccuracyExists => (row.accuracy_possible()?, row.interval(Metric::AccuracyPossible)),
         Quantity::Time => (row.mean_micros, None),
         Quantity::Attempts => {
             let retries = row.method.parse::<Method>().is_ok_and(|m| m.max_attempts(2) > 1);
             (retries.then_some(row.mean_attempts)?, None)
         }
     };
-    Some(Point { n, y, band, starts: row.tasks })
+    let starts =
+        if quantity == Quantity::AccuracyExists { row.denominator(Metric::AccuracyPossible) } else { row.tasks };
+    Some(Point { n, y, band, starts })
 }
 
 /// The mark of a move set given as an unlabelled list of one leaper's

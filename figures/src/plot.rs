@@ -93,7 +93,9 @@ pub(crate) fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shi
     for (panel, area) in chart.panels.iter().zip(body.split_evenly((rows, cols))) {
         let x = x_range(panel);
         match chart.quantity {
-            Quantity::Accuracy => draw_panel(&area, panel, chart.quantity, &colours, x, -2.0..102.0)?,
+            Quantity::Accuracy | Quantity::AccuracyExists => {
+                draw_panel(&area, panel, chart.quantity, &colours, x, -2.0..102.0)?
+            }
             Quantity::Attempts => {
                 let top = panel.series.iter().flat_map(|s| &s.points).map(|p| p.y).fold(1.0, f64::max);
                 draw_panel(&area, panel, chart.quantity, &colours, x, 0.0..top * 1.08)?
@@ -111,7 +113,7 @@ pub(crate) fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shi
 /// A y tick's text: whole percent, walks, or a time with its unit.
 fn y_label(quantity: Quantity, v: f64) -> String {
     match quantity {
-        Quantity::Accuracy => format!("{v:.0}"),
+        Quantity::Accuracy | Quantity::AccuracyExists => format!("{v:.0}"),
         Quantity::Attempts => format!("{v:.1}"),
         Quantity::Time => time_label(v),
     }

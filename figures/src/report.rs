@@ -79,6 +79,19 @@ fn sections(input: &ReportInput, format: TableFormat) -> Result<Vec<Section>, Fi
         figures: chart(Quantity::Accuracy)?.into_iter().map(|f| ("accuracy".to_string(), f)).collect(),
         tables: tables(Metric::Accuracy, true),
     }];
+    // Where proofs left starts out, the accuracy over the rest.
+    if input.rows.iter().any(|r| !r.impossible && r.starts_refuted() > 0) {
+        out.push(Section {
+            heading: "Accuracy where a tour exists",
+            intro: "Share of the starts from which a tour exists that each method found one from: a start is left \
+                    out when a method proved no tour from it (solve, bt, construct, the colour rule) or the board \
+                    has none; starts no method settled stay in, so each figure is a lower bound. Each table says \
+                    how many starts it left out."
+                .into(),
+            figures: chart(Quantity::AccuracyExists)?.into_iter().map(|f| ("accuracy-exists".to_string(), f)).collect(),
+            tables: tables(Metric::AccuracyPossible, true),
+        });
+    }
     out.push(Section {
         heading: "Time",
         intro: "Mean wall time per task on its worker (log scale in the figure), in microseconds.".into(),

@@ -27,10 +27,33 @@ fn theorems_answer_without_search() {
     let knight = config(&[2, 1], &[8, 8]);
     for closed in [false, true] {
         let d = decide(&knight, closed, Cancel::new(&stop)).unwrap();
-        assert!(matches!(d, Decision::Known(Claim::Exists(_))), "{d:?}");
+        assert!(matches!(d, Decision::Known { claim: Claim::Exists(_), second: None }), "{d:?}");
     }
     let d = decide(&config(&[2, 1], &[4, 4]), false, Cancel::new(&stop)).unwrap();
-    assert!(matches!(d, Decision::Known(Claim::Impossible(_))), "{d:?}");
+    assert!(matches!(d, Decision::Known { claim: Claim::Impossible(_), .. }), "{d:?}");
+}
+
+/// A theorem's or an argument's "no tour" is checked by a second,
+/// independent proof: one needing no search, else a refutation route.
+#[test]
+fn a_cited_refutation_gets_a_second_proof() {
+    let cases: [(&[u32], &[u32], bool); 8] = [
+        (&[2, 1], &[4, 4], false),
+        (&[2, 1], &[3, 6], false),
+        (&[2, 1], &[4, 7], true),
+        (&[2, 1], &[4, 40], true),
+        (&[2, 1], &[5, 5], true),
+        (&[2, 1], &[3, 3, 3], false),
+        (&[2, 2], &[6, 6], false),
+        (&[3, 1], &[9, 9], true),
+    ];
+    for (rule, sides, closed) in cases {
+        let d = tour::within(Duration::from_secs(60), |cancel| decide(&config(rule, sides), closed, cancel)).unwrap();
+        let Decision::Known { claim: Claim::Impossible(why), second: Some(second) } = d else {
+            panic!("{rule:?} {sides:?} closed {closed}: {d:?}");
+        };
+        assert!(!why.is_empty(), "{rule:?} {sides:?}: {second:?}");
+    }
 }
 
 #[test]

@@ -120,7 +120,7 @@ fn within(limit: Duration, f: impl FnOnce(Cancel) -> Result<Decision, DecideErro
 /// The claim a decision makes, for the database's facts to fill in.
 fn claim_of(d: &Decision) -> Claim {
     match d {
-        Decision::Known(c) => *c,
+        Decision::Known { claim, .. } => *claim,
         Decision::Tour { .. } => Claim::Exists("a tour was found"),
         Decision::Refuted { .. } | Decision::Atlas(_) => Claim::Impossible("refuted by two routes"),
         Decision::Unknown { .. } => Claim::Unknown,
@@ -131,8 +131,16 @@ fn claim_of(d: &Decision) -> Claim {
 fn describe(d: &Decision, kind: &str, board: &Board, budget: Duration, spent: Duration) -> String {
     let cell = |c: u64| format!("({})", board.coords(c).iter().map(u32::to_string).collect::<Vec<_>>().join(","));
     match d {
-        Decision::Known(c) if c.because().is_empty() => c.verdict().to_string(),
-        Decision::Known(c) => format!("{}: {}", c.verdict(), c.because()),
+        Decision::Known { claim: c @ Claim::Impossible(_), second } => {
+            let second = match second {
+                Some(p) => format!("; a second proof: {}", proof_text(*p)),
+                None if budget.is_zero() => "; no second proof at hand, and --budget 0 searched for none".to_string(),
+                None => format!("; no second proof at hand or found within {}", budget_text(budget)),
+            };
+            format!("{}: {}{second}", c.verdict(), c.because())
+        }
+        Decision::Known { claim: c, .. } if c.because().is_empty() => c.verdict().to_string(),
+        Decision::Known { claim: c, .. } => format!("{}: {}", c.verdict(), c.because()),
         Decision::Tour { path, seed, budget } => format!(
             "exists: solve found one from {} (seed {seed}, work budget {budget}), verified by tour::verify{}",
             cell(path[0]),

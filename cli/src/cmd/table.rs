@@ -59,8 +59,14 @@ impl From<Format> for TableFormat {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum MetricArg {
+    /// Successes in percent of every start run, as the report counts them.
     Accuracy,
-    Possible,
+    /// Successes in percent of the starts from which a tour exists: starts
+    /// refuted by a proof on them (solve, bt, ...) or the board's are left
+    /// out; those no method settled stay in.
+    #[value(alias = "possible")]
+    Exists,
+    /// Mean microseconds per task.
     Time,
 }
 
@@ -68,7 +74,7 @@ impl From<MetricArg> for Metric {
     fn from(metric: MetricArg) -> Metric {
         match metric {
             MetricArg::Accuracy => Metric::Accuracy,
-            MetricArg::Possible => Metric::AccuracyPossible,
+            MetricArg::Exists => Metric::AccuracyPossible,
             MetricArg::Time => Metric::MeanMicros,
         }
     }
@@ -85,7 +91,8 @@ pub struct TableView {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// What the cells show: the report's accuracy, accuracy among starts
-    /// not proven impossible, or mean microseconds per task.
+    /// from which a tour exists, or mean microseconds per task; every
+    /// table says its denominator under it.
     #[arg(long, value_enum, default_value_t = MetricArg::Accuracy)]
     pub metric: MetricArg,
     /// Show each cell's denominator (starts counted) and, for accuracy, its

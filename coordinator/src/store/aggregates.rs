@@ -11,6 +11,19 @@ use crate::codes::StoredOutcome;
 use crate::error::{Error, Result};
 use crate::ids::SweepKey;
 
+/// What one start's results prove, across methods.
+#[derive(Default)]
+struct Settled {
+    /// Some method found a tour (an open one at least).
+    found: bool,
+    /// A method seeking closed tours found one.
+    found_closed: bool,
+    /// An open-tour method proved none from the start.
+    refuted_open: bool,
+    /// A closed-tour method proved none through the start.
+    refuted_closed: bool,
+}
+
 impl Store {
     /// Aggregates per (configuration, method), in configuration then method
     /// order, with impossible configurations marked and unrun ones at zero.
@@ -24,7 +37,7 @@ impl Store {
         let mut rows: Vec<AggregateRow> = Vec::with_capacity(configs.len() * methods.len());
         for c in configs {
             for &m in methods {
-                rows.push(AggregateRow::new(c, m));
+                rows.push(AggregateRow::new(c, m, sweep.closed()));
             }
         }
         // Where no theorem speaks, what the stored results prove.
@@ -61,6 +74,7 @@ impl Store {
             row.mean_attempts = r.get(5)?;
             row.no_tour = r.get::<_, i64>(6)? as u64;
         }
+        self.settle_starts(record, &mut rows, &at)?;
         // Medians: one ordered pass, picking the middle of each group.
         let mut stmt = self
             .conn
@@ -94,6 +108,59 @@ impl Store {
 }
 
 impl Store {
+    /// Counts each row's starts refuted and unsettled
+    /// ([`AggregateRow::refuted`]): one pass over the results by start, so
+    /// every method's proof or tour from a start speaks for the others on
+    /// that start. An open refutation refutes a closed tour too; any tour
+    /// found is an open one; a closed tour anywhere is one from every start.
+    fn settle_starts(
+        &self,
+        record: &SweepRecord,
+        rows: &mut [AggregateRow],
+        at: &dyn Fn(u32, u32) -> Result<usize>,
+    ) -> Result<()> {
+        let mut stmt = self.conn.prepare(
+            "SELECT config, start_index, method, success, outcome = ?2 FROM results WHERE sweep = ?1
+             ORDER BY config, start_index",
+        )?;
+        let mut q = stmt.query(params![record.key.0, StoredOutcome(tour::Outcome::NoTour)])?;
+        let exists = Claim::Exists("").verdict();
+        // One start's results: (row, seeks closed), and what they settle.
+        let mut start: Option<(u32, u64)> = None;
+        let mut members: Vec<(usize, bool)> = Vec::new();
+        let mut settled = Settled::default();
+        let flush = |members: &mut Vec<(usize, bool)>, settled: &mut Settled, rows: &mut [AggregateRow]| {
+            for (i, closed) in members.drain(..) {
+                let row = &mut rows[i];
+                let (refuted, found) = if closed {
+                    (settled.refuted_open || settled.refuted_closed, settled.found_closed || row.closed_tour == exists)
+                } else {
+                    (settled.refuted_open, settled.found)
+                };
+                row.refuted += u64::from(refuted);
+                *row.unsettled.get_or_insert(0) += u64::from(!refuted && !found);
+            }
+            *settled = Settled::default();
+        };
+        while let Some(r) = q.next()? {
+            let key: (u32, u64) = (r.get(0)?, r.get::<_, i64>(1)? as u64);
+            if start != Some(key) {
+                flush(&mut members, &mut settled, rows);
+                start = Some(key);
+            }
+            let i = at(key.0, r.get(2)?)?;
+            let closed = rows[i].closed;
+            let (success, no_tour): (bool, bool) = (r.get(3)?, r.get(4)?);
+            settled.found |= success;
+            settled.found_closed |= success && closed;
+            settled.refuted_open |= no_tour && !closed;
+            settled.refuted_closed |= no_tour && closed;
+            members.push((i, closed));
+        }
+        flush(&mut members, &mut settled, rows);
+        Ok(())
+    }
+
     /// A sweep's results counted per (configuration, method) with their
     /// time: what its progress in estimated work is computed from
     /// ([`sweep::WorkTally`]). A pass over its results: a coordinator does it

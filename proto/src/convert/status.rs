@@ -22,6 +22,9 @@ impl From<sweep::AggregateRow> for pb::AggregateRow {
             no_tour: a.no_tour,
             open_tour: a.open_tour,
             closed_tour: a.closed_tour,
+            refuted: a.refuted,
+            unsettled: a.unsettled,
+            closed: a.closed,
         }
     }
 }
@@ -44,6 +47,9 @@ impl From<pb::AggregateRow> for sweep::AggregateRow {
             mean_attempts: r.mean_attempts,
             open_tour: r.open_tour,
             closed_tour: r.closed_tour,
+            refuted: r.refuted,
+            unsettled: r.unsettled,
+            closed: r.closed,
         }
     }
 }

@@ -27,6 +27,9 @@ pub(super) fn html(tables: &[Table], warning: Option<&str>) -> String {
             out.push_str("</tr>\n");
         }
         out.push_str("</tbody>\n</table>\n");
+        if let Some(d) = &t.denominator {
+            out.push_str(&format!("<p class=\"legend\">{}</p>\n", escape(d)));
+        }
         if t.marked {
             out.push_str(&format!("<p class=\"legend\">{}</p>\n", escape(NO_TOUR_LEGEND)));
         }

@@ -250,7 +250,7 @@ fn moves(label: &str) -> String {
 fn caption(t: &Table) -> String {
     let metric = match t.metric {
         Metric::Accuracy => "Accuracy (\\%, tours per start)",
-        Metric::AccuracyPossible => "Accuracy among starts not proven impossible (\\%)",
+        Metric::AccuracyPossible => "Accuracy among starts from which a tour exists (\\%)",
         Metric::MeanMicros => "Mean time per task ($\\mu$s)",
     };
     let [moves_label, second] = &t.keys;
@@ -270,6 +270,10 @@ fn caption(t: &Table) -> String {
     if cells().any(|c| c == IMPOSSIBLE) {
         text.push_str(" n/a: no tour can exist on the board, nothing was run.");
     }
+    if let Some(d) = &t.denominator {
+        text.push(' ');
+        text.push_str(&latex_escape(d));
+    }
     if t.marked {
         text.push_str(" $^{*}$No open tour exists on this board (proven).");
     }
@@ -284,7 +288,7 @@ fn caption(t: &Table) -> String {
 fn label(t: &Table) -> String {
     let metric = match t.metric {
         Metric::Accuracy => "accuracy",
-        Metric::AccuracyPossible => "accuracy-possible",
+        Metric::AccuracyPossible => "accuracy-exists",
         Metric::MeanMicros => "time",
     };
     let slug = |s: &str| -> String {

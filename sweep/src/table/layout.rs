@@ -59,6 +59,10 @@ pub(super) struct Table {
     pub(super) rows: Vec<(String, Vec<String>)>,
     /// Some cell carries [`NO_TOUR_MARK`]: the table needs the legend.
     pub(super) marked: bool,
+    /// What its cells count, with the table's totals: every format prints
+    /// it, so no figure is read against the wrong denominator (None when
+    /// nothing ran).
+    pub(super) denominator: Option<String>,
     /// What the columns are (D, or methods) and what the cells show.
     pub(super) layout: TableLayout,
     pub(super) metric: Metric,
@@ -110,7 +114,7 @@ pub(super) fn tables(
 ) -> Vec<Table> {
     let metric = match opts.metric {
         Metric::Accuracy => "accuracy (%)",
-        Metric::AccuracyPossible => "accuracy among starts not proven impossible (%)",
+        Metric::AccuracyPossible => "accuracy among starts from which a tour exists (%)",
         Metric::MeanMicros => "mean time (µs)",
     };
     let shape_rank = first_appearances(rows.iter().filter(|r| r.n.is_none()).map(|r| r.shape.as_str()));
@@ -147,6 +151,7 @@ pub(super) fn tables(
                     (row.label(), texts)
                 })
                 .collect();
+            let denominator = denominator(opts.metric, &members);
             let (moves, second) = key;
             let title = match opts.layout {
                 TableLayout::ByDims => format!("{metric} — moves {moves}, method {second}"),
@@ -158,6 +163,7 @@ pub(super) fn tables(
                 columns,
                 rows: body,
                 marked,
+                denominator,
                 layout: opts.layout,
                 metric: opts.metric,
                 intervals: readable && opts.intervals,
@@ -165,6 +171,40 @@ pub(super) fn tables(
             }
         })
         .collect()
+}
+
+/// The sentence saying what a table's cells divide by, with its totals
+/// over the rows that ran; None when none did.
+fn denominator(metric: Metric, rows: &[&AggregateRow]) -> Option<String> {
+    let ran = rows.iter().filter(|r| !r.impossible);
+    let (tasks, refuted, unsettled) = ran.fold((0, 0, Some(0)), |(t, r, u), row| {
+        (t + row.tasks, r + row.starts_refuted(), u.zip(row.unsettled).map(|(a, b)| a + b))
+    });
+    if tasks == 0 {
+        return None;
+    }
+    Some(match metric {
+        Metric::Accuracy if refuted > 0 => format!(
+            "Denominator: all {tasks} starts run, as the report counts them; {refuted} of them have no tour (proven) \
+             and count as failures."
+        ),
+        Metric::Accuracy => format!("Denominator: all {tasks} starts run, as the report counts them."),
+        Metric::AccuracyPossible => {
+            let rest = match unsettled {
+                Some(0) => "every other start has a tour found from it, so the figures are exact".to_string(),
+                Some(u) => format!(
+                    "the {u} no method settled stay in, so a figure is a lower bound (solve on the same starts \
+                     settles them)"
+                ),
+                None => "starts no method settled stay in".to_string(),
+            };
+            format!(
+                "Denominator: starts from which a tour exists: {tasks} run, less {refuted} refuted (a proof on the \
+                 start by solve, bt, construct or the colour rule, or the board's); {rest}."
+            )
+        }
+        Metric::MeanMicros => format!("Mean over all {tasks} starts run."),
+    })
 }
 
 /// Tables in the order their first row appears: rows grouped by moves and

@@ -20,6 +20,9 @@ pub(super) fn markdown(tables: &[Table]) -> String {
             for line in t.body() {
                 out.push_str(&row(line));
             }
+            if let Some(d) = &t.denominator {
+                out.push_str(&format!("\n{}\n", text(d)));
+            }
             if t.marked {
                 // Our own words, its command as code: only the mark escaped.
                 out.push_str(&format!("\n{}\n", NO_TOUR_LEGEND.replacen('*', "\\*", 1)));

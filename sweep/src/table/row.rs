@@ -33,6 +33,23 @@ pub struct AggregateRow {
     /// exhaustive search, construction).
     #[serde(default)]
     pub no_tour: u64,
+    /// Starts with a result here from which no tour of the kind this
+    /// method seeks exists, by any method's proof on the same start (`solve`,
+    /// `bt`, `construct`, the colour rule; an open refutation refutes a
+    /// closed tour too, a closed one anywhere refutes every start's), or
+    /// by the board's claim ([`AggregateRow::board_refuted`]): what the
+    /// accuracy among starts from which a tour exists leaves out.
+    #[serde(default)]
+    pub refuted: u64,
+    /// Starts with a result here that no method settled: no tour of this
+    /// kind found from them and none refuted. They stay in the accuracy
+    /// among starts from which a tour exists, so it is a lower bound. None
+    /// where not counted (rows written before it was).
+    #[serde(default)]
+    pub unsettled: Option<u64>,
+    /// The method looked for closed tours.
+    #[serde(default)]
+    pub closed: bool,
     /// Mean wall time per task, in microseconds.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub mean_micros: f64,
@@ -52,8 +69,9 @@ pub struct AggregateRow {
 }
 
 impl AggregateRow {
-    /// A row for `entry` and `method` with no results yet.
-    pub fn new(entry: &ConfigEntry, method: Method) -> AggregateRow {
+    /// A row for `entry` and `method` with no results yet, in a sweep that
+    /// asks for closed tours when `closed` ([`Method::seeks_closed`]).
+    pub fn new(entry: &ConfigEntry, method: Method, closed: bool) -> AggregateRow {
         let known = entry.existence();
         AggregateRow {
             config: entry.index,
@@ -66,6 +84,9 @@ impl AggregateRow {
             tasks: 0,
             successes: 0,
             no_tour: 0,
+            refuted: 0,
+            unsettled: Some(0),
+            closed: method.seeks_closed(closed),
             mean_micros: 0.0,
             median_micros: 0.0,
             mean_attempts: 0.0,
@@ -85,13 +106,30 @@ impl AggregateRow {
         (self.tasks > 0).then(|| 100.0 * self.successes as f64 / self.tasks as f64)
     }
 
-    /// Successes in percent of the tasks not proven impossible; None when
-    /// every task was (or there are none), the board's theorems included.
-    pub fn accuracy_possible(&self) -> Option<f64> {
-        if self.no_open_tour() {
-            return None;
+    /// True when no start of the board can give this method a tour: no
+    /// open tour exists (a theorem, the atlas, the colour rule), or it
+    /// seeks a closed one and none exists.
+    pub fn board_refuted(&self) -> bool {
+        let impossible = Claim::Impossible("").verdict();
+        self.no_open_tour() || self.closed && self.closed_tour == impossible
+    }
+
+    /// The starts left out of the accuracy among starts from which a tour
+    /// exists: all of them on a refuted board, else those a proof refuted
+    /// (this method's own `no-tour`s where the rows predate `refuted`).
+    pub fn starts_refuted(&self) -> u64 {
+        if self.board_refuted() {
+            self.tasks
+        } else {
+            self.refuted.max(self.no_tour).min(self.tasks)
         }
-        let possible = self.tasks.saturating_sub(self.no_tour);
+    }
+
+    /// Successes in percent of the starts from which a tour may exist (not
+    /// refuted, [`AggregateRow::starts_refuted`]); None when every start
+    /// was refuted (or there are none).
+    pub fn accuracy_possible(&self) -> Option<f64> {
+        let possible = self.tasks - self.starts_refuted();
         (possible > 0).then(|| 100.0 * self.successes as f64 / possible as f64)
     }
 
@@ -106,11 +144,11 @@ impl AggregateRow {
     }
 
     /// The cell's denominator under `metric`: the tasks counted, which for
-    /// the possible-starts accuracy leaves out those proven impossible.
+    /// the accuracy among starts from which a tour exists leaves out those
+    /// refuted.
     pub fn denominator(&self, metric: Metric) -> u64 {
         match metric {
-            Metric::AccuracyPossible if self.no_open_tour() => 0,
-            Metric::AccuracyPossible => self.tasks.saturating_sub(self.no_tour),
+            Metric::AccuracyPossible => self.tasks - self.starts_refuted(),
             _ => self.tasks,
         }
     }

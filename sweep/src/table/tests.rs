@@ -19,6 +19,9 @@ fn row(config: u32, moves: &str, shape: &str, method: &str, tasks: u64, successe
         tasks,
         successes,
         no_tour: 0,
+        refuted: 0,
+        unsettled: None,
+        closed: false,
         mean_micros: 10.0 * f64::from(config) + 0.46,
         median_micros: 3.5,
         mean_attempts: 1.5,
@@ -81,7 +84,13 @@ fn boards_without_an_open_tour_are_marked() {
     assert_eq!(rows[0].accuracy_possible(), None, "no start of 4x4 can succeed");
 
     let text = render(&rows, &opts(TableLayout::ByDims, TableFormat::Text));
-    assert_eq!(text, format!("accuracy (%) — moves 2,1, method w\nN   D=2\n4  0.0*\n5  52.0\n{NO_TOUR_LEGEND}\n"));
+    assert_eq!(
+        text,
+        format!(
+            "accuracy (%) — moves 2,1, method w\nN   D=2\n4  0.0*\n5  52.0\nDenominator: all 41 starts run, as the \
+             report counts them; 16 of them have no tour (proven) and count as failures.\n{NO_TOUR_LEGEND}\n"
+        )
+    );
     let md = render(&rows, &opts(TableLayout::ByDims, TableFormat::Markdown));
     assert!(md.contains("| 4 | 0.0\\* |") && md.contains("\\* no open tour"), "{md}");
     let csv = render(&rows, &opts(TableLayout::ByDims, TableFormat::Csv));
@@ -150,6 +159,9 @@ fn json_is_the_sorted_rows() {
     "tasks": 0,
     "successes": 0,
     "no_tour": 0,
+    "refuted": 0,
+    "unsettled": null,
+    "closed": false,
     "mean_micros": null,
     "median_micros": null,
     "mean_attempts": null,
@@ -171,6 +183,9 @@ fn json_is_the_sorted_rows() {
     "tasks": 0,
     "successes": 0,
     "no_tour": 0,
+    "refuted": 0,
+    "unsettled": null,
+    "closed": false,
     "mean_micros": null,
     "median_micros": null,
     "mean_attempts": null,
@@ -209,12 +224,14 @@ accuracy (%) — moves 3,2, method w
    5  100.0  95.2
    6
 10x8   50.0
+Denominator: all 176 starts run, as the report counts them.
 
 accuracy (%) — moves 3,2, method aw+
    N   D=2
    5  92.3
    6  97.0
 10x8  80.0
+Denominator: all 213 starts run, as the report counts them.
 ";
     assert_eq!(render(&rows(), &o), expected);
 }
@@ -235,10 +252,12 @@ mean time (µs) — moves 3,2, 2D
    5   0.5   0.5
    6        20.5
 10x8  40.5  40.5
+Mean over all 326 starts run.
 
 mean time (µs) — moves 3,2, 3D
 N     w
 5  10.5
+Mean over all 63 starts run.
 
 mean time (µs) — moves 3,1, 2D
 N    w  aw+
@@ -297,10 +316,10 @@ fn rows_from_configurations() {
     )
     .unwrap();
     let [even, wide] = sweep.configurations() else { panic!("two configurations") };
-    let r = AggregateRow::new(even, Method::Aw);
+    let r = AggregateRow::new(even, Method::Aw, false);
     assert_eq!((r.moves.as_str(), r.shape.as_str(), r.n, r.method.as_str()), ("3,1", "4x4", Some(4), "aw"));
     assert!(r.impossible);
-    let r = AggregateRow::new(wide, Method::W);
+    let r = AggregateRow::new(wide, Method::W, false);
     assert_eq!((r.config, r.dims, r.n, r.impossible), (1, 2, None, false));
 }
 

@@ -18,6 +18,10 @@ pub(super) fn text(tables: &[Table]) -> String {
                 out.push_str(padded.join("  ").trim_end());
                 out.push('\n');
             }
+            if let Some(d) = &t.denominator {
+                out.push_str(d);
+                out.push('\n');
+            }
             if t.marked {
                 out.push_str(NO_TOUR_LEGEND);
                 out.push('\n');

@@ -23,6 +23,7 @@ mod settle;
 
 pub use entry::{Entry, ParseError, Proof, Verdict};
 pub use rederive::{RederiveError, Rederived};
+pub(crate) use settle::proofs_at_hand;
 pub use settle::{settle, settle_board, SettleError};
 
 /// Longest side of the atlas's 2D boards.

@@ -12,8 +12,8 @@
 //! open one). Both must prove it; should one prove it and the other find
 //! a tour, that is an error, never an answer.
 
-use super::atlas::{Atlas, ParseError, Proof, RederiveError, Verdict};
-use super::{gcd, proven, Claim};
+use super::atlas::{proofs_at_hand, Atlas, ParseError, Proof, RederiveError, Verdict};
+use super::{argued, gcd, proven, Claim, Existence};
 use crate::cancel::Cancel;
 use crate::config::Configuration;
 use crate::method::Method;
@@ -39,8 +39,18 @@ const REFUTE_MAX_CELLS: u64 = 1_000;
 /// How one kind of tour (open or closed) was decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    /// Settled without search, by a theorem or an argument ([`proven`]).
-    Known(Claim),
+    /// Settled by a theorem or an argument ([`proven`]), or for a closed
+    /// tour by the lack of a cycle cover. A "no tour" comes with the second,
+    /// independent proof found for it: one that needs no search
+    /// ([`Proof::Argument`], [`Proof::Census`], [`Proof::Cover`]), else a
+    /// refutation route of the search within the budget; None when neither
+    /// proved it, and the first proof stands alone.
+    Known {
+        /// The claim and its first proof.
+        claim: Claim,
+        /// The second proof of a "no tour".
+        second: Option<Proof>,
+    },
     /// A tour, verified.
     Tour {
         /// Its cells in order from its first.
@@ -127,10 +137,15 @@ pub fn decide(config: &Configuration, closed: bool, cancel: Cancel) -> Result<De
 /// would answer (`ksweep exists --no-atlas`, to check the atlas).
 pub fn decide_with(config: &Configuration, closed: bool, atlas: bool, cancel: Cancel) -> Result<Decision, DecideError> {
     let (board, moves) = (config.board(), config.moves());
-    let e = proven(board, moves);
-    match if closed { e.closed } else { e.open } {
+    let pick = |e: Existence| if closed { e.closed } else { e.open };
+    match pick(proven(board, moves)) {
         Claim::Unknown => {}
-        c => return Ok(Decision::Known(c)),
+        claim @ Claim::Exists(_) => return Ok(Decision::Known { claim, second: None }),
+        claim @ Claim::Impossible(_) => {
+            let first = if pick(argued(board, moves)) == Claim::Unknown { Proof::Theorem } else { Proof::Argument };
+            let second = second_proof(config, closed, first, cancel)?;
+            return Ok(Decision::Known { claim, second });
+        }
     }
     if atlas {
         if let Some(d) = from_atlas(config, closed)? {
@@ -146,9 +161,41 @@ pub fn decide_with(config: &Configuration, closed: bool, atlas: bool, cancel: Ca
     // A maximum degree-2 matching (what solve's cycle covers start from)
     // may prove there is no closed tour at once.
     if closed && cycle_cover_exists(board, moves) == Some(false) {
-        return Ok(Decision::Known(Claim::Impossible(NO_CYCLE_COVER)));
+        let second = second_proof(config, closed, Proof::Cover, cancel)?;
+        return Ok(Decision::Known { claim: Claim::Impossible(NO_CYCLE_COVER), second });
     }
     search(config, closed, cancel)
+}
+
+/// A proof of no tour other than `first`: one at hand without search, else
+/// a refutation route of [`search`] on a board the routes take, until
+/// `cancel`. A tour found instead is an error, never an answer.
+fn second_proof(
+    config: &Configuration,
+    closed: bool,
+    first: Proof,
+    cancel: Cancel,
+) -> Result<Option<Proof>, DecideError> {
+    if let Some(p) = proofs_at_hand(config, closed).into_iter().find(|&p| p != first) {
+        return Ok(Some(p));
+    }
+    let cells = config.board().cells();
+    if cells <= 1 || cells > REFUTE_MAX_CELLS {
+        return Ok(None);
+    }
+    Ok(match search(config, closed, cancel)? {
+        Decision::Refuted { routes: [a, _], .. } => Some(Proof::of_route(a)),
+        Decision::Unknown { confirmed, .. } => confirmed.first().copied().map(Proof::of_route),
+        Decision::Tour { path, .. } => {
+            return Err(DecideError::Disagreement {
+                route: "solve",
+                refuted_by: first.name(),
+                kind: if closed { "closed" } else { "open" },
+                start: path.first().copied().unwrap_or(0),
+            })
+        }
+        Decision::Known { .. } | Decision::Atlas(_) => None,
+    })
 }
 
 /// What the shipped atlas decides, its tour made again; None where it has

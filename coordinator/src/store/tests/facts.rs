@@ -91,3 +91,72 @@ fn a_fact_against_the_atlas_is_an_error_and_nothing_of_its_batch_is_stored() {
     assert!(err.contains("contradicts the atlas"), "{err}");
     assert_eq!(store.facts(&board_key(&sweep)).unwrap(), Facts::default());
 }
+
+/// A move set nothing proves either way (the (3,2) leaper and (3,0)).
+const UNPROVEN_MOVES: &str =
+    "moves = [[3, 2], [3, -2], [-3, 2], [-3, -2], [2, 3], [-2, 3], [2, -3], [-2, -3], [3, 0], [-3, 0]]";
+
+#[test]
+fn a_start_one_method_refutes_leaves_every_methods_denominator() {
+    let mut store = Store::in_memory().unwrap();
+    let sweep = Sweep::parse(&FACTS_SPEC.replace("rule = [3, 2]", UNPROVEN_MOVES)).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let k = rec.key;
+    use tour::Outcome::{GaveUp, NoTour, Tour};
+    store
+        .record(&[
+            // Start 0: solve refutes it, so w's failure there is not w's fault.
+            proof(k, 0, 0, GaveUp),
+            proof(k, 0, 1, NoTour),
+            // Start 1: solve finds a tour w missed.
+            proof(k, 1, 0, GaveUp),
+            proof(k, 1, 1, Tour),
+            // Start 2: nobody settles it.
+            proof(k, 2, 0, GaveUp),
+            proof(k, 2, 1, GaveUp),
+            // Start 3: w's tour settles it for solve too.
+            proof(k, 3, 0, Tour),
+            proof(k, 3, 1, GaveUp),
+            // Start 4: solve has not run yet.
+            proof(k, 4, 0, GaveUp),
+        ])
+        .unwrap();
+    let rows = store.aggregates(&rec, &sweep).unwrap();
+    let (w, solve) = (&rows[0], &rows[1]);
+    assert_eq!((w.method.as_str(), w.tasks, w.successes, w.refuted, w.unsettled), ("w", 5, 1, 1, Some(2)), "{w:?}");
+    assert_eq!((solve.tasks, solve.successes, solve.refuted, solve.unsettled), (4, 1, 1, Some(1)), "{solve:?}");
+    assert_eq!(w.accuracy(), Some(20.0));
+    assert_eq!(w.accuracy_possible(), Some(25.0), "1 tour among the 4 starts not refuted");
+    assert_eq!(w.denominator(sweep::Metric::AccuracyPossible), 4);
+    assert_eq!(solve.accuracy_possible(), Some(100.0 / 3.0));
+    let table = sweep::render(
+        &rows,
+        &sweep::TableOptions {
+            metric: sweep::Metric::AccuracyPossible,
+            layout: sweep::TableLayout::ByMethods,
+            ..sweep::TableOptions::default()
+        },
+    );
+    assert!(table.contains("accuracy among starts from which a tour exists (%)"), "{table}");
+    assert!(table.contains("9 run, less 2 refuted") && table.contains("the 3 no method settled stay in"), "{table}");
+}
+
+#[test]
+fn a_closed_refutation_anywhere_refutes_every_start() {
+    let mut store = Store::in_memory().unwrap();
+    let spec = FACTS_SPEC
+        .replace("rule = [3, 2]", UNPROVEN_MOVES)
+        .replace("methods = [\"w\", \"solve\"]", "methods = [\"bt\", \"solve\"]\n    closed = true");
+    let sweep = Sweep::parse(&spec).unwrap();
+    let (rec, _) = store.insert_sweep(&sweep).unwrap();
+    let k = rec.key;
+    use tour::Outcome::{GaveUp, NoTour};
+    store.record(&[proof(k, 0, 0, GaveUp), proof(k, 1, 0, GaveUp), proof(k, 2, 1, NoTour)]).unwrap();
+    let rows = store.aggregates(&rec, &sweep).unwrap();
+    let (bt, solve) = (&rows[0], &rows[1]);
+    assert!(bt.closed && solve.closed);
+    // No closed tour through start 2 is none at all: bt's starts 0 and 1 are refuted too.
+    assert_eq!(bt.closed_tour, "impossible");
+    assert_eq!((bt.refuted, bt.starts_refuted(), bt.accuracy_possible()), (0, 2, None), "{bt:?}");
+    assert_eq!((solve.starts_refuted(), solve.accuracy_possible()), (1, None), "{solve:?}");
+}

@@ -34,6 +34,16 @@ pub enum Proof {
 }
 
 impl Proof {
+    /// The proof a refutation route of `solve::refute` gave, by its name
+    /// and effort ([`crate::exists::Decision::Refuted`]).
+    pub fn of_route((name, effort): (&str, u64)) -> Proof {
+        if name == crate::solve::refute::SAT_ROUTE {
+            Proof::Sat(effort)
+        } else {
+            Proof::Search(effort)
+        }
+    }
+
     /// The name the atlas and `exists` print.
     pub fn name(self) -> &'static str {
         match self {

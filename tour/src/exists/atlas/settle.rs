@@ -9,7 +9,7 @@ use super::entry::{Proof, Verdict};
 use crate::cancel::within;
 use crate::config::Configuration;
 use crate::exists::{argued, is_knight, known, search, Claim, DecideError, Decision, Existence};
-use crate::solve::{cycle_cover_exists, refute};
+use crate::solve::cycle_cover_exists;
 
 /// Why a board was not settled.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,18 +63,7 @@ fn contradiction(config: &Configuration, closed: bool, found: &str, proved: &str
 pub fn settle(config: &Configuration, closed: bool, budget: Duration) -> Result<Verdict, SettleError> {
     let (board, moves) = (config.board(), config.moves());
     let pick = |e: Existence| if closed { e.closed } else { e.open };
-    let mut proofs = Vec::new();
-    if let Claim::Impossible(_) = pick(argued(board, moves)) {
-        proofs.push(Proof::Argument);
-    }
-    let offsets: Vec<&[i32]> = moves.iter().collect();
-    if Census::take(board.sides(), offsets.iter().copied()).refutes(closed) {
-        proofs.push(Proof::Census);
-    }
-    // One cell is its own closed tour, though no cycle covers it.
-    if closed && board.cells() > 1 && cycle_cover_exists(board, moves) == Some(false) {
-        proofs.push(Proof::Cover);
-    }
+    let proofs = proofs_at_hand(config, closed);
     let verdict = if proofs.len() >= 2 {
         Verdict::None([proofs[0], proofs[1]])
     } else {
@@ -89,6 +78,27 @@ pub fn settle(config: &Configuration, closed: bool, budget: Duration) -> Result<
     }
 }
 
+/// The proofs of no open (or closed) tour that need no search, in this
+/// order: the argument ([`argued`]), the census of the move graph, the
+/// lack of a cover by cycles. Polynomial, so they are always tried first.
+pub(crate) fn proofs_at_hand(config: &Configuration, closed: bool) -> Vec<Proof> {
+    let (board, moves) = (config.board(), config.moves());
+    let argument = argued(board, moves);
+    let mut proofs = Vec::new();
+    if let Claim::Impossible(_) = if closed { argument.closed } else { argument.open } {
+        proofs.push(Proof::Argument);
+    }
+    let offsets: Vec<&[i32]> = moves.iter().collect();
+    if Census::take(board.sides(), offsets.iter().copied()).refutes(closed) {
+        proofs.push(Proof::Census);
+    }
+    // One cell is its own closed tour, though no cycle covers it.
+    if closed && board.cells() > 1 && cycle_cover_exists(board, moves) == Some(false) {
+        proofs.push(Proof::Cover);
+    }
+    proofs
+}
+
 /// The search under `budget`, `proofs` already at hand.
 fn searched(
     config: &Configuration,
@@ -96,13 +106,7 @@ fn searched(
     budget: Duration,
     mut proofs: Vec<Proof>,
 ) -> Result<Verdict, SettleError> {
-    let route = |(name, effort): (&str, u64)| {
-        if name == refute::SAT_ROUTE {
-            Proof::Sat(effort)
-        } else {
-            Proof::Search(effort)
-        }
-    };
+    let route = Proof::of_route;
     match within(budget, |cancel| search(config, closed, cancel))? {
         Decision::Tour { path, seed, budget } => match proofs.first() {
             Some(p) => Err(contradiction(config, closed, "solve", p.name())),
@@ -128,6 +132,6 @@ fn searched(
             Ok(Verdict::Unknown(tried))
         }
         // `search` consults neither theorems nor the atlas.
-        d @ (Decision::Known(_) | Decision::Atlas(_)) => Ok(Verdict::Unknown(format!("the search answered {d:?}"))),
+        d @ (Decision::Known { .. } | Decision::Atlas(_)) => Ok(Verdict::Unknown(format!("the search answered {d:?}"))),
     }
 }
