@@ -140,7 +140,8 @@ fn compute(args: &AtlasArgs) -> Result<Vec<Entry>> {
     Ok(entries)
 }
 
-/// `entries`, the unknown ones settled again under `--budget`.
+/// `entries`, the unknown ones settled again under `--budget`; one still
+/// unknown keeps its entry, whose tries may have had a larger budget.
 fn retry(args: &AtlasArgs, entries: &[Entry]) -> Result<Vec<Entry>> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let settled: Vec<Result<Entry>> = pool.install(|| {
@@ -153,6 +154,10 @@ fn retry(args: &AtlasArgs, entries: &[Entry]) -> Result<Vec<Entry>> {
                 let config = Configuration::leaper(&e.rule, &e.sides)?;
                 let verdict = settle(&config, e.closed, args.budget)?;
                 eprintln!("atlas: {} {:?} closed={}: {}", e.rule.len(), e.sides, e.closed, verdict.word());
+                // Still unknown: the entry keeps what its earlier tries spent.
+                if matches!(verdict, Verdict::Unknown(_)) {
+                    return Ok(e.clone());
+                }
                 Ok(Entry { verdict, ..e.clone() })
             })
             .collect()

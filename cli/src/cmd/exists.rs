@@ -201,6 +201,9 @@ fn proof_text(p: Proof) -> String {
         Proof::Census => {
             "the census of the move graph (in pieces, or colour classes no tour alternates between)".to_string()
         }
+        Proof::Alternation => {
+            "the alternation argument (half the cells, no move among them, not a colour class)".to_string()
+        }
         Proof::Cover => "the lack of a cover by cycles".to_string(),
         Proof::Search(nodes) => format!("the search route ({nodes} nodes)"),
         Proof::Sat(conflicts) => format!("the SAT route ({conflicts} conflicts)"),

@@ -16,6 +16,7 @@ use super::{Claim, Existence};
 use crate::board::Board;
 use crate::moves::Moves;
 
+mod alternation;
 mod census;
 mod entry;
 mod rederive;

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 /// What the walk found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Census {
     /// Cells the walk from cell 0 reached.
     pub reached: u64,
@@ -17,6 +17,8 @@ pub(super) struct Census {
     /// The sizes of the two classes when the walk two-coloured the graph
     /// (no move joins two cells of one class).
     pub classes: Option<[u64; 2]>,
+    /// Each cell's class by the walk (None: out of reach).
+    colour: Vec<Option<bool>>,
 }
 
 impl Census {
@@ -28,13 +30,8 @@ impl Census {
         let mut queue = VecDeque::from([0u64]);
         colour[0] = Some(false);
         let (mut reached, mut two_coloured) = (1u64, true);
-        let mut at = vec![0i64; sides.len()];
         while let Some(c) = queue.pop_front() {
-            let mut rest = c;
-            for (x, &n) in at.iter_mut().zip(sides).rev() {
-                *x = (rest % u64::from(n)) as i64;
-                rest /= u64::from(n);
-            }
+            let at = cell_of(sides, c);
             let here = colour[c as usize] == Some(true);
             for m in moves.clone() {
                 let Some(next) = step(sides, &at, m) else { continue };
@@ -50,7 +47,12 @@ impl Census {
         }
         let odd = colour.iter().filter(|&&c| c == Some(true)).count() as u64;
         let classes = (two_coloured && reached == cells).then_some([cells - odd, odd]);
-        Census { reached, cells, classes }
+        Census { reached, cells, classes, colour }
+    }
+
+    /// Cell `c`'s class by the walk, None where the walk did not reach it.
+    pub(super) fn colour(&self, c: u64) -> Option<bool> {
+        self.colour[c as usize]
     }
 
     /// Whether this proves there is no tour of the kind.
@@ -69,11 +71,23 @@ impl Census {
     }
 }
 
+/// The coordinates of cell `c` on a board of `sides`, first axis most
+/// significant.
+pub(super) fn cell_of(sides: &[u32], c: u64) -> Vec<u32> {
+    let mut at = vec![0u32; sides.len()];
+    let mut rest = c;
+    for (x, &n) in at.iter_mut().zip(sides).rev() {
+        *x = (rest % u64::from(n)) as u32;
+        rest /= u64::from(n);
+    }
+    at
+}
+
 /// The cell one move from `at`, if it is on the board.
-fn step(sides: &[u32], at: &[i64], m: &[i32]) -> Option<u64> {
+fn step(sides: &[u32], at: &[u32], m: &[i32]) -> Option<u64> {
     let mut index = 0u64;
     for ((&x, &d), &n) in at.iter().zip(m).zip(sides) {
-        let y = x + i64::from(d);
+        let y = i64::from(x) + i64::from(d);
         if y < 0 || y >= i64::from(n) {
             return None;
         }

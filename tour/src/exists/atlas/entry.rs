@@ -25,6 +25,9 @@ pub enum Proof {
     /// The move graph walked breadth first: in pieces, or two classes of
     /// sizes no tour can alternate between.
     Census,
+    /// Half the cells with no move among them that are not a colour class,
+    /// which a closed tour would alternate with (Schwenk's 4 x n argument).
+    Alternation,
     /// No cover of the board by cycles (a maximum degree-2 matching).
     Cover,
     /// The search route of `solve::refute`, nodes spent.
@@ -50,6 +53,7 @@ impl Proof {
             Proof::Argument => "argument",
             Proof::Theorem => "theorem",
             Proof::Census => "census",
+            Proof::Alternation => "alternation",
             Proof::Cover => "cover",
             Proof::Search(_) => "search",
             Proof::Sat(_) => "sat",
@@ -65,6 +69,7 @@ impl Proof {
             ("argument", None) => Proof::Argument,
             ("theorem", None) => Proof::Theorem,
             ("census", None) => Proof::Census,
+            ("alternation", None) => Proof::Alternation,
             ("cover", None) => Proof::Cover,
             ("search", Some(e)) => Proof::Search(e),
             ("sat", Some(e)) => Proof::Sat(e),
