@@ -311,7 +311,9 @@ redraws this page and the pictures from `atlas.tsv`.
   tour: `argument` (the colour, lattice and move-graph arguments of
   `tour::exists::argued`), `census` (the move graph walked breadth first:
   in pieces, or two classes of sizes a tour cannot alternate between),
-  `cover` (no cover by cycles), `search:NODES` (the cover-pruned exact
+  `alternation` (closed: half the cells, no move among them, not a colour
+  class, which a closed tour would have to alternate with: Schwenk's 4 x n
+  argument made general), `cover` (no cover by cycles), `search:NODES` (the cover-pruned exact
   search or backtracking from every start up to symmetry), `sat:CONFLICTS`
   (the SAT route). The knight's theorems are never used to decide an entry:
   a test holds them against it.
