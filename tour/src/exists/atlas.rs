@@ -17,14 +17,15 @@ use crate::board::Board;
 use crate::moves::Moves;
 
 mod alternation;
+mod at_hand;
 mod census;
 mod entry;
 mod rederive;
 mod settle;
 
+pub(crate) use at_hand::proofs_at_hand;
 pub use entry::{Entry, ParseError, Proof, Verdict};
 pub use rederive::{RederiveError, Rederived};
-pub(crate) use settle::proofs_at_hand;
 pub use settle::{settle, settle_board, SettleError};
 
 /// Longest side of the atlas's 2D boards.
