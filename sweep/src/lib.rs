@@ -47,6 +47,7 @@ pub mod fixtures;
 pub mod labels;
 mod listing;
 mod plan;
+pub mod precision;
 mod progress;
 mod removal;
 pub mod replay;

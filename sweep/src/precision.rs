@@ -1,0 +1,287 @@
+//! Starts until the interval is tight: when a (configuration, method) cell
+//! has enough starts for the precision a spec asks.
+//!
+//! A cell is looked at only at fixed checkpoints of its start sequence
+//! (`min_starts`, then doubling, then the cap), each time from the complete
+//! results of that prefix, so the decision is the same on any number of
+//! workers. Looking more than once and stopping when the interval is narrow
+//! would make a plain 95 % interval too narrow (optional stopping), so the
+//! error level is spent over the checkpoints (Bonferroni: each look gets
+//! `(1 - confidence) / looks`) and each look's interval is Clopper-Pearson,
+//! whose coverage is at least its level for every true accuracy. By the
+//! union bound the interval reported where a cell stops covers the true
+//! accuracy with at least the stated confidence, whatever the stopping
+//! rule; `tests` checks it by simulation across (0, 1), ends included.
+
+use crate::error::SpecError;
+
+/// Starts a cell gets before its first look, unless the spec says.
+pub const DEFAULT_MIN_STARTS: u64 = 32;
+
+/// What a spec asks of every cell: a two-sided interval of half-width at
+/// most `half_width` at `confidence`, from at least `min_starts` and at
+/// most `cap` starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Precision {
+    /// The half-width asked for, as a share (0.01 is one point).
+    pub half_width: f64,
+    /// The confidence the reported interval keeps, whatever the looks.
+    pub confidence: f64,
+    /// Starts before the first look.
+    pub min_starts: u64,
+    /// Starts a cell never goes past (the spec's `starts`).
+    pub cap: u64,
+}
+
+/// What a look at a checkpoint decides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Look {
+    /// The interval is tight enough (or the cap is reached): stop here.
+    Stop {
+        /// The interval, as shares, at this look's level.
+        interval: (f64, f64),
+        /// False when the cap stopped the cell short of the precision.
+        reached: bool,
+    },
+    /// Run the starts up to this checkpoint, then look again.
+    GoOnTo(u64),
+}
+
+impl Precision {
+    /// Checks the spec's figures, naming the field and its limit.
+    pub fn new(half_width: f64, confidence: f64, min_starts: u64, cap: u64) -> Result<Precision, SpecError> {
+        if !(half_width > 0.0 && half_width < 0.5) {
+            return Err(SpecError::field(
+                "precision",
+                format!("{half_width} is not in (0, 0.5): a half-width as a share"),
+            ));
+        }
+        if !(confidence > 0.0 && confidence < 1.0) {
+            return Err(SpecError::field("confidence", format!("{confidence} is not in (0, 1)")));
+        }
+        if min_starts == 0 {
+            return Err(SpecError::field("min_starts", "must be at least 1"));
+        }
+        if cap < min_starts {
+            return Err(SpecError::field("starts", format!("the cap {cap} is below min_starts {min_starts}")));
+        }
+        Ok(Precision { half_width, confidence, min_starts, cap })
+    }
+
+    /// The checkpoints: `min_starts`, doubling, and the cap last.
+    pub fn checkpoints(&self) -> Vec<u64> {
+        let mut at = vec![self.min_starts];
+        while let Some(&last) = at.last() {
+            if last >= self.cap {
+                break;
+            }
+            at.push(last.saturating_mul(2).min(self.cap));
+        }
+        at
+    }
+
+    /// The error level each look spends: the total over every checkpoint.
+    pub fn level_per_look(&self) -> f64 {
+        (1.0 - self.confidence) / self.checkpoints().len() as f64
+    }
+
+    /// The look at checkpoint `n` (one of [`Precision::checkpoints`]) with
+    /// `successes` among its first `n` starts.
+    pub fn look(&self, successes: u64, n: u64) -> Look {
+        let interval = clopper_pearson(successes, n, self.level_per_look());
+        let reached = (interval.1 - interval.0) / 2.0 <= self.half_width;
+        match self.checkpoints().into_iter().find(|&c| c > n) {
+            Some(next) if !reached => Look::GoOnTo(next),
+            _ => Look::Stop { interval, reached },
+        }
+    }
+}
+
+/// The Clopper-Pearson interval of `successes` in `n` trials, as shares,
+/// with error level `alpha` split between the two tails: (0, 1) with no
+/// trials.
+pub fn clopper_pearson(successes: u64, n: u64, alpha: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let k = successes.min(n) as f64;
+    let n = n as f64;
+    let low = if k == 0.0 { 0.0 } else { beta_quantile(alpha / 2.0, k, n - k + 1.0) };
+    let high = if k == n { 1.0 } else { beta_quantile(1.0 - alpha / 2.0, k + 1.0, n - k) };
+    (low, high)
+}
+
+/// The x with I_x(a, b) = q, by bisection (I is increasing in x).
+fn beta_quantile(q: f64, a: f64, b: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if incomplete_beta(mid, a, b) < q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// The regularized incomplete beta function I_x(a, b), by its continued
+/// fraction, on the side of x where it converges fast.
+fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let ln_front = a * x.ln() + b * (1.0 - x).ln() - ln_beta(a, b);
+    if x < (a + 1.0) / (a + b + 2.0) {
+        ln_front.exp() * beta_fraction(x, a, b) / a
+    } else {
+        1.0 - ln_front.exp() * beta_fraction(1.0 - x, b, a) / b
+    }
+}
+
+/// The continued fraction 1 / (1 + d1 / (1 + d2 / ...)) of the incomplete
+/// beta function, by the modified Lentz method.
+fn beta_fraction(x: f64, a: f64, b: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let guard = |v: f64| if v.abs() < TINY { TINY } else { v };
+    let mut c = 1.0;
+    let mut d = 1.0 / guard(1.0 - (a + b) * x / (a + 1.0));
+    let mut f = d;
+    for m in 1..10_000 {
+        let m = f64::from(m);
+        // The even term d_2m, then the odd term d_2m+1.
+        let even = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
+        let odd = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
+        for term in [even, odd] {
+            d = 1.0 / guard(1.0 + term * d);
+            c = guard(1.0 + term / c);
+            f *= c * d;
+        }
+        if (c * d - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    f
+}
+
+/// ln B(a, b).
+fn ln_beta(a: f64, b: f64) -> f64 {
+    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
+}
+
+/// ln Γ(x) for x > 0: Stirling's series from x >= 16 on, the recurrence
+/// Γ(x + 1) = x Γ(x) below; about 1e-13 relative.
+fn ln_gamma(mut x: f64) -> f64 {
+    let mut shift = 0.0;
+    while x < 16.0 {
+        shift -= x.ln();
+        x += 1.0;
+    }
+    let inv = 1.0 / x;
+    let inv2 = inv * inv;
+    let series = inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)));
+    shift + (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + series
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[test]
+    fn nonsense_is_refused_naming_the_field() {
+        let field = |r: Result<Precision, SpecError>| r.unwrap_err().to_string();
+        assert!(field(Precision::new(0.0, 0.95, 32, 1000)).contains("precision"));
+        assert!(field(Precision::new(0.5, 0.95, 32, 1000)).contains("precision"));
+        assert!(field(Precision::new(0.01, 1.0, 32, 1000)).contains("confidence"));
+        assert!(field(Precision::new(0.01, 0.95, 0, 1000)).contains("min_starts"));
+        assert!(field(Precision::new(0.01, 0.95, 64, 32)).contains("starts"));
+    }
+
+    #[test]
+    fn checkpoints_double_up_to_the_cap() {
+        let p = Precision::new(0.02, 0.95, 32, 1000).unwrap();
+        assert_eq!(p.checkpoints(), [32, 64, 128, 256, 512, 1000]);
+        assert_eq!(Precision::new(0.02, 0.95, 32, 32).unwrap().checkpoints(), [32]);
+        assert!((p.level_per_look() - 0.05 / 6.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_special_functions_match_known_values() {
+        // Γ(5) = 24, Γ(0.5) = √π.
+        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
+        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
+        // I_x(1, 1) = x; I_x(a, 1) = x^a; symmetry I_x(a, b) = 1 - I_{1-x}(b, a).
+        assert!((incomplete_beta(0.3, 1.0, 1.0) - 0.3).abs() < 1e-12);
+        assert!((incomplete_beta(0.7, 3.0, 1.0) - 0.343).abs() < 1e-12);
+        assert!((incomplete_beta(0.2, 2.5, 7.0) + incomplete_beta(0.8, 7.0, 2.5) - 1.0).abs() < 1e-12);
+        // Clopper-Pearson at 0 of n: the upper bound is 1 - (alpha/2)^(1/n).
+        let (low, high) = clopper_pearson(0, 50, 0.05);
+        assert_eq!(low, 0.0);
+        assert!((high - (1.0 - 0.025f64.powf(1.0 / 50.0))).abs() < 1e-9, "{high}");
+        // 5 of 10 at 95 %: (0.187086, 0.812914), as published tables give.
+        let (low, high) = clopper_pearson(5, 10, 0.05);
+        assert!((low - 0.187_086).abs() < 1e-5 && (high - 0.812_914).abs() < 1e-5, "{low} {high}");
+    }
+
+    /// A small deterministic generator (SplitMix64) for the simulation.
+    fn uniform(state: &mut u64) -> f64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / u64::MAX as f64
+    }
+
+    /// Runs one cell under `p`'s looks with true accuracy `truth`: its
+    /// final interval and the starts it took. `seen` keeps the looks
+    /// already computed, which many cells share.
+    fn run_cell(p: &Precision, truth: f64, state: &mut u64, seen: &mut HashMap<(u64, u64), Look>) -> ((f64, f64), u64) {
+        let (mut n, mut successes) = (0u64, 0u64);
+        let mut target = p.min_starts;
+        loop {
+            while n < target {
+                successes += u64::from(uniform(state) < truth);
+                n += 1;
+            }
+            match *seen.entry((successes, n)).or_insert_with(|| p.look(successes, n)) {
+                Look::Stop { interval, .. } => return (interval, n),
+                Look::GoOnTo(next) => target = next,
+            }
+        }
+    }
+
+    /// Stopping on the interval keeps its coverage: across true accuracies
+    /// from 0 to 1, the share of cells whose final interval holds the truth
+    /// is at least the confidence asked.
+    #[test]
+    fn the_stopped_interval_keeps_its_coverage() {
+        let p = Precision::new(0.05, 0.95, 16, 4096).unwrap();
+        let (mut state, mut seen) = (61, HashMap::new());
+        const CELLS: u32 = 2000;
+        for truth in [0.0, 0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99, 0.999, 1.0] {
+            let mut covered = 0;
+            for _ in 0..CELLS {
+                let ((low, high), _) = run_cell(&p, truth, &mut state, &mut seen);
+                covered += u32::from(low <= truth && truth <= high);
+            }
+            let share = f64::from(covered) / f64::from(CELLS);
+            assert!(share >= 0.95, "true accuracy {truth}: coverage {share}");
+        }
+    }
+
+    /// Cells near 0 or 1 stop early; one near a half runs on.
+    #[test]
+    fn work_goes_where_the_estimate_needs_it() {
+        let p = Precision::new(0.02, 0.95, 32, 100_000).unwrap();
+        let (mut state, mut seen) = (7, HashMap::new());
+        let (_, at_end) = run_cell(&p, 1.0, &mut state, &mut seen);
+        let (_, at_half) = run_cell(&p, 0.5, &mut state, &mut seen);
+        assert!(at_end <= 256, "{at_end}");
+        assert!(at_half >= 4096, "{at_half}");
+    }
+}
