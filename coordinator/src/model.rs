@@ -2,7 +2,7 @@
 //! and reads them in memory) and the store (which writes and reads them in
 //! SQLite): neither depends on the other for them.
 
-use sweep::{Cursor, ShardPlan};
+use sweep::{Cursor, MethodSet, ShardPlan};
 
 use crate::ids::{ShardId, SweepKey, WorkerId};
 
@@ -31,6 +31,10 @@ pub struct OpenShard {
     pub id: ShardId,
     pub plan: ShardPlan,
     pub failures: u32,
+    /// The methods it runs when not every method its configuration runs
+    /// (a later stage of a sweep with adaptive precision, derived from
+    /// the stored results as it is taken in); None for those.
+    pub methods: Option<MethodSet>,
 }
 
 /// Shards cut (or re-planned) in memory that the database has not recorded

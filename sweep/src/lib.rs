@@ -80,8 +80,8 @@ pub use sweep::{
     MoveSpec, MovesKind, Sweep,
 };
 pub use table::{
-    csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, Metric, TableFormat, TableLayout,
-    TableOptions, IMPOSSIBLE,
+    csv, first_appearances, html_escape, markdown_text, render, wilson, AggregateRow, CellPrecision, Metric,
+    TableFormat, TableLayout, TableOptions, IMPOSSIBLE,
 };
 pub use task_report::{TaskReport, TaskSummary};
 pub use work::{micros_to_run, CostModel, Work, WorkTally};

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use crate::cursor::Cursor;
+use crate::precision::Standing;
 use crate::reuse::{MethodSet, Reused};
 use crate::sweep::Sweep;
 
@@ -56,14 +57,15 @@ impl<'a> Planner<'a> {
         self.reused.map_or(MethodSet::all(methods), |r| r.to_run(config, methods))
     }
 
-    /// Starts of configuration `config` that shards cover: none when every
-    /// method was taken from stored results.
+    /// Starts of configuration `config` that the cursor's shards cover:
+    /// none when every method was taken from stored results; with
+    /// precision, those before the first look (the coordinator plans the
+    /// rest from the looks, [`Planner::next_stage`]).
     fn planned_starts(&self, config: u32) -> u64 {
-        let Some(entry) = self.sweep.configurations().get(config as usize) else { return 0 };
         if self.methods_to_run(config).is_empty() {
             return 0;
         }
-        entry.start_count(self.sweep.starts_per_config())
+        self.sweep.first_starts(config)
     }
 
     /// Cuts the next shard at `cursor` and advances it; None when every
@@ -94,8 +96,13 @@ impl<'a> Planner<'a> {
     /// `target_cost / (methods x cost_per_task)` (at least 1), evened out so
     /// the range ends in equal shards rather than a small one at the end.
     fn shard_size(&self, config: u32, remaining: u64, target_cost: f64) -> u64 {
+        self.shard_size_for(config, self.methods_to_run(config).len(), remaining, target_cost)
+    }
+
+    /// [`Planner::shard_size`] for a shard running `methods` methods.
+    fn shard_size_for(&self, config: u32, methods: usize, remaining: u64, target_cost: f64) -> u64 {
         let entry = &self.sweep.configurations()[config as usize];
-        let methods = self.methods_to_run(config).len().max(1) as f64;
+        let methods = methods.max(1) as f64;
         let wanted = (target_cost / (methods * entry.cost_per_task())).round();
         // NaN and anything below one start give one start; +inf gives all.
         let wanted = if wanted >= 1.0 { wanted as u64 } else { 1 };
@@ -138,10 +145,50 @@ impl<'a> Planner<'a> {
         out
     }
 
+    /// Shards for what configuration `config` of a sweep with precision
+    /// needs before its cells' next looks, from where each method stands
+    /// (`standings[m]`; a method taken whole from stored results stands
+    /// settled):
+    /// every going method runs the starts from its last complete prefix to
+    /// its next checkpoint. A method whose range meets one of `failed`
+    /// (shards that failed for good) cannot look again and is left out,
+    /// so a failed shard is never planned over and over.
+    pub fn next_stage(
+        &self,
+        config: u32,
+        standings: &[Standing],
+        failed: &[ShardPlan],
+        target_cost: f64,
+    ) -> Vec<(ShardPlan, MethodSet)> {
+        let mut methods = MethodSet::EMPTY;
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for (m, standing) in standings.iter().enumerate() {
+            let Standing::Going { upto, n, .. } = *standing else { continue };
+            if failed.iter().any(|f| f.config == config && f.start_lo < upto && n < f.start_hi) {
+                continue;
+            }
+            methods.insert(m);
+            (lo, hi) = (lo.min(n), hi.max(upto));
+        }
+        if methods.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut at = lo;
+        while at < hi {
+            let size = self.shard_size_for(config, methods.len(), hi - at, target_cost);
+            out.push((ShardPlan { config, start_lo: at, start_hi: at + size }, methods));
+            at += size;
+        }
+        out
+    }
+
     /// The configuration's start cells: the spec's explicit starts in the
     /// order given, or the ones docs/methods.md draws
-    /// (`tour::Configuration::starts(S, sweep seed)`), sorted. A shard's
-    /// start index `i` is the cell `starts(config)[i]`.
+    /// (`tour::Configuration::starts(S, sweep seed)`), sorted, or with
+    /// precision in the seeded order whose prefixes are uniform samples
+    /// (`starts_in_order`). A shard's start index `i` is the cell
+    /// `starts(config)[i]`.
     ///
     /// Panics if `config` is not an index of `Sweep::configurations`.
     pub fn starts(&self, config: u32) -> Arc<Vec<u64>> {
@@ -149,10 +196,12 @@ impl<'a> Planner<'a> {
         if let Some(cells) = entry.explicit_starts() {
             return Arc::new(cells.to_vec());
         }
-        let starts = entry
-            .configuration()
-            .starts(self.sweep.starts_per_config(), self.sweep.seed())
-            .expect("S was checked against tour::MAX_STARTS at parse time");
+        let (configuration, s, seed) = (entry.configuration(), self.sweep.starts_per_config(), self.sweep.seed());
+        let starts = match self.sweep.precision() {
+            Some(_) => configuration.starts_in_order(s, seed),
+            None => configuration.starts(s, seed),
+        }
+        .expect("S was checked against tour::MAX_STARTS at parse time");
         Arc::new(starts.cells)
     }
 }

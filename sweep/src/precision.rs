@@ -97,6 +97,97 @@ impl Precision {
     }
 }
 
+/// Where one (configuration, method) cell stands, from its results in
+/// start order ([`Precision::standing`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Standing {
+    /// Stopped after its first `n` starts: the table counts those only.
+    Settled {
+        /// Starts counted.
+        n: u64,
+        /// Successes among them.
+        successes: u64,
+        /// The interval at the stopping look's level (a point when `n` is
+        /// every eligible cell).
+        interval: (f64, f64),
+        /// False when the cap stopped it short of the precision.
+        reached: bool,
+    },
+    /// Its next look needs every start below `upto`; `n` of the first
+    /// starts are complete (the last look's prefix).
+    Going {
+        /// The checkpoint it runs to.
+        upto: u64,
+        /// Starts of the last complete prefix looked at.
+        n: u64,
+        /// Successes among them.
+        successes: u64,
+    },
+}
+
+impl Standing {
+    /// Starts the table counts: the settled prefix, or the complete one.
+    pub fn counted(&self) -> (u64, u64) {
+        match *self {
+            Standing::Settled { n, successes, .. } | Standing::Going { n, successes, .. } => (n, successes),
+        }
+    }
+
+    /// True once the cell stopped.
+    pub fn is_settled(&self) -> bool {
+        matches!(self, Standing::Settled { .. })
+    }
+}
+
+impl Precision {
+    /// Where a cell stands, given `result(i)`, the success flag of its
+    /// start `i` (None while not in): it looks at each checkpoint whose
+    /// prefix is complete, in order, and stops at the first that says so.
+    /// `exhaustive` says the cap is every eligible cell, so the last look
+    /// is the exact share, not an estimate. Results past the stopping
+    /// checkpoint (a rerun, a reused result) never change it.
+    pub fn standing(&self, exhaustive: bool, result: impl Fn(u64) -> Option<bool>) -> Standing {
+        let (mut n, mut successes) = (0, 0);
+        for checkpoint in self.checkpoints() {
+            for i in n..checkpoint {
+                match result(i) {
+                    Some(ok) => successes += u64::from(ok),
+                    None => return Standing::Going { upto: checkpoint, n, successes },
+                }
+            }
+            n = checkpoint;
+            if exhaustive && n == self.cap {
+                let share = successes as f64 / n.max(1) as f64;
+                return Standing::Settled { n, successes, interval: (share, share), reached: true };
+            }
+            if let Look::Stop { interval, reached } = self.look(successes, n) {
+                return Standing::Settled { n, successes, interval, reached };
+            }
+        }
+        Standing::Settled {
+            n,
+            successes,
+            interval: clopper_pearson(successes, n, self.level_per_look()),
+            reached: false,
+        }
+    }
+
+    /// The checkpoint a cell whose accuracy is `share` is expected to stop
+    /// at: what progress estimates the remaining work from.
+    pub fn expected_stop(&self, share: f64) -> u64 {
+        let checkpoints = self.checkpoints();
+        let level = self.level_per_look();
+        checkpoints
+            .iter()
+            .copied()
+            .find(|&n| {
+                let (lo, hi) = clopper_pearson((share * n as f64).round() as u64, n, level);
+                (hi - lo) / 2.0 <= self.half_width
+            })
+            .unwrap_or(self.cap)
+    }
+}
+
 /// The Clopper-Pearson interval of `successes` in `n` trials, as shares,
 /// with error level `alpha` split between the two tails: (0, 1) with no
 /// trials.
@@ -283,5 +374,48 @@ mod tests {
         let (_, at_half) = run_cell(&p, 0.5, &mut state, &mut seen);
         assert!(at_end <= 256, "{at_end}");
         assert!(at_half >= 4096, "{at_half}");
+    }
+
+    #[test]
+    fn standing_reads_complete_prefixes_only() {
+        let p = Precision::new(0.1, 0.95, 16, 256).unwrap();
+        // All failures: 16 starts leave a half-width of 0.14 at the look's
+        // level (0.05 over 5 looks); 32 pin it within 0.1.
+        let none = p.standing(false, |_| Some(false));
+        assert!(matches!(none, Standing::Settled { n: 32, successes: 0, reached: true, .. }), "{none:?}");
+        // Results past the stop change nothing.
+        let more = p.standing(false, |i| Some(i >= 32));
+        assert_eq!(more, none);
+        // A gap in the first prefix: going to 16 with nothing counted.
+        assert_eq!(p.standing(false, |i| (i != 3).then_some(false)), Standing::Going { upto: 16, n: 0, successes: 0 });
+        // Half successes: looks at 16, 32, 64, goes on to 128 while 64..128 is missing.
+        let half = p.standing(false, |i| (i < 64).then_some(i % 2 == 0));
+        assert_eq!(half, Standing::Going { upto: 128, n: 64, successes: 32 });
+        assert_eq!(half.counted(), (64, 32));
+        // At the cap short of the precision: stopped, not reached.
+        let tight = Precision::new(0.01, 0.95, 16, 256).unwrap();
+        let capped = tight.standing(false, |i| Some(i % 2 == 0));
+        assert!(matches!(capped, Standing::Settled { n: 256, successes: 128, reached: false, .. }), "{capped:?}");
+        // Every eligible cell counted: the exact share.
+        let exact = tight.standing(true, |i| Some(i % 2 == 0));
+        assert_eq!(exact, Standing::Settled { n: 256, successes: 128, interval: (0.5, 0.5), reached: true });
+    }
+
+    #[test]
+    fn the_expected_stop_grows_towards_one_half() {
+        let p = Precision::new(0.02, 0.95, 32, 100_000).unwrap();
+        let at = |share| p.expected_stop(share);
+        assert_eq!(at(0.0), 256, "no success: 256 starts pin it within 0.02");
+        assert!(
+            at(0.0) < at(0.05) && at(0.05) < at(0.2) && at(0.2) <= at(0.5),
+            "{} {} {} {}",
+            at(0.0),
+            at(0.05),
+            at(0.2),
+            at(0.5)
+        );
+        // 13 looks spend 0.05/13 each: z = 2.89, so n = (2.89 x 0.5 / 0.02)^2 = 5,220 -> 8,192.
+        assert_eq!(at(0.5), 8192);
+        assert_eq!(at(1.0), at(0.0));
     }
 }

@@ -4,7 +4,12 @@
 //! ```toml
 //! name = "report-3-2"          # required: how reports and the coordinator show it
 //! seed = 2025                  # required: the start sampling and task seeds derive from it
-//! starts = 100                 # S starts per configuration (default 100, 1..=2^24)
+//! starts = 100                 # S starts per configuration (default 100, 1..=2^24);
+//!                              # with precision, the cap no cell goes past
+//! # precision = 0.02           # or: starts until each (configuration, method) cell's
+//! #                            # interval half-width is at most this share (0 < x < 0.5)
+//! # confidence = 0.95          # the interval's confidence, whatever the looks (default 0.95)
+//! # min_starts = 32            # starts before a cell's first look (default 32)
 //! methods = ["w", "w+", "aw", "aw+", "mw"]   # any of w, w+, aw, aw+, mw, wr, wr+; no repeats
 //!
 //! [[grid]]                     # one or more; each is a move set times some boards
@@ -37,6 +42,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use tour::Method;
 
 use crate::error::SpecError;
+use crate::precision::{Precision, DEFAULT_MIN_STARTS};
 
 mod grid;
 mod limits;
@@ -52,7 +58,7 @@ pub const MAX_CONFIGURATIONS: u64 = 1 << 24;
 pub const MAX_SPEC_BYTES: usize = 1 << 20;
 
 /// The parsed spec, as written (see the module docs for the format).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     /// How reports and the coordinator show the sweep.
@@ -62,6 +68,17 @@ pub struct SweepSpec {
     /// S: starts per configuration.
     #[serde(default = "default_starts")]
     pub starts: u64,
+    /// Starts until each cell's interval is this tight (a half-width, as a
+    /// share): `starts` is then the cap ([`crate::precision`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// The confidence of those intervals (default 0.95); only with `precision`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Starts before a cell's first look (default
+    /// [`crate::precision::DEFAULT_MIN_STARTS`]); only with `precision`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_starts: Option<u64>,
     /// The methods every start runs, in table order.
     #[serde(deserialize_with = "method_names::deserialize", serialize_with = "method_names::serialize")]
     pub methods: Vec<Method>,
@@ -143,6 +160,7 @@ impl SweepSpec {
         if self.starts > tour::MAX_STARTS {
             return Err(SpecError::field("starts", format!("{} is over the limit {}", self.starts, tour::MAX_STARTS)));
         }
+        self.precision()?;
         if self.methods.is_empty() {
             return Err(SpecError::field("methods", format!("is empty; give at least one of {}", Method::names())));
         }
@@ -189,6 +207,29 @@ impl SweepSpec {
             return Err(SpecError::TooManyConfigurations { count, max: self.limits.max_configurations });
         }
         Ok(())
+    }
+
+    /// The adaptive precision the spec asks for, checked; None for a sweep
+    /// of a fixed `starts` per configuration.
+    pub fn precision(&self) -> Result<Option<Precision>, SpecError> {
+        let Some(half_width) = self.precision else {
+            for (name, given) in [("confidence", self.confidence.is_some()), ("min_starts", self.min_starts.is_some())]
+            {
+                if given {
+                    return Err(SpecError::field(name, "is only used with precision; set precision or remove it"));
+                }
+            }
+            return Ok(None);
+        };
+        let (confidence, min_starts) =
+            (self.confidence.unwrap_or(0.95), self.min_starts.unwrap_or(DEFAULT_MIN_STARTS.min(self.starts)));
+        if let Some(g) = self.grids.iter().position(|g| g.starts.is_some() || g.starts_file.is_some()) {
+            return Err(SpecError::field(
+                format!("grid[{g}].starts"),
+                "explicit starts are not a sample; precision draws its starts (remove one of them)",
+            ));
+        }
+        Precision::new(half_width, confidence, min_starts, self.starts).map(Some)
     }
 
     /// `budget` and `iterations` within 1 and their limits, where a method

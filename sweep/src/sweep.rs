@@ -6,6 +6,7 @@ use tour::{Configuration, Method, Outcome};
 
 use crate::cursor::Cursor;
 use crate::error::SpecError;
+use crate::precision::Precision;
 use crate::spec::{Limits, SweepSpec};
 use crate::task_report::TaskSummary;
 
@@ -19,6 +20,8 @@ pub struct Sweep {
     /// `i..`, so the cost left after a cursor is O(1).
     cost_suffix: Vec<f64>,
     id: String,
+    /// Starts until each cell's interval is tight, when the spec asks.
+    precision: Option<Precision>,
 }
 
 mod entry;
@@ -53,19 +56,20 @@ impl Sweep {
     /// Validates a spec and expands its configurations.
     pub fn new(spec: SweepSpec) -> Result<Sweep, SpecError> {
         spec.check()?;
+        let precision = spec.precision()?;
         let configurations = expand(&spec)?;
         check_methods(&spec, &configurations)?;
         let total_tasks = configurations.iter().map(|c| c.start_count(spec.starts) * spec.methods.len() as u64).sum();
         if total_tasks > spec.limits.max_tasks {
             return Err(SpecError::TooManyTasks { tasks: total_tasks, max: spec.limits.max_tasks });
         }
-        let id = content_id(&spec, &configurations);
+        let id = content_id(&spec, &configurations, precision.as_ref());
         let methods = spec.methods.len() as f64;
         let mut cost_suffix = vec![0.0; configurations.len() + 1];
         for (i, c) in configurations.iter().enumerate().rev() {
             cost_suffix[i] = cost_suffix[i + 1] + c.start_count(spec.starts) as f64 * methods * c.cost_per_task();
         }
-        Ok(Sweep { spec, configurations, total_tasks, cost_suffix, id })
+        Ok(Sweep { spec, configurations, total_tasks, cost_suffix, id, precision })
     }
 
     /// 16 hex digits naming what the sweep computes: name, seed, S, methods
@@ -138,9 +142,42 @@ impl Sweep {
         &self.configurations
     }
 
-    /// Sum over configurations of min(eligible, S) x methods.
+    /// Sum over configurations of min(eligible, S) x methods: with
+    /// precision, the most the sweep can run (every cell at its cap).
     pub fn total_tasks(&self) -> u64 {
         self.total_tasks
+    }
+
+    /// The adaptive precision, when the spec asks for one.
+    pub fn precision(&self) -> Option<&Precision> {
+        self.precision.as_ref()
+    }
+
+    /// The precision of configuration `config`'s cells: the spec's, capped
+    /// at the configuration's starts. None for a fixed-S sweep or an index
+    /// out of range.
+    pub fn cell_precision(&self, config: u32) -> Option<Precision> {
+        let entry = self.configurations.get(config as usize)?;
+        let p = self.precision?;
+        let count = entry.start_count(self.spec.starts);
+        Some(Precision { cap: count, min_starts: p.min_starts.min(count), ..p })
+    }
+
+    /// Starts of configuration `config` that shards cover before any look:
+    /// its first checkpoint with precision, else all of them.
+    pub fn first_starts(&self, config: u32) -> u64 {
+        let Some(entry) = self.configurations.get(config as usize) else { return 0 };
+        match self.cell_precision(config) {
+            Some(p) => p.min_starts,
+            None => entry.start_count(self.spec.starts),
+        }
+    }
+
+    /// The least the sweep can run: [`Sweep::total_tasks`] for a fixed S,
+    /// every cell stopping at its first look with precision.
+    pub fn least_tasks(&self) -> u64 {
+        let methods = self.spec.methods.len() as u64;
+        (0..self.configurations.len() as u32).map(|c| self.first_starts(c) * methods).sum()
     }
 
     /// Estimated cost (cells x moves per task) of the tasks not yet planned

@@ -28,13 +28,17 @@ use layout::tables;
 pub use markdown::text as markdown_text;
 
 use crate::Progress;
-pub use row::{wilson, AggregateRow};
+pub use row::{wilson, AggregateRow, CellPrecision};
 
 /// Marker for an impossible configuration, in every format but JSON.
 pub const IMPOSSIBLE: &str = "n/a";
 
 /// Suffix of a cell whose board has no open tour, by [`tour::exists`].
 pub const NO_TOUR_MARK: &str = "*";
+
+/// The mark of a cell that adaptive precision stopped at the cap short of
+/// the precision asked.
+pub const CAP_MARK: &str = "\u{2020}";
 
 /// The legend under tables holding a [`NO_TOUR_MARK`].
 const NO_TOUR_LEGEND: &str = "* no open tour exists on this board (proven; see `ksweep exists`)";

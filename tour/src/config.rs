@@ -235,6 +235,21 @@ impl Configuration {
         Ok(Starts { exhaustive: false, cells })
     }
 
+    /// The same starts as [`Configuration::starts`], in the order a sweep
+    /// with adaptive precision runs them: a Fisher-Yates shuffle on a stream
+    /// seeded from the sweep seed and this configuration, so every prefix is
+    /// a uniform sample of the eligible cells (the sorted list's prefixes
+    /// are not) and a cell stopped after `n` starts has run the first `n`.
+    pub fn starts_in_order(&self, per_config: u64, sweep_seed: u64) -> Result<Starts> {
+        let mut starts = self.starts(per_config, sweep_seed)?;
+        let mut rng = Rng::new(self.hash_into(SeedHasher::new(sweep_seed, b"start order")).finish());
+        for i in (1..starts.cells.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            starts.cells.swap(i, j);
+        }
+        Ok(starts)
+    }
+
     /// The seed of one task: (sweep seed, configuration, start, method). It
     /// does not depend on sharding, worker count or order.
     pub fn task_seed(&self, sweep_seed: u64, start: u64, method: Method) -> u64 {
@@ -288,6 +303,18 @@ mod tests {
         for i in 0..c.board().cells() {
             let sum: u32 = c.board().coords(i).iter().sum();
             assert_eq!(c.is_eligible(i), sum.is_multiple_of(2), "cell {i}");
+        }
+    }
+
+    #[test]
+    fn starts_in_order_are_the_same_cells_shuffled() {
+        for (sides, s) in [(&[5u32, 5][..], 100), (&[8, 8][..], 20), (&[12, 9][..], 50)] {
+            let c = cfg(&[2, 1], sides);
+            let mut ordered = c.starts_in_order(s, 7).unwrap().cells;
+            assert_eq!(ordered, c.starts_in_order(s, 7).unwrap().cells, "deterministic");
+            assert_ne!(ordered, c.starts(s, 7).unwrap().cells, "shuffled");
+            ordered.sort_unstable();
+            assert_eq!(ordered, c.starts(s, 7).unwrap().cells, "the same cells");
         }
     }
 

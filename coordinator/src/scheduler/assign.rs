@@ -210,18 +210,20 @@ impl Scheduler {
             }
         });
         let (key, plan) = key?;
-        Some(self.add_shard(key, plan))
+        Some(self.add_shard(key, plan, None))
     }
 
     /// Adds a queued-state shard of `key` (a new cut, or a re-planned gap)
     /// and notes it for the database, with the sweep's cursor as it now is.
-    pub(super) fn add_shard(&mut self, key: SweepKey, plan: ShardPlan) -> ShardId {
+    /// `methods`: those it runs, when not every method its configuration
+    /// runs (a later stage of adaptive precision).
+    pub(super) fn add_shard(&mut self, key: SweepKey, plan: ShardPlan, methods: Option<MethodSet>) -> ShardId {
         let id = ShardId(self.next_shard);
         self.next_shard += 1;
         let (methods, cursor) = match self.sweeps.get_mut(&key) {
             Some(s) => {
                 s.tally.open += 1;
-                (s.reused.to_run(plan.config, s.sweep.methods().len()), s.cursor)
+                (methods.unwrap_or_else(|| s.reused.to_run(plan.config, s.sweep.methods().len())), s.cursor)
             }
             None => (MethodSet::EMPTY, Cursor::default()),
         };

@@ -243,6 +243,7 @@ impl Scheduler {
                 w.progress_at = now;
             }
         }
+        out.note_stages(self);
         out
     }
 

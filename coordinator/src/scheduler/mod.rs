@@ -141,7 +141,7 @@ impl Scheduler {
         self.sweeps.insert(key, run);
         for s in open {
             let requirement = self.requirement(key, s.plan.config);
-            let to_run = reused.to_run(s.plan.config, methods);
+            let to_run = s.methods.unwrap_or_else(|| reused.to_run(s.plan.config, methods));
             self.insert_shard(s.id, ShardRun::new(key, s.plan, to_run, s.failures, requirement));
             if let Some(run) = self.sweeps.get_mut(&key) {
                 run.tally.open += 1;

@@ -39,6 +39,18 @@ pub struct Settled {
     pub requeued: Vec<(ShardId, String)>,
     /// Sweeps that just ended, with their final state.
     pub finished: Vec<(SweepKey, SweepState)>,
+    /// Configurations of running sweeps with adaptive precision whose last
+    /// open shard just settled: their cells look now, and those going on
+    /// get the next stage's shards.
+    pub stages: Vec<(SweepKey, u32)>,
+}
+
+impl Settled {
+    /// Notes the stages the shards it settled ended.
+    pub(super) fn note_stages(&mut self, scheduler: &Scheduler) {
+        let ended: Vec<ShardId> = self.done.iter().copied().chain(self.failed.iter().map(|(id, _)| *id)).collect();
+        self.stages = scheduler.stages_ended(&ended);
+    }
 }
 
 impl Scheduler {
@@ -172,6 +184,7 @@ impl Scheduler {
                 out.finished.push((key, state));
             }
         }
+        out.note_stages(self);
         out
     }
 }

@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep, Work, WorkTally};
+use sweep::{Cursor, MethodSet, Planner, Reused, ShardPlan, Sweep, Work, WorkTally};
 
 use super::resources::Requirement;
 use super::shard::ShardState;
 use super::Scheduler;
 use crate::codes::SweepState;
-use crate::ids::SweepKey;
+use crate::ids::{ShardId, SweepKey};
 use crate::store::WorkerTotals;
 
 /// Where a running sweep is.
@@ -146,11 +146,42 @@ impl Scheduler {
     /// ([`sweep::Planner::uncovered`]): a gap in the stored shards at start,
     /// or a finished sweep whose results fall short of its task count. They
     /// are recorded like new cuts ([`Scheduler::take_unstored`]).
-    pub fn replan(&mut self, key: SweepKey, plans: Vec<ShardPlan>) {
-        for plan in plans {
-            let id = self.add_shard(key, plan);
+    pub fn replan(&mut self, key: SweepKey, plans: Vec<(ShardPlan, Option<MethodSet>)>) {
+        for (plan, methods) in plans {
+            let id = self.add_shard(key, plan, methods);
             self.queue.push_back(id);
         }
+    }
+
+    /// Queues the next stage of a sweep with adaptive precision (shards
+    /// with the methods still going, [`sweep::Planner::next_stage`]);
+    /// false, queuing nothing, when the sweep is not running here (it
+    /// ended meanwhile: its end's settle plans what it lacks).
+    pub fn extend(&mut self, key: SweepKey, plans: Vec<(ShardPlan, MethodSet)>) -> bool {
+        if !self.is_running(key) {
+            return false;
+        }
+        self.replan(key, plans.into_iter().map(|(p, m)| (p, Some(m))).collect());
+        true
+    }
+
+    /// The configurations of sweeps with adaptive precision whose shards
+    /// `settled` ended the last open one of, the cursor past them: their
+    /// cells can look now ([`Settled::stages`]).
+    pub(super) fn stages_ended(&self, settled: &[ShardId]) -> Vec<(SweepKey, u32)> {
+        let mut out: Vec<(SweepKey, u32)> = Vec::new();
+        for id in settled {
+            let Some(run) = self.shards.get(id) else { continue };
+            let (key, config) = (run.sweep, run.plan.config);
+            let Some(s) = self.sweeps.get(&key) else { continue };
+            if s.sweep.precision().is_none() || out.contains(&(key, config)) || s.cursor.config <= config {
+                continue;
+            }
+            if !self.open_shards().any(|(_, r)| r.sweep == key && r.plan.config == config) {
+                out.push((key, config));
+            }
+        }
+        out
     }
 
     /// The cost a shard is cut to now ([`sweep::Planner`]'s `target_cost`).

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use sweep::{Cursor, Planner, Reused, ShardPlan, Sweep};
+use sweep::{Cursor, MethodSet, Planner, Reused, ShardPlan, Sweep, WorkTally};
 
 use super::{now, Shared};
 
 use crate::error::Result;
-use crate::ids::WorkerId;
+use crate::ids::{SweepKey, WorkerId};
 use crate::scheduler::{Settled, ShardReport};
-use crate::store::{Store, SweepRecord, SweepState};
+use crate::store::{Store, SweepRecord, SweepState, WorkerTotals};
 
 pub(super) fn log_settled(settled: &Settled) {
     for (shard, error) in &settled.retried {
@@ -25,36 +25,73 @@ pub(super) fn log_settled(settled: &Settled) {
     }
 }
 
-/// A sweep that drained with fewer results stored than it has tasks.
+/// Shards a settled batch calls for.
+pub(super) enum Replan {
+    /// A sweep that drained with fewer results stored than it has tasks
+    /// (or, with adaptive precision, with cells still going): taken back
+    /// with shards for what it lacks.
+    Short(Box<ShortSweep>),
+    /// The next stage of a configuration of a running sweep with adaptive
+    /// precision, whose last open shard settled.
+    Stage { key: SweepKey, plans: Vec<(ShardPlan, MethodSet)> },
+}
+
+/// A sweep taken back, with what it lacks.
 pub(super) struct ShortSweep {
     record: SweepRecord,
     sweep: Arc<Sweep>,
     reused: Reused,
-    gaps: Vec<ShardPlan>,
+    gaps: Vec<(ShardPlan, Option<MethodSet>)>,
+    /// Its stored counts, as a sweep taken in gets them.
+    counts: (WorkTally, WorkerTotals, Vec<(SweepKey, u64)>),
 }
 
 /// Writes one settled batch. A sweep ends only when every task has a
-/// result or lies in a shard that failed for good: one that drained short
-/// (results lost) stays running and is returned with the missing starts.
-pub(super) fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result<Vec<ShortSweep>> {
+/// result or lies in a shard that failed for good, and with adaptive
+/// precision when every cell stopped: one that drained short (results
+/// lost, cells going) stays running and is returned with what it lacks,
+/// as are the next stages of the configurations whose stage ended.
+pub(super) fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64) -> Result<Vec<Replan>> {
     s.finish_shards(&settled.done, &settled.failed)?;
     for (shard, error) in &settled.retried {
         s.shard_failed_once(*shard, error)?;
     }
     let mut short = Vec::new();
+    for &(key, config) in &settled.stages {
+        let record = s.record_of(key)?;
+        if record.state != SweepState::Running || settled.finished.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let sweep = s.sweep_of(&record)?;
+        let plans = s.next_stages(key, &sweep, Some(config), target_cost)?;
+        if !plans.is_empty() {
+            short.push(Replan::Stage { key, plans });
+        }
+    }
     for &(key, state) in &settled.finished {
         let record = s.record_of(key)?;
         if record.state != SweepState::Running {
             continue;
         }
-        if record.tasks_done < record.tasks_total {
-            let sweep = s.sweep_of(&record)?;
+        let sweep = s.sweep_of(&record)?;
+        if sweep.precision().is_some() {
+            let gaps = s.next_stages(key, &sweep, None, target_cost)?;
+            if !gaps.is_empty() {
+                let reused = s.reused(key, &sweep)?;
+                let gaps = gaps.into_iter().map(|(p, m)| (p, Some(m))).collect();
+                let counts = (s.work_tally(key, &sweep)?, s.worker_totals(key)?, s.reused_from(key)?);
+                short.push(Replan::Short(Box::new(ShortSweep { record, sweep, reused, gaps, counts })));
+                continue;
+            }
+        } else if record.tasks_done < record.tasks_total {
             let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
             let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
             let reused = s.reused(key, &sweep)?;
             let gaps = Planner::reusing(&sweep, &reused).uncovered(&settled, end, target_cost);
             if !gaps.is_empty() {
-                short.push(ShortSweep { record, sweep, reused, gaps });
+                let gaps = gaps.into_iter().map(|p| (p, None)).collect();
+                let counts = (s.work_tally(key, &sweep)?, s.worker_totals(key)?, s.reused_from(key)?);
+                short.push(Replan::Short(Box::new(ShortSweep { record, sweep, reused, gaps, counts })));
                 continue;
             }
         }
@@ -119,21 +156,34 @@ impl Shared {
     }
 
     /// Takes sweeps whose results fell short back into the scheduler, with
-    /// shards for the starts that lack results.
-    pub(super) fn reopen(&self, short: Vec<ShortSweep>) {
-        if short.is_empty() {
+    /// shards for the starts that lack results, and queues next stages.
+    pub(super) fn reopen(&self, replans: Vec<Replan>) {
+        if replans.is_empty() {
             return;
         }
         let mut sched = self.scheduler();
-        for s in short {
-            tracing::error!(
-                sweep = %s.record.id, stored = s.record.tasks_done, tasks = s.record.tasks_total,
-                shards = s.gaps.len(),
-                "a drained sweep lacks results; running the missing starts again instead of ending it"
-            );
-            let (key, id, failed) = (s.record.key, s.record.id.clone(), s.record.shards_failed);
-            sched.add_sweep(key, id, s.sweep, s.record.cursor, Vec::new(), failed, s.reused);
-            sched.replan(key, s.gaps);
+        for replan in replans {
+            match replan {
+                // A sweep that ended meanwhile plans it at its end.
+                Replan::Stage { key, plans } => drop(sched.extend(key, plans)),
+                Replan::Short(short) => {
+                    let ShortSweep { record, sweep, reused, gaps, counts: (work, workers, reused_from) } = *short;
+                    if sweep.precision().is_some() {
+                        // Its last stage ended with every shard: no loss.
+                        tracing::debug!(sweep = %record.id, shards = gaps.len(), "next stage of a drained sweep");
+                    } else {
+                        tracing::error!(
+                            sweep = %record.id, stored = record.tasks_done, tasks = record.tasks_total,
+                            shards = gaps.len(),
+                            "a drained sweep lacks results; running the missing starts again instead of ending it"
+                        );
+                    }
+                    let (key, id, failed) = (record.key, record.id.clone(), record.shards_failed);
+                    sched.add_sweep(key, id, sweep, record.cursor, Vec::new(), failed, reused);
+                    sched.seed_counts(key, work, workers, reused_from);
+                    sched.replan(key, gaps);
+                }
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use sweep::{Planner, ShardPlan, Sweep};
+use sweep::{MethodSet, Planner, ShardPlan, Sweep};
 
 use super::{blocking, Shared};
 use crate::error::{Error, Result};
@@ -53,9 +53,12 @@ impl Shared {
                 if record.state != SweepState::Running {
                     return Ok(None);
                 }
-                let open = s.open_shards(key)?;
+                let mut open = s.open_shards(key)?;
                 let reused = s.reused(key, &for_store)?;
                 let gaps = Planner::reusing(&for_store, &reused).uncovered(&s.shard_plans(key)?, record.cursor, target);
+                let stages = s.stages_at_load(key, &for_store, &mut open, record.cursor, target)?;
+                let gaps = gaps.into_iter().map(|p| (p, None)).chain(stages.into_iter().map(|(p, m)| (p, Some(m))));
+                let gaps: Vec<(ShardPlan, Option<MethodSet>)> = gaps.collect();
                 let counts = (s.work_tally(key, &for_store)?, s.worker_totals(key)?, s.reused_from(key)?);
                 Ok(Some((record, open, gaps, reused, counts)))
             })
@@ -69,7 +72,7 @@ impl Shared {
             sched.add_sweep(key, record.id.clone(), sweep, record.cursor, open, record.shards_failed, reused);
             sched.seed_counts(key, work, workers, reused_from);
             if !gaps.is_empty() {
-                let starts: u64 = gaps.iter().map(ShardPlan::start_count).sum();
+                let starts: u64 = gaps.iter().map(|(p, _)| p.start_count()).sum();
                 tracing::error!(
                     sweep = %record.id, starts, shards = gaps.len(),
                     "the stored shards do not cover the grid planned so far; planning the gap again"

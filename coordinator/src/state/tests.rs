@@ -51,13 +51,14 @@ fn answer(a: &Assignment) -> ShardReport {
     let mut ws = runner.workspace();
     let mut tasks = Vec::new();
     for (offset, &start) in a.starts.iter().enumerate() {
-        for (m, &method) in a.sweep.methods().iter().enumerate() {
+        for (k, m) in a.methods.indices().enumerate() {
+            let method = a.sweep.methods()[m];
             let seed = runner.config().task_seed(a.sweep.seed(), start, method);
             let options = TaskOptions { seed, ..TaskOptions::default() };
             let r = runner.run_task(&mut ws, start, method, &options);
             tasks.push(TaskReport {
                 start_offset: offset as u32,
-                method_index: m as u32,
+                method_index: k as u32,
                 summary: (&r).into(),
                 error: None,
             });
@@ -633,4 +634,134 @@ async fn registrations_never_followed_by_a_call_are_forgotten() {
     assert_eq!(kept, [heard.0, flood[2].0], "the one heard from, and the newest");
     let (next, _) = shared.register("next".into(), 1, Default::default()).await.unwrap();
     assert!(next.0 > flood[2].0, "{next} after {}", flood[2]);
+}
+
+// ------------------------------------------------------- adaptive precision
+
+/// The knight on 8x8 to 12x12 with w and aw+, up to 128 starts a cell,
+/// looking at 8, 16, .. for a half-width of 0.12: cells near 100 % stop
+/// early, the others go on.
+const ADAPTIVE: &str = r#"
+name = "adaptive"
+seed = 5
+starts = 128
+precision = 0.12
+min_starts = 8
+methods = ["w", "aw+"]
+[[grid]]
+rule = [2, 1]
+dims = [2]
+n_range = { from = 5, to = 12 }
+"#;
+
+/// Each cell as the engine gives it run start by start in the sweep's
+/// order until its looks stop it: (tasks, successes) per (config, method).
+fn adaptive_reference(sweep: &Sweep) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let planner = Planner::new(sweep);
+    for entry in sweep.configurations() {
+        let runner = Runner::new(entry.configuration()).unwrap();
+        let mut ws = runner.workspace();
+        let cells = planner.starts(entry.index);
+        for &method in sweep.methods() {
+            let Some(precision) = sweep.cell_precision(entry.index).filter(|p| p.cap > 0) else {
+                out.push((0, 0));
+                continue;
+            };
+            let flags: Vec<bool> = cells
+                .iter()
+                .map(|&start| {
+                    let options = sweep.task_options(runner.config(), start, method);
+                    runner.run_task(&mut ws, start, method, &options).success
+                })
+                .collect();
+            let exhaustive = precision.cap == entry.eligible_count();
+            let standing = precision.standing(exhaustive, |i| flags.get(i as usize).copied());
+            assert!(standing.is_settled(), "every result in: {standing:?}");
+            out.push(standing.counted());
+        }
+    }
+    out
+}
+
+async fn adaptive_rows(shared: &Shared, key: SweepKey) -> Vec<sweep::AggregateRow> {
+    let sweep = Arc::new(Sweep::parse(ADAPTIVE).unwrap());
+    shared
+        .with_store(move |s| {
+            let record = s.record_of(key)?;
+            s.aggregates(&record, &sweep)
+        })
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn adaptive_cells_stop_at_their_looks_as_the_engine_says() {
+    let sweep = Arc::new(Sweep::parse(ADAPTIVE).unwrap());
+    let shared = resumed(Store::in_memory().unwrap()).await;
+    let key = shared.submit(sweep.clone(), false, true).await.unwrap().0.key;
+    let record = run_to_end(&shared, key).await;
+    assert_eq!(record.state, SweepState::Done, "{record:?}");
+    let rows = adaptive_rows(&shared, key).await;
+    let expected = adaptive_reference(&sweep);
+    let got: Vec<(u64, u64)> = rows.iter().map(|r| (r.tasks, r.successes)).collect();
+    assert_eq!(got, expected, "cell for cell, start for start");
+    let ran: u64 = rows.iter().map(|r| r.tasks).sum();
+    assert_eq!(record.tasks_done, ran, "no task past a cell's stopping look");
+    assert!(ran < sweep.total_tasks(), "the looks saved work: {ran} of {}", sweep.total_tasks());
+    assert!(rows.iter().any(|r| r.tasks > 8), "some cell went past its first look");
+    for r in rows.iter().filter(|r| !r.impossible) {
+        let p = r.precision.expect("a cell of a sweep with precision says how it stopped");
+        assert!(p.settled, "{r:?}");
+        assert!(p.reached || r.tasks == sweep.cell_precision(r.config).unwrap().cap, "short only at the cap: {r:?}");
+        assert!(p.low <= r.successes as f64 / r.tasks as f64 && r.successes as f64 / r.tasks as f64 <= p.high);
+    }
+}
+
+#[tokio::test]
+async fn adaptive_tables_are_the_same_after_a_restart_and_at_any_shard_size() {
+    let sweep = Arc::new(Sweep::parse(ADAPTIVE).unwrap());
+    // One run with large shards, no restart.
+    let big = {
+        let mut options = options();
+        options.scheduler.target_shard = Duration::from_secs(10);
+        let shared = Shared::new(Store::in_memory().unwrap(), options).unwrap();
+        shared.resume().await.unwrap();
+        let key = shared.submit(sweep.clone(), false, true).await.unwrap().0.key;
+        run_to_end(&shared, key).await;
+        adaptive_rows(&shared, key).await
+    };
+    // One with tiny shards, the coordinator restarted every few polls.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let key = { submit_adaptive(&open(&path).await, &sweep).await };
+    let mut restarts = 0;
+    loop {
+        let shared = open(&path).await;
+        let (worker, _) = shared.register("w".into(), 2, Default::default()).await.unwrap();
+        for _ in 0..3 {
+            let assignments = shared.assign(worker, 2).await.unwrap();
+            let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
+            shared.report(worker, &reports).await.unwrap();
+            shared.tick().await.unwrap();
+        }
+        shared.writer_idle().await;
+        let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
+        if record.state != SweepState::Running {
+            assert_eq!(record.state, SweepState::Done);
+            let small = adaptive_rows(&shared, key).await;
+            let counts = |rows: &[sweep::AggregateRow]| {
+                rows.iter().map(|r| (r.tasks, r.successes, r.precision.map(|p| (p.low, p.high)))).collect::<Vec<_>>()
+            };
+            assert_eq!(counts(&small), counts(&big));
+            break;
+        }
+        restarts += 1;
+        assert!(restarts < 2000, "the sweep never ended");
+    }
+    assert!(restarts > 3, "the run was cut by restarts: {restarts}");
+}
+
+async fn submit_adaptive(shared: &Shared, sweep: &Arc<Sweep>) -> SweepKey {
+    shared.submit(sweep.clone(), false, true).await.unwrap().0.key
 }

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
-use super::settle::{log_settled, settle_in_store, ShortSweep};
+use super::settle::{log_settled, settle_in_store, Replan};
 use super::Shared;
 use crate::error::{Error, Result};
 use crate::model::{NewShards, ResultRecord};
@@ -42,7 +42,7 @@ pub(super) struct WriteQueue {
     settled: Settled,
     target_cost: f64,
     /// Sweeps a settle found short, for the state to take back.
-    short: Vec<ShortSweep>,
+    short: Vec<Replan>,
     writing: bool,
 }
 
@@ -195,6 +195,7 @@ fn merge(into: &mut Settled, more: Settled) {
     into.retried.extend(more.retried);
     into.requeued.extend(more.requeued);
     into.finished.extend(more.finished);
+    into.stages.extend(more.stages);
 }
 
 impl Shared {

@@ -2,7 +2,7 @@
 //! its tables.
 
 use rusqlite::params;
-use sweep::{AggregateRow, Sweep, WorkTally};
+use sweep::{AggregateRow, CellPrecision, Sweep, WorkTally};
 use tour::exists::Claim;
 
 use super::sweeps::SweepRecord;
@@ -61,10 +61,11 @@ impl Store {
                 )))
             }
         };
-        let mut stmt = self.conn.prepare(
+        let cut = self.cut_at_looks(record, sweep, &mut rows)?;
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT config, method, COUNT(*), SUM(success), AVG(micros), AVG(attempts), SUM(outcome = ?2)
-             FROM results WHERE sweep = ?1 GROUP BY config, method",
-        )?;
+             FROM results WHERE sweep = ?1 {cut} GROUP BY config, method"
+        ))?;
         let mut q = stmt.query(params![record.key.0, StoredOutcome(tour::Outcome::NoTour)])?;
         while let Some(r) = q.next()? {
             let row = &mut rows[at(r.get(0)?, r.get(1)?)?];
@@ -74,11 +75,11 @@ impl Store {
             row.mean_attempts = r.get(5)?;
             row.no_tour = r.get::<_, i64>(6)? as u64;
         }
-        self.settle_starts(record, &mut rows, &at)?;
+        self.settle_starts(record, &mut rows, &at, cut)?;
         // Medians: one ordered pass, picking the middle of each group.
-        let mut stmt = self
-            .conn
-            .prepare("SELECT config, method, micros FROM results WHERE sweep = ?1 ORDER BY config, method, micros")?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT config, method, micros FROM results WHERE sweep = ?1 {cut} ORDER BY config, method, micros"
+        ))?;
         let mut q = stmt.query([record.key.0])?;
         let mut group: Option<(u32, u32)> = None;
         let mut seen = 0u64;
@@ -108,6 +109,34 @@ impl Store {
 }
 
 impl Store {
+    /// For a sweep with adaptive precision: sets each row's
+    /// [`CellPrecision`] and returns the SQL condition that keeps only the
+    /// starts its looks counted (from a temporary table of this
+    /// connection), so the tables are the same whatever ran past a look;
+    /// an empty condition for a fixed S.
+    fn cut_at_looks(&self, record: &SweepRecord, sweep: &Sweep, rows: &mut [AggregateRow]) -> Result<&'static str> {
+        let Some(precision) = sweep.precision() else { return Ok("") };
+        let standings = self.standings(record.key, sweep, None)?;
+        self.conn.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS counted
+                 (config INTEGER NOT NULL, method INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (config, method))
+                 WITHOUT ROWID;
+             DELETE FROM temp.counted;",
+        )?;
+        let mut insert =
+            self.conn.prepare_cached("INSERT INTO temp.counted (config, method, n) VALUES (?1, ?2, ?3)")?;
+        let methods = sweep.methods().len();
+        for (config, cells) in &standings {
+            for (m, standing) in cells.iter().enumerate() {
+                insert.execute(params![config, m as u32, standing.counted().0 as i64])?;
+                if let Some(row) = rows.get_mut(*config as usize * methods + m) {
+                    row.precision = Some(CellPrecision::new(precision, standing));
+                }
+            }
+        }
+        Ok("AND start_index < (SELECT c.n FROM temp.counted c WHERE c.config = results.config AND c.method = results.method)")
+    }
+
     /// Counts each row's starts refuted and unsettled
     /// ([`AggregateRow::refuted`]): one pass over the results by start, so
     /// every method's proof or tour from a start speaks for the others on
@@ -118,11 +147,12 @@ impl Store {
         record: &SweepRecord,
         rows: &mut [AggregateRow],
         at: &dyn Fn(u32, u32) -> Result<usize>,
+        cut: &str,
     ) -> Result<()> {
-        let mut stmt = self.conn.prepare(
-            "SELECT config, start_index, method, success, outcome = ?2 FROM results WHERE sweep = ?1
-             ORDER BY config, start_index",
-        )?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT config, start_index, method, success, outcome = ?2 FROM results WHERE sweep = ?1 {cut}
+             ORDER BY config, start_index"
+        ))?;
         let mut q = stmt.query(params![record.key.0, StoredOutcome(tour::Outcome::NoTour)])?;
         let exists = Claim::Exists("").verdict();
         // One start's results: (row, seeks closed), and what they settle.

@@ -32,6 +32,7 @@ mod results;
 mod reuse;
 pub mod schema;
 mod shards;
+mod standings;
 mod sweeps;
 mod workers;
 

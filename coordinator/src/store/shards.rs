@@ -161,7 +161,12 @@ impl Store {
         )?;
         let rows = stmt
             .query_map(params![sweep.0, StoredShardState::Open], |r| {
-                Ok(OpenShard { id: ShardId(r.get::<_, i64>(0)? as u64), plan: plan_at(r, 1)?, failures: r.get(4)? })
+                Ok(OpenShard {
+                    id: ShardId(r.get::<_, i64>(0)? as u64),
+                    plan: plan_at(r, 1)?,
+                    failures: r.get(4)?,
+                    methods: None,
+                })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)

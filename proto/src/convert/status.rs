@@ -25,6 +25,13 @@ impl From<sweep::AggregateRow> for pb::AggregateRow {
             refuted: a.refuted,
             unsettled: a.unsettled,
             closed: a.closed,
+            precision: a.precision.map(|c| pb::CellPrecision {
+                asked: c.asked,
+                low: c.low,
+                high: c.high,
+                settled: c.settled,
+                reached: c.reached,
+            }),
         }
     }
 }
@@ -50,6 +57,13 @@ impl From<pb::AggregateRow> for sweep::AggregateRow {
             refuted: r.refuted,
             unsettled: r.unsettled,
             closed: r.closed,
+            precision: r.precision.map(|c| sweep::CellPrecision {
+                asked: c.asked,
+                low: c.low,
+                high: c.high,
+                settled: c.settled,
+                reached: c.reached,
+            }),
         }
     }
 }

@@ -88,9 +88,13 @@ fn aggregate_rows_round_trip() {
         mean_attempts: 1.01,
         open_tour: "exists".into(),
         closed_tour: "unknown".into(),
+        precision: None,
     };
     let wire = pb::AggregateRow::from(row.clone());
     assert_eq!(sweep::AggregateRow::from(wire), row);
+    let precision = sweep::CellPrecision { asked: 0.02, low: 0.91, high: 0.99, settled: true, reached: false };
+    let adaptive = sweep::AggregateRow { precision: Some(precision), ..row.clone() };
+    assert_eq!(sweep::AggregateRow::from(pb::AggregateRow::from(adaptive.clone())), adaptive);
     let irregular = sweep::AggregateRow { n: None, ..row };
     assert_eq!(sweep::AggregateRow::from(pb::AggregateRow::from(irregular.clone())), irregular);
 }

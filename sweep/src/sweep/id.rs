@@ -3,6 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use super::ConfigEntry;
+use crate::precision::Precision;
 use crate::spec::SweepSpec;
 
 /// SHA-256 over a stream of words and length-prefixed byte strings: the
@@ -35,7 +36,7 @@ impl IdHasher {
 }
 
 /// The sweep id: a hash of everything that decides its results.
-pub(super) fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> String {
+pub(super) fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry], precision: Option<&Precision>) -> String {
     let mut h = IdHasher::new(b"knight-sweep id v2");
     h.bytes(spec.name.as_bytes()).word(spec.seed).word(spec.starts).word(spec.methods.len() as u64);
     for m in &spec.methods {
@@ -51,6 +52,10 @@ pub(super) fn content_id(spec: &SweepSpec, configurations: &[ConfigEntry]) -> St
     }
     if spec.closed {
         h.bytes(b"closed");
+    }
+    // Written only when asked, so fixed-S sweeps keep their ids.
+    if let Some(p) = precision {
+        h.bytes(b"precision").word(p.half_width.to_bits()).word(p.confidence.to_bits()).word(p.min_starts);
     }
     h.word(configurations.len() as u64);
     for c in configurations {

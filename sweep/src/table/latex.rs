@@ -177,8 +177,11 @@ fn row_cells(t: &Table, index: usize) -> Vec<String> {
             if best == Some(column) {
                 figure = format!("\\textbf{{{figure}}}");
             }
-            if text.ends_with(NO_TOUR_MARK) {
+            if text.contains(NO_TOUR_MARK) {
                 figure.push_str("$^{*}$");
+            }
+            if stats.capped {
+                figure.push_str("$^{\\dagger}$");
             }
             if !t.intervals {
                 return figure;
@@ -319,6 +322,7 @@ pub(super) fn latex_escape(s: &str) -> String {
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
             '\\' => out.push_str("\\textbackslash{}"),
+            '\u{2020}' => out.push_str("$^{\\dagger}$"),
             _ => out.push(ch),
         }
     }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::Hash;
 
-use super::{AggregateRow, Metric, TableLayout, TableOptions, IMPOSSIBLE, NO_TOUR_MARK};
+use super::{AggregateRow, CellPrecision, Metric, TableLayout, TableOptions, CAP_MARK, IMPOSSIBLE, NO_TOUR_MARK};
 
 /// The corner header of every table: rows are board sizes.
 pub(super) const ROW_HEADER: &str = "N";
@@ -79,6 +79,8 @@ pub(super) struct Stats {
     pub(super) value: Option<f64>,
     pub(super) n: u64,
     pub(super) interval: Option<(f64, f64)>,
+    /// Adaptive precision stopped it at the cap short of the precision.
+    pub(super) capped: bool,
 }
 
 impl Table {
@@ -183,28 +185,58 @@ fn denominator(metric: Metric, rows: &[&AggregateRow]) -> Option<String> {
     if tasks == 0 {
         return None;
     }
-    Some(match metric {
-        Metric::Accuracy if refuted > 0 => format!(
+    Some(
+        match metric {
+            Metric::Accuracy if refuted > 0 => format!(
             "Denominator: all {tasks} starts run, as the report counts them; {refuted} of them have no tour (proven) \
              and count as failures."
         ),
-        Metric::Accuracy => format!("Denominator: all {tasks} starts run, as the report counts them."),
-        Metric::AccuracyPossible => {
-            let rest = match unsettled {
-                Some(0) => "every other start has a tour found from it, so the figures are exact".to_string(),
-                Some(u) => format!(
-                    "the {u} no method settled stay in, so a figure is a lower bound (solve on the same starts \
+            Metric::Accuracy => format!("Denominator: all {tasks} starts run, as the report counts them."),
+            Metric::AccuracyPossible => {
+                let rest = match unsettled {
+                    Some(0) => "every other start has a tour found from it, so the figures are exact".to_string(),
+                    Some(u) => format!(
+                        "the {u} no method settled stay in, so a figure is a lower bound (solve on the same starts \
                      settles them)"
-                ),
-                None => "starts no method settled stay in".to_string(),
-            };
-            format!(
+                    ),
+                    None => "starts no method settled stay in".to_string(),
+                };
+                format!(
                 "Denominator: starts from which a tour exists: {tasks} run, less {refuted} refuted (a proof on the \
                  start by solve, bt, construct or the colour rule, or the board's); {rest}."
             )
-        }
-        Metric::MeanMicros => format!("Mean over all {tasks} starts run."),
-    })
+            }
+            Metric::MeanMicros => format!("Mean over all {tasks} starts run."),
+        } + &adaptive_note(rows),
+    )
+}
+
+/// What a table of a sweep with adaptive precision adds to its
+/// denominator: the precision, the range of starts the cells took, and
+/// how many stopped at the cap or still run; empty for a fixed S.
+fn adaptive_note(rows: &[&AggregateRow]) -> String {
+    let cells: Vec<(&AggregateRow, CellPrecision)> =
+        rows.iter().filter(|r| !r.impossible).filter_map(|r| Some((*r, r.precision?))).collect();
+    let Some((_, first)) = cells.first() else { return String::new() };
+    let least = cells.iter().map(|(r, _)| r.tasks).min().unwrap_or(0);
+    let most = cells.iter().map(|(r, _)| r.tasks).max().unwrap_or(0);
+    let widest = cells.iter().map(|(_, p)| p.half_width()).fold(0.0, f64::max);
+    let capped = cells.iter().filter(|(_, p)| p.capped()).count();
+    let going = cells.iter().filter(|(_, p)| !p.settled).count();
+    let mut note = format!(
+        " Starts per cell adapt to a half-width of {:.1} points: n from {least} to {most}, the widest interval \
+         +/-{:.1} (sequential Clopper-Pearson, its confidence kept over the looks)",
+        100.0 * first.asked,
+        100.0 * widest
+    );
+    if capped > 0 {
+        note.push_str(&format!("; {capped} cells marked {CAP_MARK} stopped at the cap short of it"));
+    }
+    if going > 0 {
+        note.push_str(&format!("; {going} cells still run"));
+    }
+    note.push('.');
+    note
 }
 
 /// Tables in the order their first row appears: rows grouped by moves and
@@ -241,6 +273,7 @@ fn row_cells(
                 value: r.value(opts.metric),
                 n: r.denominator(opts.metric),
                 interval: r.interval(opts.metric),
+                capped: r.precision.is_some_and(|p| p.capped()),
             })
         })
         .collect();
@@ -253,6 +286,9 @@ fn row_cells(
                 if readable && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
                     text.push_str(NO_TOUR_MARK);
                     *marked = true;
+                }
+                if readable && figures.capped && !text.is_empty() {
+                    text.push_str(CAP_MARK);
                 }
                 text
             }

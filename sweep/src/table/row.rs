@@ -6,6 +6,7 @@ use tour::exists::Claim;
 use tour::{Eligibility, Method};
 
 use super::Metric;
+use crate::precision::{clopper_pearson, Precision, Standing};
 use crate::sweep::ConfigEntry;
 
 /// One (configuration, method) aggregate over its starts.
@@ -66,6 +67,52 @@ pub struct AggregateRow {
     /// The same for closed tours.
     #[serde(default)]
     pub closed_tour: String,
+    /// With adaptive precision, how the cell stopped; its `tasks` and
+    /// `successes` are then the starts its looks counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<CellPrecision>,
+}
+
+/// How a cell of a sweep with adaptive precision stands
+/// ([`crate::precision`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellPrecision {
+    /// The half-width asked for, as a share.
+    pub asked: f64,
+    /// The interval's low end, as a share: at the sweep's confidence with
+    /// the error level spent over the looks (a point when every eligible
+    /// start ran).
+    pub low: f64,
+    /// Its high end.
+    pub high: f64,
+    /// The cell stopped: no more of its starts will run.
+    pub settled: bool,
+    /// The half-width reached the one asked (false when the cap stopped
+    /// it short, or while it runs).
+    pub reached: bool,
+}
+
+impl CellPrecision {
+    /// The cell as `standing` leaves it, under `precision`.
+    pub fn new(precision: &Precision, standing: &Standing) -> CellPrecision {
+        let ((low, high), settled, reached) = match *standing {
+            Standing::Settled { interval, reached, .. } => (interval, true, reached),
+            Standing::Going { n, successes, .. } => {
+                (clopper_pearson(successes, n, precision.level_per_look()), false, false)
+            }
+        };
+        CellPrecision { asked: precision.half_width, low, high, settled, reached }
+    }
+
+    /// Half the interval's width, as a share.
+    pub fn half_width(&self) -> f64 {
+        (self.high - self.low) / 2.0
+    }
+
+    /// Stopped at the cap short of the precision.
+    pub fn capped(&self) -> bool {
+        self.settled && !self.reached
+    }
 }
 
 impl AggregateRow {
@@ -92,6 +139,7 @@ impl AggregateRow {
             mean_attempts: 0.0,
             open_tour: known.open.verdict().to_string(),
             closed_tour: known.closed.verdict().to_string(),
+            precision: None,
         }
     }
 
@@ -153,11 +201,13 @@ impl AggregateRow {
         }
     }
 
-    /// The 95 % Wilson score interval of an accuracy cell, in percent;
-    /// None for times and empty cells.
+    /// The 95 % Wilson score interval of an accuracy cell, in percent
+    /// (with adaptive precision, the accuracy's sequential interval, which
+    /// keeps its confidence over the looks); None for times and empty cells.
     pub fn interval(&self, metric: Metric) -> Option<(f64, f64)> {
-        match metric {
-            Metric::MeanMicros => None,
+        match (metric, self.precision) {
+            (Metric::MeanMicros, _) => None,
+            (Metric::Accuracy, Some(p)) if self.tasks > 0 => Some((100.0 * p.low, 100.0 * p.high)),
             _ => wilson(self.successes, self.denominator(metric)),
         }
     }

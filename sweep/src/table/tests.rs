@@ -27,6 +27,7 @@ fn row(config: u32, moves: &str, shape: &str, method: &str, tasks: u64, successe
         mean_attempts: 1.5,
         open_tour: if moves == "3,1" { "impossible" } else { "unknown" }.into(),
         closed_tour: "unknown".into(),
+        precision: None,
     }
 }
 
@@ -57,6 +58,29 @@ const ALL_FORMATS: [TableFormat; 6] = [
 
 fn opts(layout: TableLayout, format: TableFormat) -> TableOptions {
     TableOptions { layout, format, moves: None, metric: Metric::Accuracy, intervals: false, progress: None }
+}
+
+#[test]
+fn adaptive_cells_show_their_sequential_interval_and_the_cap_mark() {
+    let cell = |low, high, reached| CellPrecision { asked: 0.05, low, high, settled: true, reached };
+    let mut rows = vec![row(0, "3,2", "8x8", "w", 32, 32), row(1, "3,2", "9x9", "w", 200, 100)];
+    rows[0].precision = Some(cell(0.9, 1.0, true));
+    rows[1].precision = Some(cell(0.4, 0.6, false));
+    let o = TableOptions { intervals: true, ..opts(TableLayout::ByDims, TableFormat::Text) };
+    let text = render(&rows, &o);
+    assert!(text.contains("100.0 [90.0, 100.0] n=32"), "{text}");
+    assert!(text.contains(&format!("50.0 [40.0, 60.0] n=200{CAP_MARK}")), "{text}");
+    assert!(text.contains("half-width of 5.0 points: n from 32 to 200, the widest interval +/-10.0"), "{text}");
+    assert!(text.contains(&format!("1 cells marked {CAP_MARK} stopped at the cap")), "{text}");
+    for format in [TableFormat::Markdown, TableFormat::Html, TableFormat::Latex] {
+        let out = render(&rows, &TableOptions { format, ..o.clone() });
+        assert!(out.contains("n from 32 to 200"), "{format:?}: {out}");
+        let mark = if format == TableFormat::Latex { "$^{\\dagger}$" } else { CAP_MARK };
+        assert!(out.contains(mark), "{format:?}: {out}");
+    }
+    // A fixed-S table says nothing of it.
+    let fixed = render(&[row(0, "3,2", "8x8", "w", 32, 32)], &o);
+    assert!(!fixed.contains("adapt") && !fixed.contains(CAP_MARK), "{fixed}");
 }
 
 #[test]

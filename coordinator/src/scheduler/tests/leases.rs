@@ -137,8 +137,12 @@ fn resumed_open_shards_are_queued_before_new_ones() {
     };
     let mut s = Scheduler::new(config, 41);
     let sweep = Arc::new(Sweep::parse(&SPEC).unwrap());
-    let open =
-        vec![OpenShard { id: ShardId(40), plan: ShardPlan { config: 0, start_lo: 2, start_hi: 3 }, failures: 1 }];
+    let open = vec![OpenShard {
+        id: ShardId(40),
+        plan: ShardPlan { config: 0, start_lo: 2, start_hi: 3 },
+        failures: 1,
+        methods: None,
+    }];
     s.add_sweep(SweepKey(1), sweep.id(), sweep, Cursor { config: 0, start: 3 }, open, 0, sweep::Reused::none());
     let now = Instant::now();
     s.register(WorkerId(9), 1, now);
