@@ -158,18 +158,17 @@ impl Sweep {
     /// out of range.
     pub fn cell_precision(&self, config: u32) -> Option<Precision> {
         let entry = self.configurations.get(config as usize)?;
-        let p = self.precision?;
-        let count = entry.start_count(self.spec.starts);
-        Some(Precision { cap: count, min_starts: p.min_starts.min(count), ..p })
+        Some(self.precision.as_ref()?.with_cap(entry.start_count(self.spec.starts)))
     }
 
     /// Starts of configuration `config` that shards cover before any look:
     /// its first checkpoint with precision, else all of them.
     pub fn first_starts(&self, config: u32) -> u64 {
         let Some(entry) = self.configurations.get(config as usize) else { return 0 };
-        match self.cell_precision(config) {
-            Some(p) => p.min_starts,
-            None => entry.start_count(self.spec.starts),
+        let count = entry.start_count(self.spec.starts);
+        match &self.precision {
+            Some(p) => p.min_starts.min(count),
+            None => count,
         }
     }
 

@@ -206,12 +206,25 @@ impl WorkTally {
 /// Estimated CPU microseconds of the tasks of `sweep` left to run when
 /// `reused` are taken from stored results, at `model`'s rates (`ksweep
 /// check`, and what a submit prints).
+/// With adaptive precision, the most: every cell at its cap.
 pub fn micros_to_run(sweep: &Sweep, reused: &Reused, model: &CostModel) -> f64 {
-    let methods = sweep.methods();
     let per_config = sweep.starts_per_config();
+    micros_of(sweep, reused, model, |entry| entry.start_count(per_config))
+}
+
+/// [`micros_to_run`] when every cell stops at its first look: the least a
+/// sweep with adaptive precision can take (the same figure for a fixed S).
+pub fn least_micros_to_run(sweep: &Sweep, reused: &Reused, model: &CostModel) -> f64 {
+    micros_of(sweep, reused, model, |entry| sweep.first_starts(entry.index))
+}
+
+/// The estimated CPU microseconds of `starts(entry)` starts of each
+/// configuration, for the methods it does not take from stored results.
+fn micros_of(sweep: &Sweep, reused: &Reused, model: &CostModel, starts: impl Fn(&ConfigEntry) -> u64) -> f64 {
+    let methods = sweep.methods();
     let mut total = 0.0;
     for (index, entry) in sweep.configurations().iter().enumerate() {
-        let starts = entry.start_count(per_config) as f64;
+        let starts = starts(entry) as f64;
         for j in reused.to_run(index as u32, methods.len()).indices() {
             total += starts * model.task_micros(entry, methods[j]);
         }

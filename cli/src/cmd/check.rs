@@ -32,7 +32,27 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "name            {}", sweep.name())?;
     writeln!(out, "id              {}", sweep.id())?;
     writeln!(out, "methods         {}", methods.join(", "))?;
-    writeln!(out, "starts          {} per configuration", sweep.starts_per_config())?;
+    match sweep.precision() {
+        Some(p) => {
+            let looks: Vec<String> = p.checkpoints().iter().map(u64::to_string).collect();
+            writeln!(
+                out,
+                "starts          until each cell's {:.0} % interval is within +/-{:.1} points, at most {} per \
+                 configuration\n                (looks at {} starts; the error level spent over them)",
+                100.0 * p.confidence,
+                100.0 * p.half_width,
+                p.cap,
+                looks.join(", ")
+            )?;
+            writeln!(
+                out,
+                "                a cell near 0 or 100 % stops at about {}, one near 50 % at about {}",
+                p.expected_stop(0.0),
+                p.expected_stop(0.5)
+            )?;
+        }
+        None => writeln!(out, "starts          {} per configuration", sweep.starts_per_config())?,
+    }
     // Boards a proof settles, not the colour rule, are planned all the same.
     let still_run = configs.iter().filter(|c| c.impossible() && c.eligibility() != Eligibility::Impossible).count();
     let run_note = match still_run {
@@ -40,7 +60,15 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
         n => format!(", {n} of them by a proof, not the colour rule: their starts run all the same"),
     };
     writeln!(out, "configurations  {} ({impossible} impossible{run_note})", configs.len())?;
-    writeln!(out, "tasks           {}", sweep.total_tasks())?;
+    match sweep.precision() {
+        Some(_) => writeln!(
+            out,
+            "tasks           {} to {} (every cell stopping at its first look, or at its cap)",
+            sweep.least_tasks(),
+            sweep.total_tasks()
+        )?,
+        None => writeln!(out, "tasks           {}", sweep.total_tasks())?,
+    }
     // What a worker must fit: the board whose tasks need the most memory.
     let largest = configs
         .iter()
@@ -50,11 +78,16 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     if let Some((need, c)) = largest {
         writeln!(out, "memory          {need}, board {}", c.shape_label())?;
     }
-    let micros = sweep::micros_to_run(&sweep, &sweep::Reused::none(), &sweep::CostModel::new());
+    let (reused, model) = (sweep::Reused::none(), sweep::CostModel::new());
+    let duration = |micros: f64| sweep::format_duration(std::time::Duration::from_secs_f64(micros / 1e6));
+    let most = duration(sweep::micros_to_run(&sweep, &reused, &model));
+    let range = match sweep.precision() {
+        Some(_) => format!("{} to {most}", duration(sweep::least_micros_to_run(&sweep, &reused, &model))),
+        None => most,
+    };
     writeln!(
         out,
-        "cpu time        about {} on one core (a prior per method, within a few times; results refine it)",
-        sweep::format_duration(std::time::Duration::from_secs_f64(micros / 1e6))
+        "cpu time        about {range} on one core (a prior per method, within a few times; results refine it)"
     )?;
     if let Some(db) = &args.db {
         known(&sweep, db, out)?;

@@ -98,7 +98,7 @@ impl CellPrecision {
         let ((low, high), settled, reached) = match *standing {
             Standing::Settled { interval, reached, .. } => (interval, true, reached),
             Standing::Going { n, successes, .. } => {
-                (clopper_pearson(successes, n, precision.level_per_look()), false, false)
+                (clopper_pearson(successes, n, precision.level_at(n)), false, false)
             }
         };
         CellPrecision { asked: precision.half_width, low, high, settled, reached }
