@@ -33,6 +33,17 @@ impl Quantity {
         }
     }
 
+    /// The words a title of `rows` uses: with adaptive precision the bands
+    /// are the sequential intervals ([`sweep::CellPrecision`]).
+    pub fn title_of(self, rows: &[AggregateRow]) -> &'static str {
+        match self {
+            Quantity::Accuracy if rows.iter().any(|r| r.precision.is_some()) => {
+                "Accuracy against N (bands: 95 % sequential Clopper-Pearson intervals)"
+            }
+            _ => self.title(),
+        }
+    }
+
     /// The words a title uses.
     pub fn title(self) -> &'static str {
         match self {
@@ -71,6 +82,9 @@ pub struct Point {
     pub band: Option<(f64, f64)>,
     /// Starts behind the point.
     pub starts: u64,
+    /// Adaptive precision stopped the cell at its cap short of the
+    /// precision: the plot rings it.
+    pub capped: bool,
 }
 
 /// A line: one method's (or one D's) points, by N.
@@ -184,7 +198,8 @@ fn point(row: &AggregateRow, quantity: Quantity) -> Option<Point> {
     };
     let starts =
         if quantity == Quantity::AccuracyExists { row.denominator(Metric::AccuracyPossible) } else { row.tasks };
-    Some(Point { n, y, band, starts })
+    let capped = row.precision.is_some_and(|p| p.capped());
+    Some(Point { n, y, band, starts, capped })
 }
 
 /// The mark of a move set given as an unlabelled list of one leaper's

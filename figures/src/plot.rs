@@ -45,9 +45,17 @@ fn header(chart: &Chart) -> u32 {
         + if note(chart).is_some() { NOTE_BAND } else { 0 }
 }
 
-/// The legend's note on the marks of the panel titles, if any carries one.
+/// The legend's note on the marks of the panel titles and the rings of
+/// cells stopped at their cap, if any carries one.
 fn note(chart: &Chart) -> Option<String> {
-    list_mark_note(chart.panels.iter().map(|p| p.title.as_str()))
+    let titles = list_mark_note(chart.panels.iter().map(|p| p.title.as_str()));
+    let capped = chart.panels.iter().flat_map(|p| &p.series).flat_map(|s| &s.points).any(|p| p.capped);
+    let ring =
+        capped.then(|| "a ring marks a cell adaptive precision stopped at its cap, short of the precision".into());
+    match (titles, ring) {
+        (Some(t), Some(r)) => Some(format!("{t}; {r}")),
+        (t, r) => t.or(r),
+    }
 }
 
 /// The chart's size in pixels: its title band and a grid of panels (one
@@ -191,12 +199,14 @@ where
                 .map_err(draw_error)?;
         }
         chart.draw_series(LineSeries::new(series.points.iter().map(xy), c.stroke_width(width))).map_err(draw_error)?;
+        let radius = 3 + 2 * under;
         if series.points.len() <= MARKED_POINTS {
-            let radius = 3 + 2 * under;
             chart
                 .draw_series(series.points.iter().map(|p| Circle::new(xy(p), radius, c.filled())))
                 .map_err(draw_error)?;
         }
+        let capped = series.points.iter().filter(|p| p.capped);
+        chart.draw_series(capped.map(|p| Circle::new(xy(p), radius + 3, c.stroke_width(2)))).map_err(draw_error)?;
     }
     Ok(())
 }

@@ -56,7 +56,7 @@ fn sections(input: &ReportInput, format: TableFormat) -> Result<Vec<Section>, Fi
             quantity,
             layout: TableLayout::ByMethods,
             moves: None,
-            title: format!("{} · sweep {}", quantity.title(), input.name),
+            title: format!("{} · sweep {}", quantity.title_of(&input.rows), input.name),
             warning: warning.clone(),
         };
         match Chart::new(&input.rows, &spec) {

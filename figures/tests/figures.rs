@@ -25,6 +25,7 @@ fn row(config: u32, dims: u32, n: u32, method: &str, tasks: u64, successes: u64)
         mean_attempts: if method == "w" { 1.0 } else { 1.0 + f64::from(n) / 10.0 },
         open_tour: "unknown".into(),
         closed_tour: "unknown".into(),
+        precision: None,
     }
 }
 

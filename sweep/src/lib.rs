@@ -84,4 +84,4 @@ pub use table::{
     TableFormat, TableLayout, TableOptions, IMPOSSIBLE,
 };
 pub use task_report::{TaskReport, TaskSummary};
-pub use work::{least_micros_to_run, micros_to_run, CostModel, Work, WorkTally};
+pub use work::{least_micros_to_run, micros_to_run, Cells, CostModel, Work, WorkTally};

@@ -36,8 +36,55 @@ pub struct Precision {
     pub min_starts: u64,
     /// Starts a cell never goes past (the spec's `starts`).
     pub cap: u64,
-    /// Each look's starts and the error level it spends.
-    looks: Vec<(u64, f64)>,
+    /// The looks, in order.
+    looks: Vec<Checkpoint>,
+}
+
+/// One look of a schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Checkpoint {
+    /// Starts it looks at.
+    starts: u64,
+    /// The error level its interval spends.
+    level: f64,
+    /// A cell stops here when its successes are at most this many from 0
+    /// or from `starts` (the interval is widest at `starts / 2` and
+    /// narrows towards both ends); None when none does.
+    stops_within: Option<u64>,
+}
+
+impl Checkpoint {
+    fn new(starts: u64, level: f64, half_width: f64) -> Checkpoint {
+        let narrow = |k: u64| {
+            let (low, high) = clopper_pearson(k, starts, level);
+            (high - low) / 2.0 <= half_width
+        };
+        // The largest k <= starts / 2 whose interval is narrow enough.
+        let stops_within = narrow(0).then(|| {
+            let (mut lo, mut hi) = (0, starts / 2);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if narrow(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            lo
+        });
+        Checkpoint { starts, level, stops_within }
+    }
+
+    /// True when `successes` of its starts stop a cell.
+    fn stops(&self, successes: u64) -> bool {
+        let k = successes.min(self.starts - successes.min(self.starts));
+        self.stops_within.is_some_and(|w| k <= w)
+    }
+
+    /// True when every outcome stops a cell.
+    fn always_stops(&self) -> bool {
+        self.stops_within.is_some_and(|w| w >= self.starts / 2)
+    }
 }
 
 /// What a look at a checkpoint decides.
@@ -84,6 +131,12 @@ impl Precision {
         if (min_starts, cap) == (self.min_starts, self.cap) {
             return self.clone();
         }
+        // A schedule that ends where every cell stops, before `count`, is
+        // the same under the lower cap.
+        if let Some(last) = self.looks.last().filter(|c| c.always_stops() && c.starts <= count) {
+            debug_assert!(last.starts <= cap && min_starts == self.min_starts);
+            return Precision { cap, ..self.clone() };
+        }
         let mut p = Precision { min_starts, cap, looks: Vec::new(), ..*self };
         p.looks = p.lay_out_looks();
         p
@@ -96,7 +149,7 @@ impl Precision {
     /// level matters most); and the schedule ends at the first look where
     /// every outcome stops, since no cell can reach a later one, so a
     /// large cap costs no level.
-    fn lay_out_looks(&self) -> Vec<(u64, f64)> {
+    fn lay_out_looks(&self) -> Vec<Checkpoint> {
         let mut at = vec![self.min_starts];
         while let Some(&last) = at.last() {
             if last >= self.cap {
@@ -107,44 +160,38 @@ impl Precision {
         let alpha = 1.0 - self.confidence;
         loop {
             let total: f64 = at.iter().map(|&n| n as f64).sum();
-            let looks: Vec<(u64, f64)> = at.iter().map(|&n| (n, alpha * n as f64 / total)).collect();
-            let certain = looks.iter().position(|&(n, level)| self.always_stops(n, level));
-            match certain {
+            let looks: Vec<Checkpoint> =
+                at.iter().map(|&n| Checkpoint::new(n, alpha * n as f64 / total, self.half_width)).collect();
+            match looks.iter().position(Checkpoint::always_stops) {
                 Some(k) if k + 1 < at.len() => at.truncate(k + 1),
                 _ => return looks,
             }
         }
     }
 
-    /// True when every outcome of `n` starts gives an interval within the
-    /// half-width at `level`: the widest is at n/2 successes.
-    fn always_stops(&self, n: u64, level: f64) -> bool {
-        [n / 2, n.div_ceil(2)].iter().all(|&k| {
-            let (low, high) = clopper_pearson(k, n, level);
-            (high - low) / 2.0 <= self.half_width
-        })
-    }
-
     /// The checkpoints: `min_starts`, growing, to the cap or the first
     /// look where every cell stops.
     pub fn checkpoints(&self) -> Vec<u64> {
-        self.looks.iter().map(|&(n, _)| n).collect()
+        self.looks.iter().map(|c| c.starts).collect()
     }
 
-    /// The error level the look at `n` starts spends (the last look's
-    /// past the schedule, the first's before it).
+    /// The error level the look at `n` starts spends (the next look's
+    /// between two, the last's past the schedule).
     pub fn level_at(&self, n: u64) -> f64 {
-        let look = self.looks.iter().find(|&&(at, _)| at >= n).or(self.looks.last());
-        look.map_or(1.0 - self.confidence, |&(_, level)| level)
+        let look = self.looks.iter().find(|c| c.starts >= n).or(self.looks.last());
+        look.map_or(1.0 - self.confidence, |c| c.level)
     }
 
     /// The look at checkpoint `n` (one of [`Precision::checkpoints`]) with
     /// `successes` among its first `n` starts.
     pub fn look(&self, successes: u64, n: u64) -> Look {
         let interval = clopper_pearson(successes, n, self.level_at(n));
-        let reached = (interval.1 - interval.0) / 2.0 <= self.half_width;
-        match self.looks.iter().find(|&&(c, _)| c > n) {
-            Some(&(next, _)) if !reached => Look::GoOnTo(next),
+        let reached = match self.looks.iter().find(|c| c.starts == n) {
+            Some(c) => c.stops(successes),
+            None => (interval.1 - interval.0) / 2.0 <= self.half_width,
+        };
+        match self.looks.iter().find(|c| c.starts > n) {
+            Some(next) if !reached => Look::GoOnTo(next.starts),
             _ => Look::Stop { interval, reached },
         }
     }
@@ -225,11 +272,8 @@ impl Precision {
     pub fn expected_stop(&self, share: f64) -> u64 {
         self.looks
             .iter()
-            .find(|&&(n, level)| {
-                let (lo, hi) = clopper_pearson((share * n as f64).round() as u64, n, level);
-                (hi - lo) / 2.0 <= self.half_width
-            })
-            .map_or(self.cap, |&(n, _)| n)
+            .find(|c| c.stops((share.clamp(0.0, 1.0) * c.starts as f64).round() as u64))
+            .map_or(self.cap, |c| c.starts)
     }
 }
 
@@ -250,7 +294,8 @@ pub fn clopper_pearson(successes: u64, n: u64, alpha: f64) -> (f64, f64) {
 /// The x with I_x(a, b) = q, by bisection (I is increasing in x).
 fn beta_quantile(q: f64, a: f64, b: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..100 {
+    // 64 halvings: well past a double's 53 bits of a share.
+    for _ in 0..64 {
         let mid = (lo + hi) / 2.0;
         if incomplete_beta(mid, a, b) < q {
             lo = mid;
@@ -351,7 +396,7 @@ mod tests {
         let wide = Precision::new(0.02, 0.95, 32, 1_000_000).unwrap();
         let last = *wide.checkpoints().last().unwrap();
         assert!(last < 10_000, "{:?}", wide.checkpoints());
-        assert!(wide.always_stops(last, wide.level_at(last)));
+        assert!(wide.looks.last().unwrap().always_stops());
         assert_eq!(wide.with_cap(1000).checkpoints(), p.checkpoints());
     }
 
@@ -429,6 +474,17 @@ mod tests {
         let (_, at_half) = run_cell(&p, 0.5, &mut state, &mut seen);
         assert!(at_end <= 256, "{at_end}");
         assert!(at_half >= 4096, "{at_half}");
+    }
+
+    #[test]
+    fn a_look_stops_exactly_where_its_interval_is_narrow_enough() {
+        let p = Precision::new(0.05, 0.95, 20, 2000).unwrap();
+        for c in &p.looks {
+            for k in 0..=c.starts {
+                let (low, high) = clopper_pearson(k, c.starts, c.level);
+                assert_eq!(c.stops(k), (high - low) / 2.0 <= p.half_width, "{k} of {}", c.starts);
+            }
+        }
     }
 
     #[test]

@@ -301,6 +301,13 @@ impl SweepStatus {
     /// estimated.
     pub fn progress_text(&self) -> String {
         match self.unfinished_work() {
+            Some(Work { adaptive: Some(cells), .. }) => format!(
+                "{:.1} % of the estimated work ({}/{} cells stopped, {} tasks)",
+                self.percent_of_work(),
+                cells.settled,
+                cells.cells,
+                self.tasks_done
+            ),
             Some(work) => {
                 format!("{:.1} % of the work ({}/{} tasks)", work.percent(), self.tasks_done, self.tasks_total)
             }

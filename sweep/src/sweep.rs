@@ -4,6 +4,9 @@
 use tour::exists::Claim;
 use tour::{Configuration, Method, Outcome};
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use crate::cursor::Cursor;
 use crate::error::SpecError;
 use crate::precision::Precision;
@@ -22,6 +25,10 @@ pub struct Sweep {
     id: String,
     /// Starts until each cell's interval is tight, when the spec asks.
     precision: Option<Precision>,
+    /// Its schedules by a configuration's start count, laid out as first
+    /// asked for (each takes milliseconds; a grid has few distinct counts
+    /// below the point where every schedule ends alike).
+    schedules: Arc<Mutex<HashMap<u64, Arc<Precision>>>>,
 }
 
 mod entry;
@@ -69,7 +76,7 @@ impl Sweep {
         for (i, c) in configurations.iter().enumerate().rev() {
             cost_suffix[i] = cost_suffix[i + 1] + c.start_count(spec.starts) as f64 * methods * c.cost_per_task();
         }
-        Ok(Sweep { spec, configurations, total_tasks, cost_suffix, id, precision })
+        Ok(Sweep { spec, configurations, total_tasks, cost_suffix, id, precision, schedules: Arc::default() })
     }
 
     /// 16 hex digits naming what the sweep computes: name, seed, S, methods
@@ -156,9 +163,12 @@ impl Sweep {
     /// The precision of configuration `config`'s cells: the spec's, capped
     /// at the configuration's starts. None for a fixed-S sweep or an index
     /// out of range.
-    pub fn cell_precision(&self, config: u32) -> Option<Precision> {
+    pub fn cell_precision(&self, config: u32) -> Option<Arc<Precision>> {
         let entry = self.configurations.get(config as usize)?;
-        Some(self.precision.as_ref()?.with_cap(entry.start_count(self.spec.starts)))
+        let precision = self.precision.as_ref()?;
+        let count = entry.start_count(self.spec.starts);
+        let mut schedules = self.schedules.lock().unwrap_or_else(|p| p.into_inner());
+        Some(schedules.entry(count).or_insert_with(|| Arc::new(precision.with_cap(count))).clone())
     }
 
     /// Starts of configuration `config` that shards cover before any look:

@@ -37,8 +37,9 @@ pub const IMPOSSIBLE: &str = "n/a";
 pub const NO_TOUR_MARK: &str = "*";
 
 /// The mark of a cell that adaptive precision stopped at the cap short of
-/// the precision asked.
-pub const CAP_MARK: &str = "\u{2020}";
+/// the precision asked (a double dagger: the dagger marks explicit move
+/// lists).
+pub const CAP_MARK: &str = "\u{2021}";
 
 /// The legend under tables holding a [`NO_TOUR_MARK`].
 const NO_TOUR_LEGEND: &str = "* no open tour exists on this board (proven; see `ksweep exists`)";
@@ -151,6 +152,10 @@ fn json_row(row: &AggregateRow, state: Option<&str>) -> serde_json::Value {
     object.insert("accuracy_possible".into(), row.accuracy_possible().into());
     object.insert("wilson_low".into(), interval.map(|i| i.0).into());
     object.insert("wilson_high".into(), interval.map(|i| i.1).into());
+    if row.precision.is_some() {
+        // The bounds above are then the sequential interval's.
+        object.insert("interval".into(), "sequential clopper-pearson".into());
+    }
     if let Some(state) = state {
         object.insert("sweep_state".into(), state.into());
     }

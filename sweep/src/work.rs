@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use tour::Method;
 
+use crate::precision::{Look, Precision};
 use crate::sweep::ConfigEntry;
 use crate::{Reused, Sweep};
 
@@ -115,8 +116,23 @@ impl CostModel {
 pub struct Work {
     /// Estimated CPU microseconds of the tasks with a result.
     pub done_micros: f64,
-    /// Estimated CPU microseconds of every task.
+    /// Estimated CPU microseconds of every task (with adaptive precision,
+    /// of the starts each cell is expected to stop at).
     pub total_micros: f64,
+    /// With adaptive precision, how far its cells are.
+    pub adaptive: Option<Cells>,
+}
+
+/// The cells of a sweep with adaptive precision: how many stopped, and the
+/// most the sweep can take (every cell going on to its cap).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cells {
+    /// Cells whose looks stopped them.
+    pub settled: u64,
+    /// Its (configuration, method) cells that run.
+    pub cells: u64,
+    /// Estimated CPU microseconds were every cell to run to its cap.
+    pub most_micros: f64,
 }
 
 impl Work {
@@ -141,25 +157,28 @@ impl Work {
 #[derive(Clone, Debug)]
 pub struct WorkTally {
     methods: usize,
-    /// Row-major: configuration, then method index.
-    cells: Vec<(u64, f64)>,
+    /// Row-major: configuration, then method index: tasks, successes and
+    /// their measured micros.
+    cells: Vec<(u64, u64, f64)>,
 }
 
 impl WorkTally {
     /// An empty tally for `sweep`.
     pub fn new(sweep: &Sweep) -> WorkTally {
         let methods = sweep.methods().len();
-        WorkTally { methods, cells: vec![(0, 0.0); sweep.configurations().len() * methods] }
+        WorkTally { methods, cells: vec![(0, 0, 0.0); sweep.configurations().len() * methods] }
     }
 
-    /// Counts `tasks` results of (configuration, method index) that took
-    /// `micros` in all; indices outside the sweep are ignored (the
-    /// coordinator has checked every result against the grid before).
-    pub fn add(&mut self, config: u32, method: u32, tasks: u64, micros: f64) {
+    /// Counts `tasks` results of (configuration, method index), `successes`
+    /// of them tours, that took `micros` in all; indices outside the sweep
+    /// are ignored (the coordinator has checked every result against the
+    /// grid before).
+    pub fn add(&mut self, config: u32, method: u32, tasks: u64, successes: u64, micros: f64) {
         if (method as usize) < self.methods {
             if let Some(cell) = self.cells.get_mut(config as usize * self.methods + method as usize) {
                 cell.0 += tasks;
-                cell.1 += micros;
+                cell.1 += successes;
+                cell.2 += micros;
             }
         }
     }
@@ -167,7 +186,7 @@ impl WorkTally {
     /// The model fitted from this tally's results.
     pub fn model(&self, sweep: &Sweep) -> CostModel {
         let mut model = CostModel::new();
-        self.each(sweep, |entry, method, tasks, micros| {
+        self.each(sweep, |entry, method, (tasks, _, micros)| {
             model.observe(entry.dims(), method, tasks as f64 * entry.cost_per_task(), micros);
         });
         model
@@ -182,25 +201,57 @@ impl WorkTally {
         // One rate per (D, method), not one fit per configuration.
         let mut rates: HashMap<(usize, Method), f64> = HashMap::new();
         let mut work = Work::default();
-        self.each(sweep, |entry, method, tasks, _| {
-            let total = entry.start_count(per_config);
+        let mut cells = sweep.precision().map(|_| Cells::default());
+        self.each(sweep, |entry, method, (tasks, successes, _)| {
+            let most = entry.start_count(per_config);
             let rate =
                 *rates.entry((entry.dims(), method)).or_insert_with(|| model.micros_per_unit(entry.dims(), method));
             let each = entry.cost_per_task() * rate;
+            let total = match (&mut cells, sweep.cell_precision(entry.index)) {
+                (Some(cells), Some(precision)) if most > 0 => {
+                    let (expected, settled) = expected_starts(&precision, tasks, successes);
+                    cells.cells += 1;
+                    cells.settled += u64::from(settled);
+                    cells.most_micros += most as f64 * each;
+                    expected
+                }
+                _ => most,
+            };
             work.total_micros += total as f64 * each;
             work.done_micros += tasks.min(total) as f64 * each;
         });
+        work.adaptive = cells;
         work
     }
 
-    fn each(&self, sweep: &Sweep, mut f: impl FnMut(&ConfigEntry, Method, u64, f64)) {
+    fn each(&self, sweep: &Sweep, mut f: impl FnMut(&ConfigEntry, Method, (u64, u64, f64))) {
         let methods = sweep.methods();
         for (entry, row) in sweep.configurations().iter().zip(self.cells.chunks(self.methods.max(1))) {
-            for (&method, &(tasks, micros)) in methods.iter().zip(row) {
-                f(entry, method, tasks, micros);
+            for (&method, &cell) in methods.iter().zip(row) {
+                f(entry, method, cell);
             }
         }
     }
+}
+
+/// The starts a cell of a sweep with adaptive precision is expected to
+/// take, from `tasks` results with `successes` tours so far, and whether it
+/// has stopped: a cell at a checkpoint its look stops is done; one going
+/// is expected to stop where its share so far would, and at least at its
+/// next look; one not yet looked at, where a cell at 1/2 would (the most),
+/// so the estimate of the work left mostly shrinks as cells stop.
+fn expected_starts(precision: &Precision, tasks: u64, successes: u64) -> (u64, bool) {
+    let checkpoints = precision.checkpoints();
+    if checkpoints.contains(&tasks) {
+        if let Look::Stop { .. } = precision.look(successes, tasks) {
+            return (tasks, true);
+        }
+    }
+    if tasks < precision.min_starts {
+        return (precision.expected_stop(0.5), false);
+    }
+    let next = checkpoints.iter().copied().find(|&c| c > tasks).unwrap_or(precision.cap);
+    (precision.expected_stop(successes as f64 / tasks as f64).max(next).min(precision.cap), false)
 }
 
 /// Estimated CPU microseconds of the tasks of `sweep` left to run when
@@ -263,15 +314,15 @@ mod tests {
         let s = sweep("[[grid]]\nrule = [2, 1]\ndims = [2]\nn = [10, 100]\n", 4, "\"w\"");
         let mut tally = WorkTally::new(&s);
         let small = s.configurations()[0].cost_per_task();
-        tally.add(0, 0, 4, 4.0 * small * 1.0);
+        tally.add(0, 0, 4, 0, 4.0 * small * 1.0);
         let work = tally.work(&s);
         // Half the tasks, but 1/101 of the work.
         assert!((work.percent() - 100.0 / 101.0).abs() < 1e-9, "{work:?}");
         assert!((work.done_micros - 4.0 * small * 1.0).abs() < 1e-6);
-        tally.add(1, 0, 4, 4.0 * 100.0 * small * 1.0);
+        tally.add(1, 0, 4, 0, 4.0 * 100.0 * small * 1.0);
         assert_eq!(tally.work(&s).percent(), 100.0);
         // A duplicate result does not push it past the whole.
-        tally.add(1, 0, 1, 1.0);
+        tally.add(1, 0, 1, 0, 1.0);
         assert_eq!(tally.work(&s).percent(), 100.0);
     }
 }

@@ -111,7 +111,7 @@ pub fn chart(
         quantity,
         layout: by.into(),
         moves: rule,
-        title: format!("{} · sweep {}", quantity.title(), status.name),
+        title: format!("{} · sweep {}", quantity.title_of(rows), status.name),
         warning: Progress::from(status).warning(),
     };
     Ok(Chart::new(rows, &spec)?)

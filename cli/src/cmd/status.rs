@@ -87,12 +87,20 @@ pub fn speed(s: &SweepStatus) -> Option<String> {
 /// 2 min of 8 h 20 min)`; the estimate is refitted as results come in.
 fn work_text(work: &sweep::Work) -> String {
     let cpu = |micros: f64| format_duration(Duration::from_secs_f64(micros / 1e6));
-    format!(
+    let mut text = format!(
         "{:.1} % of the estimated CPU time ({} of {})",
         work.percent(),
         cpu(work.done_micros),
         cpu(work.total_micros)
-    )
+    );
+    if let Some(cells) = work.adaptive {
+        text.push_str(&format!(
+            "; the total is where each cell's share so far says it stops (a cell not looked at yet counts as one \
+             near 50 %), at most {} were every cell to reach its cap",
+            cpu(cells.most_micros)
+        ));
+    }
+    text
 }
 
 /// One sweep's status, one field a line.
@@ -100,7 +108,17 @@ pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     let pct = s.percent_done();
     writeln!(out, "sweep           {} ({})", s.sweep_id, s.name)?;
     writeln!(out, "state           {}", s.state)?;
-    writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?;
+    match s.work.and_then(|w| w.adaptive) {
+        Some(cells) => {
+            writeln!(out, "tasks           {} (at most {}: every cell at its cap)", s.tasks_done, s.tasks_total)?;
+            writeln!(
+                out,
+                "cells           {} / {} stopped by their looks (adaptive precision)",
+                cells.settled, cells.cells
+            )?;
+        }
+        None => writeln!(out, "tasks           {} / {} ({pct:.1}%)", s.tasks_done, s.tasks_total)?,
+    }
     if let Some(work) = s.unfinished_work() {
         writeln!(out, "work            {}", work_text(&work))?;
     }

@@ -163,6 +163,9 @@ fn watch_error(s: tonic::Status) -> anyhow::Error {
 struct Progress {
     bar: Option<ProgressBar>,
     logged: Option<Instant>,
+    /// The highest share of the work shown, in tenths of a percent: when
+    /// the bar goes back, a line says why.
+    shown: u64,
 }
 
 impl Progress {
@@ -174,12 +177,26 @@ impl Progress {
             bar.set_style(style);
             bar
         });
-        Progress { bar, logged: None }
+        Progress { bar, logged: None, shown: 0 }
     }
 
     /// The bar fills by estimated work (in tenths of a percent), and says
     /// how many tasks that is beside it.
     fn show(&mut self, s: &SweepStatus) {
+        let position = (s.percent_of_work() * 10.0).round() as u64;
+        if position + 5 < self.shown {
+            // Only an estimate of the total can shrink the share done.
+            let why = match s.work.and_then(|w| w.adaptive) {
+                Some(_) => "cells turned out nearer 50 % than their first looks said and need more starts",
+                None => "the measured time per task came out above the estimate",
+            };
+            self.note(&format!(
+                "the estimate of the work grew ({why}): {:.1} % done, not {:.1} %",
+                position as f64 / 10.0,
+                self.shown as f64 / 10.0
+            ));
+        }
+        self.shown = self.shown.max(position);
         let mut message = format!("{} · {}", s.progress_text(), s.state);
         if let Some(speed) = speed(s) {
             message.push_str(&format!(" · {speed}"));
@@ -190,7 +207,7 @@ impl Progress {
         match &self.bar {
             Some(bar) => {
                 bar.set_length(1000);
-                bar.set_position((s.percent_of_work() * 10.0).round() as u64);
+                bar.set_position(position);
                 bar.set_message(message);
             }
             None => {

@@ -205,7 +205,7 @@ fn plot(rows: &[AggregateRow], name: &str, quantity: Quantity) -> Option<String>
         quantity,
         layout: TableLayout::ByMethods,
         moves: None,
-        title: format!("{} · sweep {name}", quantity.title()),
+        title: format!("{} · sweep {name}", quantity.title_of(rows)),
         warning: None,
     };
     match Chart::new(rows, &spec).map(Figure::Chart).and_then(|f| f.svg()) {

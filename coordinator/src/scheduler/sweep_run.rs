@@ -204,11 +204,11 @@ impl Scheduler {
     }
 
     /// Counts stored results of running sweeps: (sweep, configuration,
-    /// method index, micros, worker id) each.
-    pub fn count_stored(&mut self, results: impl IntoIterator<Item = (SweepKey, u32, u32, u64, u64)>) {
-        for (key, config, method, micros, worker) in results {
+    /// method index, success, micros, worker id) each.
+    pub fn count_stored(&mut self, results: impl IntoIterator<Item = (SweepKey, u32, u32, bool, u64, u64)>) {
+        for (key, config, method, success, micros, worker) in results {
             if let Some(s) = self.sweeps.get_mut(&key) {
-                s.work.add(config, method, 1, micros as f64);
+                s.work.add(config, method, 1, u64::from(success), micros as f64);
                 let totals = s.workers.entry(worker).or_default();
                 totals.0 += 1;
                 totals.1 += micros;

@@ -83,6 +83,9 @@ pub(super) fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64
                 short.push(Replan::Short(Box::new(ShortSweep { record, sweep, reused, gaps, counts })));
                 continue;
             }
+            if state == SweepState::Done {
+                s.close_total(key)?;
+            }
         } else if record.tasks_done < record.tasks_total {
             let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
             let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
@@ -118,7 +121,8 @@ impl Shared {
         }
         let rows = self.scheduler().validate(worker, reports)?;
         if !rows.is_empty() {
-            let counts: Vec<_> = rows.iter().map(|r| (r.sweep, r.config, r.method, r.micros, r.worker.0)).collect();
+            let counts: Vec<_> =
+                rows.iter().map(|r| (r.sweep, r.config, r.method, r.success, r.micros, r.worker.0)).collect();
             let stored = self.store_results(rows).await;
             self.note_write(&stored);
             stored?;

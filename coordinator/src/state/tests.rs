@@ -762,6 +762,36 @@ async fn adaptive_tables_are_the_same_after_a_restart_and_at_any_shard_size() {
     assert!(restarts > 3, "the run was cut by restarts: {restarts}");
 }
 
+#[tokio::test]
+async fn adaptive_cells_taken_from_a_fixed_sweep_of_the_cap_are_the_same() {
+    let sweep = Arc::new(Sweep::parse(ADAPTIVE).unwrap());
+    let fresh = {
+        let shared = resumed(Store::in_memory().unwrap()).await;
+        let key = submit_adaptive(&shared, &sweep).await;
+        run_to_end(&shared, key).await;
+        adaptive_rows(&shared, key).await
+    };
+    // A fixed sweep of S = the cap, same seed and grid: the same cells.
+    let fixed_text: String = ADAPTIVE
+        .lines()
+        .filter(|l| !l.starts_with("precision") && !l.starts_with("min_starts"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let fixed = Arc::new(Sweep::parse(&fixed_text.replace("name = \"adaptive\"", "name = \"fixed\"")).unwrap());
+    let shared = resumed(Store::in_memory().unwrap()).await;
+    let fixed_key = shared.submit(fixed, false, true).await.unwrap().0.key;
+    run_to_end(&shared, fixed_key).await;
+    let (record, known) = shared.submit(sweep.clone(), false, true).await.unwrap();
+    let known = known.expect("a new sweep says what it took");
+    assert_eq!(known.tasks, sweep.total_tasks(), "every task of the cap is stored");
+    let record = run_to_end(&shared, record.key).await;
+    assert_eq!(record.state, SweepState::Done);
+    let counts = |rows: &[sweep::AggregateRow]| {
+        rows.iter().map(|r| (r.tasks, r.successes, r.precision.map(|p| (p.low, p.high, p.reached)))).collect::<Vec<_>>()
+    };
+    assert_eq!(counts(&adaptive_rows(&shared, record.key).await), counts(&fresh), "past the looks, nothing counts");
+}
+
 async fn submit_adaptive(shared: &Shared, sweep: &Arc<Sweep>) -> SweepKey {
     shared.submit(sweep.clone(), false, true).await.unwrap().0.key
 }

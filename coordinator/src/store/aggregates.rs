@@ -198,11 +198,12 @@ impl Store {
     pub fn work_tally(&self, key: SweepKey, sweep: &Sweep) -> Result<WorkTally> {
         let mut tally = WorkTally::new(sweep);
         let mut stmt = self.conn.prepare_cached(
-            "SELECT config, method, COUNT(*), SUM(micros) FROM results WHERE sweep = ?1 GROUP BY 1, 2",
+            "SELECT config, method, COUNT(*), SUM(success), SUM(micros) FROM results WHERE sweep = ?1 GROUP BY 1, 2",
         )?;
         let mut q = stmt.query([key.0])?;
         while let Some(r) = q.next()? {
-            tally.add(r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64, r.get::<_, i64>(3)? as f64);
+            let (tasks, successes) = (r.get::<_, i64>(2)? as u64, r.get::<_, i64>(3)? as u64);
+            tally.add(r.get(0)?, r.get(1)?, tasks, successes, r.get::<_, i64>(4)? as f64);
         }
         Ok(tally)
     }

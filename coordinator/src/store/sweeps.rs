@@ -198,6 +198,13 @@ impl Store {
         self.record_of(key)
     }
 
+    /// Makes the tasks a sweep with adaptive precision ran its total, once
+    /// every cell stopped: until then the total is the most it could run.
+    pub fn close_total(&mut self, sweep: SweepKey) -> Result<()> {
+        self.conn.execute("UPDATE sweeps SET tasks_total = tasks_done WHERE key = ?1", [sweep.0])?;
+        Ok(())
+    }
+
     /// Sets a sweep's state (and error, for failed sweeps); a terminal
     /// state records when it was reached, a resumed sweep clears it.
     pub fn set_state(&mut self, sweep: SweepKey, state: SweepState, error: Option<&str>) -> Result<()> {

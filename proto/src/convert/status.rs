@@ -170,7 +170,15 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             finished_unix_ms: s.finished_unix_ms,
             cpu_micros: s.cpu_micros,
             contributors: s.contributors.into_iter().map(pb::Contributor::from).collect(),
-            work: s.work.map(|w| pb::Work { done_micros: w.done_micros, total_micros: w.total_micros }),
+            work: s.work.map(|w| pb::Work {
+                done_micros: w.done_micros,
+                total_micros: w.total_micros,
+                adaptive: w.adaptive.map(|c| pb::Cells {
+                    settled: c.settled,
+                    cells: c.cells,
+                    most_micros: c.most_micros,
+                }),
+            }),
         }
     }
 }
@@ -265,5 +273,10 @@ fn work(w: pb::Work) -> Result<sweep::Work, ConvertError> {
             why: format!("done {} of {} micros", w.done_micros, w.total_micros),
         });
     }
-    Ok(sweep::Work { done_micros: w.done_micros.min(w.total_micros), total_micros: w.total_micros })
+    let adaptive = w.adaptive.map(|c| sweep::Cells {
+        settled: c.settled.min(c.cells),
+        cells: c.cells,
+        most_micros: if valid(c.most_micros) { c.most_micros } else { 0.0 },
+    });
+    Ok(sweep::Work { done_micros: w.done_micros.min(w.total_micros), total_micros: w.total_micros, adaptive })
 }

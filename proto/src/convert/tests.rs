@@ -144,7 +144,11 @@ fn sweep_status() -> sweep::SweepStatus {
             conflicts: 1,
             no_reuse: false,
         },
-        work: Some(sweep::Work { done_micros: 1.5e6, total_micros: 4e6 }),
+        work: Some(sweep::Work {
+            done_micros: 1.5e6,
+            total_micros: 4e6,
+            adaptive: Some(sweep::Cells { settled: 3, cells: 10, most_micros: 9e6 }),
+        }),
     }
 }
 

@@ -199,3 +199,25 @@ fn configuration_count_does_not_double_count_n() {
     assert_eq!(grid.regular_ns().len(), 16);
     assert_eq!(grid.configuration_count(), 2 * 16 + 1);
 }
+
+#[test]
+fn nonsense_precision_is_refused_naming_the_field() {
+    let with = |fields: &str| BASE.replace("seed = 1", &format!("seed = 1\n{fields}"));
+    assert_refused(&with("precision = 0.5"), "precision", "not in (0, 0.5)");
+    assert_refused(&with("precision = 0"), "precision", "not in (0, 0.5)");
+    assert_refused(&with("precision = -0.1"), "precision", "not in (0, 0.5)");
+    assert_refused(&with("precision = 0.02\nconfidence = 1.0"), "confidence", "not in (0, 1)");
+    assert_refused(&with("precision = 0.02\nmin_starts = 0"), "min_starts", "at least 1");
+    assert_refused(
+        &with("precision = 0.02\nstarts = 50\nmin_starts = 64"),
+        "starts",
+        "the cap 50 is below min_starts 64",
+    );
+    assert_refused(&with("confidence = 0.9"), "confidence", "only used with precision");
+    assert_refused(&with("min_starts = 10"), "min_starts", "only used with precision");
+    let explicit = with("precision = 0.02").replace("n = [5]", "n = [5]\nstarts = [[0, 0]]");
+    assert_refused(&explicit, "grid[0].starts", "not a sample");
+    // A small cap with the default min_starts is no error: it takes the cap.
+    let spec = SweepSpec::from_toml(&with("precision = 0.1\nstarts = 10")).unwrap();
+    assert_eq!(spec.precision().unwrap().unwrap().min_starts, 10);
+}

@@ -9,7 +9,9 @@ use super::TableLayout;
 
 /// One CSV: the group keys, N, then the union of every table's columns;
 /// with `intervals`, each column is followed by its denominator and the
-/// bounds of its 95 % Wilson interval (`aw+ n`, `aw+ low`, `aw+ high`);
+/// bounds of its 95 % Wilson interval (`aw+ n`, `aw+ low`, `aw+ high`;
+/// with adaptive precision its sequential interval, and `aw+ stop`:
+/// `reached`, `cap` or `going`);
 /// with `state`, a last column `sweep_state` (see [`crate::Progress::state_label`]).
 pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool, state: Option<&str>) -> String {
     let mut columns: Vec<&(usize, String)> = tables.iter().flat_map(|t| &t.columns).collect();
@@ -19,11 +21,15 @@ pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool, state:
         TableLayout::ByDims => "method",
         TableLayout::ByMethods => "dims",
     };
+    let adaptive = intervals && tables.iter().any(|t| t.adaptive);
     let mut header: Vec<String> = vec!["moves".into(), second.into(), ROW_HEADER.into()];
     for (_, label) in &columns {
         header.push(label.clone());
         if intervals {
             header.extend([format!("{label} n"), format!("{label} low"), format!("{label} high")]);
+        }
+        if adaptive {
+            header.push(format!("{label} stop"));
         }
     }
     if state.is_some() {
@@ -42,6 +48,9 @@ pub(super) fn csv(tables: &[Table], layout: TableLayout, intervals: bool, state:
                     fields.push(stats.filter(|s| s.n > 0).map_or_else(String::new, |s| s.n.to_string()));
                     fields.push(interval.map_or_else(String::new, |(low, _)| format!("{low:.1}")));
                     fields.push(interval.map_or_else(String::new, |(_, high)| format!("{high:.1}")));
+                    if adaptive {
+                        fields.push(stats.and_then(|s| s.stop).unwrap_or_default().to_string());
+                    }
                 }
             }
             fields.extend(state.map(String::from));

@@ -181,7 +181,7 @@ fn row_cells(t: &Table, index: usize) -> Vec<String> {
                 figure.push_str("$^{*}$");
             }
             if stats.capped {
-                figure.push_str("$^{\\dagger}$");
+                figure.push_str("$^{\\ddagger}$");
             }
             if !t.intervals {
                 return figure;
@@ -322,7 +322,7 @@ pub(super) fn latex_escape(s: &str) -> String {
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
             '\\' => out.push_str("\\textbackslash{}"),
-            '\u{2020}' => out.push_str("$^{\\dagger}$"),
+            '\u{2021}' => out.push_str("$^{\\ddagger}$"),
             _ => out.push(ch),
         }
     }

@@ -68,6 +68,8 @@ pub(super) struct Table {
     pub(super) metric: Metric,
     /// The cells' texts carry their intervals and denominators.
     pub(super) intervals: bool,
+    /// Some row has adaptive precision: CSV adds how each cell stopped.
+    pub(super) adaptive: bool,
     /// Each cell's number, denominator and interval, beside its text (None
     /// where the cell has no row).
     pub(super) stats: Vec<Vec<Option<Stats>>>,
@@ -81,6 +83,8 @@ pub(super) struct Stats {
     pub(super) interval: Option<(f64, f64)>,
     /// Adaptive precision stopped it at the cap short of the precision.
     pub(super) capped: bool,
+    /// With adaptive precision, how it stands: `reached`, `cap` or `going`.
+    pub(super) stop: Option<&'static str>,
 }
 
 impl Table {
@@ -169,6 +173,7 @@ pub(super) fn tables(
                 layout: opts.layout,
                 metric: opts.metric,
                 intervals: readable && opts.intervals,
+                adaptive: members.iter().any(|r| r.precision.is_some()),
                 stats,
             }
         })
@@ -274,6 +279,11 @@ fn row_cells(
                 n: r.denominator(opts.metric),
                 interval: r.interval(opts.metric),
                 capped: r.precision.is_some_and(|p| p.capped()),
+                stop: r.precision.map(|p| match (p.settled, p.reached) {
+                    (true, true) => "reached",
+                    (true, false) => "cap",
+                    (false, _) => "going",
+                }),
             })
         })
         .collect();

@@ -75,9 +75,13 @@ fn adaptive_cells_show_their_sequential_interval_and_the_cap_mark() {
     for format in [TableFormat::Markdown, TableFormat::Html, TableFormat::Latex] {
         let out = render(&rows, &TableOptions { format, ..o.clone() });
         assert!(out.contains("n from 32 to 200"), "{format:?}: {out}");
-        let mark = if format == TableFormat::Latex { "$^{\\dagger}$" } else { CAP_MARK };
+        let mark = if format == TableFormat::Latex { "$^{\\ddagger}$" } else { CAP_MARK };
         assert!(out.contains(mark), "{format:?}: {out}");
     }
+    let csv = render(&rows, &TableOptions { format: TableFormat::Csv, ..o.clone() });
+    assert!(csv.contains("D=2 stop") && csv.contains(",reached") && csv.contains(",cap"), "{csv}");
+    let json = render(&rows, &TableOptions { format: TableFormat::Json, ..o.clone() });
+    assert!(json.contains("sequential clopper-pearson") && json.contains("\"reached\""), "{json}");
     // A fixed-S table says nothing of it.
     let fixed = render(&[row(0, "3,2", "8x8", "w", 32, 32)], &o);
     assert!(!fixed.contains("adapt") && !fixed.contains(CAP_MARK), "{fixed}");
