@@ -959,3 +959,44 @@ fn db_info_warns_of_a_damaged_file() {
     assert!(out.contains("schema version  ") && out.contains("integrity       DAMAGED"), "{out}");
     assert!(err.contains("s.db") && err.contains("damaged") && err.contains(".recover"), "{err}");
 }
+
+/// A small sweep with adaptive precision, end to end: `check` gives the
+/// range of work, `run` stops cells at their looks and marks those the cap
+/// stopped, and merged with a database of another sweep over some of the
+/// same boards it gives the same table, cell for cell.
+#[test]
+fn adaptive_precision_from_check_to_a_merged_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("adaptive.toml");
+    let text = "name = \"adaptive\"\nseed = 3\nstarts = 60\nprecision = 0.08\nmin_starts = 12\n\
+                methods = [\"w\", \"aw+\"]\n[[grid]]\nrule = [3, 2]\ndims = [2]\nn_range = { from = 10, to = 18 }\n";
+    std::fs::write(&spec, text).unwrap();
+    let spec = spec.to_str().unwrap();
+    let check = stdout(&ksweep(&["check", spec], ""));
+    assert!(check.contains("until each cell's 95 % interval is within +/-8.0 points, at most 60"), "{check}");
+    assert!(check.contains("tasks           216 to 1080"), "{check}");
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let whole = stdout(&ksweep(&["run", spec, "--db", &path("whole.db"), "--intervals"], ""));
+    assert!(whole.contains("Starts per cell adapt to a half-width of 8.0 points"), "{whole}");
+    assert!(whole.contains('\u{2021}'), "some cell stops at the cap: {whole}");
+    // Merged after a database whose sweep shares the boards up to 14 (its
+    // results come first): the table is the one run alone.
+    let half = text.replace("to = 18", "to = 14");
+    let half_spec = dir.path().join("half.toml");
+    std::fs::write(&half_spec, half.replace("name = \"adaptive\"", "name = \"half\"")).unwrap();
+    stdout(&ksweep(&["run", half_spec.to_str().unwrap(), "--db", &path("a.db")], ""));
+    stdout(&ksweep(&["run", spec, "--db", &path("b.db")], ""));
+    stdout(&ksweep(&["merge", &path("a.db"), &path("b.db"), "-o", &path("m.db")], ""));
+    let merged = stdout(&ksweep(&["table", "adaptive", "--db", &path("m.db"), "--intervals"], ""));
+    let whole_table = stdout(&ksweep(&["table", "adaptive", "--db", &path("whole.db"), "--intervals"], ""));
+    let table = |t: &str| {
+        t.lines()
+            .take_while(|l| !l.starts_with("results computed by"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string()
+    };
+    assert!(merged.contains("results computed by half"), "the merge took the other sweep's results: {merged}");
+    assert_eq!(table(&merged), table(&whole_table));
+}
