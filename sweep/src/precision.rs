@@ -2,12 +2,13 @@
 //! has enough starts for the precision a spec asks.
 //!
 //! A cell is looked at only at fixed checkpoints of its start sequence
-//! (`min_starts`, then doubling, then the cap), each time from the complete
-//! results of that prefix, so the decision is the same on any number of
-//! workers. Looking more than once and stopping when the interval is narrow
-//! would make a plain 95 % interval too narrow (optional stopping), so the
-//! error level is spent over the checkpoints (Bonferroni: each look gets
-//! `(1 - confidence) / looks`) and each look's interval is Clopper-Pearson,
+//! (`min_starts`, then [`GROWTH`] times more each, then the cap), each time
+//! from the complete results of that prefix, so the decision is the same
+//! on any number of workers. Looking more than once and stopping when the
+//! interval is narrow would make a plain 95 % interval too narrow (optional
+//! stopping), so the error level is spent over the checkpoints (each look
+//! gets a share of `1 - confidence` in proportion to its starts, see
+//! [`Precision::checkpoints`]) and each look's interval is Clopper-Pearson,
 //! whose coverage is at least its level for every true accuracy. By the
 //! union bound the interval reported where a cell stops covers the true
 //! accuracy with at least the stated confidence, whatever the stopping
@@ -105,6 +106,15 @@ impl Precision {
     /// Checks the spec's figures, naming the field and its limit, and
     /// lays out the looks ([`Precision::checkpoints`]).
     pub fn new(half_width: f64, confidence: f64, min_starts: u64, cap: u64) -> Result<Precision, SpecError> {
+        Precision::check(half_width, confidence, min_starts, cap)?;
+        let mut p = Precision { half_width, confidence, min_starts, cap, looks: Vec::new() };
+        p.looks = p.lay_out_looks();
+        Ok(p)
+    }
+
+    /// The checks of [`Precision::new`] without laying out the looks (which
+    /// takes milliseconds): what a spec's check needs.
+    pub fn check(half_width: f64, confidence: f64, min_starts: u64, cap: u64) -> Result<(), SpecError> {
         if !(half_width > 0.0 && half_width < 0.5) {
             return Err(SpecError::field(
                 "precision",
@@ -120,9 +130,7 @@ impl Precision {
         if cap < min_starts {
             return Err(SpecError::field("starts", format!("the cap {cap} is below min_starts {min_starts}")));
         }
-        let mut p = Precision { half_width, confidence, min_starts, cap, looks: Vec::new() };
-        p.looks = p.lay_out_looks();
-        Ok(p)
+        Ok(())
     }
 
     /// The same precision for a configuration with only `count` starts.

@@ -160,7 +160,9 @@ impl SweepSpec {
         if self.starts > tour::MAX_STARTS {
             return Err(SpecError::field("starts", format!("{} is over the limit {}", self.starts, tour::MAX_STARTS)));
         }
-        self.precision()?;
+        if let Some((half_width, confidence, min_starts)) = self.precision_fields()? {
+            Precision::check(half_width, confidence, min_starts, self.starts)?;
+        }
         if self.methods.is_empty() {
             return Err(SpecError::field("methods", format!("is empty; give at least one of {}", Method::names())));
         }
@@ -212,6 +214,17 @@ impl SweepSpec {
     /// The adaptive precision the spec asks for, checked; None for a sweep
     /// of a fixed `starts` per configuration.
     pub fn precision(&self) -> Result<Option<Precision>, SpecError> {
+        match self.precision_fields()? {
+            Some((half_width, confidence, min_starts)) => {
+                Precision::new(half_width, confidence, min_starts, self.starts).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The precision fields with their defaults, checked against the rest
+    /// of the spec (not their own ranges: [`Precision::check`]).
+    fn precision_fields(&self) -> Result<Option<(f64, f64, u64)>, SpecError> {
         let Some(half_width) = self.precision else {
             for (name, given) in [("confidence", self.confidence.is_some()), ("min_starts", self.min_starts.is_some())]
             {
@@ -229,7 +242,7 @@ impl SweepSpec {
                 "explicit starts are not a sample; precision draws its starts (remove one of them)",
             ));
         }
-        Precision::new(half_width, confidence, min_starts, self.starts).map(Some)
+        Ok(Some((half_width, confidence, min_starts)))
     }
 
     /// `budget` and `iterations` within 1 and their limits, where a method

@@ -155,14 +155,12 @@ impl Scheduler {
 
     /// Queues the next stage of a sweep with adaptive precision (shards
     /// with the methods still going, [`sweep::Planner::next_stage`]);
-    /// false, queuing nothing, when the sweep is not running here (it
-    /// ended meanwhile: its end's settle plans what it lacks).
-    pub fn extend(&mut self, key: SweepKey, plans: Vec<(ShardPlan, MethodSet)>) -> bool {
-        if !self.is_running(key) {
-            return false;
+    /// nothing when the sweep is not running here (it ended meanwhile: its
+    /// end's settle plans what it lacks).
+    pub fn extend(&mut self, key: SweepKey, plans: Vec<(ShardPlan, MethodSet)>) {
+        if self.is_running(key) {
+            self.replan(key, plans.into_iter().map(|(p, m)| (p, Some(m))).collect());
         }
-        self.replan(key, plans.into_iter().map(|(p, m)| (p, Some(m))).collect());
-        true
     }
 
     /// The configurations of sweeps with adaptive precision whose shards

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use sweep::{Cursor, MethodSet, Planner, Reused, ShardPlan, Sweep, WorkTally};
+use sweep::{Cursor, MethodSet, Planner, Reused, ShardPlan, Sweep};
 
 use super::{now, Shared};
 
 use crate::error::Result;
 use crate::ids::{SweepKey, WorkerId};
 use crate::scheduler::{Settled, ShardReport};
-use crate::store::{Store, SweepRecord, SweepState, WorkerTotals};
+use crate::store::{Store, StoredCounts, SweepRecord, SweepState};
 
 pub(super) fn log_settled(settled: &Settled) {
     for (shard, error) in &settled.retried {
@@ -43,7 +43,7 @@ pub(super) struct ShortSweep {
     reused: Reused,
     gaps: Vec<(ShardPlan, Option<MethodSet>)>,
     /// Its stored counts, as a sweep taken in gets them.
-    counts: (WorkTally, WorkerTotals, Vec<(SweepKey, u64)>),
+    counts: StoredCounts,
 }
 
 /// Writes one settled batch. A sweep ends only when every task has a
@@ -74,29 +74,25 @@ pub(super) fn settle_in_store(s: &mut Store, settled: &Settled, target_cost: f64
             continue;
         }
         let sweep = s.sweep_of(&record)?;
-        if sweep.precision().is_some() {
-            let gaps = s.next_stages(key, &sweep, None, target_cost)?;
-            if !gaps.is_empty() {
-                let reused = s.reused(key, &sweep)?;
-                let gaps = gaps.into_iter().map(|(p, m)| (p, Some(m))).collect();
-                let counts = (s.work_tally(key, &sweep)?, s.worker_totals(key)?, s.reused_from(key)?);
-                short.push(Replan::Short(Box::new(ShortSweep { record, sweep, reused, gaps, counts })));
-                continue;
-            }
-            if state == SweepState::Done {
-                s.close_total(key)?;
-            }
+        let reused = s.reused(key, &sweep)?;
+        let gaps: Vec<(ShardPlan, Option<MethodSet>)> = if sweep.precision().is_some() {
+            let stages = s.next_stages(key, &sweep, None, target_cost)?;
+            stages.into_iter().map(|(p, m)| (p, Some(m))).collect()
         } else if record.tasks_done < record.tasks_total {
             let settled = s.settled_ranges(key, sweep.methods().len() as u32)?;
             let end = Cursor { config: sweep.configurations().len() as u32, start: 0 };
-            let reused = s.reused(key, &sweep)?;
             let gaps = Planner::reusing(&sweep, &reused).uncovered(&settled, end, target_cost);
-            if !gaps.is_empty() {
-                let gaps = gaps.into_iter().map(|p| (p, None)).collect();
-                let counts = (s.work_tally(key, &sweep)?, s.worker_totals(key)?, s.reused_from(key)?);
-                short.push(Replan::Short(Box::new(ShortSweep { record, sweep, reused, gaps, counts })));
-                continue;
-            }
+            gaps.into_iter().map(|p| (p, None)).collect()
+        } else {
+            Vec::new()
+        };
+        if !gaps.is_empty() {
+            let counts = s.stored_counts(key, &sweep)?;
+            short.push(Replan::Short(Box::new(ShortSweep { record, sweep, reused, gaps, counts })));
+            continue;
+        }
+        if sweep.precision().is_some() && state == SweepState::Done {
+            s.close_total(key)?;
         }
         tracing::info!(sweep = %record.id, ?state, "sweep finished");
         let error = (state == SweepState::Failed).then(|| {
@@ -169,7 +165,7 @@ impl Shared {
         for replan in replans {
             match replan {
                 // A sweep that ended meanwhile plans it at its end.
-                Replan::Stage { key, plans } => drop(sched.extend(key, plans)),
+                Replan::Stage { key, plans } => sched.extend(key, plans),
                 Replan::Short(short) => {
                     let ShortSweep { record, sweep, reused, gaps, counts: (work, workers, reused_from) } = *short;
                     if sweep.precision().is_some() {

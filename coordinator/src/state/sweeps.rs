@@ -59,7 +59,7 @@ impl Shared {
                 let stages = s.stages_at_load(key, &for_store, &mut open, record.cursor, target)?;
                 let gaps = gaps.into_iter().map(|p| (p, None)).chain(stages.into_iter().map(|(p, m)| (p, Some(m))));
                 let gaps: Vec<(ShardPlan, Option<MethodSet>)> = gaps.collect();
-                let counts = (s.work_tally(key, &for_store)?, s.worker_totals(key)?, s.reused_from(key)?);
+                let counts = s.stored_counts(key, &for_store)?;
                 Ok(Some((record, open, gaps, reused, counts)))
             })
             .await?;

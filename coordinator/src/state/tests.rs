@@ -11,7 +11,7 @@ use sweep::{Cursor, Planner, ShardPlan, Sweep};
 use tour::{Runner, TaskOptions};
 
 use super::*;
-use crate::ids::{ShardId, SweepKey};
+use crate::ids::{ShardId, SweepKey, WorkerId};
 use crate::scheduler::{ShardReport, TaskReport};
 use crate::store::{NewShards, ResultRecord};
 
@@ -67,15 +67,20 @@ fn answer(a: &Assignment) -> ShardReport {
     ShardReport { shard: a.shard, epoch: a.epoch, tasks, error: None }
 }
 
+/// One poll of an honest worker taking up to `shards` shards, then a tick.
+async fn poll(shared: &Shared, worker: WorkerId, shards: usize) {
+    let assignments = shared.assign(worker, shards).await.unwrap();
+    let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
+    shared.report(worker, &reports).await.unwrap();
+    shared.tick().await.unwrap();
+}
+
 /// Runs every shard of the coordinator's sweeps with one honest worker
 /// until none is running; returns the stored record of `key`.
 async fn run_to_end(shared: &Shared, key: SweepKey) -> SweepRecord {
     let (worker, _) = shared.register("honest".into(), 4, Default::default()).await.unwrap();
     for _ in 0..10_000 {
-        let assignments = shared.assign(worker, 8).await.unwrap();
-        let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
-        shared.report(worker, &reports).await.unwrap();
-        shared.tick().await.unwrap();
+        poll(shared, worker, 8).await;
         let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
         if record.state != SweepState::Running {
             return record;
@@ -699,7 +704,7 @@ async fn adaptive_rows(shared: &Shared, key: SweepKey) -> Vec<sweep::AggregateRo
 async fn adaptive_cells_stop_at_their_looks_as_the_engine_says() {
     let sweep = Arc::new(Sweep::parse(ADAPTIVE).unwrap());
     let shared = resumed(Store::in_memory().unwrap()).await;
-    let key = shared.submit(sweep.clone(), false, true).await.unwrap().0.key;
+    let key = submit_adaptive(&shared, &sweep).await;
     let record = run_to_end(&shared, key).await;
     assert_eq!(record.state, SweepState::Done, "{record:?}");
     let rows = adaptive_rows(&shared, key).await;
@@ -727,7 +732,7 @@ async fn adaptive_tables_are_the_same_after_a_restart_and_at_any_shard_size() {
         options.scheduler.target_shard = Duration::from_secs(10);
         let shared = Shared::new(Store::in_memory().unwrap(), options).unwrap();
         shared.resume().await.unwrap();
-        let key = shared.submit(sweep.clone(), false, true).await.unwrap().0.key;
+        let key = submit_adaptive(&shared, &sweep).await;
         run_to_end(&shared, key).await;
         adaptive_rows(&shared, key).await
     };
@@ -740,20 +745,14 @@ async fn adaptive_tables_are_the_same_after_a_restart_and_at_any_shard_size() {
         let shared = open(&path).await;
         let (worker, _) = shared.register("w".into(), 2, Default::default()).await.unwrap();
         for _ in 0..3 {
-            let assignments = shared.assign(worker, 2).await.unwrap();
-            let reports: Vec<ShardReport> = assignments.iter().map(answer).collect();
-            shared.report(worker, &reports).await.unwrap();
-            shared.tick().await.unwrap();
+            poll(&shared, worker, 2).await;
         }
         shared.writer_idle().await;
         let record = shared.with_store(move |s| s.record_of(key)).await.unwrap();
         if record.state != SweepState::Running {
             assert_eq!(record.state, SweepState::Done);
             let small = adaptive_rows(&shared, key).await;
-            let counts = |rows: &[sweep::AggregateRow]| {
-                rows.iter().map(|r| (r.tasks, r.successes, r.precision.map(|p| (p.low, p.high)))).collect::<Vec<_>>()
-            };
-            assert_eq!(counts(&small), counts(&big));
+            assert_eq!(cells(&small), cells(&big));
             break;
         }
         restarts += 1;
@@ -786,10 +785,14 @@ async fn adaptive_cells_taken_from_a_fixed_sweep_of_the_cap_are_the_same() {
     assert_eq!(known.tasks, sweep.total_tasks(), "every task of the cap is stored");
     let record = run_to_end(&shared, record.key).await;
     assert_eq!(record.state, SweepState::Done);
-    let counts = |rows: &[sweep::AggregateRow]| {
-        rows.iter().map(|r| (r.tasks, r.successes, r.precision.map(|p| (p.low, p.high, p.reached)))).collect::<Vec<_>>()
-    };
-    assert_eq!(counts(&adaptive_rows(&shared, record.key).await), counts(&fresh), "past the looks, nothing counts");
+    assert_eq!(cells(&adaptive_rows(&shared, record.key).await), cells(&fresh), "past the looks, nothing counts");
+}
+
+/// What two runs of a sweep must agree on, cell by cell.
+type Cell = (u64, u64, Option<(f64, f64, bool)>);
+
+fn cells(rows: &[sweep::AggregateRow]) -> Vec<Cell> {
+    rows.iter().map(|r| (r.tasks, r.successes, r.precision.map(|p| (p.low, p.high, p.reached)))).collect()
 }
 
 async fn submit_adaptive(shared: &Shared, sweep: &Arc<Sweep>) -> SweepKey {

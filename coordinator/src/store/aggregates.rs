@@ -6,10 +6,14 @@ use sweep::{AggregateRow, CellPrecision, Sweep, WorkTally};
 use tour::exists::Claim;
 
 use super::sweeps::SweepRecord;
-use super::Store;
+use super::{Store, WorkerTotals};
 use crate::codes::StoredOutcome;
 use crate::error::{Error, Result};
 use crate::ids::SweepKey;
+
+/// A sweep's stored results counted per cell, per worker, and by the sweeps
+/// the ones it reused came from.
+pub type StoredCounts = (WorkTally, WorkerTotals, Vec<(SweepKey, u64)>);
 
 /// What one start's results prove, across methods.
 #[derive(Default)]
@@ -189,6 +193,12 @@ impl Store {
         }
         flush(&mut members, &mut settled, rows);
         Ok(())
+    }
+
+    /// What a coordinator taking a sweep in counts from its stored results
+    /// once, then as results come ([`crate::scheduler::Scheduler::seed_counts`]).
+    pub fn stored_counts(&self, key: SweepKey, sweep: &Sweep) -> Result<StoredCounts> {
+        Ok((self.work_tally(key, sweep)?, self.worker_totals(key)?, self.reused_from(key)?))
     }
 
     /// A sweep's results counted per (configuration, method) with their

@@ -38,6 +38,7 @@ mod workers;
 
 pub use crate::codes::{StoredOutcome, StoredShardState, SweepState, UnknownCode};
 pub use crate::model::{NewShards, OpenShard, ResultRecord};
+pub use aggregates::StoredCounts;
 pub use backup::place_new;
 pub use facts::{Fact, Facts};
 pub use merge::Imported;
