@@ -16,6 +16,7 @@ use crate::activity::Activity;
 use crate::error::ShardError;
 use crate::memory::MemoryBudget;
 use crate::runners::RunnerCache;
+use crate::thread_clock::CpuWindow;
 
 /// A shard's lease: which shard, under which epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,11 +144,19 @@ fn run_tasks(
     let at_once = Runner::tasks_at_once(tasks, workspaces);
     let next = AtomicUsize::new(0);
     let cancel = Cancel::new(cancelled).counting(resources.activity.polls());
+    let send = |done: Vec<TaskDone>| {
+        for task in done {
+            let _ = events.send(Event::Task { lease, task });
+        }
+    };
     (0..workspaces).into_par_iter().for_each(|_| {
         let mut ws = runner.workspace();
+        // Results wait here (a few ms) until their times are CPU times.
+        let mut window = CpuWindow::start();
         loop {
             let first = next.fetch_add(at_once, Ordering::Relaxed);
             if first >= tasks || cancelled.load(Ordering::Relaxed) {
+                send(window.flush(task_micros));
                 return;
             }
             let indices = first..(first + at_once).min(tasks);
@@ -183,13 +192,22 @@ fn run_tasks(
                 };
             // Cancelled: no result of the batch is sent (a task stopped part
             // way has none), and this workspace's thread stops.
-            let Some(done) = done else { return };
-            for task in done {
-                let _ = events.send(Event::Task { lease, task });
-            }
+            let Some(done) = done else {
+                send(window.flush(task_micros));
+                return;
+            };
+            send(window.add(done, task_micros));
         }
     });
     Ok(())
+}
+
+/// A task's time scaled to the share of its window the thread was on a
+/// core (a failed task has none).
+fn task_micros(task: &mut TaskDone, share: f64) {
+    if let Ok(r) = &mut task.result {
+        crate::thread_clock::scale(&mut r.micros, share);
+    }
 }
 
 /// One task on its own, a panic caught and reported as its failure; None

@@ -18,6 +18,7 @@ mod memory;
 pub mod resources;
 mod runners;
 mod session;
+mod thread_clock;
 
 pub use error::{Error, Result};
 pub use memory::MemoryBudget;
