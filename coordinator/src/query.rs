@@ -144,8 +144,14 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
         created_unix_ms: r.created_ms,
         started_unix_ms: r.first_result_ms,
         finished_unix_ms: r.finished_ms,
+        runs: sweep::RunTimes {
+            ended_ms: r.ran_ms,
+            current_from_unix_ms: r.run_from_ms,
+            last_result_unix_ms: r.last_result_ms,
+        },
         // Only `status` sums the results (like the spec, not in lists).
         cpu_micros: None,
+        reused_cpu_micros: None,
         contributors: Vec::new(),
         // The wire says "no error" with an empty text: one meaning for both.
         error: r.error.clone().filter(|e| !e.is_empty()),
@@ -224,7 +230,8 @@ pub(crate) fn status_counted(
         }
     };
     let status = detailed_status(store, &record, reused_from)?.with_contributors(store.contributors_of(&workers)?);
-    Ok(SweepStatus { work, ..status })
+    let reused_cpu_micros = Some(store.reused_micros(record.key, record.tasks_reused)?);
+    Ok(SweepStatus { work, reused_cpu_micros, ..status })
 }
 
 /// One sweep's status with its spec and failed shards, but not what its

@@ -73,7 +73,7 @@ pub use reuse::{MethodSet, Reused};
 pub use spec::{GridSpec, Limits, NRange, SweepSpec, MAX_CONFIGURATIONS, MAX_SPEC_BYTES};
 pub use starts::{parse_start_line, StartLineError};
 pub use status::{
-    build_label, short_id, Contributor, FailedShard, Reuse, ReusedFrom, SweepState, SweepStatus, Waiting,
+    build_label, short_id, Contributor, FailedShard, Reuse, ReusedFrom, RunTimes, SweepState, SweepStatus, Waiting,
 };
 pub use sweep::{
     board_moves, board_moves_configuration, board_moves_of, identity_dims, identity_seeks_closed, ConfigEntry,
@@ -84,4 +84,6 @@ pub use table::{
     TableFormat, TableLayout, TableOptions, IMPOSSIBLE,
 };
 pub use task_report::{TaskReport, TaskSummary};
-pub use work::{least_micros_to_run, micros_to_run, Cells, CostModel, Work, WorkTally};
+pub use work::{
+    least_micros_to_run, micros_to_run, Cells, CostModel, DoneCounts, TaskPrice, Work, WorkNow, WorkRate, WorkTally,
+};

@@ -68,7 +68,7 @@ pub struct RateWindow {
 
 /// Shortest span a rate is computed over: a rate from two samples a few
 /// milliseconds apart says nothing.
-const MIN_SPAN: Duration = Duration::from_secs(2);
+pub(crate) const MIN_SPAN: Duration = Duration::from_secs(2);
 
 impl RateWindow {
     /// A window of `window` (a minute, say).

@@ -91,6 +91,10 @@ pub struct Waiting {
     /// Besides those: shards that the workers able to run them may not take
     /// for a while, having stalled on or failed them.
     pub excluded: u64,
+    /// When none of its shards runs though work is left, and nothing above
+    /// holds it back: the workers registered, every one busy with other
+    /// sweeps' shards (`Some(0)`: no worker is registered at all).
+    pub behind: Option<u64>,
 }
 
 impl Waiting {
@@ -114,7 +118,27 @@ impl Waiting {
                 waits(n)
             ));
         }
+        match self.behind {
+            Some(0) => parts.push("nothing runs: no worker is registered (start one with `ksweep worker`)".into()),
+            Some(1) => parts.push("queued behind other sweeps: the one worker here is busy with their shards".into()),
+            Some(n) => {
+                parts.push(format!("queued behind other sweeps: all {n} workers here are busy with their shards"))
+            }
+            None => {}
+        }
         (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// What it waits for in a few words, for one-line lists.
+    pub fn short(&self) -> Option<&'static str> {
+        match self.behind {
+            _ if self.shards > 0 && !self.labels.is_empty() => Some("waits for labels"),
+            _ if self.shards > 0 => Some("waits for memory"),
+            _ if self.excluded > 0 => Some("cooling down"),
+            Some(0) => Some("no worker"),
+            Some(_) => Some("queued behind others"),
+            None => None,
+        }
     }
 }
 
@@ -190,9 +214,16 @@ pub struct SweepStatus {
     /// When it last ended (done, failed or cancelled); None while it runs,
     /// and for a sweep that ended before schema version 3.
     pub finished_unix_ms: Option<u64>,
-    /// The CPU time of its results (their micros summed): set by a single
-    /// sweep's status only, like the spec, as it reads every result.
+    /// Its runs, whose wall times add up to its own (a sweep cancelled or
+    /// stopped and run again does not count the time between).
+    pub runs: RunTimes,
+    /// The CPU time of its results (their micros summed, those it took
+    /// from other sweeps included): set by a single sweep's status only,
+    /// like the spec, as it reads every result.
     pub cpu_micros: Option<u64>,
+    /// Of [`SweepStatus::cpu_micros`], the time of the results it took from
+    /// other sweeps (computed by them, not by its own runs).
+    pub reused_cpu_micros: Option<u64>,
     /// The workers whose results it holds, most tasks first: a single
     /// sweep's status only.
     pub contributors: Vec<Contributor>,
@@ -216,6 +247,20 @@ pub struct SweepStatus {
     /// Its estimated CPU time, done and in all ([`Work`]): set where it was
     /// estimated (a running sweep's live status, a single sweep's status).
     pub work: Option<Work>,
+}
+
+/// A sweep's runs: from its (first) submission to its end, or from a
+/// resume to the next end. Their wall times are its wall time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunTimes {
+    /// Wall time of its ended runs, in milliseconds.
+    pub ended_ms: u64,
+    /// When its current run stored its first result; None between runs
+    /// (and before schema version 6).
+    pub current_from_unix_ms: Option<u64>,
+    /// When it last stored a result: where a run whose process stopped
+    /// without ending the sweep ended.
+    pub last_result_unix_ms: Option<u64>,
 }
 
 /// A sweep's results that came from other sweeps (docs/identity.md).
@@ -327,17 +372,24 @@ impl SweepStatus {
         SweepStatus { cpu_micros, contributors, ..self }
     }
 
-    /// Wall time from its first result (its submission, before one) to its
-    /// end, or to `now_unix_ms` while it runs; None where its end was not
-    /// recorded (a sweep that ended before schema version 3).
+    /// Wall time of its runs, each from its first result to its end: to
+    /// `now_unix_ms` for a run going on (from its submission, while a first
+    /// run has no result yet), to its last result for a run whose process
+    /// stopped. None where its end was not recorded (a sweep that ended
+    /// before schema version 3).
     pub fn wall_time(&self, now_unix_ms: u64) -> Option<Duration> {
-        let end = match (self.finished_unix_ms, self.state.is_terminal()) {
-            (Some(ms), _) => ms,
-            (None, false) => now_unix_ms,
-            (None, true) => return None,
+        if self.state.is_terminal() && self.state != SweepState::Stopped && self.finished_unix_ms.is_none() {
+            return None;
+        }
+        let current = match (self.runs.current_from_unix_ms, self.state) {
+            (Some(from), SweepState::Running) => now_unix_ms.saturating_sub(from),
+            (Some(from), _) => self.runs.last_result_unix_ms.unwrap_or(from).saturating_sub(from),
+            (None, SweepState::Running) if self.runs.ended_ms == 0 && self.started_unix_ms.is_none() => {
+                now_unix_ms.saturating_sub(self.created_unix_ms)
+            }
+            (None, _) => 0,
         };
-        let start = self.started_unix_ms.unwrap_or(self.created_unix_ms);
-        Some(Duration::from_millis(end.saturating_sub(start)))
+        Some(Duration::from_millis(self.runs.ended_ms + current))
     }
 
     /// When it ran, as (label, text) lines for people: submitted, started,
@@ -356,13 +408,15 @@ impl SweepStatus {
             None => NOT_RECORDED.into(),
         };
         let finished = match utc(self.finished_unix_ms) {
+            // A resumed sweep's last end is not its finish.
+            _ if running => "not yet".into(),
             Some(at) => at,
-            None if running => "not yet".into(),
             None if self.state == SweepState::Stopped => "not yet: stopped, running it again resumes it".into(),
             None => NOT_RECORDED.into(),
         };
         let wall = match self.wall_time(now_unix_ms) {
             Some(d) if running => format!("{} so far", format_duration(d)),
+            Some(d) if self.state == SweepState::Stopped => format!("{} until its last result", format_duration(d)),
             Some(d) => format_duration(d),
             None => NOT_RECORDED.into(),
         };
@@ -373,7 +427,19 @@ impl SweepStatus {
             ("wall time", wall),
         ];
         if let Some(micros) = self.cpu_micros {
-            lines.push(("CPU time", format_duration(Duration::from_micros(micros))));
+            let reused = self.reused_cpu_micros.unwrap_or(0).min(micros);
+            let own = format_duration(Duration::from_micros(micros - reused));
+            lines.push(match reused {
+                0 => ("CPU time", own),
+                _ => (
+                    "CPU time",
+                    format!(
+                        "{own} (its own tasks; the {} results it reused took {} more when computed)",
+                        self.reuse.tasks,
+                        format_duration(Duration::from_micros(reused))
+                    ),
+                ),
+            });
         }
         if let Some(reuse) = self.reuse.summary(self.tasks_total) {
             lines.push(("reused", reuse));

@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// and the others are named.
     #[arg(long)]
     pub all: bool,
+    /// With --http: keep the dashboard serving after the sweep ends, until
+    /// Ctrl-C (without it the dashboard stops with the run).
+    #[arg(long, requires = "http")]
+    pub stay: bool,
 }
 
 pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
@@ -62,8 +66,17 @@ pub async fn run(args: RunArgs, out: &mut impl std::io::Write) -> Result<()> {
     let text = crate::spec_file::load(&args.spec)?;
     let sweep = Arc::new(Sweep::parse(&text)?);
     let mut signals = Signals::install().context("cannot install signal handlers")?;
-    let mut embedded = Embedded::start(&args.db, args.threads, args.http.dashboard()?, args.reuse).await?;
+    let dashboard = args.http.dashboard()?;
+    let mut embedded = Embedded::start(&args.db, args.threads, dashboard.clone(), args.reuse).await?;
     let outcome = run_all(&args, &mut embedded, text, sweep, &mut signals, out).await;
+    if let (Ok(()), Some(dashboard)) = (&outcome, &dashboard) {
+        if args.stay {
+            eprintln!("the dashboard at http://{} keeps serving the results; Ctrl-C stops it", dashboard.addr);
+            signals.recv().await;
+        } else {
+            eprintln!("the dashboard at http://{} stops with this run (--stay keeps it until Ctrl-C)", dashboard.addr);
+        }
+    }
     let stopped = embedded.stop().await;
     outcome?;
     stopped
@@ -111,6 +124,17 @@ async fn run_all(
         }
     }
     Ok(())
+}
+
+/// What a run says of a sweep the database holds already: it goes on from
+/// its stored results, or has nothing left to run.
+fn resuming_line(status: &SweepStatus) -> String {
+    let what = format!("sweep {} ({})", sweep::short_id(&status.sweep_id), status.name);
+    if status.tasks_done >= status.tasks_total && status.state.is_terminal() {
+        format!("{what} is already in the database, {}: nothing to run", status.state)
+    } else {
+        format!("resuming {what} from its stored results: {}", status.progress_text())
+    }
 }
 
 /// What a run says of the unfinished sweeps it leaves alone.
@@ -193,6 +217,8 @@ impl Embedded {
             if let Some(line) = crate::cmd::submit::describe(&reply)?.get(1) {
                 eprintln!("{line}");
             }
+        } else if let Some(status) = reply.status.clone().map(crate::source::decode_status).transpose()? {
+            eprintln!("{}", resuming_line(&status));
         }
         let id = reply.sweep_id;
         tokio::select! {

@@ -53,7 +53,10 @@ fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
             [
                 s.sweep_id.clone(),
                 s.name.clone(),
-                s.state.name().to_string(),
+                match s.waiting.short() {
+                    Some(why) => format!("{} ({why})", s.state),
+                    None => s.state.name().to_string(),
+                },
                 match s.unfinished_work() {
                     Some(work) => format!("{}/{} ({:.1} % of work)", s.tasks_done, s.tasks_total, work.percent()),
                     None => format!("{}/{}", s.tasks_done, s.tasks_total),
@@ -219,7 +222,9 @@ mod tests {
             created_unix_ms: 1_740_837_600_000,
             started_unix_ms: None,
             finished_unix_ms: None,
+            runs: sweep::RunTimes::default(),
             cpu_micros: Some(1_000),
+            reused_cpu_micros: None,
             contributors: (0..12).map(|i| worker(&format!("w{i}"), 1)).collect(),
             error: None,
             spec_toml: String::new(),

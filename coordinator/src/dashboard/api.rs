@@ -169,7 +169,7 @@ pub(super) async fn figure(State(d): State<Dashboard>, Path((id, name)): Path<(S
 /// CPU time their results hold (a restarted `ksweep run` leaves its earlier
 /// embedded workers so).
 pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
-    let names = d.shared.read(|s| s.worker_names()).await?;
+    let (names, hosts) = d.shared.read(|s| Ok((s.worker_names()?, s.worker_hosts()?))).await?;
     let known = d.shared.workers();
     let mut held: Vec<(SweepKey, u32)> = known.iter().flat_map(|(w, _)| w.boards.iter().copied()).collect();
     held.sort();
@@ -182,6 +182,7 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
             json!({
                 "id": w.id.0,
                 "name": names.get(&w.id.0).cloned().unwrap_or_default(),
+                "host": hosts.get(&w.id.0).cloned().unwrap_or_default(),
                 "threads": w.threads,
                 "memory_bytes": advertised.memory,
                 "labels": advertised.labels,
@@ -190,6 +191,8 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
                 "silent_secs": w.silent.as_secs_f64(),
                 "tasks": w.tasks,
                 "tasks_per_sec": w.tasks_per_sec,
+                "cpu_micros": w.micros,
+                "cpu_text": format_duration(Duration::from_micros(w.micros)),
                 "rate_text": w.tasks_per_sec.map(format_rate),
                 "memory_text": advertised.memory.map(tour::format_bytes),
                 "state": if w.lost { "silent" } else if w.draining { "draining" } else { "alive" },
@@ -206,6 +209,7 @@ pub(super) async fn workers(State(d): State<Dashboard>) -> Answer<Json<Value>> {
         list.push(json!({
             "id": id,
             "name": names.get(&id).cloned().unwrap_or_default(),
+            "host": hosts.get(&id).cloned().unwrap_or_default(),
             "state": "gone",
             "tasks": tasks,
             "cpu_micros": micros,

@@ -49,7 +49,13 @@ fn a_database_file_reads_back_through_the_query_layer() {
     assert_eq!(status.cpu_micros, Some(10 * rows.len() as u64), "and its CPU time");
     assert_eq!(status.contributors.len(), 1);
     assert_eq!((status.contributors[0].name.as_str(), status.contributors[0].tasks), ("w", rows.len() as u64));
-    let listed = SweepStatus { spec_toml: String::new(), cpu_micros: None, contributors: Vec::new(), ..status };
+    let listed = SweepStatus {
+        spec_toml: String::new(),
+        cpu_micros: None,
+        reused_cpu_micros: None,
+        contributors: Vec::new(),
+        ..status
+    };
     assert_eq!(listed, all[0], "lists do not");
     assert!(all[0].started_unix_ms.is_some(), "the first result's time");
     assert_eq!(all[0].finished_unix_ms, None, "still running");

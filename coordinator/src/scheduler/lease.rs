@@ -34,8 +34,10 @@ pub(super) struct WorkerRun {
     pub parallelism: f64,
     /// When it registered: the origin of `delivered`'s clock.
     pub registered: Instant,
-    /// Tasks it delivered, and their rate over the last minute.
+    /// Tasks it delivered, their task time in all (bounded per task, µs),
+    /// and their rate over the last minute.
     pub tasks: u64,
+    pub micros: f64,
     pub delivered: sweep::RateWindow,
     /// When it must be gone (`--lifetime`, its batch job's end), as of its
     /// last poll: it is given only shards that end well before.
@@ -65,6 +67,8 @@ pub struct WorkerView {
     /// last minute (None until measured).
     pub tasks: u64,
     pub tasks_per_sec: Option<f64>,
+    /// The task time of those tasks, in µs.
+    pub micros: u64,
     /// Silent past a lease: presumed gone, its shards go to others.
     pub lost: bool,
     /// Asked to leave (`ksweep drain`); it finishes what it holds.
@@ -107,6 +111,7 @@ impl Scheduler {
             parallelism: 0.0,
             registered: now,
             tasks: 0,
+            micros: 0.0,
             delivered: sweep::RateWindow::new(Duration::from_secs(60)),
             deadline: None,
             draining: false,
@@ -151,6 +156,7 @@ impl Scheduler {
                     silent,
                     tasks: w.tasks,
                     tasks_per_sec: delivered.rate(),
+                    micros: w.micros as u64,
                     lost: silent > self.config.lease,
                     draining: w.draining,
                     lifetime_left: w.deadline.map(|d| d.saturating_duration_since(now)),
@@ -169,6 +175,7 @@ impl Scheduler {
             w.progress_at = now;
             w.reported_micros += micros;
             w.tasks += tasks as u64;
+            w.micros += micros;
         }
     }
 

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::resources::Requirement;
-use super::shard::ShardRun;
+use super::shard::{ShardRun, ShardState};
+use super::sweep_run::SweepPhase;
 use super::Scheduler;
 use crate::ids::{ShardId, SweepKey, WorkerId};
 
@@ -27,6 +28,10 @@ pub struct Waiting {
     /// Besides those: shards whose every able worker is excluded from them
     /// for now, having stalled on or failed them (`scheduler::stalls`).
     pub excluded: u64,
+    /// When none of its shards runs though it has work left and none of
+    /// the above holds it back: how many workers are registered, every one
+    /// busy with other sweeps' shards (0: there is no worker at all).
+    pub behind: Option<u64>,
 }
 
 /// Shards a cut may queue for other workers in one call, when the one
@@ -154,7 +159,23 @@ impl Scheduler {
                 waiting.excluded += 1;
             }
         }
+        if waiting.shards == 0 && waiting.excluded == 0 && self.stands_behind_others(key) {
+            waiting.behind = Some(self.workers.len() as u64);
+        }
         waiting
+    }
+
+    /// True when `key` has work left (shards queued, or a grid still to
+    /// cut) but none of its shards runs, and every registered worker (if
+    /// any) holds other shards: it waits for a worker to come free, which a
+    /// status should say rather than sit at 0 % without a word. An idle
+    /// worker takes it at its next poll, so then nothing is said.
+    fn stands_behind_others(&self, key: SweepKey) -> bool {
+        let Some(sweep) = self.sweeps.get(&key) else { return false };
+        let mine = || self.shards.values().filter(|r| r.sweep == key);
+        let running = mine().any(|r| matches!(r.state, ShardState::Leased(_)));
+        let left = sweep.phase == SweepPhase::Cutting || mine().any(|r| r.state == ShardState::Queued);
+        !running && left && self.workers.keys().all(|&w| self.held_by(w).next().is_some())
     }
 }
 
@@ -217,7 +238,7 @@ mod tests {
         got.sort();
         assert_eq!(got, [8, 8, 10, 10], "the small boards, never the large one");
         assert!(boards(&mut s, small, now).is_empty(), "nothing more it can run");
-        let waiting = Waiting { shards: 2, memory: large_need, labels: BTreeSet::new(), excluded: 0 };
+        let waiting = Waiting { shards: 2, memory: large_need, labels: BTreeSet::new(), excluded: 0, behind: None };
         assert_eq!(s.waiting(key, now), waiting);
         // A worker large enough joins (late): the waiting shards are its.
         let big = join(&mut s, 2, Some(large_need), &[], now);

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sweep::{Cursor, MethodSet, Planner, Reused, ShardPlan, Sweep, Work, WorkTally};
+use sweep::{Cursor, MethodSet, Planner, Reused, ShardPlan, Sweep, Work, WorkNow, WorkTally};
 
 use super::resources::Requirement;
 use super::shard::ShardState;
@@ -89,7 +89,7 @@ impl SweepRun {
     pub fn new(id: String, sweep: Arc<Sweep>, cursor: Cursor, reused: Reused) -> SweepRun {
         SweepRun {
             id,
-            work: WorkTally::new(&sweep),
+            work: WorkTally::new(&sweep, reused.clone()),
             sweep,
             cursor,
             reused: Arc::new(reused),
@@ -214,9 +214,10 @@ impl Scheduler {
         }
     }
 
-    /// A running sweep's progress in estimated work, by its id.
-    pub fn work(&self, sweep_id: &str) -> Option<Work> {
-        self.sweeps.values().find(|s| s.id == sweep_id).map(|s| s.work.work(&s.sweep))
+    /// A running sweep's progress in estimated work, with the model that
+    /// priced it and its work done per (D, method), by its id.
+    pub fn work_now(&self, sweep_id: &str) -> Option<WorkNow> {
+        self.sweeps.values().find(|s| s.id == sweep_id).map(|s| s.work.now(&s.sweep))
     }
 
     /// A running sweep's counted figures, by its key.

@@ -49,6 +49,8 @@ impl Shared {
         let for_store = sweep.clone();
         let loaded = self
             .with_store(move |s| {
+                // A run a stopped process left open ended with its last result.
+                s.close_stopped_run(key)?;
                 let record = s.record_of(key)?;
                 if record.state != SweepState::Running {
                     return Ok(None);

@@ -206,7 +206,7 @@ impl Store {
     /// ([`sweep::WorkTally`]). A pass over its results: a coordinator does it
     /// once, as it takes a sweep in, then counts new results as they come.
     pub fn work_tally(&self, key: SweepKey, sweep: &Sweep) -> Result<WorkTally> {
-        let mut tally = WorkTally::new(sweep);
+        let mut tally = WorkTally::new(sweep, self.reused(key, sweep)?);
         let mut stmt = self.conn.prepare_cached(
             "SELECT config, method, COUNT(*), SUM(success), SUM(micros) FROM results WHERE sweep = ?1 GROUP BY 1, 2",
         )?;

@@ -78,7 +78,9 @@ impl SweepRefs {
         let done = succeeded + insert_refs(tx, self.sweep, &self.other)?;
         tx.prepare_cached(
             "UPDATE sweeps SET tasks_done = tasks_done + ?2, successes = successes + ?3,
-             first_result_ms = CASE WHEN ?2 > 0 THEN COALESCE(first_result_ms, ?4) ELSE first_result_ms END
+             first_result_ms = CASE WHEN ?2 > 0 THEN COALESCE(first_result_ms, ?4) ELSE first_result_ms END,
+             run_from_ms = CASE WHEN ?2 > 0 THEN COALESCE(run_from_ms, ?4) ELSE run_from_ms END,
+             last_result_ms = CASE WHEN ?2 > 0 THEN ?4 ELSE last_result_ms END
              WHERE key = ?1",
         )?
         .execute(params![self.sweep.0, done as i64, succeeded as i64, now])?;

@@ -121,7 +121,7 @@ fn find(conn: &Connection, sweep: &Sweep, mut refs: Option<&mut Vec<TaskRef>>) -
 /// prints without a database.
 fn estimate_micros(conn: &Connection, sweep: &Sweep, reused: &Reused) -> Result<f64> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.identity, m.name, SUM(t.micros), SUM(c.cells * c.moves)
+        "SELECT c.identity, m.name, SUM(t.micros), COUNT(*), c.cells * c.moves
          FROM (SELECT micros, config_key, method_key FROM tasks ORDER BY id DESC LIMIT ?1) t
          JOIN configs c ON c.key = t.config_key JOIN methods m ON m.key = t.method_key
          WHERE c.cells > 0
@@ -133,7 +133,7 @@ fn estimate_micros(conn: &Connection, sweep: &Sweep, reused: &Reused) -> Result<
         let (identity, name): (String, String) = (r.get(0)?, r.get(1)?);
         // A method or shape this build does not know tells nothing here.
         let (Some(dims), Ok(method)) = (sweep::identity_dims(&identity), name.parse()) else { continue };
-        model.observe(dims, method, r.get(3)?, r.get(2)?);
+        model.observe(dims, method, r.get::<_, i64>(3)? as f64, r.get::<_, i64>(4)? as f64, r.get(2)?);
     }
     Ok(sweep::micros_to_run(sweep, reused, &model))
 }

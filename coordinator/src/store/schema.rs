@@ -18,7 +18,7 @@ use rusqlite_migration::{Migrations, M};
 use crate::error::{Error, Result};
 
 /// The version this build writes: the number of steps below.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Version 1 (the first release): sweeps, their shards, the workers and
 /// every task's result.
@@ -197,6 +197,23 @@ CREATE TABLE facts (
 UPDATE meta SET value = 5 WHERE key = 'schema';
 ";
 
+/// Version 6: a sweep's wall time as the sum of its runs, not the span
+/// from its first result to its end (which counted the days it sat
+/// cancelled or stopped): `ran_ms`, the wall time of its ended runs;
+/// `run_from_ms`, when its current run stored its first result;
+/// `last_result_ms`, when it last stored one (the end of a run whose
+/// process stopped without ending the sweep). An ended sweep keeps the
+/// span it had as its one run.
+const V6: &str = "
+ALTER TABLE sweeps ADD COLUMN ran_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sweeps ADD COLUMN run_from_ms INTEGER;
+ALTER TABLE sweeps ADD COLUMN last_result_ms INTEGER;
+UPDATE sweeps SET ran_ms = MAX(finished_ms - first_result_ms, 0)
+    WHERE finished_ms IS NOT NULL AND first_result_ms IS NOT NULL;
+UPDATE sweeps SET run_from_ms = first_result_ms WHERE finished_ms IS NULL;
+UPDATE meta SET value = 6 WHERE key = 'schema';
+";
+
 /// The view that keeps `results`' columns readable as before version 4.
 const RESULTS_VIEW: &str = "
 CREATE VIEW results AS
@@ -214,6 +231,7 @@ fn steps() -> [(&'static str, &'static str); SCHEMA_VERSION as usize] {
         (V3, "sweep times, worker provenance, the database's writer"),
         (V4, "results stored once per task identity, shared by sweeps"),
         (V5, "existence facts per board and move set, from the stored results"),
+        (V6, "a sweep's wall time summed over its runs"),
     ]
 }
 

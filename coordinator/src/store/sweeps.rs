@@ -38,10 +38,17 @@ pub struct SweepRecord {
     pub reuse: bool,
     /// Tasks it took from stored results when it was submitted.
     pub tasks_reused: u64,
+    /// Wall time of its ended runs, in ms (schema version 6).
+    pub ran_ms: u64,
+    /// When its current run stored its first result; None between runs.
+    pub run_from_ms: Option<u64>,
+    /// When it last stored a result.
+    pub last_result_ms: Option<u64>,
 }
 
 const SWEEP_COLUMNS: &str = "key, id, name, spec, state, tasks_total, tasks_done, successes, \
-     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms, reuse, tasks_reused";
+     configurations, impossible, cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms, reuse, tasks_reused, \
+     ran_ms, run_from_ms, last_result_ms";
 
 fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
     Ok(SweepRecord {
@@ -63,6 +70,9 @@ fn sweep_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SweepRecord> {
         finished_ms: r.get::<_, Option<i64>>(16)?.map(|ms| ms as u64),
         reuse: r.get(17)?,
         tasks_reused: r.get::<_, i64>(18)? as u64,
+        ran_ms: r.get::<_, i64>(19)? as u64,
+        run_from_ms: r.get::<_, Option<i64>>(20)?.map(|ms| ms as u64),
+        last_result_ms: r.get::<_, Option<i64>>(21)?.map(|ms| ms as u64),
     })
 }
 
@@ -198,6 +208,20 @@ impl Store {
         self.record_of(key)
     }
 
+    /// Ends the run a process left open when it stopped without ending the
+    /// sweep (killed, or its `ksweep run` interrupted): the run lasted until
+    /// its last result. A coordinator taking the sweep in calls it, so the
+    /// time it sat stopped is not counted as running.
+    pub fn close_stopped_run(&mut self, sweep: SweepKey) -> Result<()> {
+        self.conn.execute(
+            "UPDATE sweeps SET ran_ms = ran_ms + MAX(COALESCE(last_result_ms, run_from_ms) - run_from_ms, 0),
+             run_from_ms = NULL
+             WHERE key = ?1 AND run_from_ms IS NOT NULL",
+            [sweep.0],
+        )?;
+        Ok(())
+    }
+
     /// Makes the tasks a sweep with adaptive precision ran its total, once
     /// every cell stopped: until then the total is the most it could run.
     pub fn close_total(&mut self, sweep: SweepKey) -> Result<()> {
@@ -206,11 +230,15 @@ impl Store {
     }
 
     /// Sets a sweep's state (and error, for failed sweeps); a terminal
-    /// state records when it was reached, a resumed sweep clears it.
+    /// state records when it was reached and ends the current run (its
+    /// wall time added to the ended runs'), a resumed sweep clears it.
     pub fn set_state(&mut self, sweep: SweepKey, state: SweepState, error: Option<&str>) -> Result<()> {
         let finished = state.is_terminal().then(|| now_ms() as i64);
         self.conn.execute(
-            "UPDATE sweeps SET state = ?2, error = ?3, finished_ms = ?4 WHERE key = ?1",
+            "UPDATE sweeps SET state = ?2, error = ?3, finished_ms = ?4,
+             ran_ms = ran_ms + COALESCE(MAX(?4 - run_from_ms, 0), 0),
+             run_from_ms = CASE WHEN ?4 IS NULL THEN run_from_ms END
+             WHERE key = ?1",
             params![sweep.0, state, error, finished],
         )?;
         // A stopped sweep gives back what its parse holds (see `parsed`).

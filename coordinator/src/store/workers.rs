@@ -85,6 +85,21 @@ impl Store {
         Ok(rows)
     }
 
+    /// The CPU time, in µs, of the results a sweep took from other sweeps
+    /// (computed by them): what its own CPU time leaves out. A pass over
+    /// its results where it took some; none otherwise.
+    pub fn reused_micros(&self, sweep: SweepKey, tasks_reused: u64) -> Result<u64> {
+        if tasks_reused == 0 {
+            return Ok(0);
+        }
+        let micros: i64 = self.conn.query_row(
+            "SELECT COALESCE(SUM(micros), 0) FROM results WHERE sweep = ?1 AND source != ?1",
+            [sweep.0],
+            |r| r.get(0),
+        )?;
+        Ok(micros as u64)
+    }
+
     /// The workers whose results a sweep holds, with their tasks and CPU
     /// time there, most tasks first ([`Store::contributors_of`] of its
     /// [`Store::worker_totals`]).
@@ -128,6 +143,16 @@ impl Store {
             b.tasks.cmp(&a.tasks).then_with(|| key(a).cmp(&key(b)))
         });
         Ok(out)
+    }
+
+    /// The host each worker registered from, by id (empty where not
+    /// recorded): what the dashboard's workers page shows beside the name.
+    pub fn worker_hosts(&self) -> Result<HashMap<u64, String>> {
+        let mut stmt = self.conn.prepare("SELECT id, host FROM workers")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
     }
 
     /// Name of a worker, for exports.

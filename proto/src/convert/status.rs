@@ -155,6 +155,7 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             waiting_memory_bytes: s.waiting.memory_bytes,
             waiting_labels: s.waiting.labels,
             waiting_excluded: s.waiting.excluded,
+            waiting_behind: s.waiting.behind,
             reuse: Some(pb::Reuse {
                 tasks: s.reuse.tasks,
                 from: s
@@ -168,7 +169,11 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             }),
             started_unix_ms: s.started_unix_ms,
             finished_unix_ms: s.finished_unix_ms,
+            ended_runs_ms: s.runs.ended_ms,
+            run_from_unix_ms: s.runs.current_from_unix_ms,
+            last_result_unix_ms: s.runs.last_result_unix_ms,
             cpu_micros: s.cpu_micros,
+            reused_cpu_micros: s.reused_cpu_micros,
             contributors: s.contributors.into_iter().map(pb::Contributor::from).collect(),
             work: s.work.map(|w| pb::Work {
                 done_micros: w.done_micros,
@@ -235,7 +240,13 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
             created_unix_ms: s.created_unix_ms,
             started_unix_ms: s.started_unix_ms,
             finished_unix_ms: s.finished_unix_ms,
+            runs: sweep::RunTimes {
+                ended_ms: s.ended_runs_ms,
+                current_from_unix_ms: s.run_from_unix_ms,
+                last_result_unix_ms: s.last_result_unix_ms,
+            },
             cpu_micros: s.cpu_micros,
+            reused_cpu_micros: s.reused_cpu_micros,
             contributors: s.contributors.into_iter().map(sweep::Contributor::from).collect(),
             error: (!s.error.is_empty()).then_some(s.error),
             spec_toml: s.spec_toml,
@@ -247,6 +258,7 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
                 memory_bytes: s.waiting_memory_bytes,
                 labels: s.waiting_labels,
                 excluded: s.waiting_excluded,
+                behind: s.waiting_behind,
             },
             reuse: s.reuse.map_or_else(sweep::Reuse::default, |r| sweep::Reuse {
                 tasks: r.tasks,

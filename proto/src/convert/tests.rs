@@ -113,7 +113,13 @@ fn sweep_status() -> sweep::SweepStatus {
         created_unix_ms: 1_700_000_000_000,
         started_unix_ms: Some(1_700_000_001_000),
         finished_unix_ms: None,
+        runs: sweep::RunTimes {
+            ended_ms: 60_000,
+            current_from_unix_ms: Some(1_700_000_100_000),
+            last_result_unix_ms: Some(1_700_000_160_000),
+        },
         cpu_micros: Some(123_456),
+        reused_cpu_micros: Some(23_456),
         contributors: vec![sweep::Contributor {
             name: "node-1".into(),
             version: "0.1.0".into(),
@@ -137,7 +143,13 @@ fn sweep_status() -> sweep::SweepStatus {
             start_hi: 4,
             error: "boom".into(),
         }],
-        waiting: sweep::Waiting { shards: 2, memory_bytes: 1 << 30, labels: vec!["bigmem".into()], excluded: 3 },
+        waiting: sweep::Waiting {
+            shards: 2,
+            memory_bytes: 1 << 30,
+            labels: vec!["bigmem".into()],
+            excluded: 3,
+            behind: Some(2),
+        },
         reuse: sweep::Reuse {
             tasks: 30,
             from: vec![sweep::ReusedFrom { sweep_id: "fedc".into(), name: "quick".into(), tasks: 30 }],

@@ -6,7 +6,7 @@ use super::*;
 #[test]
 fn waiting_shards_say_what_they_wait_for() {
     assert_eq!(Waiting::default().text(), None);
-    let one = Waiting { shards: 1, memory_bytes: 1024, labels: Vec::new(), excluded: 0 };
+    let one = Waiting { shards: 1, memory_bytes: 1024, labels: Vec::new(), excluded: 0, behind: None };
     assert_eq!(one.text().unwrap(), "1 shard waits for a worker with >= 1.0 KiB");
     let two = Waiting { shards: 2, labels: vec!["bigmem".into(), "gpu".into()], ..one.clone() };
     assert_eq!(two.text().unwrap(), "2 shards wait for a worker with >= 1.0 KiB and labels bigmem, gpu");
@@ -21,6 +21,18 @@ fn waiting_shards_say_what_they_wait_for() {
         "1 shard waits for a worker with >= 1.0 KiB; 3 shards wait out the cooldown of the only workers able \
          to run them, which stalled on or failed them"
     );
+    assert_eq!(both.short(), Some("waits for memory"));
+}
+
+#[test]
+fn a_sweep_behind_busy_workers_or_none_says_so() {
+    let behind = Waiting { behind: Some(1), ..Waiting::default() };
+    assert_eq!(behind.text().unwrap(), "queued behind other sweeps: the one worker here is busy with their shards");
+    assert_eq!(behind.short(), Some("queued behind others"));
+    let none = Waiting { behind: Some(0), ..Waiting::default() };
+    assert!(none.text().unwrap().contains("no worker is registered"), "{:?}", none.text());
+    assert_eq!(none.short(), Some("no worker"));
+    assert_eq!(Waiting::default().short(), None);
 }
 
 #[test]
@@ -52,7 +64,13 @@ fn status(state: SweepState) -> SweepStatus {
         created_unix_ms: 1_740_837_600_000,
         started_unix_ms: Some(1_740_837_605_000),
         finished_unix_ms: Some(1_740_837_738_000),
+        // One run, from its first result to its end (2 min 13 s), or going on.
+        runs: match state {
+            SweepState::Running => RunTimes { current_from_unix_ms: Some(1_740_837_605_000), ..RunTimes::default() },
+            _ => RunTimes { ended_ms: 133_000, ..RunTimes::default() },
+        },
         cpu_micros: Some(250_500_000),
+        reused_cpu_micros: None,
         contributors: Vec::new(),
         error: None,
         spec_toml: String::new(),
@@ -111,14 +129,51 @@ fn a_running_sweep_counts_to_now_and_a_list_has_no_cpu_time() {
     assert_eq!(lines[2], ("finished", "not yet".to_string()));
     assert_eq!(lines[3], ("wall time", "1 min 0 s so far".to_string()));
     assert_eq!(lines.len(), 4, "no CPU time line without the sum");
-    let queued = SweepStatus { started_unix_ms: None, tasks_done: 0, ..running };
+    let queued = SweepStatus { started_unix_ms: None, tasks_done: 0, runs: RunTimes::default(), ..running };
     assert_eq!(queued.wall_time(now), Some(Duration::from_secs(65)), "from its submission, before a result");
     assert_eq!(queued.time_lines(now)[1], ("started", "no result yet".to_string()));
 }
 
 #[test]
+fn a_resumed_sweep_counts_only_its_runs_and_has_no_finish_yet() {
+    // Ran 2 min 13 s, cancelled, resumed a day later: 30 s into its second run.
+    let (resumed_at, now) = (1_740_924_000_000, 1_740_924_030_000);
+    let resumed = SweepStatus {
+        runs: RunTimes { ended_ms: 133_000, current_from_unix_ms: Some(resumed_at), last_result_unix_ms: None },
+        ..status(SweepState::Running)
+    };
+    assert_eq!(resumed.wall_time(now), Some(Duration::from_secs(163)), "not the day it sat cancelled");
+    let lines = resumed.time_lines(now);
+    assert_eq!(lines[2], ("finished", "not yet".to_string()), "its last end is not its finish");
+    assert_eq!(lines[3], ("wall time", "2 min 43 s so far".to_string()));
+    // Its process killed 40 s into the second run: stopped, until its last result.
+    let stopped = SweepStatus {
+        state: SweepState::Stopped,
+        finished_unix_ms: None,
+        runs: RunTimes { last_result_unix_ms: Some(resumed_at + 40_000), ..resumed.runs },
+        ..resumed
+    };
+    assert_eq!(stopped.wall_time(u64::MAX), Some(Duration::from_secs(173)));
+    assert_eq!(stopped.time_lines(u64::MAX)[3], ("wall time", "2 min 53 s until its last result".to_string()));
+}
+
+#[test]
+fn the_cpu_time_of_reused_results_is_told_apart() {
+    let mut taken = status(SweepState::Done);
+    taken.reuse.tasks = 6;
+    taken.reused_cpu_micros = Some(200_500_000);
+    let cpu = taken.time_lines(u64::MAX).into_iter().find(|(l, _)| *l == "CPU time").unwrap().1;
+    assert_eq!(cpu, "50 s (its own tasks; the 6 results it reused took 3 min 20 s more when computed)");
+}
+
+#[test]
 fn times_a_database_did_not_record_say_so_and_never_1970() {
-    let old = SweepStatus { started_unix_ms: None, finished_unix_ms: None, ..status(SweepState::Done) };
+    let old = SweepStatus {
+        started_unix_ms: None,
+        finished_unix_ms: None,
+        runs: RunTimes::default(),
+        ..status(SweepState::Done)
+    };
     assert_eq!(old.wall_time(u64::MAX), None);
     let lines = old.time_lines(u64::MAX);
     for (label, text) in &lines[1..4] {

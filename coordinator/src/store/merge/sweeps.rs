@@ -15,7 +15,8 @@ pub(super) fn join(tx: &Connection, shard_offset: i64, out: &mut Imported) -> Re
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     const COLUMNS: &str = "id, name, spec, state, tasks_total, tasks_done, successes, configurations, impossible, \
-        cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms, reuse, tasks_reused";
+        cursor_config, cursor_start, shards_failed, error, created_ms, first_result_ms, finished_ms, reuse, tasks_reused, \
+        ran_ms, run_from_ms, last_result_ms";
     for (old, id, spec) in sweeps {
         let here: Option<(i64, String)> = tx
             .query_row("SELECT key, spec FROM main.sweeps WHERE id = ?1", [&id], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -76,7 +77,11 @@ pub(super) fn recount(tx: &Connection) -> Result<()> {
              first_result_ms = (SELECT MIN(COALESCE(sweeps.first_result_ms, s.first_result_ms),
                                            COALESCE(s.first_result_ms, sweeps.first_result_ms))
                                 FROM temp.sweep_map sm JOIN src.sweeps s ON s.key = sm.old
-                                WHERE sm.new = sweeps.key)
+                                WHERE sm.new = sweeps.key),
+             ran_ms = (SELECT MAX(sweeps.ran_ms, s.ran_ms)
+                       FROM temp.sweep_map sm JOIN src.sweeps s ON s.key = sm.old WHERE sm.new = sweeps.key),
+             last_result_ms = (SELECT NULLIF(MAX(COALESCE(sweeps.last_result_ms, 0), COALESCE(s.last_result_ms, 0)), 0)
+                               FROM temp.sweep_map sm JOIN src.sweeps s ON s.key = sm.old WHERE sm.new = sweeps.key)
          WHERE key IN (SELECT new FROM temp.sweep_map WHERE joined);",
     )?;
     tx.execute(
