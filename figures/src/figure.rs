@@ -51,7 +51,7 @@ impl Figure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), FigureError> {
         root.fill(&WHITE).map_err(draw_error)?;
         match self {
-            Figure::Chart(chart) => plot::draw(chart, root),
+            Figure::Chart(chart) => plot::draw(chart, root).map(drop),
             Figure::Map(map) => map.draw(root),
         }
     }
@@ -60,7 +60,7 @@ impl Figure {
 /// The one font: DejaVu Sans, registered as plotters' "sans-serif" (in both
 /// styles the figures use) before the first figure is drawn. SVG text only
 /// names the family; the font measures it for layout.
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         for (style, bytes) in [(FontStyle::Normal, dejavu::sans::regular()), (FontStyle::Bold, dejavu::sans::bold())] {
