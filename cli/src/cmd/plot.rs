@@ -43,7 +43,10 @@ pub struct PlotArgs {
     #[command(flatten)]
     pub source: SourceArgs,
     /// What to draw: a chart against N (accuracy, time, attempts), one
-    /// panel per group of `--by`, or a failure map of one board.
+    /// panel per group of `--by`, or a failure map of one board. A chart of
+    /// more than 40 N is drawn as small multiples, a panel per group and
+    /// line, each N a dot under a running mean (N's parity classes apart
+    /// where they split the values).
     #[arg(long, value_enum, default_value_t = Kind::Accuracy)]
     pub kind: Kind,
     /// How a chart groups its lines: `methods`, a panel per (rule, D) with a
