@@ -4,14 +4,15 @@
 //! names them (W, W+, AW, AW+, MW), shapes are written as products, and a
 //! row's unique best figure is in bold. Every table fits an `article` page
 //! (a test compiles them and fails on an overfull box): intervals go in small
-//! type under their figure, and a table still too wide is split by columns.
+//! type under their figure, a table too wide gets a tighter column gap, and
+//! one still too wide is split by columns.
 //! The preamble needs `booktabs` and `longtable`.
 
 use tour::Method;
 
 use crate::MovesKind;
 
-use super::layout::{Stats, Table, ROW_HEADER};
+use super::layout::{figure, Stats, Table, ROW_HEADER};
 use super::{Metric, TableLayout, IMPOSSIBLE, NO_TOUR_MARK};
 
 /// Tables longer than this many rows become `longtable`s.
@@ -22,7 +23,11 @@ pub(super) const LONG_ROWS: usize = 40;
 const TEXT_WIDTH_PT: f64 = 345.0;
 
 /// Space LaTeX puts either side of a column (`\tabcolsep`), in pt.
-const COLUMN_PADDING_PT: f64 = 2.0 * 6.0;
+const COLUMN_PADDING_PT: f64 = 6.0;
+
+/// The column gap a table too wide for [`COLUMN_PADDING_PT`] gets before it
+/// is split: half LaTeX's, still clear between right-aligned figures.
+const TIGHT_PADDING_PT: f64 = 3.0;
 
 /// The tables, one float (or longtable) each, split by columns into parts
 /// that fit the page; `warning` (an unfinished sweep) opens every caption
@@ -31,18 +36,26 @@ pub(super) fn latex(tables: &[Table], warning: Option<&str>) -> String {
     let mut out = String::from("% ksweep tables; preamble: \\usepackage{booktabs} \\usepackage{longtable}\n");
     for t in tables {
         let cells: Vec<Vec<String>> = (0..t.rows.len()).map(|i| row_cells(t, i)).collect();
-        let parts = column_parts(t);
-        for (part, columns) in parts.iter().enumerate() {
+        let fit = column_parts(t);
+        for (part, columns) in fit.parts.iter().enumerate() {
             out.push('\n');
-            out.push_str(&table(t, &cells, columns, (part, parts.len()), warning));
+            out.push_str(&table(t, &cells, columns, (part, fit.parts.len()), fit.padding, warning));
         }
     }
     out
 }
 
-/// One float (or longtable) of the columns `columns` of `t`; `part` is
-/// (index, count) of the parts `t` is split into.
-fn table(t: &Table, cells: &[Vec<String>], columns: &[usize], part: (usize, usize), warning: Option<&str>) -> String {
+/// One float (or longtable) of the columns `columns` of `t`, `padding` pt
+/// either side of a column; `part` is (index, count) of the parts `t` is
+/// split into.
+fn table(
+    t: &Table,
+    cells: &[Vec<String>],
+    columns: &[usize],
+    part: (usize, usize),
+    padding: f64,
+    warning: Option<&str>,
+) -> String {
     let spec = format!("r{}", "r".repeat(columns.len()));
     let header = std::iter::once(format!("${ROW_HEADER}$"))
         .chain(columns.iter().map(|&c| column_label(t.layout, &t.columns[c].1)))
@@ -71,81 +84,160 @@ fn table(t: &Table, cells: &[Vec<String>], columns: &[usize], part: (usize, usiz
         }
     }
     let caption = format!("\\caption{{{warning}{caption}}}\\label{{{label}}}");
+    // A tighter gap is set in a group of its own: the float's, or one
+    // around the longtable.
+    let gap = match padding == COLUMN_PADDING_PT {
+        true => String::new(),
+        false => format!("\\setlength{{\\tabcolsep}}{{{padding}pt}}\n"),
+    };
     if t.rows.len() > LONG_ROWS {
+        let (open, close) = if gap.is_empty() { ("", "") } else { ("\\begingroup\n", "\\endgroup\n") };
         format!(
-            "\\begin{{longtable}}{{{spec}}}\n{caption}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endfirsthead\n\
+            "{open}{gap}\\begin{{longtable}}{{{spec}}}\n{caption}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endfirsthead\n\
              \\multicolumn{{{}}}{{l}}{{\\small\\itshape continued}}\\\\\n\\toprule\n{header} \\\\\n\\midrule\n\\endhead\n\
-             \\bottomrule\n\\endlastfoot\n{body}\\end{{longtable}}\n",
+             \\bottomrule\n\\endlastfoot\n{body}\\end{{longtable}}\n{close}",
             columns.len() + 1
         )
     } else {
         format!(
-            "\\begin{{table}}[htbp]\n\\centering\n{caption}\n\\begin{{tabular}}{{{spec}}}\n\\toprule\n{header} \\\\\n\
+            "\\begin{{table}}[htbp]\n\\centering\n{gap}{caption}\n\\begin{{tabular}}{{{spec}}}\n\\toprule\n{header} \\\\\n\
              \\midrule\n{body}\\bottomrule\n\\end{{tabular}}\n\\end{{table}}\n"
         )
     }
 }
 
+/// How a table is set: its columns split into parts, and the space either
+/// side of a column.
+struct Fit {
+    parts: Vec<Vec<usize>>,
+    /// `\tabcolsep`, in pt: LaTeX's 6, or [`TIGHT_PADDING_PT`] where only
+    /// that keeps a table whole.
+    padding: f64,
+}
+
 /// The columns of `t` split into as few parts as fit the page, of sizes
-/// as even as can be: a table of five methods with intervals fits whole, one
-/// of eight D columns splits in two.
-fn column_parts(t: &Table) -> Vec<Vec<usize>> {
-    let label_width =
-        t.rows.iter().map(|(label, _)| text_width(label, 10.0)).fold(text_width(ROW_HEADER, 10.0), f64::max);
+/// as even as can be, each with LaTeX's column gap or, where that alone
+/// keeps it whole, a tighter one: a table of six methods with intervals
+/// fits whole, one of eight D columns splits in two.
+fn column_parts(t: &Table) -> Fit {
+    let label_width = t
+        .rows
+        .iter()
+        .map(|(label, _)| text_width(label, Font::Math))
+        .fold(text_width(ROW_HEADER, Font::Math), f64::max);
     let widths: Vec<f64> = (0..t.columns.len())
         .map(|c| {
-            let header = text_width(&t.columns[c].1, 10.0);
-            let cell = t.stats.iter().map(|stats| cell_width(t, stats[c])).fold(0.0, f64::max);
-            header.max(cell) + COLUMN_PADDING_PT
+            let header = header_width(t.layout, &t.columns[c].1);
+            t.stats.iter().map(|stats| cell_width(t, stats[c])).fold(header, f64::max)
         })
         .collect();
     let all: Vec<usize> = (0..t.columns.len()).collect();
     for count in 1..=all.len().max(1) {
         let size = all.len().div_ceil(count).max(1);
         let parts: Vec<Vec<usize>> = all.chunks(size).map(<[usize]>::to_vec).collect();
-        let fits = |part: &Vec<usize>| {
-            label_width + COLUMN_PADDING_PT + part.iter().map(|&c| widths[c]).sum::<f64>() <= TEXT_WIDTH_PT
-        };
-        if parts.iter().all(fits) {
-            return parts;
+        for padding in [COLUMN_PADDING_PT, TIGHT_PADDING_PT] {
+            // Each column, the row labels' too, has the gap on both sides.
+            let fits = |part: &Vec<usize>| {
+                let columns = part.len() as f64 + 1.0;
+                label_width + part.iter().map(|&c| widths[c]).sum::<f64>() + 2.0 * padding * columns <= TEXT_WIDTH_PT
+            };
+            if parts.iter().all(fits) {
+                return Fit { parts, padding };
+            }
         }
     }
-    all.into_iter().map(|c| vec![c]).collect()
+    Fit { parts: all.into_iter().map(|c| vec![c]).collect(), padding: TIGHT_PADDING_PT }
 }
 
-/// A cell's width in pt, as [`row_cells`] writes it: the figure (and its
-/// mark), and with intervals the small lines under it.
+/// A column header's width in pt: `$D=2$` (math, spaced about the `=`),
+/// or a method as the report names it.
+fn header_width(layout: TableLayout, label: &str) -> f64 {
+    match layout {
+        TableLayout::ByDims => text_width(label, Font::Math),
+        TableLayout::ByMethods => {
+            let name = label.parse::<Method>().map_or(label, |m| m.report_name());
+            text_width(name, Font::Normal)
+        }
+    }
+}
+
+/// A cell's width in pt, as [`row_cells`] writes it: the figure, in bold
+/// (a row's best may be) with its marks (`*`, and `‡` where the cap
+/// stopped it), and with intervals the small lines under it.
 fn cell_width(t: &Table, stats: Option<Stats>) -> f64 {
     let Some(stats) = stats else { return 0.0 };
-    let figure = stats.value.map_or(IMPOSSIBLE.to_string(), |v| format!("{v:.1}*"));
-    let mut width = text_width(&figure, 10.0);
+    let mut width = match stats.value {
+        Some(v) => text_width(&figure(t.metric, v), Font::Bold) + MARK_PT * (1.0 + f64::from(u8::from(stats.capped))),
+        None => text_width(IMPOSSIBLE, Font::Normal),
+    };
     if t.intervals {
         for line in detail_lines(&stats) {
-            width = width.max(text_width(&line, SMALL_PT));
+            width = width.max(text_width(&line, Font::Small));
         }
     }
     width
 }
 
-/// The size of the interval lines under a figure (`\scriptsize`), in pt.
-const SMALL_PT: f64 = 7.0;
+/// The fonts a table's texts are set in.
+#[derive(Clone, Copy)]
+enum Font {
+    /// 10 pt roman.
+    Normal,
+    /// 10 pt bold: a row's best figure.
+    Bold,
+    /// `\scriptsize` (7 pt): the interval lines under a figure.
+    Small,
+    /// 10 pt math: `$D=2$`, `$N$`, `$3\times 4$` (or a plain N).
+    Math,
+}
 
-/// A width in pt of `text` set at `size` pt in Computer Modern, from the
-/// widths of its glyphs in em (digits are half an em); an estimate a little
-/// over the truth, so a table said to fit does.
-fn text_width(text: &str, size: f64) -> f64 {
-    let em: f64 = text
-        .chars()
-        .map(|c| match c {
-            '0'..='9' | '*' => 0.5,
-            '.' | ',' | '[' | ']' | '(' | ')' | 'i' | 'l' => 0.28,
-            ' ' => 0.34,
-            '=' | '+' | 'W' | 'M' => 0.78,
-            'A'..='Z' => 0.75,
-            _ => 0.56,
-        })
-        .sum();
-    em * size * 1.05
+/// Width of a superscript mark (`$^{*}$`, `$^{\ddagger}$`), in pt.
+const MARK_PT: f64 = 4.6;
+
+/// A width in pt of `text` in Computer Modern (T1), from its glyphs'
+/// widths ([`glyph_em`]); an estimate a little over the truth, so a table
+/// said to fit does.
+fn text_width(text: &str, font: Font) -> f64 {
+    let em: f64 = text.chars().map(|c| glyph_em(c, font)).sum();
+    let count = |f: fn(&char) -> bool| text.chars().filter(f).count() as f64;
+    let (size, extra) = match font {
+        Font::Small => (7.0, 0.0),
+        // A relation gets a thick space (5/18 em) on either side, a shape's
+        // `\times` (its `x`) a medium one, and italic capitals are wider
+        // than upright ones.
+        Font::Math => {
+            (10.0, 0.556 * count(|&c| c == '=') + 0.67 * count(|&c| c == 'x') + 0.16 * count(char::is_ascii_uppercase))
+        }
+        Font::Normal | Font::Bold => (10.0, 0.0),
+    };
+    (em + extra) * size * 1.02
+}
+
+/// A glyph's width in em, as pdflatex sets it: bold is 15 % wider, and
+/// `\scriptsize` (7 pt) about 14 % (its design size), its digits and
+/// punctuation as measured.
+fn glyph_em(c: char, font: Font) -> f64 {
+    let normal = match c {
+        '0'..='9' | '*' | 'o' => 0.5,
+        '.' | ',' | '[' | ']' | '(' | ')' | 'i' | 'l' | '/' => 0.278,
+        ' ' => 0.334,
+        't' | 'r' | 's' => 0.395,
+        'c' | 'e' => 0.445,
+        '=' | '+' => 0.778,
+        'W' => 1.028,
+        'M' => 0.917,
+        'D' => 0.764,
+        'A'..='Z' => 0.75,
+        _ => 0.556,
+    };
+    match (font, c) {
+        (Font::Bold, _) => normal * 1.15,
+        (Font::Small, '0'..='9') => 0.570,
+        (Font::Small, '.' | ',' | '[' | ']') => 0.324,
+        (Font::Small, ' ') => 0.385,
+        (Font::Small, _) => normal * 1.14,
+        (Font::Normal | Font::Math, _) => normal,
+    }
 }
 
 /// The small lines a cell's figure carries with intervals: its 95 % Wilson
@@ -173,7 +265,7 @@ fn row_cells(t: &Table, index: usize) -> Vec<String> {
             if text.is_empty() || text == IMPOSSIBLE {
                 return latex_escape(text);
             }
-            let mut figure = format!("{value:.1}");
+            let mut figure = figure(t.metric, value);
             if best == Some(column) {
                 figure = format!("\\textbf{{{figure}}}");
             }
@@ -205,7 +297,7 @@ fn unique_best(t: &Table, stats: &[Option<Stats>]) -> Option<usize> {
     let printed: Vec<(usize, f64)> = stats
         .iter()
         .enumerate()
-        .filter_map(|(c, s)| s.and_then(|s| s.value).map(|v| (c, format!("{v:.1}").parse::<f64>().unwrap_or(v))))
+        .filter_map(|(c, s)| s.and_then(|s| s.value).map(|v| (c, figure(t.metric, v).parse::<f64>().unwrap_or(v))))
         .collect();
     if printed.len() < 2 {
         return None;

@@ -292,7 +292,7 @@ fn row_cells(
         .zip(&figures)
         .map(|(r, figures)| match (r, figures) {
             (Some(r), Some(figures)) => {
-                let mut text = cell(r, figures, readable && opts.intervals);
+                let mut text = cell(r, figures, opts.metric, readable && opts.intervals);
                 if readable && r.no_open_tour() && !text.is_empty() && text != IMPOSSIBLE {
                     text.push_str(NO_TOUR_MARK);
                     *marked = true;
@@ -313,11 +313,10 @@ fn dims_label(dims: u32) -> String {
     format!("D={dims}")
 }
 
-/// A cell's text from its row and figures: accuracy or mean time with one
-/// decimal, `n/a` when impossible, empty when there are no results; with
+/// A cell's text from its row and figures: the figure as [`figure`] writes it, `n/a` when impossible, empty when there are no results; with
 /// `detail`, the 95 % Wilson interval and the denominator follow:
 /// `75.0 [53.1, 88.8] n=20`.
-fn cell(row: &AggregateRow, figures: &Stats, detail: bool) -> String {
+fn cell(row: &AggregateRow, figures: &Stats, metric: Metric, detail: bool) -> String {
     if row.impossible {
         return IMPOSSIBLE.to_string();
     }
@@ -328,7 +327,7 @@ fn cell(row: &AggregateRow, figures: &Stats, detail: bool) -> String {
     let Some(value) = figures.value else {
         return IMPOSSIBLE.to_string();
     };
-    let mut text = format!("{value:.1}");
+    let mut text = figure(metric, value);
     if detail {
         if let Some((low, high)) = figures.interval {
             text.push_str(&format!(" [{low:.1}, {high:.1}]"));
@@ -336,4 +335,16 @@ fn cell(row: &AggregateRow, figures: &Stats, detail: bool) -> String {
         text.push_str(&format!(" n={}", figures.n));
     }
     text
+}
+
+/// A cell's figure as every format prints it: one decimal, except a mean
+/// time under 0.05 µs (a fast method on a small board), which gets two
+/// significant digits so it does not read `0.0`.
+pub(super) fn figure(metric: Metric, value: f64) -> String {
+    if metric == Metric::MeanMicros && value > 0.0 && value < 0.05 {
+        // Digits after the point for two significant ones: 0.034, 0.0051.
+        let decimals = (1.0 - value.log10().floor()).min(9.0) as usize;
+        return format!("{value:.decimals$}");
+    }
+    format!("{value:.1}")
 }

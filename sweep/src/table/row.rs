@@ -24,7 +24,12 @@ pub struct AggregateRow {
     pub n: Option<u32>,
     /// The method's name (`"aw+"`).
     pub method: String,
-    /// No tour can exist on the configuration, so nothing was run.
+    /// Nothing was run on the configuration: no move changes colour (the
+    /// colour rule), so no tour of either kind exists and tables print
+    /// `n/a`. A board a theorem, the atlas or results prove to have no open
+    /// tour is not this: its starts run, and `open_tour` says `impossible`.
+    /// Written `not_run` in JSON, beside `open_tour` and `closed_tour`.
+    #[serde(rename = "not_run", alias = "impossible")]
     pub impossible: bool,
     /// Tasks with a result.
     pub tasks: u64,

@@ -183,7 +183,7 @@ fn json_is_the_sorted_rows() {
     "shape": "4x4",
     "n": 4,
     "method": "w",
-    "impossible": true,
+    "not_run": true,
     "tasks": 0,
     "successes": 0,
     "no_tour": 0,
@@ -207,7 +207,7 @@ fn json_is_the_sorted_rows() {
     "shape": "4x4",
     "n": 4,
     "method": "aw+",
-    "impossible": true,
+    "not_run": true,
     "tasks": 0,
     "successes": 0,
     "no_tour": 0,
@@ -292,6 +292,45 @@ N    w  aw+
 4  n/a  n/a
 ";
     assert_eq!(render(&rows(), &o), expected);
+}
+
+/// `not_run` says the colour rule kept every start from running; a board
+/// proven to have no open tour runs its starts, so its rows say `false`
+/// beside `"open_tour": "impossible"`. Rows written as `impossible` read back.
+#[test]
+fn json_rows_say_not_run_only_for_the_colour_rule() {
+    let mut proven = row(5, "2,1", "4x4", "w", 16, 0);
+    proven.open_tour = "impossible".into();
+    let colour = row(3, "3,1", "4x4", "w", 0, 0);
+    let json = render(&[proven, colour], &opts(TableLayout::ByMethods, TableFormat::Json));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let keys = |r: &serde_json::Value| (r["not_run"].clone(), r["open_tour"].clone(), r.get("impossible").cloned());
+    // Config order: the colour rule's 3 first.
+    assert_eq!(keys(&rows[0]), (true.into(), "impossible".into(), None), "{json}");
+    assert_eq!(keys(&rows[1]), (false.into(), "impossible".into(), None), "{json}");
+    let old = json.replace("\"not_run\"", "\"impossible\"");
+    let back: Vec<AggregateRow> = serde_json::from_str(&old).unwrap();
+    assert_eq!(back.iter().map(|r| r.impossible).collect::<Vec<_>>(), [true, false]);
+}
+
+/// A mean time under 0.05 µs keeps two significant digits in every
+/// format instead of reading 0.0; larger ones keep one decimal.
+#[test]
+fn tiny_mean_times_keep_two_significant_digits() {
+    let mut rows = vec![row(0, "3,2", "5x5", "w", 10, 10), row(0, "3,2", "5x5", "aw+", 10, 10)];
+    rows[0].mean_micros = 0.034;
+    rows[1].mean_micros = 0.0051;
+    let mut o = TableOptions { metric: Metric::MeanMicros, ..opts(TableLayout::ByMethods, TableFormat::Text) };
+    let text = render(&rows, &o);
+    assert!(text.contains("\n5  0.034  0.0051\n"), "{text}");
+    o.format = TableFormat::Latex;
+    let latex = render(&rows, &o);
+    assert!(latex.contains("5 & 0.034 & \\textbf{0.0051} \\\\"), "{latex}");
+    o.format = TableFormat::Csv;
+    assert!(render(&rows, &o).ends_with(",5,0.034,0.0051\n"));
+    assert_eq!(layout::figure(Metric::MeanMicros, 0.05), "0.1", "0.05 rounds as before");
+    assert_eq!(layout::figure(Metric::MeanMicros, 0.0), "0.0");
+    assert_eq!(layout::figure(Metric::Accuracy, 0.034), "0.0", "accuracy keeps one decimal");
 }
 
 #[test]
@@ -426,6 +465,38 @@ fn report_rows() -> Vec<AggregateRow> {
     rows
 }
 
+/// Six methods in 3D over the sides `ns`, with 10,000 starts a cell, rows
+/// as wide as rows get: every method 9,996 successes (`[99.9, 100.0]`: a
+/// page of six such columns with two-digit N was 0.5 pt too wide), or one
+/// method all of them (`[100.0, 100.0]`, in bold), with the `*` of a board
+/// without an open tour and the `‡` of a capped cell.
+fn six_method_rows(ns: std::ops::Range<u32>) -> Vec<AggregateRow> {
+    let mut rows = Vec::new();
+    for n in ns {
+        let shape = format!("{n}x{n}x{n}");
+        for (m, method) in ["w", "w+", "aw", "aw+", "mw", "wr"].into_iter().enumerate() {
+            let tasks = 10_000;
+            let successes = match (n % 2, m) {
+                (0, _) => 9_996,
+                (_, 0) => tasks,
+                _ => tasks - 1 - (37 * m as u64 * u64::from(n)) % 999,
+            };
+            let mut r = row(n, "3,2", &shape, method, tasks, successes);
+            r.mean_micros = 12_345.67 * f64::from(n);
+            if n % 3 == 0 {
+                r.open_tour = "impossible".into();
+            }
+            if n % 5 == 0 {
+                let share = successes as f64 / tasks as f64;
+                r.precision =
+                    Some(CellPrecision { asked: 0.001, low: share - 0.0004, high: 1.0, settled: true, reached: false });
+            }
+            rows.push(r);
+        }
+    }
+    rows
+}
+
 #[test]
 fn latex_bolds_a_unique_best_figure_only() {
     let o = TableOptions { intervals: true, ..opts(TableLayout::ByMethods, TableFormat::Latex) };
@@ -461,9 +532,18 @@ fn latex_splits_tables_wider_than_the_page() {
     assert!(out.contains("Part 1 of 2: $D=2$, $D=3$, $D=4$, $D=5$.") && out.contains("Part 2 of 2: $D=6$"), "{out}");
     assert!(out.contains("\\label{tab:3-2-w-accuracy}") && out.contains("\\label{tab:3-2-w-accuracy-2}"), "{out}");
     // Five methods with intervals fit whole.
-    let by_methods = render(&report_rows(), &TableOptions { layout: TableLayout::ByMethods, ..o });
+    let by_methods = render(&report_rows(), &TableOptions { layout: TableLayout::ByMethods, ..o.clone() });
     assert!(!by_methods.contains("Part 1"), "{by_methods}");
     assert!(by_methods.contains("$N$ & W & W+ & AW & AW+ & MW \\\\"), "{by_methods}");
+    assert!(!by_methods.contains("tabcolsep"), "with LaTeX's own column gap: {by_methods}");
+    // Six fit whole with half the gap, in a group of their own.
+    let six = render(&six_method_rows(5..55), &TableOptions { layout: TableLayout::ByMethods, ..o });
+    assert!(
+        six.contains("\\begingroup\n\\setlength{\\tabcolsep}{3pt}\n\\begin{longtable}{rrrrrrr}")
+            && six.contains("\\end{longtable}\n\\endgroup\n")
+            && !six.contains("Part 1"),
+        "{six}"
+    );
 }
 
 #[test]
@@ -518,6 +598,20 @@ fn latex_compiles_with_pdflatex() {
         for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
             let o = TableOptions { metric, intervals: true, ..opts(layout, TableFormat::Latex) };
             tables.push_str(&render(&report_rows(), &o));
+            tables.push_str("\\clearpage\n");
+        }
+    }
+    // Six methods with intervals in 3D, the widest rows, in a float and a
+    // longtable: whole, with a tighter column gap (widths estimated short
+    // of the truth once put them on one page, 4 pt too wide).
+    for ns in [3..10, 5..55] {
+        for metric in [Metric::Accuracy, Metric::AccuracyPossible, Metric::MeanMicros] {
+            let o = TableOptions { metric, intervals: true, ..opts(TableLayout::ByMethods, TableFormat::Latex) };
+            let six = render(&six_method_rows(ns.clone()), &o);
+            // Times of 666666.2 µs in bold with two marks are wider: they split.
+            let whole = six.contains("{rrrrrrr}") && !six.contains("Part 1");
+            assert!(whole || metric == Metric::MeanMicros, "{six}");
+            tables.push_str(&six);
             tables.push_str("\\clearpage\n");
         }
     }
