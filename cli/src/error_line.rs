@@ -1,17 +1,11 @@
 //! How an error reaches the user: one line, the error and its causes.
 
-/// `error: cause: cause ...`, skipping a cause whose text repeats the one
-/// before it (hyper and tonic wrap an error in one that prints the same
-/// words: "tcp connect error: tcp connect error").
+/// `error: cause: cause ...`, each cause said once
+/// ([`ksweep_proto::join_causes`]): hyper and tonic wrap an error in one
+/// that prints the same words ("tcp connect error: tcp connect error"), and
+/// an error may name its source in its own message.
 pub fn cause_chain(e: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if parts.last() != Some(&text) {
-            parts.push(text);
-        }
-    }
-    parts.join(": ")
+    ksweep_proto::join_causes(e.chain().map(ToString::to_string))
 }
 
 #[cfg(test)]
@@ -34,5 +28,7 @@ mod tests {
         assert_eq!(cause_chain(&e), "--coordinator: transport error: tcp connect error");
         let e = anyhow::anyhow!("a").context("b").context("a");
         assert_eq!(cause_chain(&e), "a: b: a", "only consecutive repeats go");
+        let e = anyhow::Error::new(Leaf).context("--coordinator: tcp connect error");
+        assert_eq!(cause_chain(&e), "--coordinator: tcp connect error", "a message that names its source");
     }
 }

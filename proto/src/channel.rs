@@ -93,12 +93,22 @@ pub fn worker_endpoint(url: &str, ca_pem: Option<&[u8]>, liveness: &Liveness) ->
 /// An error and its sources on one line: tonic's transport errors say only
 /// "transport error" themselves, the cause is in the chain.
 pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
+    join_causes(std::iter::successors(Some(e), |e| e.source()).map(ToString::to_string))
+}
+
+/// Causes joined by `: `, each said once: a cause is left out when the
+/// text so far already ends with it, as when an error's message includes
+/// its source (`coordinator: X`, then X) or hyper wraps an error in one of
+/// the same words ("tcp connect error", twice).
+pub fn join_causes(causes: impl IntoIterator<Item = String>) -> String {
+    let mut text = String::new();
+    for cause in causes {
+        if text.is_empty() {
+            text = cause;
+        } else if text != cause && !text.ends_with(&format!(": {cause}")) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
     }
     text
 }
@@ -159,6 +169,23 @@ impl tonic::service::Interceptor for BearerToken {
 mod tests {
     use super::*;
     use crate::v1 as pb;
+
+    #[test]
+    fn a_cause_already_said_is_not_said_again() {
+        let causes = |texts: &[&str]| join_causes(texts.iter().map(|t| t.to_string()));
+        assert_eq!(
+            causes(&["coordinator: \"x\" has no scheme", "\"x\" has no scheme"]),
+            "coordinator: \"x\" has no scheme"
+        );
+        assert_eq!(
+            causes(&["transport error", "tcp connect error", "tcp connect error", "refused"]),
+            "transport error: tcp connect error: refused"
+        );
+        assert_eq!(causes(&["a", "b", "a"]), "a: b: a", "only what the text ends with goes");
+        assert_eq!(causes(&["error: abc", "bc"]), "error: abc: bc", "a cause is a whole part, not a suffix");
+        let e = EndpointError::NoScheme { url: "BAD".into() };
+        assert_eq!(error_chain(&e), e.to_string());
+    }
 
     #[test]
     fn calls_get_half_a_lease_and_never_less_than_the_floor() {

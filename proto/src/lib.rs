@@ -22,8 +22,8 @@ pub mod v1 {
 pub use action::{classify, WorkerAction, WorkerRpc};
 // Labels are part of specs too (`requires`): the rule lives in `sweep`.
 pub use channel::{
-    call_timeout, check_token, endpoint, error_chain, worker_endpoint, BearerToken, EndpointError, Liveness,
-    TokenError, MIN_CALL_TIMEOUT,
+    call_timeout, check_token, endpoint, error_chain, join_causes, worker_endpoint, BearerToken, EndpointError,
+    Liveness, TokenError, MIN_CALL_TIMEOUT,
 };
 pub use sweep::labels::{label_ok, labels, LabelError, LABEL_RULE, MAX_LABELS, MAX_LABEL_CHARS};
 

@@ -5,16 +5,18 @@ use thiserror::Error;
 /// Result alias for the worker.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Why a worker stopped.
+/// Why a worker stopped. Each message says its cause itself, so none is
+/// also given as a source: a cause chain would say it twice.
 #[derive(Debug, Error)]
 pub enum Error {
+    /// The coordinator's URL (or CA) cannot make an endpoint.
     #[error("coordinator: {0}")]
-    Endpoint(#[from] ksweep_proto::EndpointError),
+    Endpoint(ksweep_proto::EndpointError),
     #[error("token: {0}")]
     Token(String),
     /// A file of the cluster directory (`--dir`) cannot be trusted or read.
     #[error("--dir: {0}")]
-    ClusterDir(#[from] ksweep_proto::cluster_dir::DirError),
+    ClusterDir(ksweep_proto::cluster_dir::DirError),
     /// The coordinator refused us for good (wrong token, protocol version).
     #[error("coordinator refused the worker: {0}")]
     Refused(String),
@@ -23,6 +25,18 @@ pub enum Error {
     /// Shutting down, the last results could not be delivered.
     #[error("{tasks} finished tasks were not delivered: {why}")]
     Undelivered { tasks: usize, why: String },
+}
+
+impl From<ksweep_proto::EndpointError> for Error {
+    fn from(e: ksweep_proto::EndpointError) -> Error {
+        Error::Endpoint(e)
+    }
+}
+
+impl From<ksweep_proto::cluster_dir::DirError> for Error {
+    fn from(e: ksweep_proto::cluster_dir::DirError) -> Error {
+        Error::ClusterDir(e)
+    }
 }
 
 /// Why a shard could not run; the coordinator gets its text as the shard's

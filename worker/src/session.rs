@@ -232,14 +232,12 @@ impl Session {
 }
 
 /// A failed call's code, message and the transport's cause chain (tonic's
-/// "transport error" names no cause itself).
+/// "transport error" names no cause itself), each cause said once (a
+/// status made from an error carries its text as the message too).
 fn cause(status: &Status) -> String {
-    let mut text = format!("{:?}: {}", status.code(), status.message());
-    if let Some(source) = std::error::Error::source(status) {
-        text.push_str(": ");
-        text.push_str(&ksweep_proto::error_chain(source));
-    }
-    text
+    let head = format!("{:?}: {}", status.code(), status.message());
+    let chain = std::iter::successors(std::error::Error::source(status), |e| e.source()).map(ToString::to_string);
+    ksweep_proto::join_causes(std::iter::once(head).chain(chain))
 }
 
 /// The coordinator a session serves: the worker's options and the URL it

@@ -22,11 +22,12 @@ use crate::execute::{Event, Resources};
 /// coordinator refuses the worker for good, or when the finished results
 /// could not be delivered at shutdown ([`Error::Undelivered`]).
 pub async fn run(options: WorkerOptions, shutdown: impl Future<Output = ()>) -> Result<()> {
-    let (pool, resources) = pool(&options)?;
-    let threads = resources.threads;
+    // The address and token first: a bad one is said before anything starts.
     let mut url = options.coordinator.clone();
     let mut endpoint = ksweep_proto::worker_endpoint(&url, options.tls_ca.as_deref(), &Liveness::default())?;
     let token = BearerToken::new(options.token.as_deref()).map_err(|e| Error::Token(e.to_string()))?;
+    let (pool, resources) = pool(&options)?;
+    let threads = resources.threads;
     let shutdown = or_end(shutdown, options.end);
     tokio::pin!(shutdown);
 
