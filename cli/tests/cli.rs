@@ -357,9 +357,16 @@ fn check_summarises_a_spec_and_refuses_a_bad_one() {
     let small_dir = tempfile::tempdir().unwrap();
     let small = knight_spec(small_dir.path(), 5, &["w"], &[3, 5]);
     let small = stdout(&ksweep(&["check", small.to_str().unwrap()], ""));
-    let note =
-        "configurations  2 (1 impossible, 1 of them by a proof, not the colour rule: their starts run all the same)";
+    let note = "configurations  2 (1 impossible: no open tour can exist on them)\n                1 by a proof \
+                (a theorem, the atlas or the board's moves; `ksweep exists` names it): their starts\n                \
+                are run all the same";
     assert!(small.contains(note) && small.contains("tasks           10"), "{small}");
+    assert!(!small.contains("colour rule"), "no board here is impossible by colour: {small}");
+    // (1,1): no move changes colour, so nothing on 5x5 runs.
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("rule = [2, 1]", "rule = [1, 1]")).unwrap();
+    let colour = stdout(&ksweep(&["check", spec.to_str().unwrap()], ""));
+    let note = "                2 by the colour rule (no move changes colour): none of their starts is run\n";
+    assert!(colour.contains(note) && colour.contains("tasks           0"), "{colour}");
     // The engine's need on the CPU running this: 6x6 padded by 2 on each
     // side, 100 bytes shared, 100 a thread, and with SSE4.1 five more a
     // thread for the rule-W walks it advances six at a time.

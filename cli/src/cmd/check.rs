@@ -27,7 +27,6 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
     let text = crate::spec_file::load(&args.spec)?;
     let sweep = Sweep::parse(&text)?;
     let configs = sweep.configurations();
-    let impossible = configs.iter().filter(|c| c.impossible()).count();
     let methods: Vec<&str> = sweep.methods().iter().map(|m| m.name()).collect();
     writeln!(out, "name            {}", sweep.name())?;
     writeln!(out, "id              {}", sweep.id())?;
@@ -53,13 +52,7 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
         }
         None => writeln!(out, "starts          {} per configuration", sweep.starts_per_config())?,
     }
-    // Boards a proof settles, not the colour rule, are planned all the same.
-    let still_run = configs.iter().filter(|c| c.impossible() && c.eligibility() != Eligibility::Impossible).count();
-    let run_note = match still_run {
-        0 => String::new(),
-        n => format!(", {n} of them by a proof, not the colour rule: their starts run all the same"),
-    };
-    writeln!(out, "configurations  {} ({impossible} impossible{run_note})", configs.len())?;
+    writeln!(out, "{}", impossible_lines(configs))?;
     match sweep.precision() {
         Some(_) => writeln!(
             out,
@@ -93,6 +86,34 @@ pub fn run(args: CheckArgs, out: &mut impl Write) -> Result<()> {
         known(&sweep, db, out)?;
     }
     Ok(())
+}
+
+/// The configurations, and those on which no open tour can exist, by why:
+/// the colour rule (nothing is planned there) or a proof (planned and run
+/// all the same).
+fn impossible_lines(configs: &[sweep::ConfigEntry]) -> String {
+    let impossible = configs.iter().filter(|c| c.impossible()).count();
+    let mut text = match impossible {
+        0 => format!("configurations  {} (0 impossible)", configs.len()),
+        n => format!("configurations  {} ({n} impossible: no open tour can exist on them)", configs.len()),
+    };
+    let by_colour = configs.iter().filter(|c| c.eligibility() == Eligibility::Impossible).count();
+    if by_colour > 0 {
+        text.push_str(&format!(
+            "\n                {by_colour} by the colour rule (no move changes colour): none of their starts is run"
+        ));
+    }
+    // A proof (a theorem, the atlas, the move graph) does not change what
+    // is planned: the planner reads the colour rule only.
+    let by_proof = impossible - by_colour;
+    if by_proof > 0 {
+        text.push_str(&format!(
+            "\n                {by_proof} by a proof (a theorem, the atlas or the board's moves; `ksweep exists` names \
+             it): their starts\n                are run all the same, so tables show how each method fails there \
+             (marked *), and a\n                sweep keeps the same tasks whatever a later release can prove"
+        ));
+    }
+    text
 }
 
 /// What the database `db` holds of `sweep`: the sweep itself, or the tasks
