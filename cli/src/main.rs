@@ -12,13 +12,15 @@ mod render;
 mod shutdown;
 mod source;
 mod spec_file;
+mod unknown_command;
 
 use std::future::Future;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::LazyLock;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// knight-sweep: knight's tour methods on D-dimensional boards (the
 /// Warnsdorff family, exact backtracking, a construction, neural networks;
@@ -205,8 +207,21 @@ fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
+/// `0.1.0 (abc123def456)`: the release and the commit, as `status` and
+/// exports name a worker's build.
+static VERSION: LazyLock<String> = LazyLock::new(|| ksweep_proto::build::Build::current().to_string());
+
+/// The arguments, or exit with clap's error (and a tip where a method was
+/// typed as a command).
+fn parse_args() -> Cli {
+    let mut command = Cli::command().version(VERSION.as_str());
+    let matches =
+        command.try_get_matches_from_mut(std::env::args_os()).unwrap_or_else(|e| unknown_command::with_tip(e).exit());
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut command).exit())
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    match run(parse_args()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`ksweep eval ... | head`) is not an error worth a message.
