@@ -511,6 +511,78 @@ fn help_lists_every_method() {
     }
 }
 
+/// `--version` names the commit as `status` names a worker's build, and a
+/// method typed as a command gets a tip naming the commands that run one.
+#[test]
+fn version_names_the_commit_and_a_method_is_not_a_command() {
+    let version = stdout(&ksweep(&["--version"], ""));
+    let build = ksweep_proto::build::Build::current().to_string();
+    assert_eq!(version, format!("ksweep {build}\n"));
+    assert!(version.starts_with(&format!("ksweep {} (", env!("CARGO_PKG_VERSION"))), "{version}");
+    let o = ksweep(&["solve"], "");
+    assert_eq!(o.status.code(), Some(2), "clap's usage error");
+    let err = stderr(&o);
+    assert!(err.contains("unrecognized subcommand 'solve'"), "{err}");
+    assert!(
+        err.contains("tip: solve is a method, not a command: run it from one start with `ksweep tour --method solve"),
+        "{err}"
+    );
+}
+
+/// A worker given a URL it cannot use says so once, before it logs
+/// anything or starts its threads.
+#[test]
+fn a_worker_refuses_a_bad_coordinator_url_at_once() {
+    let o = ksweep(&["worker", "--coordinator", "BAD-URL"], "");
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "one line, no logs before it: {err}");
+    assert!(err.starts_with("error: coordinator: \"BAD-URL\" has no scheme: did you mean http://BAD-URL"), "{err}");
+    assert_eq!(err.matches("has no scheme").count(), 1, "said once: {err}");
+}
+
+/// Two sweeps of one name: the list tells them apart by seed and
+/// submission time, and `diff` says which spec fields differ, counts the
+/// equal and differing pairs and, asked, lists only those that differ.
+#[test]
+fn sweeps_named_alike_are_told_apart_and_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every start of 5x5 (13 eligible) and 6x6 (36) in both: w, which has
+    // no seed, gives the same flags in both.
+    let spec = knight_spec(dir.path(), 40, &["w", "wr"], &[5, 6]);
+    let other = dir.path().join("other.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&other, text.replace("seed = 1", "seed = 2").replace("starts = 40", "starts = 50")).unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    for spec in [&spec, &other] {
+        stdout(&ksweep(&["run", spec.to_str().unwrap(), "--db", db, "--threads", "1"], ""));
+    }
+    let list = stdout(&ksweep(&["status", "--db", db], ""));
+    let lines: Vec<Vec<&str>> = list.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(lines[0], ["ID", "NAME", "SEED", "SUBMITTED", "(UTC)", "STATE", "TASKS", "RATE"], "{list}");
+    let seeds: Vec<&str> = lines[1..].iter().map(|l| l[2]).collect();
+    assert_eq!(seeds, ["1", "2"], "{list}");
+    // The submission time: a date and a time to the minute.
+    assert!(lines[1][3].len() == 10 && lines[1][4].len() == 5 && lines[1][4].contains(':'), "{list}");
+    let (a, b) = (lines[1][0], lines[2][0]);
+    let diff = stdout(&ksweep(&["diff", a, b, "--db", db], ""));
+    assert!(diff.contains("specs differ (A -> B):\n  seed: 1 -> 2\n  starts: 40 -> 50\n"), "{diff}");
+    assert!(diff.contains("4 (configuration, method) pairs in both; 0 only in A, 0 only in B"), "{diff}");
+    // Rows: MOVES BOARD METHOD ...; w's are equal.
+    let methods = |text: &str| -> Vec<String> {
+        let rows = text.lines().skip_while(|l| !l.starts_with("MOVES")).skip(1).take_while(|l| !l.is_empty());
+        rows.filter_map(|l| l.split_whitespace().nth(2).map(str::to_string)).collect()
+    };
+    assert_eq!(methods(&diff), ["w", "wr", "w", "wr"], "{diff}");
+    let differ = diff.lines().find(|l| l.starts_with("4 pairs: ")).expect("a summary line");
+    let equal: usize = differ["4 pairs: ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(equal >= 2, "w's pairs are equal: {diff}");
+    let only = stdout(&ksweep(&["diff", a, b, "--db", db, "--only-differences"], ""));
+    assert!(methods(&only).iter().all(|m| m == "wr"), "{only}");
+    assert!(only.contains(&format!("the {equal} equal pairs are not listed (--only-differences)")), "{only}");
+}
+
 /// An interrupted `ksweep run` exits as shells expect of a process a signal
 /// stopped: 128 + the signal's number.
 #[cfg(unix)]

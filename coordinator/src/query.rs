@@ -142,6 +142,7 @@ pub fn status_of(r: &SweepRecord) -> SweepStatus {
         impossible_configurations: r.impossible,
         shards_failed: r.shards_failed,
         created_unix_ms: r.created_ms,
+        seed: sweep::SweepSpec::seed_of(&r.spec),
         started_unix_ms: r.first_result_ms,
         finished_unix_ms: r.finished_ms,
         runs: sweep::RunTimes {

@@ -62,11 +62,11 @@ mod task_report;
 mod work;
 
 pub use cursor::Cursor;
-pub use diff::{DiffBuilder, DiffRow, Side, StartDiff, SweepDiff, Tally};
+pub use diff::{DiffBuilder, DiffRow, DiffSummary, Side, SpecChange, StartDiff, SweepDiff, Tally};
 pub use error::SpecError;
 pub use listing::{Listing, SweepLine};
 pub use plan::{Planner, ShardPlan};
-pub use progress::{format_duration, format_eta, format_rate, format_utc, Progress, RateWindow};
+pub use progress::{format_duration, format_eta, format_rate, format_utc, format_utc_minutes, Progress, RateWindow};
 pub use removal::Removal;
 pub use result_row::ResultRow;
 pub use reuse::{MethodSet, Reused};

@@ -161,6 +161,15 @@ pub fn format_utc(unix_ms: u64) -> String {
     format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02} UTC")
 }
 
+/// [`format_utc`] to the minute, without the zone: `2025-03-01 14:02`,
+/// for a column headed `(UTC)`.
+pub fn format_utc_minutes(unix_ms: u64) -> String {
+    let mut text = format_utc(unix_ms);
+    // `YYYY-MM-DD HH:MM`: the first 16 characters, all ASCII.
+    text.truncate(16);
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +235,7 @@ mod tests {
         assert_eq!(format_utc(1_709_251_199_999), "2024-02-29 23:59:59 UTC");
         assert_eq!(format_utc(1_740_837_731_000), "2025-03-01 14:02:11 UTC");
         assert_eq!(format_utc(4_102_444_800_000), "2100-01-01 00:00:00 UTC");
+        assert_eq!(format_utc_minutes(1_740_837_731_000), "2025-03-01 14:02");
     }
 
     fn progress(state: &str, done: u64, total: u64, failed: u64) -> Progress {

@@ -324,6 +324,17 @@ impl SweepSpec {
         Ok(())
     }
 
+    /// The seed of a stored spec's text, read without parsing the rest
+    /// (a list of sweeps reads every one's; the spec may be a megabyte of
+    /// explicit starts): canonical TOML writes the top-level keys first,
+    /// one a line. None where it is not there.
+    pub fn seed_of(spec_toml: &str) -> Option<u64> {
+        spec_toml
+            .lines()
+            .take_while(|line| !line.starts_with('['))
+            .find_map(|line| line.strip_prefix("seed = ")?.trim().parse().ok())
+    }
+
     /// [`SweepSpec::canonical`] as TOML: what a coordinator stores.
     pub fn to_canonical_toml(&self) -> String {
         // Every integer came from TOML (so fits an i64) and there are no

@@ -208,6 +208,9 @@ pub struct SweepStatus {
     pub shards_failed: u64,
     /// When it was first submitted, in milliseconds since the Unix epoch.
     pub created_unix_ms: u64,
+    /// The spec's seed, in lists too: with the submission time, what tells
+    /// two sweeps of one name apart. None from a coordinator too old to send it.
+    pub seed: Option<u64>,
     /// When its first result was stored; None before, and where a database
     /// older than schema version 3 held results already.
     pub started_unix_ms: Option<u64>,

@@ -373,6 +373,25 @@ fn two_sweeps_are_compared_per_configuration_and_method() {
     }
 }
 
+/// `diff` through a coordinator: the specs come from each sweep's status,
+/// and the list shows both seeds of one name.
+#[test]
+fn two_sweeps_of_one_name_are_compared_through_a_coordinator() {
+    let mut c = Cluster::start(&[]);
+    let a = c.submit(&c.write("a.toml", SPEC_TINY));
+    let b = c.submit(&c.write("b.toml", &SPEC_TINY.replace("seed = 11", "seed = 12")));
+    c.add_worker(1);
+    c.wait_done(&a, LIMIT);
+    c.wait_done(&b, LIMIT);
+    let list = c.client(&["status"]).ok().stdout;
+    let seeds: Vec<&str> = list.lines().skip(1).filter_map(|l| l.split_whitespace().nth(2)).collect();
+    assert_eq!(seeds, ["11", "12"], "{list}");
+    let diff = c.client(&["diff", &a, &b, "--only-differences"]).ok().stdout;
+    assert!(diff.contains("specs differ (A -> B):\n  seed: 11 -> 12\n"), "{diff}");
+    assert!(diff.contains("8 (configuration, method) pairs in both; 0 only in A, 0 only in B"), "{diff}");
+    assert!(diff.contains("\n8 pairs: "), "{diff}");
+}
+
 /// `plot --help` described its `--by` values as tables (`One table per
 /// (moves, method): rows N, columns D`) and `--kind` not at all.
 #[test]

@@ -19,10 +19,12 @@ pub enum DiffFormat {
     Csv,
 }
 
-/// Compare two sweeps: for each (configuration, method) both have results
-/// of, the accuracy in each, the difference (B - A, in points) and the
-/// starts both ran whose flags differ. Configurations match by board and
-/// move list, methods by name (docs/identity.md).
+/// Compare two sweeps: the spec fields that differ, then for each
+/// (configuration, method) both have results of, the accuracy in each, the
+/// difference (B - A, in points, `*` where the 95 % intervals do not
+/// overlap) and the starts both ran whose flags differ, with a count of the
+/// equal and differing pairs. Configurations match by board and move list,
+/// methods by name (docs/identity.md).
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// Sweep A: its id, a unique prefix of it, or its name.
@@ -33,6 +35,10 @@ pub struct DiffArgs {
     pub source: SourceArgs,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
+    /// List only the pairs that differ (in accuracy or in some start's
+    /// flags); the counts still cover every pair.
+    #[arg(long)]
+    pub only_differences: bool,
 }
 
 pub async fn run(args: DiffArgs, out: &mut impl Write) -> Result<()> {
@@ -49,9 +55,9 @@ pub async fn run(args: DiffArgs, out: &mut impl Write) -> Result<()> {
     }
     let diff = diff.finish(SweepLine::from(&a), SweepLine::from(&b));
     let text = match args.format {
-        DiffFormat::Text => diff.text(),
-        DiffFormat::Json => diff.json(),
-        DiffFormat::Csv => diff.csv(),
+        DiffFormat::Text => diff.text(args.only_differences),
+        DiffFormat::Json => diff.json(args.only_differences),
+        DiffFormat::Csv => diff.csv(args.only_differences),
     };
     out.write_all(text.as_bytes())?;
     Ok(())

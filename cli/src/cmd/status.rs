@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use clap::Args;
-use sweep::{format_duration, format_eta, format_rate, Contributor, SweepState, SweepStatus};
+use sweep::{format_duration, format_eta, format_rate, format_utc_minutes, Contributor, SweepState, SweepStatus};
 
 use crate::connect::SourceArgs;
 use crate::source::Source;
@@ -45,14 +45,21 @@ pub async fn run(args: StatusArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// One line per sweep: id, name, state, done/total, rate (and ETA).
+/// One line per sweep: id, name, seed, when it was submitted, state,
+/// done/total, rate (and ETA); the seed and the time tell apart sweeps
+/// submitted under one name.
 fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
-    let rows: Vec<[String; 5]> = statuses
+    let rows: Vec<[String; 7]> = statuses
         .iter()
         .map(|s| {
             [
                 s.sweep_id.clone(),
                 s.name.clone(),
+                s.seed.map_or_else(|| "-".into(), |seed| seed.to_string()),
+                match s.created_unix_ms {
+                    0 => "-".into(),
+                    ms => format_utc_minutes(ms),
+                },
                 match s.waiting.short() {
                     Some(why) => format!("{} ({why})", s.state),
                     None => s.state.name().to_string(),
@@ -65,9 +72,9 @@ fn print_lines(statuses: &[SweepStatus], out: &mut impl Write) -> Result<()> {
             ]
         })
         .collect();
-    let header = ["ID", "NAME", "STATE", "TASKS", "RATE"].map(String::from);
+    let header = ["ID", "NAME", "SEED", "SUBMITTED (UTC)", "STATE", "TASKS", "RATE"].map(String::from);
     let widths: Vec<usize> =
-        (0..5).map(|i| rows.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+        (0..7).map(|i| rows.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
     for row in std::iter::once(&header).chain(&rows) {
         let cells: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:<w$}")).collect();
         writeln!(out, "{}", cells.join("  ").trim_end())?;
@@ -110,6 +117,9 @@ fn work_text(work: &sweep::Work) -> String {
 pub fn print_status(s: &SweepStatus, out: &mut impl Write) -> Result<()> {
     let pct = s.percent_done();
     writeln!(out, "sweep           {} ({})", s.sweep_id, s.name)?;
+    if let Some(seed) = s.seed {
+        writeln!(out, "seed            {seed}")?;
+    }
     writeln!(out, "state           {}", s.state)?;
     match s.work.and_then(|w| w.adaptive) {
         Some(cells) => {
@@ -220,6 +230,7 @@ mod tests {
             impossible_configurations: 0,
             shards_failed: 0,
             created_unix_ms: 1_740_837_600_000,
+            seed: Some(7),
             started_unix_ms: None,
             finished_unix_ms: None,
             runs: sweep::RunTimes::default(),
@@ -238,6 +249,7 @@ mod tests {
         let mut out = Vec::new();
         print_status(&status, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("sweep           abc (s)\nseed            7\n"), "{text}");
         assert!(text.contains("\nsubmitted       2025-03-01 14:00:00 UTC\n"), "{text}");
         assert!(text.contains("\nfinished        not recorded\n"), "{text}");
         assert!(text.contains("\nCPU time        1 ms\n"), "{text}");

@@ -146,6 +146,7 @@ impl From<sweep::SweepStatus> for pb::SweepStatus {
             impossible_configurations: s.impossible_configurations,
             shards_failed: s.shards_failed,
             created_unix_ms: s.created_unix_ms,
+            seed: s.seed,
             error: s.error.unwrap_or_default(),
             spec_toml: s.spec_toml,
             rate_per_sec: s.rate_per_sec,
@@ -238,6 +239,7 @@ impl TryFrom<pb::SweepStatus> for sweep::SweepStatus {
             impossible_configurations: s.impossible_configurations,
             shards_failed: s.shards_failed,
             created_unix_ms: s.created_unix_ms,
+            seed: s.seed,
             started_unix_ms: s.started_unix_ms,
             finished_unix_ms: s.finished_unix_ms,
             runs: sweep::RunTimes {

@@ -111,6 +111,7 @@ fn sweep_status() -> sweep::SweepStatus {
         impossible_configurations: 1,
         shards_failed: 2,
         created_unix_ms: 1_700_000_000_000,
+        seed: Some(2025),
         started_unix_ms: Some(1_700_000_001_000),
         finished_unix_ms: None,
         runs: sweep::RunTimes {

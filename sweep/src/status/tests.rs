@@ -62,6 +62,7 @@ fn status(state: SweepState) -> SweepStatus {
         impossible_configurations: 0,
         shards_failed: 0,
         created_unix_ms: 1_740_837_600_000,
+        seed: Some(7),
         started_unix_ms: Some(1_740_837_605_000),
         finished_unix_ms: Some(1_740_837_738_000),
         // One run, from its first result to its end (2 min 13 s), or going on.

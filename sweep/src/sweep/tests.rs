@@ -162,6 +162,9 @@ fn canonical_toml_round_trips() {
     assert!(canonical.contains("starts = 20"), "{canonical}");
     assert!(canonical.contains("max_configurations = 1000000"), "defaults written out");
     assert!(canonical.contains("n = [5, 6]"), "N sorted: {canonical}");
+    // Lists read the seed off the stored text without parsing it all.
+    assert_eq!(crate::SweepSpec::seed_of(&canonical), Some(sweep.seed()));
+    assert_eq!(crate::SweepSpec::seed_of("name = \"x\"\n[limits]\nseed = 3\n"), None, "a table's key is not the seed");
     let list = r#"
             name = "list"
             seed = 3
