@@ -116,12 +116,17 @@ pub fn format_rate(per_sec: f64) -> String {
     }
 }
 
-/// A time left for people, to the unit that matters: `45 s`, `12 min`, `3 h 20 min`, `2 d 5 h`
-/// (an estimate: its minutes are rounded, its seconds not shown).
+/// A time left for people, to the unit that matters: `45 s`, `4 min 35 s`
+/// (to 5 s under ten minutes, where a rounded minute is a large share of
+/// what is left), `12 min`, `3 h 20 min`, `2 d 5 h`.
 pub fn format_eta(d: Duration) -> String {
     let s = d.as_secs();
     match s {
-        60..3600 => format!("{} min", (s + 30) / 60),
+        60..600 => {
+            let s = (s + 2) / 5 * 5;
+            format!("{} min {} s", s / 60, s % 60)
+        }
+        600..3600 => format!("{} min", (s + 30) / 60),
         _ => format_duration(Duration::from_secs(s)),
     }
 }
@@ -216,6 +221,8 @@ mod tests {
         assert_eq!(format_rate(56_789.0), "57k tasks/s");
         assert_eq!(format_eta(secs(45)), "45 s");
         assert_eq!(format_eta(secs(725)), "12 min");
+        assert_eq!(format_eta(secs(278)), "4 min 40 s", "no minute rounded away near the end");
+        assert_eq!(format_eta(secs(61)), "1 min 0 s");
         assert_eq!(format_eta(secs(12_000)), "3 h 20 min");
         assert_eq!(format_eta(secs(190_000)), "2 d 4 h");
         assert_eq!(format_duration(Duration::from_micros(420)), "0 ms");

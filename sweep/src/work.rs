@@ -26,13 +26,21 @@ const MIN_MEASURED_MICROS: f64 = 2_000.0;
 /// Microseconds per unit of cost (cells x moves) each method takes on one
 /// thread of a 2020s desktop core, averaged over the boards of the report's
 /// sweeps: the start of every estimate, before anything is measured. Only
-/// ratios between methods matter once a sweep has results.
+/// ratios between methods matter once a sweep has results: those of the
+/// Warnsdorff family are measured ones (CPU time a unit against W's, on
+/// (3,2) 2D N 5..230 and (2,1) 3D N 4..70, 400 starts: W+ 2.2, AW 1.5, AW+
+/// 2.3, MW 1.3, WR 5.8, whose random tiebreaks draw numbers and run no
+/// walks together); a method priced as W's 5.8th part made `check` say
+/// 1 min 35 s for 3 min 53 s.
 fn prior_micros_per_unit(method: Method) -> f64 {
     match method {
-        Method::W | Method::WPlus | Method::Wr | Method::WrPlus => 0.0015,
+        Method::W => 0.0015,
+        Method::WPlus => 0.0033,
+        Method::Wr | Method::WrPlus => 0.0087,
         // Up to K walks where the first fails; one where it succeeds.
-        Method::Aw | Method::AwPlus => 0.003,
-        Method::Mw => 0.005,
+        Method::Aw => 0.0022,
+        Method::AwPlus => 0.0034,
+        Method::Mw => 0.002,
         Method::Construct => 0.01,
         // Search within a budget, network iterations: far dearer per cell.
         Method::Bt | Method::Solve => 0.05,
@@ -385,7 +393,7 @@ impl WorkRate {
     }
 
     /// Estimated microseconds of work a second over the window at `model`'s
-    /// prices; None until it spans [`crate::progress::MIN_SPAN`].
+    /// prices; None until it spans two seconds.
     pub fn rate(&self, model: &CostModel) -> Option<f64> {
         let ((t0, d0), (t1, d1)) = (self.samples.front()?, self.samples.back()?);
         let span = t1.checked_sub(*t0)?;

@@ -181,22 +181,32 @@ impl Progress {
     }
 
     /// The bar fills by estimated work (in tenths of a percent), and says
-    /// how many tasks that is beside it.
+    /// how many tasks that is beside it. It never goes back: the
+    /// coordinator holds the share it shows, and a status without an
+    /// estimate (the last of a sweep ending, whose count of tasks is no
+    /// measure of its work) leaves the bar where it was.
     fn show(&mut self, s: &SweepStatus) {
-        let position = (s.percent_of_work() * 10.0).round() as u64;
-        if position + 5 < self.shown {
+        let position = match s.state {
+            SweepState::Done => 1000,
+            _ => (s.percent_of_work() * 10.0).round() as u64,
+        };
+        // Only a coordinator that restarted (and forgot what it showed) can
+        // send a smaller share of an estimate: say why the bar holds.
+        if position + 5 < self.shown && s.work.is_some() && !s.state.is_terminal() {
             // Only an estimate of the total can shrink the share done.
             let why = match s.work.and_then(|w| w.adaptive) {
                 Some(_) => "cells turned out nearer 50 % than their first looks said and need more starts",
                 None => "the measured time per task came out above the estimate",
             };
             self.note(&format!(
-                "the estimate of the work grew ({why}): {:.1} % done, not {:.1} %",
+                "the estimate of the work grew ({why}): {:.1} % done by the new one; the bar holds at {:.1} % \
+                 until the work catches up",
                 position as f64 / 10.0,
                 self.shown as f64 / 10.0
             ));
         }
         self.shown = self.shown.max(position);
+        let position = self.shown;
         let mut message = format!("{} · {}", s.progress_text(), s.state);
         if let Some(speed) = speed(s) {
             message.push_str(&format!(" · {speed}"));
