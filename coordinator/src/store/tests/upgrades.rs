@@ -196,3 +196,56 @@ fn the_upgrade_to_version_5_derives_facts_from_stored_results() {
         store.conn.query_row("SELECT COUNT(*) FROM configs WHERE board_moves <> ''", [], |r| r.get(0)).unwrap();
     assert_eq!(keyed, 3, "every configuration keyed");
 }
+
+/// Version 6 sums a sweep's runs: an ended sweep of version 5 keeps its
+/// span from first result to finish as its one run, a running one has a
+/// run going on from its first result.
+#[test]
+fn version_6_gives_older_sweeps_their_span_as_one_run() {
+    let dir = temp();
+    let path = dir.path().join("s.db");
+    let sweep = Sweep::parse(SPEC).unwrap();
+    {
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        schema::create_as_released(&mut conn, 5);
+        for (id, state, first, finished) in [("ended", 2, 1_000, Some(61_000)), ("going", 1, 5_000, None)] {
+            conn.execute(
+                "INSERT INTO sweeps (id, name, spec, state, tasks_total, configurations, impossible, created_ms,
+                 first_result_ms, finished_ms) VALUES (?1, 'store', ?2, ?3, ?4, 3, 1, 500, ?5, ?6)",
+                rusqlite::params![id, sweep.canonical_toml(), state, sweep.total_tasks() as i64, first, finished],
+            )
+            .unwrap();
+        }
+    }
+    let store = Store::open(&path).unwrap();
+    let ended = store.sweep_by_id("ended").unwrap().unwrap();
+    assert_eq!((ended.ran_ms, ended.run_from_ms), (60_000, None));
+    let going = store.sweep_by_id("going").unwrap().unwrap();
+    assert_eq!((going.ran_ms, going.run_from_ms), (0, Some(5_000)));
+}
+
+/// A cancelled sweep resumed counts its runs, not the time between; a run
+/// its process left open ends at its last result when a coordinator takes
+/// the sweep in.
+#[test]
+fn a_sweeps_wall_time_is_its_runs() {
+    let dir = temp();
+    let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+    let (record, _) = store.insert_sweep(&Sweep::parse(SPEC).unwrap()).unwrap();
+    let key = record.key;
+    let set = |store: &Store, sql: &str| store.conn.execute(sql, [key.0]).unwrap();
+    // A run from 1,000 to 61,000 ms ended by a cancel.
+    set(&store, "UPDATE sweeps SET run_from_ms = 1000 WHERE key = ?1");
+    store.set_state(key, crate::codes::SweepState::Cancelled, None).unwrap();
+    let cancelled = store.record_of(key).unwrap();
+    assert!(cancelled.ran_ms > 60_000 && cancelled.run_from_ms.is_none(), "{cancelled:?}");
+    // Resumed: its finish is cleared, its ended runs kept.
+    store.set_state(key, crate::codes::SweepState::Running, None).unwrap();
+    set(&store, "UPDATE sweeps SET ran_ms = 60000, run_from_ms = 100000, last_result_ms = 130000 WHERE key = ?1");
+    // Its process stopped; the next coordinator closes the run at its last result.
+    store.close_stopped_run(key).unwrap();
+    let closed = store.record_of(key).unwrap();
+    assert_eq!((closed.ran_ms, closed.run_from_ms, closed.finished_ms), (90_000, None, None));
+    store.close_stopped_run(key).unwrap();
+    assert_eq!(store.record_of(key).unwrap().ran_ms, 90_000, "closed once");
+}
