@@ -22,7 +22,7 @@ const TOKEN: &str = "browser-secret";
 const SPEC: &str = r#"
 name = "browser"
 seed = 3
-starts = 30
+starts = 600
 methods = ["w", "w+", "aw", "aw+"]
 [[grid]]
 rule = [2, 1]
@@ -222,6 +222,26 @@ fn the_dashboard_shows_a_sweep_live_and_a_killed_worker_gone() {
     let kept =
         b.eval("getSelection().rangeCount === 1 && getSelection().anchorNode.isConnected && getSelection().toString()");
     assert_eq!(kept, selected, "the selection survives the updates");
+    // What an open page of a running sweep costs the network, its accuracy
+    // plot open: the plot (tens of KiB) is fetched again at most every 30 s,
+    // not with every update (it was about 48 KiB a second).
+    b.eval("performance.setResourceTimingBufferSize(100000); performance.clearResourceTimings(); 0");
+    let span = Duration::from_secs(30);
+    std::thread::sleep(span);
+    let bytes = b
+        .eval("performance.getEntriesByType('resource').reduce((s, e) => s + (e.transferSize || e.encodedBodySize || 0), 0)")
+        .as_f64()
+        .unwrap_or(0.0);
+    let per_minute = bytes * 60.0 / span.as_secs_f64();
+    let by_kind = b.eval(
+        "JSON.stringify(performance.getEntriesByType('resource').reduce((m, e) => { \
+         const k = new URL(e.name).pathname.replace(/[0-9a-f]{16}/, 'ID').replace(/\\/[0-9]+$/, '/N'); \
+         m[k] = (m[k] || [0, 0]); m[k][0] += 1; m[k][1] += (e.transferSize || e.encodedBodySize || 0); return m; }, {}))",
+    );
+    eprintln!("dashboard: requests and bytes in {} s by path: {by_kind}", span.as_secs());
+    eprintln!("dashboard: {:.0} KiB a minute for one open page of a running sweep", per_minute / 1024.0);
+    assert!(bytes > 0.0, "the page kept updating");
+    assert!(per_minute < 512.0 * 1024.0, "{:.0} KiB a minute", per_minute / 1024.0);
     // A headless screenshot of the live page completes: the page's live
     // updates end, where an event stream had kept it from ever settling.
     let shot = tempfile::tempdir().unwrap();

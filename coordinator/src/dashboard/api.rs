@@ -4,12 +4,13 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
@@ -143,23 +144,57 @@ async fn status_and_view(d: &Dashboard, id: String) -> Result<(SweepStatus, Arc<
 
 /// One section's accuracy table (with denominators and intervals), as an
 /// HTML fragment: a page asks for the sections it shows open.
-pub(super) async fn section(State(d): State<Dashboard>, Path((id, index)): Path<(String, usize)>) -> Answer<Response> {
+pub(super) async fn section(
+    State(d): State<Dashboard>,
+    headers: HeaderMap,
+    Path((id, index)): Path<(String, usize)>,
+) -> Answer<Response> {
     let view = part_view(&d, id).await?;
     Ok(match view.part(Part::Section(index)).await? {
-        Some(html) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.to_string()).into_response(),
+        Some(html) => text_answer(&headers, "text/html; charset=utf-8", &html),
         None => (StatusCode::NOT_FOUND, "no such section").into_response(),
     })
 }
 
 /// A figure (`accuracy` or `time`) as SVG; 204 while there is nothing to plot.
-pub(super) async fn figure(State(d): State<Dashboard>, Path((id, name)): Path<(String, String)>) -> Answer<Response> {
+pub(super) async fn figure(
+    State(d): State<Dashboard>,
+    headers: HeaderMap,
+    Path((id, name)): Path<(String, String)>,
+) -> Answer<Response> {
     let Some(kind) = FigureKind::parse(name.trim_end_matches(".svg")) else {
         return Ok((StatusCode::NOT_FOUND, "figures: accuracy, time").into_response());
     };
     let view = part_view(&d, id).await?;
     Ok(match view.part(Part::Figure(kind)).await? {
-        Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml")], svg.to_string()).into_response(),
+        Some(svg) => text_answer(&headers, "image/svg+xml", &svg),
         None => StatusCode::NO_CONTENT.into_response(),
+    })
+}
+
+/// `body` as `kind`, gzipped where the request takes gzip: tables and
+/// figures are text of tens of KiB that shrinks several times, and an open
+/// page fetches them again as a sweep runs.
+fn text_answer(headers: &HeaderMap, kind: &'static str, body: &str) -> Response {
+    if takes_gzip(headers) {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        if let Ok(bytes) = gz.write_all(body.as_bytes()).and_then(|()| gz.finish()) {
+            let encoded =
+                [(header::CONTENT_TYPE, kind), (header::CONTENT_ENCODING, "gzip"), (header::VARY, "accept-encoding")];
+            return (encoded, bytes).into_response();
+        }
+    }
+    ([(header::CONTENT_TYPE, kind), (header::VARY, "accept-encoding")], body.to_string()).into_response()
+}
+
+/// True when `Accept-Encoding` lists gzip without refusing it (`q=0`).
+fn takes_gzip(headers: &HeaderMap) -> bool {
+    let accepted = headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok());
+    accepted.flat_map(|v| v.split(',')).any(|coding| {
+        let mut parts = coding.split(';').map(str::trim);
+        let name = parts.next().unwrap_or_default();
+        let refused = parts.any(|p| p.strip_prefix("q=").and_then(|q| q.parse::<f64>().ok()) == Some(0.0));
+        name.eq_ignore_ascii_case("gzip") && !refused
     })
 }
 
@@ -411,4 +446,28 @@ pub(super) async fn report(State(d): State<Dashboard>, Path(id): Path<String>) -
         .map_err(|e| Error::Internal(format!("report: {e}")))?
         .map_err(|e| Error::Internal(format!("report: {e}")))?;
     Ok(Html(html))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepting(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT_ENCODING, value.parse().unwrap());
+        headers
+    }
+
+    #[test]
+    fn parts_are_gzipped_only_for_a_browser_that_takes_gzip() {
+        assert!(takes_gzip(&accepting("gzip, deflate, br")));
+        assert!(takes_gzip(&accepting("br;q=1.0, GZIP;q=0.5")));
+        assert!(!takes_gzip(&accepting("gzip;q=0, br")));
+        assert!(!takes_gzip(&accepting("identity")) && !takes_gzip(&HeaderMap::new()));
+        let body = "<svg>".repeat(1000);
+        let answer = text_answer(&accepting("gzip"), "image/svg+xml", &body);
+        assert_eq!(answer.headers()[header::CONTENT_ENCODING], "gzip");
+        let plain = text_answer(&HeaderMap::new(), "image/svg+xml", &body);
+        assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
+    }
 }
