@@ -17,7 +17,7 @@ pub struct SpecChange {
     /// `limits.max_tasks`.
     pub field: String,
     /// Its value in sweep A, as TOML writes it (cut short past
-    /// [`MAX_VALUE_CHARS`]); `(not set)` where A does not give it.
+    /// `MAX_VALUE_CHARS`); `(not set)` where A does not give it.
     pub a: String,
     /// Its value in sweep B, likewise.
     pub b: String,
