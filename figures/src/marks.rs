@@ -12,9 +12,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::draw_error;
-use crate::plot::PixelRect;
 use crate::trend::running_mean;
 use crate::{FigureError, Point, Quantity, Series};
+
+/// A rectangle of pixels: columns and rows.
+pub(crate) type PixelRect = (Range<i32>, Range<i32>);
 
 /// The width of every series' line.
 pub(crate) const LINE_WIDTH: u32 = 2;

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 
 use crate::chart::list_mark_note;
 use crate::error::draw_error;
-use crate::marks::{self, linear, HALF_WINDOW, LINE_WIDTH, MARKER, REACH};
+use crate::marks::{self, linear, PixelRect, HALF_WINDOW, LINE_WIDTH, MARKER, REACH};
 use crate::palette::colour;
 use crate::trend::residue_modulus;
 use crate::{Chart, FigureError, Panel, Quantity, Series};
@@ -50,9 +50,6 @@ pub(crate) struct Areas {
     pub plots: Vec<PixelRect>,
     pub keys: Vec<PixelRect>,
 }
-
-/// A rectangle of pixels: columns and rows.
-pub(crate) type PixelRect = (Range<i32>, Range<i32>);
 
 /// How a chart's panels are laid out.
 enum Grid {

@@ -247,6 +247,26 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_behind_busy_workers_or_without_any_says_so() {
+        let (mut s, first, now) = scheduler(MIXED);
+        assert_eq!(s.waiting(first, now).behind, Some(0), "no worker at all");
+        let worker = join(&mut s, 1, None, &[], now);
+        assert_eq!(s.waiting(first, now).behind, None, "an idle worker takes it at its next poll");
+        assert_eq!(s.assign_drawn(worker, 2, now).assignments.len(), 2);
+        // A second sweep while the only worker holds the first's shards.
+        let other = Arc::new(Sweep::parse(&MIXED.replace("seed = 1", "seed = 2")).unwrap());
+        let second = SweepKey(2);
+        s.add_sweep(second, other.id(), other, Cursor::default(), Vec::new(), 0, sweep::Reused::none());
+        let waiting = s.waiting(second, now);
+        assert_eq!(waiting.behind, Some(1), "{waiting:?}");
+        assert_eq!(s.waiting(first, now).behind, None, "the first one runs");
+        // Once its shards run, nothing is said.
+        let taken = s.assign_drawn(worker, 64, now).assignments;
+        assert!(taken.iter().any(|a| a.sweep_key == second), "the worker takes the second sweep's shards");
+        assert_eq!(s.waiting(second, now).behind, None);
+    }
+
+    #[test]
     fn a_large_worker_takes_the_boards_only_it_can_run_first() {
         let (mut s, key, now) = scheduler(MIXED);
         let large_need = need(&mut s, key, 2);
