@@ -98,32 +98,44 @@ fn a_finished_run_leaves_its_results_in_the_database_file() {
 /// nearly done long before it was: `113375/166665 tasks · ETA 4 s` on a
 /// sweep that needed 40 minutes more. N = 10..1000 on one worker thread:
 /// a task's cost grows 10^4 times across the grid, and half the tasks are
-/// done at about an eighth of the work. The ETA then, from estimated work,
-/// must be within a factor of 2 of the time the sweep really took to end.
+/// done at about an eighth of the work. Then the share of the work shown
+/// must be near that eighth, and the ETA, from estimated work, within a
+/// factor of 2 of the time the sweep really took to end. The sweep runs
+/// long enough (about 10 s past half its tasks) that a poll's delay and a
+/// client's start-up are small beside the time measured.
 #[test]
 fn the_eta_at_half_the_tasks_counts_work_not_tasks() {
     let mut c = Cluster::start(&[]);
     let spec = c.write(
         "spread.toml",
-        "name = \"spread\"\nseed = 1\nstarts = 60\nmethods = [\"w\"]\n\
+        "name = \"spread\"\nseed = 1\nstarts = 150\nmethods = [\"w\"]\n\
          [[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = { from = 10, to = 1000, step = 10 }\n",
     );
     let id = c.submit(&spec);
     c.add_worker(1);
-    let (half, eta) = loop {
+    let (half, eta, work) = loop {
         let out = c.client(&["status", &id]).ok().stdout;
         let s = parse_statuses(&out).remove(0);
         assert_eq!(s.state, "running", "the sweep ended before half its tasks were seen:\n{out}");
         if 2 * s.tasks_done >= s.tasks_total {
-            if let Some(eta) = eta_secs(&out) {
-                break (std::time::Instant::now(), eta);
+            if let (Some(eta), Some(work)) = (eta_secs(&out), work_percent(&out)) {
+                break (std::time::Instant::now(), eta, work);
             }
         }
         std::thread::sleep(Duration::from_millis(100));
     };
+    // 12.5 % at exactly half the tasks (cells N^2 per task); a poll late, a little more.
+    assert!((8.0..25.0).contains(&work), "{work} % of the work at half the tasks");
     c.wait_done(&id, Duration::from_secs(600));
     let truth = half.elapsed().as_secs_f64();
     assert!(eta >= truth / 2.0 && eta <= truth * 2.0, "ETA {eta} s at half the tasks; it took {truth:.1} s");
+}
+
+/// The share of the work done in `ksweep status`'s work line (`work
+/// 12.4 % ...`); None where the work is not estimated.
+fn work_percent(status: &str) -> Option<f64> {
+    let work = status.lines().find_map(|l| l.strip_prefix("work "))?;
+    work.split_whitespace().next()?.parse().ok()
 }
 
 /// The ETA in `ksweep status`'s rate line (`12 tasks/s, ETA 2 min`), in
