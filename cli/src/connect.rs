@@ -212,11 +212,12 @@ pub fn answered(reply: Result<tonic::Response<pb::SweepStatus>, tonic::Status>) 
 /// A coordinator's refusal as an error: its message is what users need; the
 /// gRPC code and metadata are noise on a terminal.
 pub fn status_error(s: tonic::Status) -> anyhow::Error {
-    if s.code() == tonic::Code::Unauthenticated {
-        return anyhow::anyhow!(
+    let message = match s.code() {
+        tonic::Code::Unauthenticated => format!(
             "{}; give the coordinator's token with --token-file FILE (or KSWEEP_TOKEN_FILE), --token or KSWEEP_TOKEN",
             s.message()
-        );
-    }
-    anyhow::anyhow!("{}", s.message())
+        ),
+        _ => s.message().to_string(),
+    };
+    crate::failure::Refused { code: s.code(), message }.into()
 }

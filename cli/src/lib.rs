@@ -1,26 +1,36 @@
 //! `ksweep`: the knight-sweep command line. Parses arguments, calls the
 //! engine, the coordinator, the worker or a client, and prints; the work
 //! lives in the library crates.
+//!
+//! A library as well as the binary, so the Python package runs the very
+//! commands the shell does ([`invoke`]) and reads through the same
+//! [`source::Source`]: a notebook's answer cannot drift from the CLI's.
 
 mod board_args;
 mod cmd;
-mod connect;
+pub mod connect;
 mod error_line;
+pub mod failure;
 mod input_file;
 mod output_file;
 mod render;
 mod shutdown;
-mod source;
+pub mod source;
 mod spec_file;
 mod unknown_command;
 
+use std::ffi::OsString;
 use std::future::Future;
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
 use anyhow::Result;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+pub use cmd::eval::Evaluator;
+pub use cmd::export::ExportStream;
+pub use cmd::run::Embedded;
+pub use cmd::submit::ReuseArg;
 
 /// knight-sweep: knight's tour methods on D-dimensional boards (the
 /// Warnsdorff family, exact backtracking, a construction, neural networks;
@@ -163,13 +173,12 @@ fn block_on<T>(log_level: &str, command: impl Future<Output = Result<T>>) -> Res
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(command)
 }
 
-fn run(cli: Cli) -> Result<()> {
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+fn run(cli: Cli, stdin: impl BufRead, out: &mut impl Write) -> Result<()> {
+    let mut out = BufWriter::new(out);
     match cli.command {
         Command::Tour(args) => cmd::tour::run(args, &mut out)?,
         Command::Eval(args) => {
-            cmd::eval::run(args, io::stdin().lock(), &mut out)?;
+            cmd::eval::run(args, stdin, &mut out)?;
         }
         Command::Exists(args) => cmd::exists::run(args, &mut out)?,
         Command::Atlas(args) => cmd::atlas::run(args, &mut out)?,
@@ -211,17 +220,66 @@ fn run(cli: Cli) -> Result<()> {
 /// exports name a worker's build.
 static VERSION: LazyLock<String> = LazyLock::new(|| ksweep_proto::build::Build::current().to_string());
 
+/// The parser, its version naming the commit.
+fn command() -> clap::Command {
+    Cli::command().version(VERSION.as_str())
+}
+
 /// The arguments, or exit with clap's error (and a tip where a method was
 /// typed as a command).
 fn parse_args() -> Cli {
-    let mut command = Cli::command().version(VERSION.as_str());
+    let mut command = command();
     let matches =
         command.try_get_matches_from_mut(std::env::args_os()).unwrap_or_else(|e| unknown_command::with_tip(e).exit());
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut command).exit())
 }
 
-fn main() -> ExitCode {
-    match run(parse_args()) {
+/// Runs one command line (`argv[0]` is the program's name) as the shell
+/// would, reading `stdin` and writing what it prints to `out`; `--help`
+/// and `--version` write their text. A usage error is an error carrying
+/// clap's message ([`failure::Usage`]), never an exit.
+pub fn invoke<I, T>(argv: I, stdin: impl BufRead, out: &mut impl Write) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut command = command();
+    let parsed = command
+        .try_get_matches_from_mut(argv)
+        .map_err(unknown_command::with_tip)
+        .and_then(|matches| Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command)));
+    match parsed {
+        Ok(cli) => run(cli, stdin, out),
+        Err(e) if !e.use_stderr() => Ok(write!(out, "{}", e.render())?),
+        Err(e) => Err(failure::Usage::from(e).into()),
+    }
+}
+
+/// Flags of one kind (`SourceArgs`, `EvalArgs`, ...) parsed from words as
+/// the shell's would be, env fallbacks and defaults included; clap's
+/// refusal is a [`failure::Usage`].
+pub fn parse_flags<A, I, T>(words: I) -> Result<A>
+where
+    A: clap::Args + FromArgMatches,
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut command = A::augment_args(clap::Command::new("ksweep").no_binary_name(true));
+    command
+        .try_get_matches_from_mut(words)
+        .and_then(|matches| A::from_arg_matches(&matches))
+        .map_err(|e| failure::Usage::from(e).into())
+}
+
+/// The error as the CLI prints it: one line, each cause said once.
+pub fn error_text(e: &anyhow::Error) -> String {
+    error_line::cause_chain(e)
+}
+
+/// The `ksweep` binary: the process's arguments and standard streams.
+pub fn main() -> ExitCode {
+    let stdout = io::stdout();
+    match run(parse_args(), io::stdin().lock(), &mut stdout.lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`ksweep eval ... | head`) is not an error worth a message.

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use ksweep_coordinator::query::{Export, ExportCursor, Query};
 use ksweep_coordinator::store::{Store, SweepRecord};
 use ksweep_proto::v1 as pb;
@@ -78,6 +78,26 @@ impl Source {
         sweep.context("the sweep's stored spec")
     }
 
+    /// A sweep's status, parsed spec and export pages together. A file
+    /// answers from the export's own look-up, not a second status that
+    /// sums every result (the CPU time and contributors an export does
+    /// not need).
+    pub async fn export_with_status(&mut self, id: Option<&str>) -> Result<(SweepStatus, Arc<Sweep>, ExportPages<'_>)> {
+        match self {
+            Source::Db(db) => {
+                let (status, sweep, pages) = db.export_with_status(id)?;
+                Ok((status, sweep, ExportPages::Db(Box::new(pages))))
+            }
+            Source::Coordinator(client) => {
+                let status = crate::connect::sweep_status(client, id.unwrap_or_default()).await?;
+                let sweep = Arc::new(Sweep::parse(&status.spec_toml).context("the sweep's stored spec")?);
+                let reference = pb::SweepRef { sweep_id: status.sweep_id.clone() };
+                let stream = client.export(reference).await.map_err(status_error)?.into_inner();
+                Ok((status, sweep, ExportPages::Coordinator(Box::new(stream))))
+            }
+        }
+    }
+
     /// Every task result of a sweep, page by page. Fails here, before the
     /// first page, when the sweep does not exist.
     pub async fn export(&mut self, id: Option<&str>) -> Result<ExportPages<'_>> {
@@ -131,7 +151,7 @@ impl DbSource {
     /// Opens an existing database file; never creates one.
     pub fn open(path: &Path) -> Result<DbSource> {
         if !path.exists() {
-            bail!("--db: {} does not exist", path.display());
+            return Err(crate::failure::missing("--db", path));
         }
         let query = Query::open_read_only(path).with_context(|| format!("--db: cannot open {}", path.display()))?;
         Ok(DbSource { query, served: Store::is_served(path) })
@@ -171,8 +191,15 @@ impl DbSource {
 
     /// The task results of a sweep, page by page.
     pub fn export(&self, id: Option<&str>) -> Result<DbExport<'_>> {
+        Ok(self.export_with_status(id)?.2)
+    }
+
+    /// The task results of a sweep, page by page, with its status (as
+    /// this file reads) and parsed spec.
+    pub fn export_with_status(&self, id: Option<&str>) -> Result<(SweepStatus, Arc<Sweep>, DbExport<'_>)> {
         let export = self.query.export(id).map_err(|e| self.read_error(e))?;
-        Ok(DbExport { query: &self.query, export, after: None, done: false })
+        let (status, sweep) = (self.as_read(export.status.clone()), export.shared_sweep());
+        Ok((status, sweep, DbExport { query: &self.query, export, after: None, done: false }))
     }
 }
 
@@ -191,7 +218,7 @@ pub fn unserved(e: ksweep_coordinator::Error) -> ksweep_coordinator::Error {
 /// writer per file, so nothing serves it meanwhile.
 pub fn open_writer(path: &Path) -> Result<Store> {
     if !path.exists() {
-        bail!("--db: {} does not exist", path.display());
+        return Err(crate::failure::missing("--db", path));
     }
     Store::open(path).with_context(|| format!("--db: cannot open {}", path.display()))
 }

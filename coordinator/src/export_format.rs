@@ -210,35 +210,109 @@ fn parquet_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Internal(format!("{what}: {e}"))
 }
 
+/// The export's Arrow schema: the columns of [`COLUMNS`], typed.
+pub fn export_schema() -> Arc<Schema> {
+    let list =
+        |name: &str| Field::new(name, DataType::List(Arc::new(Field::new_list_field(DataType::UInt32, true))), false);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("sweep", DataType::Utf8, false),
+        Field::new("rule", DataType::Utf8, false),
+        Field::new("moves", DataType::Utf8, true),
+        Field::new("dims", DataType::UInt32, false),
+        Field::new("n", DataType::UInt32, true),
+        list("shape"),
+        Field::new("method", DataType::Utf8, false),
+        list("start"),
+        Field::new("success", DataType::Boolean, false),
+        Field::new("outcome", DataType::Utf8, false),
+        Field::new("attempts", DataType::UInt32, false),
+        Field::new("visited", DataType::UInt64, false),
+        Field::new("micros", DataType::UInt64, false),
+        Field::new("worker", DataType::Utf8, false),
+        Field::new("worker_version", DataType::Utf8, false),
+        Field::new("worker_host", DataType::Utf8, false),
+        Field::new("worker_cpu", DataType::Utf8, false),
+        Field::new("worker_features", DataType::Utf8, false),
+        Field::new("computed_by", DataType::Utf8, false),
+        Field::new(sweep::csv::SWEEP_STATE, DataType::Utf8, false),
+    ]));
+    debug_assert!(schema.fields().iter().map(|f| f.name().as_str()).eq(COLUMNS));
+    schema
+}
+
+/// `rows` as one Arrow batch of [`export_schema`]: what a Parquet row group
+/// holds and what the Python package hands pyarrow.
+pub fn export_batch(schema: &Arc<Schema>, rows: &[ExportRow]) -> Result<RecordBatch> {
+    let mut sweep = StringBuilder::new();
+    let mut rule = StringBuilder::new();
+    let mut moves = StringBuilder::new();
+    let mut dims = UInt32Builder::new();
+    let mut n = UInt32Builder::new();
+    let mut shape = ListBuilder::new(UInt32Builder::new());
+    let mut method = StringBuilder::new();
+    let mut start = ListBuilder::new(UInt32Builder::new());
+    let mut success = BooleanBuilder::new();
+    let mut outcome = StringBuilder::new();
+    let mut attempts = UInt32Builder::new();
+    let mut visited = UInt64Builder::new();
+    let mut micros = UInt64Builder::new();
+    let mut worker = StringBuilder::new();
+    let mut state = StringBuilder::new();
+    // Where each result came from: its worker's provenance, its sweep.
+    let mut origin: [StringBuilder; 5] = std::array::from_fn(|_| StringBuilder::new());
+    for r in rows {
+        sweep.append_value(&r.sweep);
+        rule.append_value(&r.rule);
+        moves.append_option(r.moves.as_deref());
+        dims.append_value(r.dims);
+        n.append_option(r.n);
+        shape.values().append_slice(&r.shape);
+        shape.append(true);
+        method.append_value(&r.method);
+        start.values().append_slice(&r.start);
+        start.append(true);
+        success.append_value(r.success);
+        outcome.append_value(&r.outcome);
+        attempts.append_value(r.attempts);
+        visited.append_value(r.visited);
+        micros.append_value(r.micros);
+        worker.append_value(&r.worker);
+        state.append_value(&r.sweep_state);
+        for (column, value) in origin.iter_mut().zip([
+            &r.worker_version,
+            &r.worker_host,
+            &r.worker_cpu,
+            &r.worker_features,
+            &r.computed_by,
+        ]) {
+            column.append_value(value);
+        }
+    }
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(sweep.finish()),
+        Arc::new(rule.finish()),
+        Arc::new(moves.finish()),
+        Arc::new(dims.finish()),
+        Arc::new(n.finish()),
+        Arc::new(shape.finish()),
+        Arc::new(method.finish()),
+        Arc::new(start.finish()),
+        Arc::new(success.finish()),
+        Arc::new(outcome.finish()),
+        Arc::new(attempts.finish()),
+        Arc::new(visited.finish()),
+        Arc::new(micros.finish()),
+        Arc::new(worker.finish()),
+    ];
+    columns.extend(origin.iter_mut().map(|c| Arc::new(c.finish()) as ArrayRef));
+    columns.push(Arc::new(state.finish()));
+    RecordBatch::try_new(schema.clone(), columns).map_err(|e| parquet_error("building an Arrow batch", e))
+}
+
 impl<W: Write + Send> ParquetWriter<W> {
     /// A writer into `file`.
     pub fn new(file: W) -> Result<ParquetWriter<W>> {
-        let list = |name: &str| {
-            Field::new(name, DataType::List(Arc::new(Field::new_list_field(DataType::UInt32, true))), false)
-        };
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("sweep", DataType::Utf8, false),
-            Field::new("rule", DataType::Utf8, false),
-            Field::new("moves", DataType::Utf8, true),
-            Field::new("dims", DataType::UInt32, false),
-            Field::new("n", DataType::UInt32, true),
-            list("shape"),
-            Field::new("method", DataType::Utf8, false),
-            list("start"),
-            Field::new("success", DataType::Boolean, false),
-            Field::new("outcome", DataType::Utf8, false),
-            Field::new("attempts", DataType::UInt32, false),
-            Field::new("visited", DataType::UInt64, false),
-            Field::new("micros", DataType::UInt64, false),
-            Field::new("worker", DataType::Utf8, false),
-            Field::new("worker_version", DataType::Utf8, false),
-            Field::new("worker_host", DataType::Utf8, false),
-            Field::new("worker_cpu", DataType::Utf8, false),
-            Field::new("worker_features", DataType::Utf8, false),
-            Field::new("computed_by", DataType::Utf8, false),
-            Field::new(sweep::csv::SWEEP_STATE, DataType::Utf8, false),
-        ]));
-        debug_assert!(schema.fields().iter().map(|f| f.name().as_str()).eq(COLUMNS));
+        let schema = export_schema();
         let props = parquet::file::properties::WriterProperties::builder()
             .set_compression(parquet::basic::Compression::SNAPPY)
             .build();
@@ -249,71 +323,7 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// Writes `rows` as one batch.
     pub fn write(&mut self, rows: &[ExportRow]) -> Result<()> {
-        let mut sweep = StringBuilder::new();
-        let mut rule = StringBuilder::new();
-        let mut moves = StringBuilder::new();
-        let mut dims = UInt32Builder::new();
-        let mut n = UInt32Builder::new();
-        let mut shape = ListBuilder::new(UInt32Builder::new());
-        let mut method = StringBuilder::new();
-        let mut start = ListBuilder::new(UInt32Builder::new());
-        let mut success = BooleanBuilder::new();
-        let mut outcome = StringBuilder::new();
-        let mut attempts = UInt32Builder::new();
-        let mut visited = UInt64Builder::new();
-        let mut micros = UInt64Builder::new();
-        let mut worker = StringBuilder::new();
-        let mut state = StringBuilder::new();
-        // Where each result came from: its worker's provenance, its sweep.
-        let mut origin: [StringBuilder; 5] = std::array::from_fn(|_| StringBuilder::new());
-        for r in rows {
-            sweep.append_value(&r.sweep);
-            rule.append_value(&r.rule);
-            moves.append_option(r.moves.as_deref());
-            dims.append_value(r.dims);
-            n.append_option(r.n);
-            shape.values().append_slice(&r.shape);
-            shape.append(true);
-            method.append_value(&r.method);
-            start.values().append_slice(&r.start);
-            start.append(true);
-            success.append_value(r.success);
-            outcome.append_value(&r.outcome);
-            attempts.append_value(r.attempts);
-            visited.append_value(r.visited);
-            micros.append_value(r.micros);
-            worker.append_value(&r.worker);
-            state.append_value(&r.sweep_state);
-            for (column, value) in origin.iter_mut().zip([
-                &r.worker_version,
-                &r.worker_host,
-                &r.worker_cpu,
-                &r.worker_features,
-                &r.computed_by,
-            ]) {
-                column.append_value(value);
-            }
-        }
-        let mut columns: Vec<ArrayRef> = vec![
-            Arc::new(sweep.finish()),
-            Arc::new(rule.finish()),
-            Arc::new(moves.finish()),
-            Arc::new(dims.finish()),
-            Arc::new(n.finish()),
-            Arc::new(shape.finish()),
-            Arc::new(method.finish()),
-            Arc::new(start.finish()),
-            Arc::new(success.finish()),
-            Arc::new(outcome.finish()),
-            Arc::new(attempts.finish()),
-            Arc::new(visited.finish()),
-            Arc::new(micros.finish()),
-            Arc::new(worker.finish()),
-        ];
-        columns.extend(origin.iter_mut().map(|c| Arc::new(c.finish()) as ArrayRef));
-        columns.push(Arc::new(state.finish()));
-        let batch = RecordBatch::try_new(self.schema.clone(), columns)
-            .map_err(|e| parquet_error("building a Parquet batch", e))?;
+        let batch = export_batch(&self.schema, rows)?;
         self.writer.write(&batch).map_err(|e| parquet_error("writing the Parquet file", e))
     }
 

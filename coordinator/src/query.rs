@@ -57,6 +57,11 @@ pub struct Export {
 }
 
 impl Export {
+    /// The sweep exported, shared.
+    pub fn shared_sweep(&self) -> Arc<Sweep> {
+        self.sweep.clone()
+    }
+
     /// The sweep exported.
     pub fn sweep(&self) -> &Sweep {
         &self.sweep
@@ -348,10 +353,8 @@ pub(crate) fn export_page(
     // Read per page: workers registered during a long export are named too.
     let workers = store.worker_records()?;
     let sweep_ids = store.sweep_ids()?;
-    let rows = records
-        .iter()
-        .map(|r| crate::export::export_row(&export.sweep, r, &workers, &sweep_ids))
-        .collect::<Result<_>>()?;
+    let mut labels = crate::export::RowLabels::new(&export.sweep, &workers, &sweep_ids);
+    let rows = records.iter().map(|r| labels.row(r)).collect::<Result<_>>()?;
     let next = match records.last() {
         Some(last) if records.len() == limit => {
             Some(ExportCursor { config: last.config, start_index: last.start_index, method: last.method })

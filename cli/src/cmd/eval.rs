@@ -63,92 +63,136 @@ pub struct EvalCounts {
 }
 
 pub fn run(args: EvalArgs, input: impl BufRead, out: &mut impl Write) -> Result<EvalCounts> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .context("--threads: could not start the thread pool")?;
-    let runner = args.board.runner(&args.method, pool.current_num_threads(), false)?;
-    for &m in &args.method {
-        runner.supports(m)?;
-        args.runner.check(m)?;
-    }
-    evaluate(&runner, &args.method, args.board.seed, &args.runner, &pool, input, out)
+    Evaluator::new(args)?.evaluate(input, out)
 }
 
-/// Reads starts, runs every method on each in parallel, writes JSON lines in
-/// input order. Used by `eval` and by `bench`.
-pub fn evaluate(
-    runner: &Runner,
-    methods: &[Method],
+/// An `eval` command ready to run starts: its board's runner, methods,
+/// limits and thread pool, built once. The CLI feeds it stdin; the Python
+/// package feeds it arrays, so both run the very same tasks.
+pub struct Evaluator {
+    runner: Runner,
+    methods: Vec<Method>,
     seed: u64,
-    limits: &RunnerArgs,
-    pool: &rayon::ThreadPool,
-    input: impl BufRead,
-    out: &mut impl Write,
-) -> Result<EvalCounts> {
-    if methods.is_empty() {
-        bail!("--method: give at least one method");
+    limits: RunnerArgs,
+    pool: rayon::ThreadPool,
+}
+
+impl Evaluator {
+    /// Checks the methods against the board and starts the thread pool.
+    pub fn new(args: EvalArgs) -> Result<Evaluator> {
+        if args.method.is_empty() {
+            bail!("--method: give at least one method");
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads.unwrap_or(0))
+            .build()
+            .context("--threads: could not start the thread pool")?;
+        let runner = args.board.runner(&args.method, pool.current_num_threads(), false)?;
+        for &m in &args.method {
+            runner.supports(m)?;
+            args.runner.check(m)?;
+        }
+        Ok(Evaluator { runner, methods: args.method, seed: args.board.seed, limits: args.runner, pool })
     }
-    let config = runner.config();
-    let tag_method = methods.len() > 1;
-    let mut counts = EvalCounts::default();
-    let mut batch: Vec<(Vec<u64>, u64)> = Vec::with_capacity(BATCH_LINES);
-    let mut lines = bounded_lines(input).enumerate();
-    loop {
-        batch.clear();
-        for (number, line) in lines.by_ref() {
-            let line = line.with_context(|| format!("stdin line {}", number + 1))?;
-            let parsed =
-                sweep::parse_start_line(&line).map_err(|e| anyhow::anyhow!("stdin line {}: start: {e}", number + 1))?;
-            let Some(coords) = parsed else { continue };
-            let cell = config.board().index_of(&coords).with_context(|| format!("stdin line {}", number + 1))?;
-            batch.push((coords, cell));
-            if batch.len() == BATCH_LINES {
-                break;
-            }
-        }
-        if batch.is_empty() {
-            break;
-        }
-        let tasks: Vec<Task> = batch
+
+    /// The evaluator of `ksweep eval ARGS` (without `eval` itself): the
+    /// shell's flags, defaults and errors.
+    pub fn parse<I, T>(args: I) -> Result<Evaluator>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        Evaluator::new(crate::parse_flags(args)?)
+    }
+
+    /// The board the starts are on.
+    pub fn board(&self) -> &tour::Board {
+        self.runner.config().board()
+    }
+
+    /// The threads the walks run on.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// The methods, in the order results come per start.
+    pub fn methods(&self) -> &[Method] {
+        &self.methods
+    }
+
+    /// Runs every method from each start cell, in parallel: the results
+    /// start by start, methods in [`Evaluator::methods`] order.
+    pub fn run_cells(&self, cells: &[u64]) -> Vec<TaskResult> {
+        let config = self.runner.config();
+        let tasks: Vec<Task> = cells
             .iter()
-            .flat_map(|&(_, start)| methods.iter().map(move |&method| (start, method)))
+            .flat_map(|&start| self.methods.iter().map(move |&method| (start, method)))
             .map(|(start, method)| Task {
                 start,
                 method,
-                options: limits.options(config.task_seed(seed, start, method), false),
+                options: self.limits.options(config.task_seed(self.seed, start, method), false),
             })
             .collect();
         // A few tasks at a time, so that their W+ walks pair up (`Runner::run_tasks`).
-        let at_once = Runner::tasks_at_once(tasks.len(), pool.current_num_threads());
-        let results: Vec<TaskResult> = pool.install(|| {
+        let at_once = Runner::tasks_at_once(tasks.len(), self.pool.current_num_threads());
+        self.pool.install(|| {
             tasks
                 .par_chunks(at_once)
-                .map_init(|| runner.workspace(), |ws, chunk| runner.run_tasks(ws, chunk))
+                .map_init(|| self.runner.workspace(), |ws, chunk| self.runner.run_tasks(ws, chunk))
                 .flatten_iter()
                 .collect()
-        });
-        for ((coords, _), per_start) in batch.iter().zip(results.chunks(methods.len())) {
-            for (&method, r) in methods.iter().zip(per_start) {
-                let line = EvalLine {
-                    start: coords,
-                    method: tag_method.then_some(method.name()),
-                    success: r.success,
-                    outcome: r.outcome.name(),
-                    attempts: r.attempts,
-                    visited: r.visited,
-                    micros: r.micros,
-                };
-                serde_json::to_writer(&mut *out, &line)?;
-                out.write_all(b"\n")?;
-                counts.tasks += 1;
-                counts.successes += r.success as u64;
-            }
-        }
-        counts.starts += batch.len() as u64;
-        out.flush()?;
+        })
     }
-    Ok(counts)
+
+    /// Reads starts, runs every method on each in parallel, writes JSON
+    /// lines in input order. Used by `eval` and by `bench`.
+    pub fn evaluate(&self, input: impl BufRead, out: &mut impl Write) -> Result<EvalCounts> {
+        let board = self.board();
+        let tag_method = self.methods.len() > 1;
+        let mut counts = EvalCounts::default();
+        let mut coords: Vec<Vec<u64>> = Vec::with_capacity(BATCH_LINES);
+        let mut cells: Vec<u64> = Vec::with_capacity(BATCH_LINES);
+        let mut lines = bounded_lines(input).enumerate();
+        loop {
+            coords.clear();
+            cells.clear();
+            for (number, line) in lines.by_ref() {
+                let line = line.with_context(|| format!("stdin line {}", number + 1))?;
+                let parsed = sweep::parse_start_line(&line)
+                    .map_err(|e| anyhow::anyhow!("stdin line {}: start: {e}", number + 1))?;
+                let Some(start) = parsed else { continue };
+                cells.push(board.index_of(&start).with_context(|| format!("stdin line {}", number + 1))?);
+                coords.push(start);
+                if cells.len() == BATCH_LINES {
+                    break;
+                }
+            }
+            if cells.is_empty() {
+                break;
+            }
+            let results = self.run_cells(&cells);
+            for (start, per_start) in coords.iter().zip(results.chunks(self.methods.len())) {
+                for (&method, r) in self.methods.iter().zip(per_start) {
+                    let line = EvalLine {
+                        start,
+                        method: tag_method.then_some(method.name()),
+                        success: r.success,
+                        outcome: r.outcome.name(),
+                        attempts: r.attempts,
+                        visited: r.visited,
+                        micros: r.micros,
+                    };
+                    serde_json::to_writer(&mut *out, &line)?;
+                    out.write_all(b"\n")?;
+                    counts.tasks += 1;
+                    counts.successes += r.success as u64;
+                }
+            }
+            counts.starts += cells.len() as u64;
+            out.flush()?;
+        }
+        Ok(counts)
+    }
 }
 
 /// The lines of `input` without their line ends, each read only up to

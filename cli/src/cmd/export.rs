@@ -11,7 +11,7 @@ use sweep::Progress;
 
 use crate::connect::SourceArgs;
 use crate::output_file::Partial;
-use crate::source::Source;
+use crate::source::{ExportPages, Source};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
@@ -41,27 +41,15 @@ pub struct ExportArgs {
 
 pub async fn run(args: ExportArgs, out: &mut impl Write) -> Result<()> {
     let mut source = Source::open(&args.source).await?;
-    // Find the sweep before writing anything: a bad id leaves stdout empty.
-    let status = source.status(args.id.as_deref()).await?;
-    let progress = Progress::from(&status);
-    if let Some(warning) = progress.warning() {
-        eprintln!("warning: {warning}");
-    }
-    let state = progress.state_label().to_string();
-    let sweep = source.sweep(&status)?;
-    let mut exporter = ExportRows::new(&sweep, &status.sweep_id, &state);
-    let mut pages = source.export(Some(&status.sweep_id)).await?;
-    let mut next = async || -> Result<Option<Vec<ExportRow>>> {
-        let page = pages.next_page().await?;
-        Ok(page.map(|rows| rows.into_iter().map(|r| exporter.row(r)).collect()))
-    };
+    // The sweep is found before anything is written: a bad id leaves stdout empty.
+    let mut rows = ExportStream::open(&mut source, args.id.as_deref()).await?;
     match (args.format, args.output.as_deref()) {
         (ExportFormat::Parquet, None) => bail!("--format parquet: a Parquet file needs -o FILE"),
         (ExportFormat::Parquet, Some(path)) => {
             let partial = Partial::create(path)?;
             let mut writer = ParquetWriter::new(partial.file()?)?;
-            while let Some(rows) = next().await? {
-                writer.write(&rows)?;
+            while let Some(page) = rows.next_page().await? {
+                writer.write(&page)?;
             }
             writer.finish()?;
             partial.commit()
@@ -69,24 +57,47 @@ pub async fn run(args: ExportArgs, out: &mut impl Write) -> Result<()> {
         (format, Some(path)) => {
             let partial = Partial::create(path)?;
             let mut file = BufWriter::new(partial.file()?);
-            write_text(format, &mut next, &mut file).await?;
+            write_text(format, &mut rows, &mut file).await?;
             file.flush()?;
             partial.commit()
         }
-        (format, None) => write_text(format, &mut next, out).await,
+        (format, None) => write_text(format, &mut rows, out).await,
     }
 }
 
-async fn write_text(
-    format: ExportFormat,
-    next: &mut impl AsyncFnMut() -> Result<Option<Vec<ExportRow>>>,
-    out: &mut impl Write,
-) -> Result<()> {
+/// A sweep's export rows, page by page, in export order: each carries the
+/// sweep's id and state, the first of a configuration its move list.
+pub struct ExportStream<'a> {
+    exporter: ExportRows,
+    pages: ExportPages<'a>,
+}
+
+impl<'a> ExportStream<'a> {
+    /// Finds the sweep (an error here, before any row) and warns on stderr
+    /// when its results are not all there.
+    pub async fn open(source: &'a mut Source, id: Option<&str>) -> Result<ExportStream<'a>> {
+        let (status, sweep, pages) = source.export_with_status(id).await?;
+        let progress = Progress::from(&status);
+        if let Some(warning) = progress.warning() {
+            eprintln!("warning: {warning}");
+        }
+        let exporter = ExportRows::new(&sweep, &status.sweep_id, progress.state_label());
+        Ok(ExportStream { exporter, pages })
+    }
+
+    /// The next page of rows; `None` after the last.
+    pub async fn next_page(&mut self) -> Result<Option<Vec<ExportRow>>> {
+        let page = self.pages.next_page().await?;
+        Ok(page.map(|rows| rows.into_iter().map(|r| self.exporter.row(r)).collect()))
+    }
+}
+
+async fn write_text(format: ExportFormat, rows: &mut ExportStream<'_>, out: &mut impl Write) -> Result<()> {
     if format == ExportFormat::Csv {
         CsvWriter::header(out)?;
     }
-    while let Some(rows) = next().await? {
-        for r in &rows {
+    while let Some(page) = rows.next_page().await? {
+        for r in &page {
             match format {
                 ExportFormat::Csv => CsvWriter::write(r, out)?,
                 _ => write_jsonl(r, out)?,

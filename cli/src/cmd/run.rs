@@ -227,6 +227,12 @@ impl Embedded {
         }
     }
 
+    /// The coordinator's URL (loopback) and the token it requires, for
+    /// clients of other kinds (the Python package's handle).
+    pub fn address(&self) -> (&str, &str) {
+        (self.cluster.url(), self.cluster.token())
+    }
+
     /// The coordinator as a source of statuses, tables and exports.
     pub fn source(&self) -> Source {
         Source::Coordinator(self.client.clone())

@@ -9,8 +9,7 @@ use anyhow::Result;
 use tour::{Method, Outcome, Runner, Task};
 
 use super::configuration;
-use crate::board_args::RunnerArgs;
-use crate::cmd::eval::evaluate;
+use crate::cmd::eval::Evaluator;
 
 /// Resident set size of this process in bytes (Linux), 0 where unknown.
 fn rss_bytes() -> u64 {
@@ -147,23 +146,19 @@ pub(super) fn exact_and_constructive(out: &mut impl Write) -> Result<()> {
 /// `ksweep eval`'s starts per second, on one thread and on all.
 pub(super) fn eval_throughput(budget: Duration, out: &mut impl Write) -> Result<()> {
     writeln!(out, "\n## ksweep eval: 10,000 starts of 2D (2,1) N=8, method w, output to a sink")?;
-    let config = configuration(&[2, 1], 2, 8)?;
     let input: String = (0..10_000).map(|i| format!("{},{}\n", i % 8, (i / 8) % 8)).collect();
-    let runner = Runner::new(config)?;
-    for threads in [1, 0] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let board = ["--rule", "2,1", "--dims", "2", "--n", "8", "--method", "w"];
+    for threads in [&["--threads", "1"][..], &[]] {
+        let evaluator = Evaluator::parse(board.iter().chain(threads))?;
         let (mut starts, mut runs) = (0u64, 0u32);
         let began = Instant::now();
         while began.elapsed() < budget || runs == 0 {
-            let input = BufReader::new(input.as_bytes());
-            let limits =
-                RunnerArgs { budget: tour::DEFAULT_BUDGET, iterations: tour::DEFAULT_ITERATIONS, closed: false };
-            let counts = evaluate(&runner, &[Method::W], 0, &limits, &pool, input, &mut std::io::sink())?;
+            let counts = evaluator.evaluate(BufReader::new(input.as_bytes()), &mut std::io::sink())?;
             starts += counts.starts;
             runs += 1;
         }
         let rate = starts as f64 / began.elapsed().as_secs_f64();
-        writeln!(out, "{:<26} {:>10.0} starts/s", format!("{} thread(s)", pool.current_num_threads()), rate)?;
+        writeln!(out, "{:<26} {:>10.0} starts/s", format!("{} thread(s)", evaluator.threads()), rate)?;
     }
     Ok(())
 }
