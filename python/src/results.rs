@@ -5,7 +5,7 @@
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use arrow_schema::SchemaRef;
-use ksweep_coordinator::export_format::{export_batch, export_schema};
+use ksweep_coordinator::export_format::{export_batch, export_schema, ExportRow};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -50,14 +50,28 @@ impl ResultBatches {
 pub fn results(py: Python<'_>, source: Vec<String>, sweep: Option<String>) -> PyResult<ResultBatches> {
     detached(py, move || {
         let schema = export_schema();
-        let mut batches = Vec::new();
-        block_on(source, async |source| {
-            let mut rows = ksweep::ExportStream::open(source, sweep.as_deref()).await?;
-            while let Some(page) = rows.next_page().await? {
-                batches.push(export_batch(&schema, &page)?);
-            }
-            anyhow::Ok(())
-        })?;
-        Ok(ResultBatches { schema, batches })
+        // Two stages on two threads: reading pages (the database or the
+        // stream, and their rows' labels) beside building the Arrow
+        // batches (and freeing the rows), a page or two apart.
+        let (pages, built) = std::sync::mpsc::sync_channel::<Vec<ExportRow>>(2);
+        std::thread::scope(|scope| {
+            let schema = &schema;
+            let builder = scope.spawn(move || -> anyhow::Result<Vec<RecordBatch>> {
+                built.iter().map(|page| Ok(export_batch(schema, &page)?)).collect()
+            });
+            let read = block_on(source, async |source| {
+                let mut rows = ksweep::ExportStream::open(source, sweep.as_deref()).await?;
+                while let Some(page) = rows.next_page().await? {
+                    if pages.send(page).is_err() {
+                        break; // the builder failed: its error is the one to say
+                    }
+                }
+                anyhow::Ok(())
+            });
+            drop(pages);
+            let batches = builder.join().map_err(|_| anyhow::anyhow!("building the Arrow batches panicked"))??;
+            read?;
+            Ok(ResultBatches { schema: schema.clone(), batches })
+        })
     })
 }
