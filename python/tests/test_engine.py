@@ -63,3 +63,26 @@ def test_exists_answers_with_proofs():
 def test_solve_proves_no_tour_on_a_small_board():
     t = ks.solve(rule=(2, 1), shape=(4, 4), start=(0, 0))
     assert t.outcome == "no-tour" and not t.success
+
+
+def test_eval_releases_the_gil():
+    import threading
+
+    starts = np.zeros((20_000, 2), dtype=np.int64)
+    runner = threading.Thread(target=ks.eval, args=(starts,), kwargs=dict(rule=(2, 1), shape=(60, 60), threads=1))
+    runner.start()
+    spins = 0
+    while runner.is_alive():
+        spins += 1
+    runner.join()
+    # Held for the whole walk, this thread would not have run at all.
+    assert spins > 10_000, spins
+
+
+def test_any_command_runs_in_process(tmp_path):
+    assert ks.cli("--version").startswith("ksweep ")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "c"\nseed = 1\nstarts = 2\nmethods = ["w"]\n[[grid]]\nrule = [2, 1]\ndims = [2]\nn_range = { from = 5, to = 6 }\n')
+    assert "tasks" in ks.cli("check", str(spec))
+    with pytest.raises(ks.InvalidInputError, match="unrecognized subcommand|unexpected"):
+        ks.cli("no-such-command")
