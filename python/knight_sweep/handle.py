@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import tempfile
 import time
 from typing import Any, Dict, List, Optional, Union
@@ -121,17 +122,21 @@ class Handle:
 
     # -- steering -------------------------------------------------------
 
-    def submit(self, spec: Spec, *, reuse: bool = True) -> str:
+    def submit(self, spec: Spec, *, reuse: bool = True, quiet: bool = False) -> str:
         """Submits a sweep spec (a file's path, TOML text, or a dict) and
-        returns its id at once; :meth:`watch` follows it. A file handle
-        serves its file in this process until :meth:`close`."""
+        returns its id at once; :meth:`watch` follows it. Says on stderr
+        what it submitted and what is left to run, unless ``quiet``. A file
+        handle serves its file in this process until :meth:`close`."""
         text = spec_text(spec)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "spec.toml")
             with io.open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             out = self._invoke("submit", path, *self._coordinator(), *([] if reuse else ["--no-reuse"]))
-        return out.strip().splitlines()[-1].split()[-1]
+        *described, sweep = out.strip().splitlines()  # `ksweep submit` prints the id last
+        if not quiet and described:
+            print("\n".join(described), file=sys.stderr)
+        return sweep.strip()
 
     def watch(self, sweep: Optional[str] = None, *, progress: bool = True, interval: float = 0.5) -> Dict[str, Any]:
         """Follows a sweep until it ends, with a progress bar (terminal or
@@ -152,8 +157,10 @@ class Handle:
 
     def run(self, spec: Spec, *, reuse: bool = True, progress: bool = True) -> str:
         """Submits a spec and watches it to its end; returns its id. A
-        failed sweep raises :class:`KsweepError` with its reason."""
-        sweep = self.submit(spec, reuse=reuse)
+        failed sweep raises :class:`KsweepError` with its reason. Run again,
+        a spec goes on from the results its database holds (as ``ksweep
+        run`` resumes)."""
+        sweep = self.submit(spec, reuse=reuse, quiet=not progress)
         last = self.watch(sweep, progress=progress)
         if last["state"] == "failed":
             raise KsweepError(f"sweep {sweep} failed: {last.get('error') or 'see its status'}")

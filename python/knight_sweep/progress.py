@@ -33,7 +33,8 @@ def line(status: dict, width: int = 30) -> str:
     share = min(max(status.get("percent_of_work", 0.0) / 100.0, 0.0), 1.0)
     filled = int(round(share * width))
     bar = "#" * filled + "-" * (width - filled)
-    eta = format_eta(status.get("eta_seconds")) if status.get("state") == "running" else ""
+    unfinished = status.get("state") == "running" and status.get("tasks_done", 0) < status.get("tasks_total", 0)
+    eta = format_eta(status.get("eta_seconds")) if unfinished else ""
     parts = [f"[{bar}]", status.get("name", ""), status.get("state", ""), status.get("progress", ""), eta]
     return " ".join(p for p in parts if p)
 
