@@ -317,6 +317,10 @@ async fn after_a_restart_the_rate_counts_only_what_came_since() {
     c.stop().await.unwrap();
 
     let c = Coordinator::start_on(&path).await;
+    // The coordinator serves at once and takes its running sweeps back in
+    // the background: the window starts once it has (before that a status
+    // has the stored figures alone, no work counts to start a window from).
+    settle().await;
     let mut sweeps = c.sweeps(None).await;
     let status = |sweeps: &mut Sweeps| {
         let r = pb::SweepRef { sweep_id: id.clone() };
