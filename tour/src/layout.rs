@@ -45,14 +45,25 @@ pub(crate) fn phase_row(table: &[isize], phase_mask: usize, k: usize, cell: usiz
     &table[(cell & phase_mask) * k..][..k]
 }
 
+/// Blocked slots after a tiled array (the 3D walks'), so that a vector
+/// kernel may read four bytes from any cell a move reaches (a gather reads
+/// a lane's word): one tile, which keeps the buffer whole tiles.
+pub(crate) const GATHER_SLACK: usize = 64;
+
 /// Slots of a padded array: each side plus a border of `reach` on both
-/// ends, rounded up to whole tiles of `tile_bits` bits per axis.
+/// ends, rounded up to whole tiles of `tile_bits` bits per axis, then, for
+/// a tiled array, the [`GATHER_SLACK`].
 pub(crate) fn padded_len(sides: impl IntoIterator<Item = u64>, reach: u32, tile_bits: u32) -> u128 {
     let tile = 1u128 << tile_bits;
-    sides.into_iter().fold(1u128, |acc, n| {
+    let cells = sides.into_iter().fold(1u128, |acc, n| {
         let padded = (u128::from(n) + 2 * u128::from(reach)).div_ceil(tile) * tile;
         acc.saturating_mul(padded)
-    })
+    });
+    if tile_bits > 0 {
+        cells.saturating_add(GATHER_SLACK as u128)
+    } else {
+        cells
+    }
 }
 
 /// Geometry of the padded array for one (board, moves) pair.
@@ -104,6 +115,15 @@ impl Layout {
         };
         layout.offsets = layout.offset_table(&moves.iter().collect::<Vec<_>>());
         Ok(layout)
+    }
+
+    /// Blocked slots after the array's last tile ([`GATHER_SLACK`]).
+    pub(crate) fn slack(&self) -> usize {
+        if self.tile_bits > 0 {
+            GATHER_SLACK
+        } else {
+            0
+        }
     }
 
     /// Slots of the padded array, border included.

@@ -74,8 +74,9 @@ pub use runner::{Runner, Task, TaskOptions, TaskResult, Workspace, DEFAULT_BUDGE
 pub use verify::{verify, verify_closed, TourError};
 pub use walk::Tiebreak;
 
-/// The CPU features the walk kernels use in this process (`sse4.1`,
-/// `ssse3`; none where the CPU lacks them or `KSWEEP_NO_SIMD` is set):
+/// The CPU features the walk kernels may use in this process (`sse4.1`,
+/// `ssse3`, `avx2`, `avx512f`; those the CPU has, capped by `KSWEEP_SIMD`,
+/// none where `KSWEEP_NO_SIMD` is set):
 /// recorded with results, since the kernels differ in speed, never in
 /// flags.
 pub fn kernel_features() -> Vec<&'static str> {

@@ -141,6 +141,12 @@ pub(crate) fn walk<T: Degree>(
             // (`BoardCell`), both checked above, as are the keys.
             unsafe { walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed) }
         }
+        DegreeKernel::Scaled3d(scan) => {
+            let deg = T::narrow(deg).expect("scaled walks are chosen for byte degrees");
+            assert!(moves.count() == w_3d_scaled::K && xy.len() == 3, "scaled walks take 24 moves in 3D");
+            // SAFETY: as above.
+            unsafe { w_3d_scaled::walk(deg, moves, start, scan, path, stop_when_doomed) }
+        }
         // SAFETY: as above.
         DegreeKernel::Generic { tiebreak, symmetric, branch_free } => unsafe {
             walk_generic((deg, moves, start, rng, xy, path), (tiebreak, symmetric, branch_free))
@@ -157,6 +163,10 @@ pub(crate) enum DegreeKernel {
     /// byte degrees, a move set closed under negation of at most 127
     /// moves, and a deterministic tiebreak.
     Keyed(u8),
+    /// Rule W on degrees scaled by four ([`w_3d_scaled::walk`]): byte
+    /// degrees, 24 moves on a 3D board, closed under negation; the step
+    /// scans its neighbours as the [`w_3d_scaled::Scan`] says.
+    Scaled3d(w_3d_scaled::Scan),
     /// The generic kernel ([`walk_with`](generic::walk_with)): the tiebreak, whether the move
     /// set is closed under negation, and whether rule W picks its move
     /// branch-free (many moves).
@@ -362,6 +372,13 @@ pub(crate) struct Paired<'a, S> {
 /// task).
 #[inline(never)]
 pub(crate) fn run_pair(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>) -> [bool; 2] {
+    pair_loop(a, b)
+}
+
+/// [`run_pair`]'s loop, inlined where it is called: a vector kernel calls
+/// it from a function compiled with its features, so its step inlines.
+#[inline(always)]
+pub(crate) fn pair_loop(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>) -> [bool; 2] {
     let (Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb }) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);

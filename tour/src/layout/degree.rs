@@ -109,7 +109,7 @@ impl Layout {
         // whole: most of a big 3D board's tiles.
         let middle = classes.iter().zip(&strides).try_fold(0, |acc, (c, &s)| c.middle.map(|m| acc + m as usize * s));
         let mut x = [0usize; MAX_DIMS];
-        for block in deg.chunks_exact_mut(run * runs.cycle()) {
+        for block in deg[..self.len - self.slack()].chunks_exact_mut(run * runs.cycle()) {
             let inner = (0..dims).all(|a| classes[a].middle_run[x[a]] >= extent(a));
             match middle {
                 Some(m) if inner => block.fill(table[m]),

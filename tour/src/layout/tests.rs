@@ -38,6 +38,7 @@ fn tiled_and_row_major_layouts_agree_on_cells_moves_and_degrees() {
             let sides = board.sides().iter().map(|&n| u64::from(n));
             assert_eq!(layout.len() as u128, padded_len(sides, moves.reach(), walk_bits), "{board}");
             let degrees = layout.initial_degrees::<u8>();
+            assert!(degrees[layout.len() - layout.slack()..].iter().all(|&d| d == u8::BLOCKED), "{board}: the slack");
             let cells: Vec<usize> = layout.board_cells().collect();
             assert_eq!(cells.len() as u64, board.cells());
             let mut xy = vec![0i64; board.dims()];
@@ -53,6 +54,11 @@ fn tiled_and_row_major_layouts_agree_on_cells_moves_and_degrees() {
                 for (v, &o) in moves.iter().zip(layout.offsets_from(c)) {
                     let to: Vec<i64> = coords.iter().zip(v).map(|(&x, &d)| x + i64::from(d)).collect();
                     let target = c.wrapping_add_signed(o);
+                    let tiled = layout.phase_mask() > 0;
+                    assert!(
+                        !tiled || target + 3 < layout.len(),
+                        "{board}: a gather's word from {target} leaves the buffer"
+                    );
                     if to.iter().zip(board.sides()).all(|(&x, &n)| (0..i64::from(n)).contains(&x)) {
                         on_board += 1;
                         let j = board.index_of(&to.iter().map(|&x| x as u64).collect::<Vec<_>>()).unwrap();
@@ -71,8 +77,8 @@ fn tiled_and_row_major_layouts_agree_on_cells_moves_and_degrees() {
 fn walks_tile_3d_boards_only() {
     let three = Layout::for_walks(&Board::regular(3, 10).unwrap(), &Moves::from_rule(&[2, 1], 3).unwrap()).unwrap();
     assert_eq!(three.phase_mask(), 63, "4x4x4 tiles");
-    assert_eq!(three.len(), 16 * 16 * 16, "10 + 2 x 2 rounds up to 16");
+    assert_eq!(three.len(), 16 * 16 * 16 + GATHER_SLACK, "10 + 2 x 2 rounds up to 16, then the slack");
     let two = Layout::for_walks(&Board::regular(2, 10).unwrap(), &Moves::from_rule(&[2, 1], 2).unwrap()).unwrap();
     assert_eq!(two.phase_mask(), 0);
-    assert_eq!(two.len(), 14 * 14);
+    assert_eq!(two.len(), 14 * 14, "no slack without tiles");
 }

@@ -1,18 +1,52 @@
-//! The CPU features the walk kernels may use, detected once per process.
-//! A module of its own so that the kernels that need a feature and
-//! [`super::select`], which chooses among them, both depend on it and not
-//! on each other.
+//! The CPU features the walk kernels may use, detected once per process,
+//! and the types that prove them ([`Avx2`], [`Avx512`]; SSE4.1's is
+//! `sse_windows::Sse41`). A module of its own so that the kernels that need
+//! a feature and [`super::select`], which chooses among them, both depend on
+//! it and not on each other.
+
+/// How far up the x86-64 vector extensions the kernels may go: each level
+/// includes the ones below it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    /// No vector kernel: the scalar ones everywhere.
+    Scalar,
+    /// SSE4.1 with SSSE3 (`phminposuw`, `pshufb`).
+    Sse41,
+    /// AVX2 (32-bit gathers, 256-bit lanes).
+    Avx2,
+    /// AVX-512 F (16-lane gathers).
+    Avx512,
+}
+
+impl Level {
+    /// Every level, lowest first.
+    pub(crate) const ALL: [Level; 4] = [Level::Scalar, Level::Sse41, Level::Avx2, Level::Avx512];
+
+    /// The name [`SIMD_VAR`] takes for this level.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Level::Scalar => "scalar",
+            Level::Sse41 => "sse4.1",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
+        }
+    }
+
+    /// The level [`SIMD_VAR`] names, if any.
+    fn named(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|l| l.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
 
 /// The CPU features the kernels use. A feature is on only where the CPU
-/// running this has it ([`Cpu::detect`]); tests turn features off to run
-/// the fallback kernels on any machine, never on. Setting the environment
-/// variable `KSWEEP_NO_SIMD` (see [`NO_SIMD_VAR`]) turns every feature off
-/// for the whole process, so a whole test suite or sweep runs the scalar
-/// kernels (docs/engine.md).
+/// running this has it ([`Cpu::detect`]); tests cap the level to run the
+/// fallback kernels on any machine, never raise it. The environment
+/// variables [`SIMD_VAR`] (a cap: `scalar`, `sse4.1`, `avx2`, `avx512`)
+/// and [`NO_SIMD_VAR`] (any value: `scalar`) cap it for the whole process,
+/// so a whole test suite or sweep runs one path (docs/engine.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cpu {
-    /// x86-64 SSE4.1 with SSSE3 (`phminposuw`, `pshufb`).
-    sse41: bool,
+    level: Level,
 }
 
 /// The environment variable that, set to any non-empty value, makes
@@ -20,48 +54,98 @@ pub(crate) struct Cpu {
 /// kernels. Read once per process.
 pub(crate) const NO_SIMD_VAR: &str = "KSWEEP_NO_SIMD";
 
+/// The environment variable that caps the level [`Cpu::detect`] reports
+/// at the one it names ([`Level::name`]); a name it does not know is
+/// refused when detected. Read once per process.
+pub(crate) const SIMD_VAR: &str = "KSWEEP_SIMD";
+
 impl Cpu {
-    /// The features of the CPU running this, none where [`NO_SIMD_VAR`]
-    /// is set. Detected (and the variable read) once per process.
+    /// The features of the CPU running this, capped by [`SIMD_VAR`] and
+    /// [`NO_SIMD_VAR`]. Detected (and the variables read) once per process;
+    /// panics if [`SIMD_VAR`] names no level, so a mistyped cap never
+    /// silently runs another path.
     pub(crate) fn detect() -> Cpu {
         static DETECTED: std::sync::OnceLock<Cpu> = std::sync::OnceLock::new();
-        *DETECTED.get_or_init(|| Cpu::detect_with(std::env::var_os(NO_SIMD_VAR).as_deref()))
+        *DETECTED.get_or_init(|| {
+            let cap = std::env::var(SIMD_VAR).ok();
+            Cpu::detect_with(std::env::var_os(NO_SIMD_VAR).as_deref(), cap.as_deref()).unwrap_or_else(|e| panic!("{e}"))
+        })
     }
 
     /// The features of the CPU running this, none where `no_simd` (the
-    /// value of [`NO_SIMD_VAR`]) is set and not empty.
-    fn detect_with(no_simd: Option<&std::ffi::OsStr>) -> Cpu {
-        let simd_off = no_simd.is_some_and(|v| !v.is_empty());
+    /// value of [`NO_SIMD_VAR`]) is set and not empty, at most `cap` (the
+    /// value of [`SIMD_VAR`]) where it is set and not empty.
+    fn detect_with(no_simd: Option<&std::ffi::OsStr>, cap: Option<&str>) -> Result<Cpu, String> {
+        let cap = match cap.filter(|c| !c.trim().is_empty()) {
+            None => Level::Avx512,
+            Some(name) => Level::named(name).ok_or_else(|| {
+                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!("{SIMD_VAR}={name:?}: not a level (one of {})", names.join(", "))
+            })?,
+        };
+        let cap = if no_simd.is_some_and(|v| !v.is_empty()) { Level::Scalar } else { cap };
+        Ok(Cpu { level: Cpu::machine().min(cap) })
+    }
+
+    /// The highest level this machine has.
+    fn machine() -> Level {
         #[cfg(target_arch = "x86_64")]
-        let sse41 = std::arch::is_x86_feature_detected!("sse4.1") && std::arch::is_x86_feature_detected!("ssse3");
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx2") && has!("sse4.1") && has!("ssse3") {
+                Level::Avx512
+            } else if has!("avx2") && has!("sse4.1") && has!("ssse3") {
+                Level::Avx2
+            } else if has!("sse4.1") && has!("ssse3") {
+                Level::Sse41
+            } else {
+                Level::Scalar
+            }
+        }
         #[cfg(not(target_arch = "x86_64"))]
-        let sse41 = false;
-        Cpu { sse41: sse41 && !simd_off }
+        Level::Scalar
     }
 
     /// The names of the features on, as a result's provenance records
     /// them.
     pub(crate) fn names(self) -> Vec<&'static str> {
-        if self.sse41 {
-            vec!["sse4.1", "ssse3"]
-        } else {
-            Vec::new()
+        let mut out = Vec::new();
+        if self.level >= Level::Sse41 {
+            out.extend(["sse4.1", "ssse3"]);
         }
+        if self.level >= Level::Avx2 {
+            out.push("avx2");
+        }
+        if self.level >= Level::Avx512 {
+            out.push("avx512f");
+        }
+        out
     }
 
-    /// This CPU with SSE4.1 and SSSE3 turned off: walks take the scalar
-    /// kernels.
+    /// The level the kernels may use.
+    pub(crate) fn level(self) -> Level {
+        self.level
+    }
+
+    /// This CPU capped at `level`.
+    #[cfg(test)]
+    pub(crate) fn capped(self, level: Level) -> Cpu {
+        Cpu { level: self.level.min(level) }
+    }
+
+    /// This CPU with SSE4.1 and SSSE3 (and so every wider level) turned
+    /// off: walks take the scalar kernels.
     #[cfg(test)]
     pub(crate) fn without_sse41(self) -> Cpu {
-        Cpu { sse41: false }
+        self.capped(Level::Scalar)
     }
 
     /// Every feature set a test can run on this machine: the detected one
-    /// and each with a feature turned off.
+    /// and each lower level.
     #[cfg(test)]
     pub(crate) fn feature_sets() -> Vec<Cpu> {
         let cpu = Cpu::detect();
-        let mut out = vec![cpu, cpu.without_sse41()];
+        let mut out: Vec<Cpu> = Level::ALL.iter().rev().map(|&l| cpu.capped(l)).collect();
         out.dedup();
         out
     }
@@ -69,25 +153,59 @@ impl Cpu {
     /// Whether SSE4.1 and SSSE3 may be used: true only where the CPU has
     /// them.
     pub(crate) fn has_sse41(self) -> bool {
-        self.sse41
+        self.level >= Level::Sse41
+    }
+}
+
+/// Proof that the CPU running this has AVX2: made only from a [`Cpu`] at
+/// [`Level::Avx2`] or above, and held by the kernels that use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// The proof, where `cpu` has the feature.
+    pub(crate) fn new(cpu: Cpu) -> Option<Avx2> {
+        (cpu.level >= Level::Avx2).then_some(Avx2(()))
+    }
+}
+
+/// Proof that the CPU running this has AVX-512 F (and AVX2): made only
+/// from a [`Cpu`] at [`Level::Avx512`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx512(());
+
+impl Avx512 {
+    /// The proof, where `cpu` has the feature.
+    pub(crate) fn new(cpu: Cpu) -> Option<Avx512> {
+        (cpu.level >= Level::Avx512).then_some(Avx512(()))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Cpu, NO_SIMD_VAR};
+    use super::{Cpu, Level, NO_SIMD_VAR, SIMD_VAR};
 
     #[test]
-    fn the_no_simd_variable_turns_every_feature_off() {
+    fn the_variables_cap_the_level_and_never_raise_it() {
         use std::ffi::OsStr;
-        let on = Cpu::detect_with(None);
-        assert_eq!(Cpu::detect_with(Some(OsStr::new(""))), on, "an empty value changes nothing");
-        assert_eq!(Cpu::detect_with(Some(OsStr::new("1"))), on.without_sse41());
-        assert_eq!(Cpu::detect_with(Some(OsStr::new("no"))), on.without_sse41(), "any value");
-        // What this process runs on: `KSWEEP_NO_SIMD=1 cargo test` runs the
-        // scalar kernels everywhere (the runner's tests check it chooses
-        // them).
-        let set = std::env::var_os(NO_SIMD_VAR).is_some_and(|v| !v.is_empty());
-        assert_eq!(Cpu::detect(), if set { on.without_sse41() } else { on });
+        let on = Cpu::detect_with(None, None).unwrap();
+        assert_eq!(on.level(), Cpu::machine());
+        assert_eq!(Cpu::detect_with(Some(OsStr::new("")), None).unwrap(), on, "an empty value changes nothing");
+        assert_eq!(Cpu::detect_with(Some(OsStr::new("1")), None).unwrap(), on.without_sse41());
+        assert_eq!(Cpu::detect_with(Some(OsStr::new("no")), Some("avx512")).unwrap(), on.without_sse41(), "any value");
+        for level in Level::ALL {
+            let capped = Cpu::detect_with(None, Some(level.name())).unwrap();
+            assert_eq!(capped.level(), level.min(Cpu::machine()), "{level:?}");
+            assert_eq!(Cpu::detect_with(None, Some(&level.name().to_uppercase())).unwrap(), capped);
+        }
+        assert_eq!(Cpu::detect_with(None, Some(" ")).unwrap(), on);
+        let refused = Cpu::detect_with(None, Some("avx3")).unwrap_err();
+        assert_eq!(refused, "KSWEEP_SIMD=\"avx3\": not a level (one of scalar, sse4.1, avx2, avx512)");
+        // What this process runs on: `KSWEEP_SIMD=sse4.1 cargo test` runs
+        // the SSE4.1 kernels where the wider ones would run (the runner's
+        // tests check it chooses them).
+        let no_simd = std::env::var_os(NO_SIMD_VAR);
+        let cap = std::env::var(SIMD_VAR).ok();
+        assert_eq!(Cpu::detect(), Cpu::detect_with(no_simd.as_deref(), cap.as_deref()).unwrap());
     }
 }

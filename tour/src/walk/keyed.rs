@@ -3,7 +3,7 @@
 //! wins, so no branch depends on the board; specialised for the common move
 //! counts so the loop over moves unrolls.
 
-use super::{cell, doomed, set_cell, tree_min, w_3d_scaled, WalkMoves, MINIMA_CHAINS};
+use super::{cell, doomed, set_cell, tree_min, WalkMoves, MINIMA_CHAINS};
 use crate::layout::phase_row;
 
 // The key layouts of [`walk_keyed`], high bits first; each is ordered as
@@ -76,7 +76,6 @@ pub(super) unsafe fn walk_keyed(
         match shape {
             (8, 2, KEY_W) => walk_keyed_with::<8, 2, KEY_W>(a),
             (8, 2, KEY_PACKED) if moves.phase_mask == 0 => walk_plus_8(a),
-            (w_3d_scaled::K, 3, KEY_W) => w_3d_scaled::walk(a.0, a.1, a.2, a.4, a.5),
             (24, 3, KEY_PACKED) => walk_keyed_with::<24, 3, KEY_PACKED>(a),
             // Past the unrolled shapes a step is bound by its K keys, not by
             // its latency, so the key with fewer instructions.

@@ -13,7 +13,7 @@ use super::distance_cells::{DistanceCells, KeyedCells};
 use super::kernel::{GroupWalk, WALKS_AT_ONCE};
 use super::sse_windows::w_bytes::WTables;
 use super::sse_windows::{WPlusTables, WindowCells};
-use super::w_3d_scaled::Scaled3d;
+use super::w_3d_scaled::{Scaled3d, Scan};
 use super::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
 use crate::board::Board;
 use crate::layout::{self, Layout, Padded};
@@ -127,7 +127,7 @@ impl Held for DistanceCells {
 }
 
 impl Held for Scaled3d {
-    fn cell(tables: &Tables) -> &OnceLock<()> {
+    fn cell(tables: &Tables) -> &OnceLock<Scan> {
         &tables.scaled
     }
 
@@ -144,7 +144,7 @@ pub(crate) struct Tables {
     w_windows: OnceLock<WTables>,
     /// Starting keyed cells.
     keyed: OnceLock<Padded<u32, KeyedCells>>,
-    scaled: OnceLock<()>,
+    scaled: OnceLock<Scan>,
 }
 
 impl Tables {
@@ -230,8 +230,20 @@ const TIEBREAKS: [Tiebreak; 4] = [Tiebreak::First, Tiebreak::Distance, Tiebreak:
 /// cells) take, `symmetric` if `moves` is closed under negation: the keyed kernel for byte degrees, a move set closed under
 /// negation and a deterministic tiebreak, where its keys hold the board;
 /// the generic kernel elsewhere.
-fn degree_kernel(board: &Board, moves: &Moves, symmetric: bool, padded: u128, tiebreak: Tiebreak) -> DegreeKernel {
+fn degree_kernel(
+    board: &Board,
+    moves: &Moves,
+    (symmetric, padded): (bool, u128),
+    tiebreak: Tiebreak,
+    cpu: Cpu,
+) -> DegreeKernel {
     use super::keyed::{BIAS, KEYED_MAX_MOVES, KEY_PACKED, KEY_PLUS, KEY_W, KEY_W_SMALL, PACKED_BIAS};
+    if tiebreak == Tiebreak::First && w_3d_scaled::fits(board, moves) {
+        // A gather's lanes hold offsets of 32 bits, which a board of fewer
+        // cells never exceeds.
+        let scan = if padded <= i32::MAX as u128 { Scan::fastest(cpu) } else { Scan::Scalar };
+        return DegreeKernel::Scaled3d(scan);
+    }
     let narrow = moves.len() < u8::MAX as usize;
     if narrow && symmetric && moves.len() <= KEYED_MAX_MOVES {
         let holds = |key| super::keyed::key_holds_cells(key, padded);
@@ -285,7 +297,7 @@ impl Kernels {
             None
         };
         let symmetric = moves.closed_under_negation();
-        let degrees = TIEBREAKS.map(|t| degree_kernel(board, moves, symmetric, padded, t));
+        let degrees = TIEBREAKS.map(|t| degree_kernel(board, moves, (symmetric, padded), t, cpu));
         Kernels { w_plus, w_grouped, padded, degrees }
     }
 

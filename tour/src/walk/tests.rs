@@ -37,14 +37,20 @@ impl Case {
         WalkMoves::new(&self.layout, &self.table, None)
     }
 
-    /// (visited, path) of the dispatching walk (the keyed kernel here).
+    /// (visited, path) of the dispatching walk (the keyed kernel here, or
+    /// rule W's on scaled degrees).
     fn keyed(&self, start: u64, tiebreak: Tiebreak, stop_when_doomed: bool) -> (u64, Vec<usize>) {
+        let kernel = self.kernels.degree_kernel(tiebreak);
+        assert!(matches!(kernel, DegreeKernel::Keyed(_) | DegreeKernel::Scaled3d(_)), "{kernel:?}");
+        self.on(kernel, start, stop_when_doomed)
+    }
+
+    /// (visited, path) of a walk on `kernel`.
+    fn on(&self, kernel: DegreeKernel, start: u64, stop_when_doomed: bool) -> (u64, Vec<usize>) {
         let (mut deg, mut path, mut xy) = (self.pristine.clone(), Vec::new(), vec![0; self.layout.sides().len()]);
         let start = self.layout.board_cell(start);
         let mut rng = Rng::new(0);
         let moves = self.moves();
-        let kernel = self.kernels.degree_kernel(tiebreak);
-        assert!(matches!(kernel, DegreeKernel::Keyed(_)), "{kernel:?}");
         let visited = walk(&mut deg, &moves, start, kernel, &mut rng, &mut xy, Some(&mut path), stop_when_doomed);
         (visited, path)
     }
@@ -145,6 +151,33 @@ fn the_keyed_walk_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_to
         }
     }
     tally.assert_at_least(100, 100);
+}
+
+#[test]
+fn rule_w_on_3d_boards_takes_the_generic_walks_path_on_every_scan() {
+    let mut tally = Tally::default();
+    let scans = w_3d_scaled::Scan::all(Cpu::detect());
+    for cpu in Cpu::feature_sets() {
+        let fastest = w_3d_scaled::Scan::fastest(cpu);
+        assert!(w_3d_scaled::Scan::all(cpu).contains(&fastest), "{cpu:?}: {fastest:?}");
+    }
+    for (rule, sides) in cases() {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        if !w_3d_scaled::fits(&board, &moves) {
+            continue;
+        }
+        for rotation in [0, 2, 5] {
+            let case = Case::new(&rule, &sides, rotation);
+            let step = (case.cells / 40).max(1) as usize;
+            for start in (0..case.cells).step_by(step) {
+                for &scan in &scans {
+                    let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {scan:?}");
+                    tally.check(&case, start, false, &label, |stop| case.on(DegreeKernel::Scaled3d(scan), start, stop));
+                }
+            }
+        }
+    }
+    tally.assert_at_least(100, 20);
 }
 
 #[test]
@@ -293,19 +326,34 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
         for rotation in [0, 7] {
             let case = Case::new(&rule, &sides, rotation);
             assert_eq!(case.layout.phase_mask(), 63, "3D walks run on tiles");
-            let kernel = PairKernel {
-                starting: case.pristine.clone(),
-                begin: w_3d_scaled::begin,
-                run: |l| w_3d_scaled::run(l, None),
-                pair: |a, b| run_pair(w_3d_scaled::Pointers::of(a), w_3d_scaled::Pointers::of(b)),
-            };
-            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
-            (walks, resumed) = (walks + w, resumed + r);
+            for scan in 0..w_3d_scaled::Scan::all(Cpu::detect()).len() {
+                let kernel = match scan {
+                    0 => scaled_pairs::<0>(&case),
+                    1 => scaled_pairs::<1>(&case),
+                    _ => scaled_pairs::<2>(&case),
+                };
+                let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+                (walks, resumed) = (walks + w, resumed + r);
+            }
         }
     }
     // Most walks here are tours, which end with their partner; still some
     // hundred walks change partner.
     assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
+}
+
+/// The 3D scaled-degree kernel on the `S`th scan this CPU runs
+/// ([`w_3d_scaled::Scan::all`]): its walks alone and in pairs.
+fn scaled_pairs<const S: usize>(case: &Case) -> PairKernel<u8, ()> {
+    fn scan<const S: usize>() -> w_3d_scaled::Scan {
+        w_3d_scaled::Scan::all(Cpu::detect())[S]
+    }
+    PairKernel {
+        starting: case.pristine.clone(),
+        begin: w_3d_scaled::begin,
+        run: |l| w_3d_scaled::run(scan::<S>(), l, None),
+        pair: |a, b| w_3d_scaled::pair(scan::<S>(), a, b),
+    }
 }
 
 /// The 2D cases whose walks run on [`sse_windows`]'s lanes, with their plans:
@@ -559,8 +607,9 @@ fn an_ended_walk_does_not_go_on() {
     let case = Case::new(&[2, 1], &[6, 6, 6], 0);
     let mut deg = case.pristine.clone();
     let mut progress = w_3d_scaled::begin(&mut deg, case.layout.board_cell(0));
-    w_3d_scaled::run(buffered(&case, &mut deg, &mut progress, false), None);
-    w_3d_scaled::run(buffered(&case, &mut deg, &mut progress, false), None);
+    let scan = *w_3d_scaled::Scan::all(Cpu::detect()).last().unwrap();
+    w_3d_scaled::run(scan, buffered(&case, &mut deg, &mut progress, false), None);
+    w_3d_scaled::run(scan, buffered(&case, &mut deg, &mut progress, false), None);
 }
 
 #[test]

@@ -21,7 +21,13 @@
 
 use std::marker::PhantomData;
 
-use super::cpu::Cpu;
+#[cfg(target_arch = "x86_64")]
+mod gather;
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use super::cpu::{Avx2, Avx512, Cpu, Level};
 use super::kernel::{self, GroupWalk, WALKS_AT_ONCE};
 use super::{doomed, run_pair, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
@@ -46,7 +52,62 @@ const BLOCKED_KEY: u64 = 128 << SHIFT;
 /// Keys below this are candidates of degree at most one after their
 /// decrement (scaled value before it below 3 x 4), the only ones that can
 /// doom a walk (see [`doomed`]).
-const LOW_KEY: u64 = (3 * SCALE as u64) << SHIFT;
+const LOW_KEY: u64 = (LOW_KEY_BITS as u64) << SHIFT;
+/// The scaled value below which a candidate can doom a walk.
+const LOW_KEY_BITS: u32 = 3 * SCALE as u32;
+
+/// How a step scans its 24 neighbours: one at a time, or as vectors
+/// where the CPU has them (each carries its feature type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// Seven instructions a neighbour ([`Pointers`]).
+    Scalar,
+    /// Three 8-lane gathers and a vector minimum (`gather::Gather`).
+    Avx2(Avx2),
+    /// A 16-lane and an 8-lane gather.
+    Avx512(Avx512),
+}
+
+impl Scan {
+    /// The fastest scan on `cpu`, timed once per process and feature level
+    /// on a few small walks ([`Calibration`]). Gathers are not fast
+    /// everywhere: on Zen 4 the AVX2 scan, at 101 instructions a step
+    /// against 198, walked 15-20 % slower (docs/performance/engine.md), so
+    /// which one runs is measured, not assumed. Every scan walks the same
+    /// cells (the walk tests), so the choice changes no flag.
+    pub(crate) fn fastest(cpu: Cpu) -> Scan {
+        static CHOSEN: [OnceLock<Scan>; Level::ALL.len()] = [const { OnceLock::new() }; Level::ALL.len()];
+        let at = Level::ALL.iter().position(|&l| l == cpu.level()).expect("every level");
+        *CHOSEN[at].get_or_init(|| {
+            let scans = Scan::all(cpu);
+            if scans.len() == 1 {
+                return Scan::Scalar;
+            }
+            // Rounds that take each scan in turn, so that a moment's load
+            // on the machine weighs on all of them alike.
+            let mut least = vec![Duration::MAX; scans.len()];
+            let mut walks = Calibration::new();
+            for _ in 0..3 {
+                for (scan, least) in scans.iter().zip(&mut least) {
+                    *least = (*least).min(walks.time(*scan));
+                }
+            }
+            let at = (0..scans.len()).min_by_key(|&i| least[i]).unwrap_or(0);
+            scans[at]
+        })
+    }
+
+    /// Every scan `cpu` can run, scalar first.
+    pub(crate) fn all(cpu: Cpu) -> Vec<Scan> {
+        if cfg!(not(target_arch = "x86_64")) {
+            return vec![Scan::Scalar];
+        }
+        let mut out = vec![Scan::Scalar];
+        out.extend(Avx2::new(cpu).map(Scan::Avx2));
+        out.extend(Avx512::new(cpu).map(Scan::Avx512));
+        out
+    }
+}
 
 /// Whether walks on this board and move set can run here: 3D, 24 moves
 /// closed under negation (whose neighbours are their own predecessors).
@@ -55,21 +116,23 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
 }
 
 /// Rule-W walks on scaled degrees as a [`GroupWalk`]: two at a time, each
-/// on byte degrees of its own (nothing shared); alone, rule W is fastest
-/// on the byte degrees' keyed kernel.
+/// on byte degrees of its own (they share only the [`Scan`]); alone, a
+/// walk goes on the byte degrees' kernel, this one's lone walk.
 #[derive(Debug)]
 pub(crate) struct Scaled3d;
 
 impl GroupWalk for Scaled3d {
     type Cell = u8;
     type Kind = ();
-    type Shared = ();
+    type Shared = Scan;
     const AT_ONCE: usize = 2;
     const ALONE_ON_DEGREES: bool = true;
 
-    fn shared(_: &Layout, _: &Moves, _: &Padded<u8>, _: Cpu) {}
+    fn shared(_: &Layout, _: &Moves, _: &Padded<u8>, cpu: Cpu) -> Scan {
+        Scan::fastest(cpu)
+    }
 
-    fn shared_bytes(_: &()) -> usize {
+    fn shared_bytes(_: &Scan) -> usize {
         0
     }
 
@@ -78,7 +141,7 @@ impl GroupWalk for Scaled3d {
         (0, padded)
     }
 
-    fn reset(_: &(), degrees: &Padded<u8>, cells: &mut Padded<u8>) {
+    fn reset(_: &Scan, degrees: &Padded<u8>, cells: &mut Padded<u8>) {
         cells.copy_from(degrees);
     }
 
@@ -87,7 +150,7 @@ impl GroupWalk for Scaled3d {
     }
 
     fn walk(
-        _: &(),
+        &scan: &Scan,
         (cells, offsets): (&mut Padded<u8>, &MoveTable),
         start: BoardCell,
         mut path: Option<&mut Vec<usize>>,
@@ -97,19 +160,51 @@ impl GroupWalk for Scaled3d {
         if let Some(p) = path.as_deref_mut() {
             p.push(start.index());
         }
-        run(BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed }, path);
+        run(scan, BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed }, path);
         progress.visited()
     }
 
-    fn run(_: &(), walks: &mut [BufferedWalk<'_, u8>]) -> [bool; WALKS_AT_ONCE] {
+    fn run(&scan: &Scan, walks: &mut [BufferedWalk<'_, u8>]) -> [bool; WALKS_AT_ONCE] {
         match walks {
             [a] => {
-                run(a.reborrow(), None);
+                run(scan, a.reborrow(), None);
                 kernel::ended(&[true])
             }
-            [a, b] => kernel::ended(&run_pair(Pointers::of(a.reborrow()), Pointers::of(b.reborrow()))),
+            [a, b] => kernel::ended(&pair(scan, a.reborrow(), b.reborrow())),
             _ => panic!("scaled degrees take one or two walks, not {}", walks.len()),
         }
+    }
+}
+
+/// The walks [`Scan::fastest`] times: (2,1) on a 24^3 board from two
+/// starts, about 28,000 steps (well under a millisecond).
+struct Calibration {
+    layout: Layout,
+    table: MoveTable,
+    degrees: Padded<u8>,
+    cells: Padded<u8>,
+}
+
+impl Calibration {
+    fn new() -> Calibration {
+        let board = Board::regular(3, 24).expect("a 3D board");
+        let moves = Moves::from_rule(&[2, 1], 3).expect("the 3D knight");
+        let layout = Layout::for_walks(&board, &moves).expect("a small layout");
+        let mut table = MoveTable::default();
+        layout.rotated_moves(0, &mut table);
+        let degrees = layout.degree_buffer::<u8>();
+        let cells = degrees.clone();
+        Calibration { layout, table, degrees, cells }
+    }
+
+    /// How long `scan` takes for the walks.
+    fn time(&mut self, scan: Scan) -> Duration {
+        let began = Instant::now();
+        for start in [0, 6_789] {
+            self.cells.copy_from(&self.degrees);
+            Scaled3d::walk(&scan, (&mut self.cells, &self.table), self.layout.board_cell(start), None, false);
+        }
+        began.elapsed()
     }
 }
 
@@ -133,9 +228,9 @@ fn scale(deg: &mut [u8], start: usize) {
 }
 
 /// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
-/// (unscaled on entry, left scaled), 24 moves in the rows of `moves`.
-/// Returns cells visited; see [`super::walk`], which checks its arguments
-/// and calls this from its keyed kernel.
+/// (unscaled on entry, left scaled), 24 moves in the rows of `moves`,
+/// scanning by `scan`. Returns cells visited; see [`super::walk`], which
+/// checks its arguments and calls this for [`super::DegreeKernel::Scaled3d`].
 ///
 /// # Safety
 /// What [`super::walk`] checks: `deg` is a buffer of the layout of `moves`,
@@ -144,6 +239,7 @@ pub(super) unsafe fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
+    scan: Scan,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
@@ -153,20 +249,60 @@ pub(super) unsafe fn walk(
         p.push(start);
     }
     let mut progress = PausedWalk { cur: start, visited: 1, ..PausedWalk::default() };
+    let (offsets, mask) = (moves.offsets, moves.phase_mask);
+    let progress_of = &mut progress;
     // SAFETY: the caller's.
-    let stepper = unsafe { Pointers::from_raw(deg, moves.offsets, moves.phase_mask, stop_when_doomed) };
-    to_the_end(Paired { stepper, progress: &mut progress }, path);
+    unsafe {
+        match scan {
+            #[cfg(target_arch = "x86_64")]
+            Scan::Avx2(w) => {
+                use gather::Lanes;
+                let stepper = gather::Gather::from_raw(deg, offsets, mask, stop_when_doomed, w);
+                Avx2::alone(Paired { stepper, progress: progress_of }, path)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Scan::Avx512(w) => {
+                use gather::Lanes;
+                let stepper = gather::Gather::from_raw(deg, offsets, mask, stop_when_doomed, w);
+                Avx512::alone(Paired { stepper, progress: progress_of }, path)
+            }
+            _ => {
+                let stepper = Pointers::from_raw(deg, offsets, mask, stop_when_doomed);
+                to_the_end(Paired { stepper, progress: progress_of }, path)
+            }
+        }
+    }
     progress.visited()
 }
 
-/// Takes a walk on (from [`begin`]) to its end, pushing each cell it enters
-/// to `path`.
-pub(crate) fn run(walk: BufferedWalk<'_, u8>, path: Option<&mut Vec<usize>>) {
-    to_the_end(Pointers::of(walk), path);
+/// Takes a walk on (from [`begin`]) to its end, scanning by `scan`,
+/// pushing each cell it enters to `path`.
+pub(crate) fn run(scan: Scan, walk: BufferedWalk<'_, u8>, path: Option<&mut Vec<usize>>) {
+    match scan {
+        #[cfg(target_arch = "x86_64")]
+        Scan::Avx2(w) => gather::Lanes::alone(gather::Gather::of(walk, w), path),
+        #[cfg(target_arch = "x86_64")]
+        Scan::Avx512(w) => gather::Lanes::alone(gather::Gather::of(walk, w), path),
+        _ => to_the_end(Pointers::of(walk), path),
+    }
 }
 
-/// Steps `walk` to its end, pushing each cell it enters to `path`.
-fn to_the_end(walk: Paired<'_, Pointers<'_>>, mut path: Option<&mut Vec<usize>>) {
+/// Advances two walks (each from [`begin`] on its own buffer) a step each
+/// in turn, scanning by `scan`, until one ends; returns which ended.
+pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>) -> [bool; 2] {
+    match scan {
+        #[cfg(target_arch = "x86_64")]
+        Scan::Avx2(w) => gather::Lanes::pair(gather::Gather::of(a, w), gather::Gather::of(b, w)),
+        #[cfg(target_arch = "x86_64")]
+        Scan::Avx512(w) => gather::Lanes::pair(gather::Gather::of(a, w), gather::Gather::of(b, w)),
+        _ => run_pair(Pointers::of(a), Pointers::of(b)),
+    }
+}
+
+/// Steps `walk` to its end, pushing each cell it enters to `path`: inlined
+/// into each scan's loop (a vector scan's is compiled with its features).
+#[inline(always)]
+fn to_the_end(walk: Paired<'_, impl Stepper>, mut path: Option<&mut Vec<usize>>) {
     let Paired { stepper: walk, progress } = walk;
     let (mut cur, mut forced, mut visited) = (progress.cur, progress.forced, progress.visited);
     // SAFETY: the walk stands on a board cell of its buffer (`Paired`),
@@ -260,11 +396,38 @@ unsafe impl Stepper for Pointers<'_> {
             }
         }
         let best = tree_min(chains);
-        if best >= BLOCKED_KEY {
-            return None;
-        }
-        let next = cur.wrapping_add_signed(self.table[row + (best & MOVE_MASK) as usize]);
-        if self.stop_when_doomed && best < LOW_KEY {
+        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
+        let ends =
+            Ends { base, len, table: self.table, phase_mask: self.phase_mask, stop_when_doomed: self.stop_when_doomed };
+        // SAFETY: the caller's; the least key is `cur`'s.
+        unsafe { ends.take(cur, least, forced) }
+    }
+}
+
+/// What every scan's step needs once it has its least key: the buffer,
+/// the layout's table, and whether the walk may stop doomed.
+struct Ends<'a> {
+    base: *mut u8,
+    len: usize,
+    table: &'a [isize],
+    phase_mask: usize,
+    stop_when_doomed: bool,
+}
+
+impl Ends<'_> {
+    /// The end of a step from `cur` whose least key is `least`: its move
+    /// index and whether it is low enough to doom the walk, or `None` when
+    /// every neighbour is blocked. Returns the next cell, now blocked, or
+    /// `None` when the walk is stuck or doomed.
+    ///
+    /// # Safety
+    /// As for [`Stepper::step`], with the neighbours' decrements done.
+    #[inline(always)]
+    unsafe fn take(&self, cur: usize, least: Option<(usize, bool)>, forced: &mut u32) -> Option<usize> {
+        let (base, len) = (self.base, self.len);
+        let (k, low) = least?;
+        let next = cur.wrapping_add_signed(self.table[(cur & self.phase_mask) * K + k]);
+        if self.stop_when_doomed && low {
             // SAFETY: no pointer writes while this view lives.
             let view = unsafe { std::slice::from_raw_parts(base, len) };
             // SAFETY: `cur` is a board cell, the table the layout's.
