@@ -174,6 +174,7 @@ fn block_on<T>(log_level: &str, command: impl Future<Output = Result<T>>) -> Res
 }
 
 fn run(cli: Cli, stdin: impl BufRead, out: &mut impl Write) -> Result<()> {
+    tour::check_kernel_env()?;
     let mut out = BufWriter::new(out);
     match cli.command {
         Command::Tour(args) => cmd::tour::run(args, &mut out)?,

@@ -1079,3 +1079,31 @@ fn adaptive_precision_from_check_to_a_merged_table() {
     assert!(merged.contains("results computed by half"), "the merge took the other sweep's results: {merged}");
     assert_eq!(table(&merged), table(&whole_table));
 }
+
+#[test]
+fn a_simd_cap_is_checked_before_any_walk() {
+    let tour = |cap: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ksweep"))
+            .args(["tour", "--rule", "2,1", "--dims", "3", "--n", "6", "--start", "0,0,0", "--format", "json"])
+            .env("KSWEEP_SIMD", cap)
+            .env_remove("KSWEEP_NO_SIMD")
+            .output()
+            .unwrap()
+    };
+    let o = tour("avx3");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim(), "error: KSWEEP_SIMD=\"avx3\": not a level (one of scalar, sse4.1, avx2, avx512)");
+    // Every level runs, and walks the same cells.
+    let outputs: Vec<Value> = ["scalar", "sse4.1", "avx2", "avx512", ""]
+        .iter()
+        .map(|cap| {
+            let o = tour(cap);
+            assert!(o.status.success(), "{cap}: {}", String::from_utf8_lossy(&o.stderr));
+            let mut v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+            v.as_object_mut().unwrap().retain(|k, _| k != "micros" && k != "millis" && k != "seconds");
+            v
+        })
+        .collect();
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "{outputs:?}");
+}

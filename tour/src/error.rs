@@ -10,6 +10,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// CLI or RPC caller can show it unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum Error {
+    /// `KSWEEP_SIMD` names no feature level.
+    #[error("KSWEEP_SIMD={value:?}: not a level (one of {levels})")]
+    SimdLevel {
+        /// The variable's value.
+        value: String,
+        /// The levels it may name.
+        levels: String,
+    },
     /// The board has no axes or more than [`crate::MAX_DIMS`].
     #[error("dims: must be between 1 and {max}, got {dims}")]
     Dims {
@@ -181,6 +189,7 @@ impl Error {
             UnknownMethod { .. } | Unsupported { .. } => "method",
             TooManyStarts { .. } => "starts",
             Path(_) => "path",
+            SimdLevel { .. } => "KSWEEP_SIMD",
         }
     }
 }

@@ -82,3 +82,18 @@ pub use walk::Tiebreak;
 pub fn kernel_features() -> Vec<&'static str> {
     walk::cpu::Cpu::detect().names()
 }
+
+/// Checks the variables that choose the kernels (`KSWEEP_SIMD`,
+/// `KSWEEP_NO_SIMD`): an error naming the value and the levels where
+/// `KSWEEP_SIMD` names none, so a binary stops before any walk.
+pub fn check_kernel_env() -> Result<()> {
+    walk::cpu::Cpu::from_env().map(|_| ())
+}
+
+/// How rule-W steps of 24 moves on 3D boards scan their neighbours in
+/// this process (`scalar`, `avx2`, `avx512`): the fastest on this CPU,
+/// timed once ([`kernel_features`] caps which are tried). Speed only:
+/// every scan walks the same cells.
+pub fn scan_3d() -> &'static str {
+    walk::w_3d_scaled::Scan::fastest(walk::cpu::Cpu::detect()).name()
+}

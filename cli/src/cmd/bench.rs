@@ -42,6 +42,9 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
     let programs = args.authors.as_deref().map(|dir| Programs::at(dir, &authors::ALL)).transpose()?;
     let budget = if args.quick { Duration::from_millis(150) } else { Duration::from_millis(1500) };
     writeln!(out, "ksweep bench (one thread unless stated; {} per figure)", humantime(budget))?;
+    let features = tour::kernel_features();
+    let features = if features.is_empty() { "none".to_string() } else { features.join(" ") };
+    writeln!(out, "SIMD: {features} (KSWEEP_SIMD caps them); 3D rule-W scan: {}", tour::scan_3d())?;
 
     walk_throughput(budget, out)?;
 

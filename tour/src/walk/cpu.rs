@@ -66,21 +66,26 @@ impl Cpu {
     /// silently runs another path.
     pub(crate) fn detect() -> Cpu {
         static DETECTED: std::sync::OnceLock<Cpu> = std::sync::OnceLock::new();
-        *DETECTED.get_or_init(|| {
-            let cap = std::env::var(SIMD_VAR).ok();
-            Cpu::detect_with(std::env::var_os(NO_SIMD_VAR).as_deref(), cap.as_deref()).unwrap_or_else(|e| panic!("{e}"))
-        })
+        *DETECTED.get_or_init(|| Cpu::from_env().unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    /// The features the environment's variables leave on, or the error
+    /// that names a level [`SIMD_VAR`] does not know (binaries check this
+    /// first, through [`crate::check_kernel_env`]).
+    pub(crate) fn from_env() -> crate::Result<Cpu> {
+        let cap = std::env::var(SIMD_VAR).ok();
+        Cpu::detect_with(std::env::var_os(NO_SIMD_VAR).as_deref(), cap.as_deref())
     }
 
     /// The features of the CPU running this, none where `no_simd` (the
     /// value of [`NO_SIMD_VAR`]) is set and not empty, at most `cap` (the
     /// value of [`SIMD_VAR`]) where it is set and not empty.
-    fn detect_with(no_simd: Option<&std::ffi::OsStr>, cap: Option<&str>) -> Result<Cpu, String> {
+    fn detect_with(no_simd: Option<&std::ffi::OsStr>, cap: Option<&str>) -> crate::Result<Cpu> {
         let cap = match cap.filter(|c| !c.trim().is_empty()) {
             None => Level::Avx512,
             Some(name) => Level::named(name).ok_or_else(|| {
                 let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
-                format!("{SIMD_VAR}={name:?}: not a level (one of {})", names.join(", "))
+                crate::Error::SimdLevel { value: name.to_string(), levels: names.join(", ") }
             })?,
         };
         let cap = if no_simd.is_some_and(|v| !v.is_empty()) { Level::Scalar } else { cap };
@@ -200,7 +205,7 @@ mod tests {
         }
         assert_eq!(Cpu::detect_with(None, Some(" ")).unwrap(), on);
         let refused = Cpu::detect_with(None, Some("avx3")).unwrap_err();
-        assert_eq!(refused, "KSWEEP_SIMD=\"avx3\": not a level (one of scalar, sse4.1, avx2, avx512)");
+        assert_eq!(refused.to_string(), "KSWEEP_SIMD=\"avx3\": not a level (one of scalar, sse4.1, avx2, avx512)");
         // What this process runs on: `KSWEEP_SIMD=sse4.1 cargo test` runs
         // the SSE4.1 kernels where the wider ones would run (the runner's
         // tests check it chooses them).

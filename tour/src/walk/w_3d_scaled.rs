@@ -97,6 +97,15 @@ impl Scan {
         })
     }
 
+    /// The scan's name, as `ksweep bench` prints it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Scan::Scalar => "scalar",
+            Scan::Avx2(_) => "avx2",
+            Scan::Avx512(_) => "avx512",
+        }
+    }
+
     /// Every scan `cpu` can run, scalar first.
     pub(crate) fn all(cpu: Cpu) -> Vec<Scan> {
         if cfg!(not(target_arch = "x86_64")) {

@@ -40,12 +40,13 @@ pub(crate) struct Gather<'a, W> {
 impl<'a, W: Lanes> Gather<'a, W> {
     /// A walk from [`super::begin`] on its own buffer, ready to step on
     /// `width`. Panics as [`super::Pointers::of`] does, and where the
-    /// buffer lacks its slack or an offset leaves 32 bits.
+    /// layout is not tiled or an offset leaves 32 bits.
     pub(crate) fn of(walk: BufferedWalk<'a, u8>, width: W) -> Paired<'a, Gather<'a, W>> {
         walk.check::<Scaled3d>();
         assert_eq!(walk.offsets.count(), K, "{K} moves");
         let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
-        // SAFETY: as in `Pointers::of`: checked above.
+        // SAFETY: as in `Pointers::of`: checked above (and `from_raw` checks
+        // the layout is tiled, so the buffer ends in its slack).
         let stepper = unsafe {
             Gather::from_raw(cells.cells_mut(), offsets.rows(), offsets.phase_mask(), stop_when_doomed, width)
         };
@@ -55,8 +56,9 @@ impl<'a, W: Lanes> Gather<'a, W> {
     /// The gather view of `cells`.
     ///
     /// # Safety
-    /// As for [`super::Pointers::from_raw`]; the buffer may be its
-    /// layout's length plus the slack.
+    /// As for [`super::Pointers::from_raw`], and the layout is tiled: its
+    /// buffers end in [`GATHER_SLACK`] blocked bytes, so a word read from
+    /// any neighbour of a board cell stays inside.
     pub(super) unsafe fn from_raw(
         cells: &'a mut [u8],
         table: &'a [isize],
@@ -65,7 +67,8 @@ impl<'a, W: Lanes> Gather<'a, W> {
         width: W,
     ) -> Gather<'a, W> {
         let lanes = table.iter().map(|&o| i32::try_from(o).expect("a move's offset fits 32 bits")).collect();
-        assert!(cells.len() >= GATHER_SLACK, "a buffer with its slack");
+        // Only tiled layouts (rows by phase) carry the slack.
+        assert!(phase_mask > 0 && cells.len() >= GATHER_SLACK, "a tiled buffer, with its slack");
         Gather {
             base: cells.as_mut_ptr(),
             len: cells.len(),
