@@ -50,6 +50,16 @@ pub(crate) fn phase_row(table: &[isize], phase_mask: usize, k: usize, cell: usiz
 /// a lane's word): one tile, which keeps the buffer whole tiles.
 pub(crate) const GATHER_SLACK: usize = 64;
 
+/// The blocked slots after an array of `tile_bits` bits a tile: only
+/// tiled arrays have vector kernels that read past their last cell.
+fn slack_for(tile_bits: u32) -> usize {
+    if tile_bits > 0 {
+        GATHER_SLACK
+    } else {
+        0
+    }
+}
+
 /// Slots of a padded array: each side plus a border of `reach` on both
 /// ends, rounded up to whole tiles of `tile_bits` bits per axis, then, for
 /// a tiled array, the [`GATHER_SLACK`].
@@ -59,11 +69,7 @@ pub(crate) fn padded_len(sides: impl IntoIterator<Item = u64>, reach: u32, tile_
         let padded = (u128::from(n) + 2 * u128::from(reach)).div_ceil(tile) * tile;
         acc.saturating_mul(padded)
     });
-    if tile_bits > 0 {
-        cells.saturating_add(GATHER_SLACK as u128)
-    } else {
-        cells
-    }
+    cells.saturating_add(slack_for(tile_bits) as u128)
 }
 
 /// Geometry of the padded array for one (board, moves) pair.
@@ -119,11 +125,7 @@ impl Layout {
 
     /// Blocked slots after the array's last tile ([`GATHER_SLACK`]).
     pub(crate) fn slack(&self) -> usize {
-        if self.tile_bits > 0 {
-            GATHER_SLACK
-        } else {
-            0
-        }
+        slack_for(self.tile_bits)
     }
 
     /// Slots of the padded array, border included.

@@ -354,7 +354,8 @@ pub(crate) unsafe trait Stepper {
 
 /// A walk ready to advance beside another ([`run_pair`]): its kernel's
 /// stepper and the walk, which stands on a board cell of the stepper's
-/// buffer. Made only by a kernel's `Pointers::of`, which checks that.
+/// buffer. Made only by a kernel's constructors (`Pointers::of`,
+/// `Buffer::of`), which check that.
 pub(crate) struct Paired<'a, S> {
     stepper: S,
     progress: &'a mut PausedWalk,

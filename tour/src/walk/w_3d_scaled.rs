@@ -52,9 +52,9 @@ const BLOCKED_KEY: u64 = 128 << SHIFT;
 /// Keys below this are candidates of degree at most one after their
 /// decrement (scaled value before it below 3 x 4), the only ones that can
 /// doom a walk (see [`doomed`]).
-const LOW_KEY: u64 = (LOW_KEY_BITS as u64) << SHIFT;
+const LOW_KEY: u64 = (LOW_SCALED as u64) << SHIFT;
 /// The scaled value below which a candidate can doom a walk.
-const LOW_KEY_BITS: u32 = 3 * SCALE as u32;
+const LOW_SCALED: u32 = 3 * SCALE as u32;
 
 /// How a step scans its 24 neighbours: one at a time, or as vectors
 /// where the CPU has them (each carries its feature type).
@@ -258,53 +258,50 @@ pub(super) unsafe fn walk(
         p.push(start);
     }
     let mut progress = PausedWalk { cur: start, visited: 1, ..PausedWalk::default() };
-    let (offsets, mask) = (moves.offsets, moves.phase_mask);
-    let progress_of = &mut progress;
     // SAFETY: the caller's.
-    unsafe {
-        match scan {
-            #[cfg(target_arch = "x86_64")]
-            Scan::Avx2(w) => {
-                use gather::Lanes;
-                let stepper = gather::Gather::from_raw(deg, offsets, mask, stop_when_doomed, w);
-                Avx2::alone(Paired { stepper, progress: progress_of }, path)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Scan::Avx512(w) => {
-                use gather::Lanes;
-                let stepper = gather::Gather::from_raw(deg, offsets, mask, stop_when_doomed, w);
-                Avx512::alone(Paired { stepper, progress: progress_of }, path)
-            }
-            _ => {
-                let stepper = Pointers::from_raw(deg, offsets, mask, stop_when_doomed);
-                to_the_end(Paired { stepper, progress: progress_of }, path)
-            }
-        }
-    }
+    let buffer = unsafe { Buffer::from_raw(deg, moves.offsets, moves.phase_mask, stop_when_doomed) };
+    alone(scan, buffer, &mut progress, path);
     progress.visited()
 }
 
 /// Takes a walk on (from [`begin`]) to its end, scanning by `scan`,
 /// pushing each cell it enters to `path`.
 pub(crate) fn run(scan: Scan, walk: BufferedWalk<'_, u8>, path: Option<&mut Vec<usize>>) {
+    let (buffer, progress) = Buffer::of(walk);
+    alone(scan, buffer, progress, path);
+}
+
+/// One walk to its end on `buffer`, where it stands as `progress` says,
+/// with the stepper of `scan`.
+fn alone(scan: Scan, buffer: Buffer<'_>, progress: &mut PausedWalk, path: Option<&mut Vec<usize>>) {
     match scan {
         #[cfg(target_arch = "x86_64")]
-        Scan::Avx2(w) => gather::Lanes::alone(gather::Gather::of(walk, w), path),
+        Scan::Avx2(w) => gather::Lanes::alone(Paired { stepper: gather::Gather::new(buffer, w), progress }, path),
         #[cfg(target_arch = "x86_64")]
-        Scan::Avx512(w) => gather::Lanes::alone(gather::Gather::of(walk, w), path),
-        _ => to_the_end(Pointers::of(walk), path),
+        Scan::Avx512(w) => gather::Lanes::alone(Paired { stepper: gather::Gather::new(buffer, w), progress }, path),
+        _ => to_the_end(Paired { stepper: Pointers::new(buffer), progress }, path),
     }
 }
 
 /// Advances two walks (each from [`begin`] on its own buffer) a step each
 /// in turn, scanning by `scan`, until one ends; returns which ended.
 pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>) -> [bool; 2] {
+    let ((a, pa), (b, pb)) = (Buffer::of(a), Buffer::of(b));
     match scan {
         #[cfg(target_arch = "x86_64")]
-        Scan::Avx2(w) => gather::Lanes::pair(gather::Gather::of(a, w), gather::Gather::of(b, w)),
+        Scan::Avx2(w) => gather::Lanes::pair(
+            Paired { stepper: gather::Gather::new(a, w), progress: pa },
+            Paired { stepper: gather::Gather::new(b, w), progress: pb },
+        ),
         #[cfg(target_arch = "x86_64")]
-        Scan::Avx512(w) => gather::Lanes::pair(gather::Gather::of(a, w), gather::Gather::of(b, w)),
-        _ => run_pair(Pointers::of(a), Pointers::of(b)),
+        Scan::Avx512(w) => gather::Lanes::pair(
+            Paired { stepper: gather::Gather::new(a, w), progress: pa },
+            Paired { stepper: gather::Gather::new(b, w), progress: pb },
+        ),
+        _ => run_pair(
+            Paired { stepper: Pointers::new(a), progress: pa },
+            Paired { stepper: Pointers::new(b), progress: pb },
+        ),
     }
 }
 
@@ -327,41 +324,36 @@ fn to_the_end(walk: Paired<'_, impl Stepper>, mut path: Option<&mut Vec<usize>>)
     (progress.cur, progress.visited, progress.forced, progress.ended) = (cur, visited, forced, true);
 }
 
-/// One walk's buffer as the kernel reads it: every access goes through
-/// `base` or the pointers made from it, none through the slice. Two of
-/// them advance together through [`Stepper`] ((2,1) 3D N=140: about 19.5
-/// ns a step alone, 15.2 in a pair).
-pub(crate) struct Pointers<'a> {
+/// One walk's buffer as every scan's step reads it: every access goes
+/// through `base` (or pointers made from it), none through the slice.
+pub(crate) struct Buffer<'a> {
     base: *mut u8,
     len: usize,
+    /// The layout's offsets, a row of K per phase.
     table: &'a [isize],
     phase_mask: usize,
     stop_when_doomed: bool,
-    /// `base + offset` per (phase, move): outside the buffer for negative
-    /// offsets, which `wrapping_offset` allows; `cur` is added before any
-    /// access, and that lands inside (the layout's invariant, see walk.rs).
-    pointers: Vec<*mut u8>,
-    /// The buffer, borrowed for as long as the pointers live.
+    /// The buffer, borrowed for as long as the view lives.
     cells: PhantomData<&'a mut [u8]>,
 }
 
-impl<'a> Pointers<'a> {
-    /// A walk from [`begin`] on its own buffer, ready to step. Panics if
-    /// the walk was not begun on these cells ([`BufferedWalk::check`]) or
-    /// its moves are not 24.
-    pub(crate) fn of(walk: BufferedWalk<'a, u8>) -> Paired<'a, Pointers<'a>> {
+impl<'a> Buffer<'a> {
+    /// The buffer of a walk from [`begin`], and where the walk stands.
+    /// Panics if the walk was not begun on these cells
+    /// ([`BufferedWalk::check`]) or its moves are not 24.
+    fn of(walk: BufferedWalk<'a, u8>) -> (Buffer<'a>, &'a mut PausedWalk) {
         walk.check::<Scaled3d>();
         assert_eq!(walk.offsets.count(), K, "{K} moves");
         let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
         // SAFETY: the cells are a buffer of the offsets' layout, at least
         // its length, the walk stands on a board cell of it (all checked
         // above), and only its steps write to the cells.
-        let stepper =
-            unsafe { Pointers::from_raw(cells.cells_mut(), offsets.rows(), offsets.phase_mask(), stop_when_doomed) };
-        Paired { stepper, progress }
+        let buffer =
+            unsafe { Buffer::from_raw(cells.cells_mut(), offsets.rows(), offsets.phase_mask(), stop_when_doomed) };
+        (buffer, progress)
     }
 
-    /// The pointers of `cells`.
+    /// The view of `cells`.
     ///
     /// # Safety
     /// `cells` is a buffer of the layout `table` (24 moves a row, rows by
@@ -372,58 +364,19 @@ impl<'a> Pointers<'a> {
         table: &'a [isize],
         phase_mask: usize,
         stop_when_doomed: bool,
-    ) -> Pointers<'a> {
-        let base = cells.as_mut_ptr();
-        let pointers = table.iter().map(|&o| base.wrapping_offset(o)).collect();
-        Pointers { base, len: cells.len(), table, phase_mask, stop_when_doomed, pointers, cells: PhantomData }
+    ) -> Buffer<'a> {
+        Buffer { base: cells.as_mut_ptr(), len: cells.len(), table, phase_mask, stop_when_doomed, cells: PhantomData }
     }
-}
 
-// SAFETY: the offsets are of the buffer's layout (`Pointers::of` checked,
-// or `from_raw`'s caller proved); a step from a board cell reads and writes
-// its neighbours, inside the buffer, and returns an open cell, a board cell.
-unsafe impl Stepper for Pointers<'_> {
+    /// The offsets of the moves from `cur`, by its phase.
     #[inline(always)]
-    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
-        let (base, len) = (self.base, self.len);
-        let row = (cur & self.phase_mask) * K;
-        let Ok(row_pointers) = <&[*mut u8; K]>::try_from(&self.pointers[row..row + K]) else {
-            unreachable!("a row holds K pointers")
+    fn row(&self, cur: usize) -> &'a [isize; K] {
+        let Ok(row) = <&[isize; K]>::try_from(crate::layout::phase_row(self.table, self.phase_mask, K, cur)) else {
+            unreachable!("a row holds K offsets")
         };
-        let mut chains = [u64::MAX; MINIMA_CHAINS];
-        for round in 0..K / MINIMA_CHAINS {
-            for (j, chain) in chains.iter_mut().enumerate() {
-                let k = round * MINIMA_CHAINS + j;
-                let p = row_pointers[k].wrapping_add(cur);
-                debug_assert!((p as usize).wrapping_sub(base as usize) < len);
-                // SAFETY: `p` is a neighbour of the board cell `cur`, inside
-                // the buffer by the layout's invariant.
-                let b = unsafe { *p };
-                // SAFETY: as above.
-                unsafe { *p = b.wrapping_sub(SCALE) };
-                *chain = (*chain).min((u64::from(b) << SHIFT) + k as u64);
-            }
-        }
-        let best = tree_min(chains);
-        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
-        let ends =
-            Ends { base, len, table: self.table, phase_mask: self.phase_mask, stop_when_doomed: self.stop_when_doomed };
-        // SAFETY: the caller's; the least key is `cur`'s.
-        unsafe { ends.take(cur, least, forced) }
+        row
     }
-}
 
-/// What every scan's step needs once it has its least key: the buffer,
-/// the layout's table, and whether the walk may stop doomed.
-struct Ends<'a> {
-    base: *mut u8,
-    len: usize,
-    table: &'a [isize],
-    phase_mask: usize,
-    stop_when_doomed: bool,
-}
-
-impl Ends<'_> {
     /// The end of a step from `cur` whose least key is `least`: its move
     /// index and whether it is low enough to doom the walk, or `None` when
     /// every neighbour is blocked. Returns the next cell, now blocked, or
@@ -448,5 +401,57 @@ impl Ends<'_> {
         // SAFETY: `next` is a board cell (the least key is an open one).
         unsafe { *base.add(next) = BLOCKED };
         Some(next)
+    }
+}
+
+/// The scalar scan's stepper: a pointer per (phase, move), so that a
+/// neighbour's address needs no addition. Two of them advance together
+/// through [`Stepper`] ((2,1) 3D N=140: about 19.5 ns a step alone, 15.2
+/// in a pair).
+pub(crate) struct Pointers<'a> {
+    buffer: Buffer<'a>,
+    /// `base + offset` per (phase, move): outside the buffer for negative
+    /// offsets, which `wrapping_offset` allows; `cur` is added before any
+    /// access, and that lands inside (the layout's invariant, see walk.rs).
+    pointers: Vec<*mut u8>,
+}
+
+impl<'a> Pointers<'a> {
+    /// The stepper of `buffer`.
+    fn new(buffer: Buffer<'a>) -> Pointers<'a> {
+        let pointers = buffer.table.iter().map(|&o| buffer.base.wrapping_offset(o)).collect();
+        Pointers { buffer, pointers }
+    }
+}
+
+// SAFETY: the offsets are of the buffer's layout (`Buffer::of` checked,
+// or `from_raw`'s caller proved); a step from a board cell reads and writes
+// its neighbours, inside the buffer, and returns an open cell, a board cell.
+unsafe impl Stepper for Pointers<'_> {
+    #[inline(always)]
+    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
+        let (base, len) = (self.buffer.base, self.buffer.len);
+        let row = (cur & self.buffer.phase_mask) * K;
+        let Ok(row_pointers) = <&[*mut u8; K]>::try_from(&self.pointers[row..row + K]) else {
+            unreachable!("a row holds K pointers")
+        };
+        let mut chains = [u64::MAX; MINIMA_CHAINS];
+        for round in 0..K / MINIMA_CHAINS {
+            for (j, chain) in chains.iter_mut().enumerate() {
+                let k = round * MINIMA_CHAINS + j;
+                let p = row_pointers[k].wrapping_add(cur);
+                debug_assert!((p as usize).wrapping_sub(base as usize) < len);
+                // SAFETY: `p` is a neighbour of the board cell `cur`, inside
+                // the buffer by the layout's invariant.
+                let b = unsafe { *p };
+                // SAFETY: as above.
+                unsafe { *p = b.wrapping_sub(SCALE) };
+                *chain = (*chain).min((u64::from(b) << SHIFT) + k as u64);
+            }
+        }
+        let best = tree_min(chains);
+        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
+        // SAFETY: the caller's; the least key is `cur`'s.
+        unsafe { self.buffer.take(cur, least, forced) }
     }
 }

@@ -9,76 +9,37 @@
 //! inside it.
 
 use std::arch::x86_64::*;
-use std::marker::PhantomData;
 
-use super::{to_the_end, Ends, Scaled3d, K, LOW_KEY_BITS, SCALE};
+use super::{to_the_end, Buffer, K, LOW_SCALED, SCALE};
 use crate::layout::GATHER_SLACK;
 use crate::walk::cpu::{Avx2, Avx512};
-use crate::walk::{pair_loop, BufferedWalk, Paired, Stepper};
+use crate::walk::{pair_loop, Paired, Stepper};
 
 /// The blocked key: a scaled value of 128 or more in a key's top byte.
 const BLOCKED_KEY: u32 = 128 << 24;
 /// Keys below this are candidates of degree at most one after their
 /// decrement, the only ones that can doom a walk.
-const LOW_KEY: u32 = LOW_KEY_BITS << 24;
+const LOW_KEY: u32 = LOW_SCALED << 24;
 
-/// One walk's buffer as the gather step reads it (see [`super::Pointers`]):
-/// the offsets of each phase's moves as 32-bit lanes, and as words for the
-/// decrements; `W`, the vector width, proves the CPU has its instructions.
+/// The gather scan's stepper (see [`super::Pointers`]): the offsets of
+/// each phase's moves as 32-bit lanes; `W`, the vector width, proves the
+/// CPU has its instructions.
 pub(crate) struct Gather<'a, W> {
-    base: *mut u8,
-    len: usize,
-    table: &'a [isize],
-    /// `table` as 32-bit lanes, a row of K per phase.
+    buffer: Buffer<'a>,
+    /// The buffer's table as 32-bit lanes, a row of K per phase.
     lanes: Vec<i32>,
-    phase_mask: usize,
-    stop_when_doomed: bool,
     width: W,
-    cells: PhantomData<&'a mut [u8]>,
 }
 
 impl<'a, W: Lanes> Gather<'a, W> {
-    /// A walk from [`super::begin`] on its own buffer, ready to step on
-    /// `width`. Panics as [`super::Pointers::of`] does, and where the
-    /// layout is not tiled or an offset leaves 32 bits.
-    pub(crate) fn of(walk: BufferedWalk<'a, u8>, width: W) -> Paired<'a, Gather<'a, W>> {
-        walk.check::<Scaled3d>();
-        assert_eq!(walk.offsets.count(), K, "{K} moves");
-        let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
-        // SAFETY: as in `Pointers::of`: checked above (and `from_raw` checks
-        // the layout is tiled, so the buffer ends in its slack).
-        let stepper = unsafe {
-            Gather::from_raw(cells.cells_mut(), offsets.rows(), offsets.phase_mask(), stop_when_doomed, width)
-        };
-        Paired { stepper, progress }
-    }
-
-    /// The gather view of `cells`.
-    ///
-    /// # Safety
-    /// As for [`super::Pointers::from_raw`], and the layout is tiled: its
-    /// buffers end in [`GATHER_SLACK`] blocked bytes, so a word read from
-    /// any neighbour of a board cell stays inside.
-    pub(super) unsafe fn from_raw(
-        cells: &'a mut [u8],
-        table: &'a [isize],
-        phase_mask: usize,
-        stop_when_doomed: bool,
-        width: W,
-    ) -> Gather<'a, W> {
-        let lanes = table.iter().map(|&o| i32::try_from(o).expect("a move's offset fits 32 bits")).collect();
-        // Only tiled layouts (rows by phase) carry the slack.
-        assert!(phase_mask > 0 && cells.len() >= GATHER_SLACK, "a tiled buffer, with its slack");
-        Gather {
-            base: cells.as_mut_ptr(),
-            len: cells.len(),
-            table,
-            lanes,
-            phase_mask,
-            stop_when_doomed,
-            width,
-            cells: PhantomData,
-        }
+    /// The stepper of `buffer` on `width`. Panics where the layout is not
+    /// tiled (only tiled buffers end in [`GATHER_SLACK`] blocked bytes, so
+    /// that a word read from any neighbour of a board cell stays inside)
+    /// or an offset leaves 32 bits.
+    pub(crate) fn new(buffer: Buffer<'a>, width: W) -> Gather<'a, W> {
+        assert!(buffer.phase_mask > 0 && buffer.len >= GATHER_SLACK, "a tiled buffer, with its slack");
+        let lanes = buffer.table.iter().map(|&o| i32::try_from(o).expect("a move's offset fits 32 bits")).collect();
+        Gather { buffer, lanes, width }
     }
 
     /// The step's end once the least key is known: the decrements, the
@@ -87,13 +48,10 @@ impl<'a, W: Lanes> Gather<'a, W> {
     /// # Safety
     /// As for [`Stepper::step`].
     #[inline(always)]
-    unsafe fn finish(&self, cur: usize, row: usize, best: u32, forced: &mut u32) -> Option<usize> {
-        let (base, len) = (self.base, self.len);
-        let Ok(offsets) = <&[isize; K]>::try_from(&self.table[row..row + K]) else {
-            unreachable!("a row holds K offsets")
-        };
+    unsafe fn finish(&self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
+        let (base, len) = (self.buffer.base, self.buffer.len);
         let at = base.wrapping_add(cur);
-        for &o in offsets {
+        for &o in self.buffer.row(cur) {
             let p = at.wrapping_offset(o);
             debug_assert!((p as usize).wrapping_sub(base as usize) < len);
             // SAFETY: `p` is a neighbour of the board cell `cur`, inside
@@ -101,10 +59,8 @@ impl<'a, W: Lanes> Gather<'a, W> {
             unsafe { *p = (*p).wrapping_sub(SCALE) };
         }
         let least = (best < BLOCKED_KEY).then_some(((best & 31) as usize, best < LOW_KEY));
-        let ends =
-            Ends { base, len, table: self.table, phase_mask: self.phase_mask, stop_when_doomed: self.stop_when_doomed };
         // SAFETY: the caller's; the least key is `cur`'s.
-        unsafe { ends.take(cur, least, forced) }
+        unsafe { self.buffer.take(cur, least, forced) }
     }
 }
 
@@ -180,13 +136,13 @@ const INDEX: [i32; 24] = {
 unsafe impl<W: Lanes> Stepper for Gather<'_, W> {
     #[inline(always)]
     unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
-        let row = (cur & self.phase_mask) * K;
+        let row = (cur & self.buffer.phase_mask) * K;
         let _proof = self.width;
         // SAFETY: the caller's: `cur` is a board cell and the row its
         // phase's; the width's feature type proves the CPU.
-        let best = unsafe { W::least(self.base.add(cur), self.lanes.as_ptr().add(row)) };
+        let best = unsafe { W::least(self.buffer.base.add(cur), self.lanes.as_ptr().add(row)) };
         // SAFETY: the caller's.
-        unsafe { self.finish(cur, row, best, forced) }
+        unsafe { self.finish(cur, best, forced) }
     }
 }
 
