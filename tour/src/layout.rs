@@ -9,6 +9,7 @@
 //! tile (its phase), so offsets come as a table, one row per phase.
 
 mod degree;
+mod huge_pages;
 mod padded;
 #[cfg(test)]
 mod tests;
@@ -211,6 +212,8 @@ impl Layout {
     #[allow(unsafe_code)]
     pub(crate) unsafe fn buffer<T, Kind>(&self, cells: Vec<T>) -> Padded<T, Kind> {
         assert!(cells.len() >= self.len, "{} slots, not the layout's {}", cells.len(), self.len);
+        // Advice only: a buffer the kernel leaves on small pages works alike.
+        let _ = huge_pages::advise(&cells);
         Padded { cells, layout: self.id, walk: WalkState::Fresh, kind: PhantomData }
     }
 

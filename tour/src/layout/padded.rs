@@ -80,7 +80,10 @@ impl<T: Copy, Kind> Clone for Padded<T, Kind> {
     /// is spent (the walk stays with the original).
     fn clone(&self) -> Self {
         let walk = if self.walk == WalkState::Fresh { WalkState::Fresh } else { WalkState::Spent };
-        Padded { cells: self.cells.clone(), layout: self.layout, walk, kind: PhantomData }
+        let cells = self.cells.clone();
+        // Advice only: a buffer the kernel leaves on small pages works alike.
+        let _ = super::huge_pages::advise(&cells);
+        Padded { cells, layout: self.layout, walk, kind: PhantomData }
     }
 }
 
@@ -212,5 +215,6 @@ pub(crate) fn copy_into<T: Copy>(to: &mut Vec<T>, from: &[T]) {
     } else {
         to.clear();
         to.extend_from_slice(from);
+        let _ = super::huge_pages::advise(to);
     }
 }
