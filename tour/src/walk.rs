@@ -165,8 +165,8 @@ pub(crate) enum DegreeKernel {
     Keyed(u8),
     /// Rule W on degrees scaled by four ([`w_3d_scaled::walk`]): byte
     /// degrees, 24 moves on a 3D board, closed under negation; the step
-    /// scans its neighbours as the [`w_3d_scaled::Scan`] says.
-    Scaled3d(w_3d_scaled::Scan),
+    /// scans its neighbours as the [`w_3d_scaled::ScanChoice`] says.
+    Scaled3d(w_3d_scaled::ScanChoice),
     /// The generic kernel ([`walk_with`](generic::walk_with)): the tiebreak, whether the move
     /// set is closed under negation, and whether rule W picks its move
     /// branch-free (many moves).

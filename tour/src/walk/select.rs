@@ -13,7 +13,7 @@ use super::distance_cells::{DistanceCells, KeyedCells};
 use super::kernel::{GroupWalk, WALKS_AT_ONCE};
 use super::sse_windows::w_bytes::WTables;
 use super::sse_windows::{WPlusTables, WindowCells};
-use super::w_3d_scaled::{Scaled3d, Scan};
+use super::w_3d_scaled::{Scaled3d, Scan, ScanChoice};
 use super::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
 use crate::board::Board;
 use crate::layout::{self, Layout, Padded};
@@ -241,7 +241,7 @@ fn degree_kernel(
     if tiebreak == Tiebreak::First && w_3d_scaled::fits(board, moves) {
         // A gather's lanes hold offsets of 32 bits, which a board of fewer
         // cells never exceeds.
-        let scan = if padded <= i32::MAX as u128 { Scan::fastest(cpu) } else { Scan::Scalar };
+        let scan = if padded <= i32::MAX as u128 { ScanChoice::Fastest(cpu) } else { ScanChoice::Fixed(Scan::Scalar) };
         return DegreeKernel::Scaled3d(scan);
     }
     let narrow = moves.len() < u8::MAX as usize;

@@ -172,7 +172,9 @@ fn rule_w_on_3d_boards_takes_the_generic_walks_path_on_every_scan() {
             for start in (0..case.cells).step_by(step) {
                 for &scan in &scans {
                     let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {scan:?}");
-                    tally.check(&case, start, false, &label, |stop| case.on(DegreeKernel::Scaled3d(scan), start, stop));
+                    tally.check(&case, start, false, &label, |stop| {
+                        case.on(DegreeKernel::Scaled3d(w_3d_scaled::ScanChoice::Fixed(scan)), start, stop)
+                    });
                 }
             }
         }

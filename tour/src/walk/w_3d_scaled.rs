@@ -118,6 +118,28 @@ impl Scan {
     }
 }
 
+/// The scan a configuration's walks take: a fixed one, or the fastest on
+/// a CPU, timed ([`Scan::fastest`]) at the first walk that asks rather
+/// than when the kernels are chosen, which a run with no rule-W method
+/// also does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScanChoice {
+    /// [`Scan::fastest`] on this CPU.
+    Fastest(Cpu),
+    /// This scan (the tests', and boards whose offsets leave 32 bits).
+    Fixed(Scan),
+}
+
+impl ScanChoice {
+    /// The scan, timing the CPU's on the first call for it.
+    pub(crate) fn scan(self) -> Scan {
+        match self {
+            ScanChoice::Fastest(cpu) => Scan::fastest(cpu),
+            ScanChoice::Fixed(scan) => scan,
+        }
+    }
+}
+
 /// Whether walks on this board and move set can run here: 3D, 24 moves
 /// closed under negation (whose neighbours are their own predecessors).
 pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
@@ -248,11 +270,12 @@ pub(super) unsafe fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
     start: usize,
-    scan: Scan,
+    scan: ScanChoice,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
     assert_eq!(moves.count(), K);
+    let scan = scan.scan();
     scale(deg, start);
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
