@@ -14,8 +14,6 @@ mod padded;
 #[cfg(test)]
 mod tests;
 
-use std::marker::PhantomData;
-
 pub(crate) use degree::{Degree, Degrees};
 use padded::{unique, WalkState};
 pub(crate) use padded::{BoardCell, LayoutId, MoveTable, Padded};
@@ -212,9 +210,7 @@ impl Layout {
     #[allow(unsafe_code)]
     pub(crate) unsafe fn buffer<T, Kind>(&self, cells: Vec<T>) -> Padded<T, Kind> {
         assert!(cells.len() >= self.len, "{} slots, not the layout's {}", cells.len(), self.len);
-        // Advice only: a buffer the kernel leaves on small pages works alike.
-        let _ = huge_pages::advise(&cells);
-        Padded { cells, layout: self.id, walk: WalkState::Fresh, kind: PhantomData }
+        Padded::new(cells, self.id, WalkState::Fresh)
     }
 
     /// [`Layout::initial_degrees`] as a buffer of this layout: the start

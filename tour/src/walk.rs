@@ -354,8 +354,9 @@ pub(crate) unsafe trait Stepper {
 
 /// A walk ready to advance beside another ([`run_pair`]): its kernel's
 /// stepper and the walk, which stands on a board cell of the stepper's
-/// buffer. Made only by a kernel's constructors (`Pointers::of`,
-/// `Buffer::of`), which check that.
+/// buffer. Made only where a kernel has checked that: `w_3d_scaled`'s
+/// `alone` and `pair` (from `Buffer::of` or `Buffer::from_raw`) and
+/// `distance_cells::Pointers::of`.
 pub(crate) struct Paired<'a, S> {
     stepper: S,
     progress: &'a mut PausedWalk,

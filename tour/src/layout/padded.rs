@@ -75,15 +75,32 @@ impl<T, Kind> Default for Padded<T, Kind> {
     }
 }
 
-impl<T: Copy, Kind> Clone for Padded<T, Kind> {
-    /// A copy, fresh where `self` is: a copy of a buffer a walk stands on
-    /// is spent (the walk stays with the original).
-    fn clone(&self) -> Self {
-        let walk = if self.walk == WalkState::Fresh { WalkState::Fresh } else { WalkState::Spent };
-        let cells = self.cells.clone();
+impl<T, Kind> Padded<T, Kind> {
+    /// The one place a buffer's cells are taken in: a buffer of 4 MiB and
+    /// more is advised onto 2 MiB pages ([`super::huge_pages`]) once, here.
+    pub(super) fn new(cells: Vec<T>, layout: LayoutId, walk: WalkState) -> Self {
         // Advice only: a buffer the kernel leaves on small pages works alike.
         let _ = super::huge_pages::advise(&cells);
-        Padded { cells, layout: self.layout, walk, kind: PhantomData }
+        Padded { cells, layout, walk, kind: PhantomData }
+    }
+}
+
+impl WalkState {
+    /// The state of a copy of a buffer in this state: fresh where the
+    /// original is, else spent (a walk stays with the original).
+    fn copied(self) -> WalkState {
+        if self == WalkState::Fresh {
+            WalkState::Fresh
+        } else {
+            WalkState::Spent
+        }
+    }
+}
+
+impl<T: Copy, Kind> Clone for Padded<T, Kind> {
+    /// A copy, fresh where `self` is ([`WalkState::copied`]).
+    fn clone(&self) -> Self {
+        Padded::new(self.cells.clone(), self.layout, self.walk.copied())
     }
 }
 
@@ -92,9 +109,12 @@ impl<T: Copy, Kind> Padded<T, Kind> {
     /// when the lengths agree, a reallocation only for an empty (or
     /// foreign) buffer. The per-walk reset.
     pub(crate) fn copy_from(&mut self, from: &Padded<T, Kind>) {
-        copy_into(&mut self.cells, &from.cells);
-        self.layout = from.layout;
-        self.walk = if from.walk == WalkState::Fresh { WalkState::Fresh } else { WalkState::Spent };
+        if self.cells.len() != from.cells.len() {
+            *self = from.clone();
+            return;
+        }
+        self.cells.copy_from_slice(&from.cells);
+        (self.layout, self.walk) = (from.layout, from.walk.copied());
     }
 }
 
@@ -215,6 +235,5 @@ pub(crate) fn copy_into<T: Copy>(to: &mut Vec<T>, from: &[T]) {
     } else {
         to.clear();
         to.extend_from_slice(from);
-        let _ = super::huge_pages::advise(to);
     }
 }
