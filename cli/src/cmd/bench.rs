@@ -45,6 +45,9 @@ pub fn run(args: BenchArgs, out: &mut impl Write) -> Result<()> {
     let features = tour::kernel_features();
     let features = if features.is_empty() { "none".to_string() } else { features.join(" ") };
     writeln!(out, "SIMD: {features} (KSWEEP_SIMD caps them); 3D rule-W scan: {}", tour::scan_3d())?;
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
+    writeln!(out, "CPU: {}, {threads} hardware threads", cpu_name(&cpuinfo))?;
 
     walk_throughput(budget, out)?;
 
@@ -312,4 +315,36 @@ fn solve_beside_aw_plus(quick: bool, out: &mut impl Write) -> Result<()> {
 
 fn humantime(d: Duration) -> String {
     format!("{:.2} s", d.as_secs_f64())
+}
+
+/// The processor as `/proc/cpuinfo`'s text names it, with its family and
+/// model: hosts of one name differ by generation (a Zen 3 and a Zen 4
+/// "AMD EPYC" walk at different speeds), and the figures are compared
+/// across runs.
+fn cpu_name(cpuinfo: &str) -> String {
+    let field = |name: &str| {
+        cpuinfo.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == name).then(|| value.trim().to_string())
+        })
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(name), Some(family), Some(model)) => format!("{name} (family {family}, model {model})"),
+        (Some(name), _, _) => name,
+        _ => "unknown (no /proc/cpuinfo)".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_name;
+
+    #[test]
+    fn cpu_name_takes_the_first_processors_name_family_and_model() {
+        let info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n\
+                    model name\t: AMD EPYC\n\nprocessor\t: 1\nmodel name\t: other\n";
+        assert_eq!(cpu_name(info), "AMD EPYC (family 25, model 1)");
+        assert_eq!(cpu_name("model name : Neoverse\n"), "Neoverse");
+        assert_eq!(cpu_name(""), "unknown (no /proc/cpuinfo)");
+    }
 }
