@@ -310,29 +310,21 @@ fn alone(scan: Scan, buffer: Buffer<'_>, progress: &mut PausedWalk, path: Option
 /// in turn, scanning by `scan`, until one ends; returns which ended.
 pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>) -> [bool; 2] {
     let ((a, pa), (b, pb)) = (Buffer::of(a), Buffer::of(b));
-    /// The two walks, each with the stepper `new` makes of its buffer.
-    fn both<'a, 'b, S>(
-        new: impl Fn(Buffer<'a>) -> S,
-        (a, pa): (Buffer<'a>, &'b mut PausedWalk),
-        (b, pb): (Buffer<'a>, &'b mut PausedWalk),
-    ) -> (Paired<'b, S>, Paired<'b, S>) {
-        (Paired { stepper: new(a), progress: pa }, Paired { stepper: new(b), progress: pb })
-    }
     match scan {
         #[cfg(target_arch = "x86_64")]
-        Scan::Avx2(w) => {
-            let (a, b) = both(|buffer| gather::Gather::new(buffer, w), (a, pa), (b, pb));
-            gather::Lanes::pair(a, b)
-        }
+        Scan::Avx2(w) => gather::Lanes::pair(
+            Paired { stepper: gather::Gather::new(a, w), progress: pa },
+            Paired { stepper: gather::Gather::new(b, w), progress: pb },
+        ),
         #[cfg(target_arch = "x86_64")]
-        Scan::Avx512(w) => {
-            let (a, b) = both(|buffer| gather::Gather::new(buffer, w), (a, pa), (b, pb));
-            gather::Lanes::pair(a, b)
-        }
-        _ => {
-            let (a, b) = both(Pointers::new, (a, pa), (b, pb));
-            run_pair(a, b)
-        }
+        Scan::Avx512(w) => gather::Lanes::pair(
+            Paired { stepper: gather::Gather::new(a, w), progress: pa },
+            Paired { stepper: gather::Gather::new(b, w), progress: pb },
+        ),
+        _ => run_pair(
+            Paired { stepper: Pointers::new(a), progress: pa },
+            Paired { stepper: Pointers::new(b), progress: pb },
+        ),
     }
 }
 
