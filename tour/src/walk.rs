@@ -141,11 +141,13 @@ pub(crate) fn walk<T: Degree>(
             // (`BoardCell`), both checked above, as are the keys.
             unsafe { walk_keyed(deg, moves, start, key, xy, path, stop_when_doomed) }
         }
-        DegreeKernel::Scaled3d(scan) => {
+        DegreeKernel::Scaled3d(rule) => {
             let deg = T::narrow(deg).expect("scaled walks are chosen for byte degrees");
             assert!(moves.count() == w_3d_scaled::K && xy.len() == 3, "scaled walks take 24 moves in 3D");
+            let plus = rule == w_3d_scaled::Rule::Plus;
+            assert!(!plus || w_3d_scaled::plus::fits(layout.distance_bound()), "W+ distances past the scaled keys");
             // SAFETY: as above.
-            unsafe { w_3d_scaled::walk(deg, moves, start, scan, path, stop_when_doomed) }
+            unsafe { w_3d_scaled::walk(deg, moves, (start, xy), rule, path, stop_when_doomed) }
         }
         // SAFETY: as above.
         DegreeKernel::Generic { tiebreak, symmetric, branch_free } => unsafe {
@@ -163,10 +165,9 @@ pub(crate) enum DegreeKernel {
     /// byte degrees, a move set closed under negation of at most 127
     /// moves, and a deterministic tiebreak.
     Keyed(u8),
-    /// Rule W on degrees scaled by four ([`w_3d_scaled::walk`]): byte
-    /// degrees, 24 moves on a 3D board, closed under negation; the step
-    /// scans its neighbours as the [`w_3d_scaled::ScanChoice`] says.
-    Scaled3d(w_3d_scaled::ScanChoice),
+    /// Rule W or W+ on degrees scaled by four ([`w_3d_scaled::walk`]):
+    /// byte degrees, 24 moves on a 3D board, closed under negation.
+    Scaled3d(w_3d_scaled::Rule),
     /// The generic kernel ([`walk_with`](generic::walk_with)): the tiebreak, whether the move
     /// set is closed under negation, and whether rule W picks its move
     /// branch-free (many moves).
@@ -349,7 +350,7 @@ pub(crate) unsafe trait Stepper {
     /// # Safety
     /// `cur` is a board cell of the stepper's buffer, and no reference to
     /// the buffer is live.
-    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize>;
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize>;
 }
 
 /// A walk ready to advance beside another ([`run_pair`]): its kernel's
@@ -381,7 +382,7 @@ pub(crate) fn run_pair(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>)
 /// it from a function compiled with its features, so its step inlines.
 #[inline(always)]
 pub(crate) fn pair_loop(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>) -> [bool; 2] {
-    let (Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb }) = (a, b);
+    let (Paired { stepper: mut a, progress: pa }, Paired { stepper: mut b, progress: pb }) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);
     let mut steps = 0u64;

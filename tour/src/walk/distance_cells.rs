@@ -274,7 +274,7 @@ impl<'a> Pointers<'a> {
 // buffer, and returns an open cell, a board cell.
 unsafe impl Stepper for Pointers<'_> {
     #[inline(always)]
-    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
         let Pointers { base, len, stop_when_doomed, ref offsets, ref bases, .. } = *self;
         let mut keys = [0u64; K];
         for (k, key) in keys.iter_mut().enumerate() {

@@ -300,11 +300,11 @@ pub(super) const KEYED_MAX_MOVES: usize = 127;
 
 /// W+'s rel for move `v` from a cell whose doubled centre offset is
 /// `centred` (see [`walk_keyed`]): sum_a v_a (c_a + v_a).
-fn rel(v: &[i32], centred: &[i64]) -> i64 {
+pub(super) fn rel(v: &[i32], centred: &[i64]) -> i64 {
     v.iter().zip(centred).map(|(&v, &c)| v as i64 * (c + v as i64)).sum()
 }
 
 /// 2 a . b: what moving by `a` adds to rel of move `b` (c grows by 2a).
-fn dot2_of(a: &[i32], b: &[i32]) -> i64 {
+pub(super) fn dot2_of(a: &[i32], b: &[i32]) -> i64 {
     2 * a.iter().zip(b).map(|(&a, &b)| a as i64 * b as i64).sum::<i64>()
 }

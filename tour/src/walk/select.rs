@@ -13,7 +13,7 @@ use super::distance_cells::{DistanceCells, KeyedCells};
 use super::kernel::{GroupWalk, WALKS_AT_ONCE};
 use super::sse_windows::w_bytes::WTables;
 use super::sse_windows::{WPlusTables, WindowCells};
-use super::w_3d_scaled::{Scaled3d, Scan, ScanChoice};
+use super::w_3d_scaled::{Rule, Scaled3d, Scan, ScanChoice};
 use super::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
 use crate::board::Board;
 use crate::layout::{self, Layout, Padded};
@@ -227,9 +227,10 @@ pub(crate) struct Kernels {
 const TIEBREAKS: [Tiebreak; 4] = [Tiebreak::First, Tiebreak::Distance, Tiebreak::Random, Tiebreak::DistanceRandom];
 
 /// The kernel walks of `tiebreak` on the degrees of `board` (of `padded`
-/// cells) take, `symmetric` if `moves` is closed under negation: the keyed kernel for byte degrees, a move set closed under
-/// negation and a deterministic tiebreak, where its keys hold the board;
-/// the generic kernel elsewhere.
+/// cells) take, `symmetric` if `moves` is closed under negation: W and W+
+/// on scaled degrees for the 24 moves of a 3D leaper; the keyed kernel for
+/// byte degrees, a move set closed under negation and a deterministic
+/// tiebreak, where its keys hold the board; the generic kernel elsewhere.
 fn degree_kernel(
     board: &Board,
     moves: &Moves,
@@ -238,11 +239,20 @@ fn degree_kernel(
     cpu: Cpu,
 ) -> DegreeKernel {
     use super::keyed::{BIAS, KEYED_MAX_MOVES, KEY_PACKED, KEY_PLUS, KEY_W, KEY_W_SMALL, PACKED_BIAS};
-    if tiebreak == Tiebreak::First && w_3d_scaled::fits(board, moves) {
-        // A gather's lanes hold offsets of 32 bits, which a board of fewer
-        // cells never exceeds.
-        let scan = if padded <= i32::MAX as u128 { ScanChoice::Fastest(cpu) } else { ScanChoice::Fixed(Scan::Scalar) };
-        return DegreeKernel::Scaled3d(scan);
+    if w_3d_scaled::fits(board, moves) {
+        match tiebreak {
+            Tiebreak::First => {
+                // A gather's lanes hold offsets of 32 bits, which a board
+                // of fewer cells never exceeds.
+                let fits = padded <= i32::MAX as u128;
+                let scan = if fits { ScanChoice::Fastest(cpu) } else { ScanChoice::Fixed(Scan::Scalar) };
+                return DegreeKernel::Scaled3d(Rule::W(scan));
+            }
+            Tiebreak::Distance if w_3d_scaled::plus::fits(distance_bound(board, moves)) => {
+                return DegreeKernel::Scaled3d(Rule::Plus);
+            }
+            _ => {}
+        }
     }
     let narrow = moves.len() < u8::MAX as usize;
     if narrow && symmetric && moves.len() <= KEYED_MAX_MOVES {

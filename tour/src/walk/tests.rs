@@ -173,7 +173,11 @@ fn rule_w_on_3d_boards_takes_the_generic_walks_path_on_every_scan() {
                 for &scan in &scans {
                     let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {scan:?}");
                     tally.check(&case, start, false, &label, |stop| {
-                        case.on(DegreeKernel::Scaled3d(w_3d_scaled::ScanChoice::Fixed(scan)), start, stop)
+                        case.on(
+                            DegreeKernel::Scaled3d(w_3d_scaled::Rule::W(w_3d_scaled::ScanChoice::Fixed(scan))),
+                            start,
+                            stop,
+                        )
                     });
                 }
             }

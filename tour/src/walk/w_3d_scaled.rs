@@ -1,5 +1,6 @@
-//! Rule W on degrees scaled by four, for the 24 moves of a tiled 3D board
-//! (the report's 3D leapers: (2,1), (1,2,2), (3,1) and the like). With 24
+//! Rule W (and W+, [`plus`]) on degrees scaled by four, for the 24 moves of
+//! a tiled 3D board (the report's 3D leapers: (2,1), (1,2,2), (3,1) and
+//! the like). With 24
 //! neighbours a step is bound by the work it does on them, not by its
 //! latency, so each neighbour gets as few instructions as the step allows
 //! (7, against 11 in [`super::keyed`]'s `walk_keyed_with`):
@@ -23,6 +24,7 @@ use std::marker::PhantomData;
 
 #[cfg(target_arch = "x86_64")]
 mod gather;
+pub(crate) mod plus;
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -258,10 +260,21 @@ fn scale(deg: &mut [u8], start: usize) {
     deg[start] = BLOCKED;
 }
 
-/// Runs one rule-W walk from padded cell `start` on byte degrees `deg`
-/// (unscaled on entry, left scaled), 24 moves in the rows of `moves`,
-/// scanning by `scan`. Returns cells visited; see [`super::walk`], which
-/// checks its arguments and calls this for [`super::DegreeKernel::Scaled3d`].
+/// Which rule a walk on scaled degrees follows ([`walk`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// Rule W, scanning as the choice says.
+    W(ScanChoice),
+    /// W+, on the scalar scan ([`plus`]): boards whose distance terms fit
+    /// its keys ([`plus::fits`]).
+    Plus,
+}
+
+/// Runs one walk by `rule` from padded cell `start` on byte degrees `deg`
+/// (unscaled on entry, left scaled), 24 moves in the rows of `moves`;
+/// `xy` holds the start's coordinates (W+ ranks by them). Returns cells
+/// visited; see [`super::walk`], which checks its arguments and calls this
+/// for [`super::DegreeKernel::Scaled3d`].
 ///
 /// # Safety
 /// What [`super::walk`] checks: `deg` is a buffer of the layout of `moves`,
@@ -269,13 +282,16 @@ fn scale(deg: &mut [u8], start: usize) {
 pub(super) unsafe fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
-    start: usize,
-    scan: ScanChoice,
+    (start, xy): (usize, &[i64]),
+    rule: Rule,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
     assert_eq!(moves.count(), K);
-    let scan = scan.scan();
+    let scan = match rule {
+        Rule::W(scan) => Some(scan.scan()),
+        Rule::Plus => None,
+    };
     scale(deg, start);
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
@@ -283,7 +299,14 @@ pub(super) unsafe fn walk(
     let mut progress = PausedWalk { cur: start, visited: 1, ..PausedWalk::default() };
     // SAFETY: the caller's.
     let buffer = unsafe { Buffer::from_raw(deg, moves.offsets, moves.phase_mask, stop_when_doomed) };
-    alone(scan, buffer, &mut progress, path);
+    match scan {
+        Some(scan) => alone(scan, buffer, &mut progress, path),
+        None => {
+            let centred: Vec<i64> = xy.iter().zip(moves.sides).map(|(&x, &n)| 2 * x - (n as i64 - 1)).collect();
+            let stepper = plus::Plus::new(Pointers::new(buffer), moves.vectors, &centred);
+            to_the_end(Paired { stepper, progress: &mut progress }, path);
+        }
+    }
     progress.visited()
 }
 
@@ -332,7 +355,7 @@ pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>)
 /// into each scan's loop (a vector scan's is compiled with its features).
 #[inline(always)]
 fn to_the_end(walk: Paired<'_, impl Stepper>, mut path: Option<&mut Vec<usize>>) {
-    let Paired { stepper: walk, progress } = walk;
+    let Paired { stepper: mut walk, progress } = walk;
     let (mut cur, mut forced, mut visited) = (progress.cur, progress.forced, progress.visited);
     // SAFETY: the walk stands on a board cell of its buffer (`Paired`),
     // then on the cells its steps return (`Stepper`), and only its
@@ -447,12 +470,15 @@ impl<'a> Pointers<'a> {
     }
 }
 
-// SAFETY: the offsets are of the buffer's layout (`Buffer::of` checked,
-// or `from_raw`'s caller proved); a step from a board cell reads and writes
-// its neighbours, inside the buffer, and returns an open cell, a board cell.
-unsafe impl Stepper for Pointers<'_> {
+impl Pointers<'_> {
+    /// Takes a degree from each neighbour of `cur` and returns the least
+    /// of their keys, `key(scaled value before the decrement, move index)`:
+    /// the scan rule W's step and W+'s ([`plus`]) share.
+    ///
+    /// # Safety
+    /// As for [`Stepper::step`].
     #[inline(always)]
-    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn least(&self, cur: usize, key: impl Fn(u8, usize) -> u64) -> u64 {
         let (base, len) = (self.buffer.base, self.buffer.len);
         let row = (cur & self.buffer.phase_mask) * K;
         let Ok(row_pointers) = <&[*mut u8; K]>::try_from(&self.pointers[row..row + K]) else {
@@ -469,10 +495,21 @@ unsafe impl Stepper for Pointers<'_> {
                 let b = unsafe { *p };
                 // SAFETY: as above.
                 unsafe { *p = b.wrapping_sub(SCALE) };
-                *chain = (*chain).min((u64::from(b) << SHIFT) + k as u64);
+                *chain = (*chain).min(key(b, k));
             }
         }
-        let best = tree_min(chains);
+        tree_min(chains)
+    }
+}
+
+// SAFETY: the offsets are of the buffer's layout (`Buffer::of` checked,
+// or `from_raw`'s caller proved); a step from a board cell reads and writes
+// its neighbours, inside the buffer, and returns an open cell, a board cell.
+unsafe impl Stepper for Pointers<'_> {
+    #[inline(always)]
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+        // SAFETY: the caller's.
+        let best = unsafe { self.least(cur, |b, k| (u64::from(b) << SHIFT) + k as u64) };
         let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
         unsafe { self.buffer.take(cur, least, forced) }

@@ -135,7 +135,7 @@ const INDEX: [i32; 24] = {
 // buffer and its slack, and the step returns an open cell.
 unsafe impl<W: Lanes> Stepper for Gather<'_, W> {
     #[inline(always)]
-    unsafe fn step(&self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
         let row = (cur & self.buffer.phase_mask) * K;
         let _proof = self.width;
         // SAFETY: the caller's: `cur` is a board cell and the row its
