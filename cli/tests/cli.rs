@@ -845,7 +845,7 @@ fn bench_times_the_authors_programs_on_the_same_starts() {
     // in their format (every start of the quick rows has one).
     let dir = tempfile::tempdir().unwrap();
     let script = "#!/bin/sh\nn=$1\nshift\nprintf 'Success: 1 Fail: 0\\nStart position: %s - Success Execution time: 1 ms (1000 \\316\\274s)\\n' \"$*\" > \"Dimension=$#_N=$n.txt\"\nexit 1\n";
-    for name in ["w+++-2d", "accu-more-3d", "221-500-3d"] {
+    for name in ["w+++-2d", "accu-more-3d", "221-500-3d", "dd-3d"] {
         let path = dir.path().join(name);
         std::fs::write(&path, script).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -853,8 +853,9 @@ fn bench_times_the_authors_programs_on_the_same_starts() {
     let o = ksweep(&["bench", "--quick", "--authors", dir.path().to_str().unwrap()], "");
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{out}\n{err}");
-    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("aw+ (3,2)") || l.starts_with("w (")).collect();
-    assert_eq!(rows.len(), 3, "{out}");
+    let rows: Vec<&str> =
+        out.lines().filter(|l| ["aw+ (3,2)", "w (", "w+ ("].iter().any(|p| l.starts_with(p))).collect();
+    assert_eq!(rows.len(), 4, "{out}");
     for row in rows {
         // engine ms, baseline ms, then the stand-ins' 1.000 ms a start.
         let authors_ms = row.split_whitespace().skip_while(|w| !w.ends_with("starts")).nth(3);

@@ -185,8 +185,8 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
     Ok(disagree)
 }
 
-/// The three workloads of the report's authors that issue 40 times: their
-/// programs, move orders and starts. Quick runs take fewer starts and
+/// The workloads of the report's authors that issue 40 times, and W+ on
+/// their (2,1) 3D board: their programs, move orders and starts. Quick runs take fewer starts and
 /// shrink the largest board.
 fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
     let explicit = |list: Vec<Vec<i64>>, dims: usize, n: u32| -> Result<Configuration> {
@@ -243,7 +243,7 @@ fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
         AuthorsWork {
             label: format!("w (2,1) 3D N=140, {} starts", starts_21.len()),
             starts: cells(&w21, starts_21)?,
-            config: w21,
+            config: w21.clone(),
             method: Method::W,
             program: authors::ACCU_MORE_3D,
         },
@@ -253,6 +253,14 @@ fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
             config: w122,
             method: Method::W,
             program: authors::MOVES_221_3D,
+        },
+        // (2,1) accu-200/degree+distance/3D.cpp: the same move order.
+        AuthorsWork {
+            label: format!("w+ (2,1) 3D N=140, {} starts", starts_21.len()),
+            starts: cells(&w21, starts_21)?,
+            config: w21,
+            method: Method::WPlus,
+            program: authors::W_PLUS_3D,
         },
     ])
 }

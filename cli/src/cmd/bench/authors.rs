@@ -27,8 +27,12 @@ pub const ACCU_MORE_3D: Program = Program { file: "accu-more-3d", source: "data/
 /// Rule W, (1,2,2) 3D, heap arrays.
 pub const MOVES_221_3D: Program = Program { file: "221-500-3d", source: "data/(2,2,1)-500/just_degree/3D.cpp" };
 
+/// W+ (degree, then the greater distance from the centre), (2,1) 3D,
+/// static arrays.
+pub const W_PLUS_3D: Program = Program { file: "dd-3d", source: "data/(2,1) accu-200/degree+distance/3D.cpp" };
+
 /// Every program the bench runs.
-pub const ALL: [Program; 3] = [W_PLUS_2D, ACCU_MORE_3D, MOVES_221_3D];
+pub const ALL: [Program; 4] = [W_PLUS_2D, ACCU_MORE_3D, MOVES_221_3D, W_PLUS_3D];
 
 /// Where the programs are, checked before any run.
 pub struct Programs {
