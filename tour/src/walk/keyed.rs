@@ -66,9 +66,7 @@ pub(super) unsafe fn walk_keyed(
     path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
-    for (x, &n) in xy.iter_mut().zip(moves.sides) {
-        *x = 2 * *x - (n as i64 - 1);
-    }
+    centre(xy, moves.sides);
     let shape = (moves.count(), xy.len(), key);
     let a = (deg, moves, start, xy, path, stop_when_doomed);
     // SAFETY: the caller's.
@@ -297,6 +295,14 @@ unsafe fn walk_plus_8((deg, moves, start, centred, mut path, stop_when_doomed): 
 /// Most moves the keyed kernel takes: open cells' degrees stay at most K and
 /// blocked cells' values at least 255 - K, apart while K < 128.
 pub(super) const KEYED_MAX_MOVES: usize = 127;
+
+/// Makes a cell's coordinates `xy` on a board of `sides` its doubled
+/// offset from the centre, `c = 2x - (n - 1)` an axis (see [`walk_keyed`]).
+pub(super) fn centre(xy: &mut [i64], sides: &[usize]) {
+    for (x, &n) in xy.iter_mut().zip(sides) {
+        *x = 2 * *x - (n as i64 - 1);
+    }
+}
 
 /// W+'s rel for move `v` from a cell whose doubled centre offset is
 /// `centred` (see [`walk_keyed`]): sum_a v_a (c_a + v_a).

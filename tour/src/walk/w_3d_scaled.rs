@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use super::cpu::{Avx2, Avx512, Cpu, Level};
 use super::kernel::{self, GroupWalk, WALKS_AT_ONCE};
-use super::{doomed, run_pair, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
+use super::{doomed, keyed, run_pair, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
 use crate::layout::{BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
@@ -272,7 +272,8 @@ pub(crate) enum Rule {
 
 /// Runs one walk by `rule` from padded cell `start` on byte degrees `deg`
 /// (unscaled on entry, left scaled), 24 moves in the rows of `moves`;
-/// `xy` holds the start's coordinates (W+ ranks by them). Returns cells
+/// `xy` holds the start's coordinates (W+ ranks by them, and leaves them
+/// centred: [`keyed::centre`]). Returns cells
 /// visited; see [`super::walk`], which checks its arguments and calls this
 /// for [`super::DegreeKernel::Scaled3d`].
 ///
@@ -282,16 +283,12 @@ pub(crate) enum Rule {
 pub(super) unsafe fn walk(
     deg: &mut [u8],
     moves: &WalkMoves<'_>,
-    (start, xy): (usize, &[i64]),
+    (start, xy): (usize, &mut [i64]),
     rule: Rule,
     mut path: Option<&mut Vec<usize>>,
     stop_when_doomed: bool,
 ) -> u64 {
     assert_eq!(moves.count(), K);
-    let scan = match rule {
-        Rule::W(scan) => Some(scan.scan()),
-        Rule::Plus => None,
-    };
     scale(deg, start);
     if let Some(p) = path.as_deref_mut() {
         p.push(start);
@@ -299,11 +296,11 @@ pub(super) unsafe fn walk(
     let mut progress = PausedWalk { cur: start, visited: 1, ..PausedWalk::default() };
     // SAFETY: the caller's.
     let buffer = unsafe { Buffer::from_raw(deg, moves.offsets, moves.phase_mask, stop_when_doomed) };
-    match scan {
-        Some(scan) => alone(scan, buffer, &mut progress, path),
-        None => {
-            let centred: Vec<i64> = xy.iter().zip(moves.sides).map(|(&x, &n)| 2 * x - (n as i64 - 1)).collect();
-            let stepper = plus::Plus::new(Pointers::new(buffer), moves.vectors, &centred);
+    match rule {
+        Rule::W(scan) => alone(scan.scan(), buffer, &mut progress, path),
+        Rule::Plus => {
+            keyed::centre(xy, moves.sides);
+            let stepper = plus::Plus::new(Pointers::new(buffer), moves.vectors, xy);
             to_the_end(Paired { stepper, progress: &mut progress }, path);
         }
     }
