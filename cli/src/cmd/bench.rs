@@ -186,8 +186,8 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
 }
 
 /// The workloads of the report's authors that issue 40 times, and W+ on
-/// their (2,1) 3D board: their programs, move orders and starts. Quick runs take fewer starts and
-/// shrink the largest board.
+/// their (2,1) 3D board: their programs, move orders and starts. Quick
+/// runs take fewer starts and shrink the largest board.
 fn authors_work(quick: bool) -> Result<Vec<AuthorsWork>> {
     let explicit = |list: Vec<Vec<i64>>, dims: usize, n: u32| -> Result<Configuration> {
         Ok(Configuration::new(Board::regular(dims, n)?, Moves::explicit(&list, dims)?)?)

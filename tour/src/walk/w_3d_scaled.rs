@@ -1,9 +1,8 @@
 //! Rule W (and W+, [`plus`]) on degrees scaled by four, for the 24 moves of
 //! a tiled 3D board (the report's 3D leapers: (2,1), (1,2,2), (3,1) and
-//! the like). With 24
-//! neighbours a step is bound by the work it does on them, not by its
-//! latency, so each neighbour gets as few instructions as the step allows
-//! (7, against 11 in [`super::keyed`]'s `walk_keyed_with`):
+//! the like). With 24 neighbours a step is bound by the work it does on
+//! them, not by its latency, so each neighbour gets as few instructions as
+//! the step allows (7, against 11 in [`super::keyed`]'s `walk_keyed_with`):
 //!
 //! - the walk reads each neighbour through a pointer per (phase, move),
 //!   `cell + offset` precomputed, so its address needs no addition;
@@ -273,9 +272,9 @@ pub(crate) enum Rule {
 /// Runs one walk by `rule` from padded cell `start` on byte degrees `deg`
 /// (unscaled on entry, left scaled), 24 moves in the rows of `moves`;
 /// `xy` holds the start's coordinates (W+ ranks by them, and leaves them
-/// centred: [`keyed::centre`]). Returns cells
-/// visited; see [`super::walk`], which checks its arguments and calls this
-/// for [`super::DegreeKernel::Scaled3d`].
+/// centred: [`keyed::centre`]). Returns cells visited; see [`super::walk`],
+/// which checks its arguments and calls this for
+/// [`super::DegreeKernel::Scaled3d`].
 ///
 /// # Safety
 /// What [`super::walk`] checks: `deg` is a buffer of the layout of `moves`,
