@@ -170,7 +170,7 @@ impl Configuration {
 
     /// Cells of the padded layout, border included.
     pub(crate) fn padded_cells(&self) -> u128 {
-        let tile_bits = crate::layout::walk_tile_bits(self.board.dims());
+        let tile_bits = crate::walk::select::walk_tile_bits(&self.board, &self.moves, Cpu::detect());
         crate::layout::padded_len(self.board.sides().iter().map(|&n| u64::from(n)), self.moves.reach(), tile_bits)
     }
 

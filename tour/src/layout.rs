@@ -44,16 +44,17 @@ pub(crate) fn phase_row(table: &[isize], phase_mask: usize, k: usize, cell: usiz
     &table[(cell & phase_mask) * k..][..k]
 }
 
-/// Blocked slots after a tiled array (the 3D walks'), so that a vector
-/// kernel may read four bytes from any cell a move reaches (a gather reads
-/// a lane's word): one tile, which keeps the buffer whole tiles.
-pub(crate) const GATHER_SLACK: usize = 64;
+/// Blocked slots after a 3D array (the 3D walks'), tiled or not, so that a
+/// vector kernel may read a little past any cell a move reaches (a gather
+/// reads a lane's word, a window eight bytes of a row): one tile, which
+/// keeps a tiled buffer whole tiles.
+pub(crate) const VECTOR_SLACK: usize = 64;
 
-/// The blocked slots after an array of `tile_bits` bits a tile: only
-/// tiled arrays have vector kernels that read past their last cell.
-fn slack_for(tile_bits: u32) -> usize {
-    if tile_bits > 0 {
-        GATHER_SLACK
+/// The blocked slots after an array of `dims` axes: only 3D arrays have
+/// vector kernels that read past their last cell.
+fn slack_for(dims: usize) -> usize {
+    if dims == 3 {
+        VECTOR_SLACK
     } else {
         0
     }
@@ -61,14 +62,16 @@ fn slack_for(tile_bits: u32) -> usize {
 
 /// Slots of a padded array: each side plus a border of `reach` on both
 /// ends, rounded up to whole tiles of `tile_bits` bits per axis, then, for
-/// a tiled array, the [`GATHER_SLACK`].
+/// a 3D array, the [`VECTOR_SLACK`].
 pub(crate) fn padded_len(sides: impl IntoIterator<Item = u64>, reach: u32, tile_bits: u32) -> u128 {
     let tile = 1u128 << tile_bits;
+    let mut dims = 0;
     let cells = sides.into_iter().fold(1u128, |acc, n| {
+        dims += 1;
         let padded = (u128::from(n) + 2 * u128::from(reach)).div_ceil(tile) * tile;
         acc.saturating_mul(padded)
     });
-    cells.saturating_add(slack_for(tile_bits) as u128)
+    cells.saturating_add(slack_for(dims) as u128)
 }
 
 /// Geometry of the padded array for one (board, moves) pair.
@@ -94,12 +97,14 @@ impl Layout {
         Layout::with_tiles(board, moves, 0)
     }
 
-    /// The layout walks run on: tiled where [`walk_tile_bits`] says so.
+    /// The layout walks run on where no kernel asks for another: tiled
+    /// where [`walk_tile_bits`] says so.
     pub(crate) fn for_walks(board: &Board, moves: &Moves) -> Result<Layout> {
         Layout::with_tiles(board, moves, walk_tile_bits(board.dims()))
     }
 
-    fn with_tiles(board: &Board, moves: &Moves, tile_bits: u32) -> Result<Layout> {
+    /// The layout with tiles of `tile_bits` bits per axis (0: row-major).
+    pub(crate) fn with_tiles(board: &Board, moves: &Moves, tile_bits: u32) -> Result<Layout> {
         let pad = moves.reach() as usize;
         let sides: Vec<usize> = board.sides().iter().map(|&n| n as usize).collect();
         let len = padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
@@ -122,9 +127,9 @@ impl Layout {
         Ok(layout)
     }
 
-    /// Blocked slots after the array's last tile ([`GATHER_SLACK`]).
+    /// Blocked slots after the array's last cell ([`VECTOR_SLACK`]).
     pub(crate) fn slack(&self) -> usize {
-        slack_for(self.tile_bits)
+        slack_for(self.sides.len())
     }
 
     /// Slots of the padded array, border included.

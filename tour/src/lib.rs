@@ -91,9 +91,15 @@ pub fn check_kernel_env() -> Result<()> {
 }
 
 /// How rule-W steps of 24 moves on 3D boards scan their neighbours in
-/// this process (`scalar`, `avx2`, `avx512`): the fastest on this CPU,
-/// timed once ([`kernel_features`] caps which are tried). Speed only:
-/// every scan walks the same cells.
+/// this process: `avx512 windows` where the CPU has AVX-512 VBMI (on the
+/// boards and moves whose rows fit that scan; the others take the tiled
+/// scans), else the fastest tiled scan (`scalar`, `avx2`, `avx512`), timed
+/// once ([`kernel_features`] caps which are tried). Speed only: every scan
+/// walks the same cells.
 pub fn scan_3d() -> &'static str {
-    walk::w_3d_scaled::Scan::fastest(walk::cpu::Cpu::detect()).name()
+    let cpu = walk::cpu::Cpu::detect();
+    match walk::cpu::Avx512Vbmi::new(cpu) {
+        Some(proof) => walk::w_3d_scaled::Scan::Windows(proof).name(),
+        None => walk::w_3d_scaled::Scan::fastest(cpu).name(),
+    }
 }

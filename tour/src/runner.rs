@@ -140,7 +140,8 @@ impl Runner {
     /// [`Runner::new`] with the kernels `cpu` allows (tests turn features
     /// off to run the fallbacks).
     pub(crate) fn on_cpu(config: Configuration, cpu: Cpu) -> Result<Runner> {
-        let layout = Layout::for_walks(config.board(), config.moves())?;
+        let tile_bits = crate::walk::select::walk_tile_bits(config.board(), config.moves(), cpu);
+        let layout = Layout::with_tiles(config.board(), config.moves(), tile_bits)?;
         let pristine = if config.moves().len() < u8::MAX as usize {
             Degrees::Narrow(layout.degree_buffer::<u8>())
         } else {

@@ -77,7 +77,7 @@ fn tiled_and_row_major_layouts_agree_on_cells_moves_and_degrees() {
 fn walks_tile_3d_boards_only() {
     let three = Layout::for_walks(&Board::regular(3, 10).unwrap(), &Moves::from_rule(&[2, 1], 3).unwrap()).unwrap();
     assert_eq!(three.phase_mask(), 63, "4x4x4 tiles");
-    assert_eq!(three.len(), 16 * 16 * 16 + GATHER_SLACK, "10 + 2 x 2 rounds up to 16, then the slack");
+    assert_eq!(three.len(), 16 * 16 * 16 + VECTOR_SLACK, "10 + 2 x 2 rounds up to 16, then the slack");
     let two = Layout::for_walks(&Board::regular(2, 10).unwrap(), &Moves::from_rule(&[2, 1], 2).unwrap()).unwrap();
     assert_eq!(two.phase_mask(), 0);
     assert_eq!(two.len(), 14 * 14, "no slack without tiles");

@@ -121,7 +121,7 @@ fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
     }
     // 3D N = 1000 with (2,1): about 1 GB a walk.
     let big = config(&[2, 1], &[1000, 1000, 1000]).memory_need(false);
-    assert_eq!(big.per_thread, 1004u64.pow(3) + crate::layout::GATHER_SLACK as u64);
+    assert_eq!(big.per_thread, 1004u64.pow(3) + crate::layout::VECTOR_SLACK as u64);
     assert_eq!(big.to_string(), "1.9 GiB for one task (965.2 MiB shared + 965.2 MiB a thread)");
     assert_eq!(format_bytes(12), "12 B");
     // W+ walks on a 2D leaper's board run on 16-bit cells where the CPU

@@ -186,6 +186,29 @@ impl Avx512 {
     }
 }
 
+/// Proof that the CPU running this has AVX-512 F, BW and VBMI (byte
+/// permutes across two registers), with AVX2 and SSE4.1: made only from a
+/// [`Cpu`] at [`Level::Avx512`] whose machine has BW and VBMI (Zen 4, Ice
+/// Lake and later; not Skylake-X, which has F alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx512Vbmi(());
+
+impl Avx512Vbmi {
+    /// The proof, where `cpu` has the features.
+    pub(crate) fn new(cpu: Cpu) -> Option<Avx512Vbmi> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            (cpu.level >= Level::Avx512 && has!("avx512bw") && has!("avx512vbmi")).then_some(Avx512Vbmi(()))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = cpu;
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Cpu, Level, NO_SIMD_VAR, SIMD_VAR};

@@ -245,7 +245,11 @@ fn degree_kernel(
                 // A gather's lanes hold offsets of 32 bits, which a board
                 // of fewer cells never exceeds.
                 let fits = padded <= i32::MAX as u128;
-                let scan = if fits { ScanChoice::Fastest(cpu) } else { ScanChoice::Fixed(Scan::Scalar) };
+                let scan = match w_3d_scaled::windows_on(board, moves, cpu) {
+                    Some(proof) => ScanChoice::Fixed(Scan::Windows(proof)),
+                    None if fits => ScanChoice::Fastest(cpu),
+                    None => ScanChoice::Fixed(Scan::Scalar),
+                };
                 return DegreeKernel::Scaled3d(Rule::W(scan));
             }
             Tiebreak::Distance if w_3d_scaled::plus::fits(distance_bound(board, moves)) => {
@@ -285,10 +289,22 @@ fn distance_bound(board: &Board, moves: &Moves) -> u128 {
     (board.dims() as u128) * reach * (side + reach)
 }
 
+/// Bits of each coordinate a tile of the walks' layout holds
+/// ([`Layout::with_tiles`](crate::layout::Layout::with_tiles)): row-major
+/// where rule W takes the window scan, which reads rows; else
+/// [`layout::walk_tile_bits`].
+pub(crate) fn walk_tile_bits(board: &Board, moves: &Moves, cpu: Cpu) -> u32 {
+    if w_3d_scaled::windows_on(board, moves, cpu).is_some() {
+        0
+    } else {
+        layout::walk_tile_bits(board.dims())
+    }
+}
+
 impl Kernels {
     /// The kernels walks on `board` with `moves` use on `cpu`.
     pub(crate) fn choose(board: &Board, moves: &Moves, cpu: Cpu) -> Kernels {
-        let tile_bits = layout::walk_tile_bits(board.dims());
+        let tile_bits = walk_tile_bits(board, moves, cpu);
         let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
         let w_plus = if sse_windows::fits(board, moves, cpu) {
             Some(GroupKernel::WPlusWindows)

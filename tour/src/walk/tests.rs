@@ -8,7 +8,7 @@ use crate::board::Board;
 use crate::layout::{BoardCell, Layout, MoveTable, Padded};
 use crate::moves::Moves;
 use crate::walk::cpu::Cpu;
-use crate::walk::select::Kernels;
+use crate::walk::select::{self, Kernels};
 
 /// One walk's inputs, rotated by `rotation` like an aw attempt.
 struct Case {
@@ -22,10 +22,21 @@ struct Case {
 }
 
 impl Case {
+    /// The case on the layout the runner gives it on this CPU.
     fn new(rule: &[u32], sides: &[u32], rotation: usize) -> Case {
+        let (board, moves) = (Board::new(sides).unwrap(), Moves::from_rule(rule, sides.len()).unwrap());
+        Case::with_tiles(rule, sides, rotation, select::walk_tile_bits(&board, &moves, Cpu::detect()))
+    }
+
+    /// The case on the layout of [`Layout::for_walks`]: tiled in 3D.
+    fn tiled(rule: &[u32], sides: &[u32], rotation: usize) -> Case {
+        Case::with_tiles(rule, sides, rotation, crate::layout::walk_tile_bits(sides.len()))
+    }
+
+    fn with_tiles(rule: &[u32], sides: &[u32], rotation: usize, tile_bits: u32) -> Case {
         let board = Board::new(sides).unwrap();
         let moves = Moves::from_rule(rule, sides.len()).unwrap();
-        let layout = Layout::for_walks(&board, &moves).unwrap();
+        let layout = Layout::with_tiles(&board, &moves, tile_bits).unwrap();
         let mut table = MoveTable::default();
         layout.rotated_moves(rotation, &mut table);
         let pristine = layout.degree_buffer::<u8>();
@@ -167,7 +178,7 @@ fn rule_w_on_3d_boards_takes_the_generic_walks_path_on_every_scan() {
             continue;
         }
         for rotation in [0, 2, 5] {
-            let case = Case::new(&rule, &sides, rotation);
+            let case = Case::tiled(&rule, &sides, rotation);
             let step = (case.cells / 40).max(1) as usize;
             for start in (0..case.cells).step_by(step) {
                 for &scan in &scans {
@@ -330,7 +341,7 @@ fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
             continue;
         }
         for rotation in [0, 7] {
-            let case = Case::new(&rule, &sides, rotation);
+            let case = Case::tiled(&rule, &sides, rotation);
             assert_eq!(case.layout.phase_mask(), 63, "3D walks run on tiles");
             for scan in 0..w_3d_scaled::Scan::all(Cpu::detect()).len() {
                 let kernel = match scan {
@@ -359,6 +370,99 @@ fn scaled_pairs<const S: usize>(case: &Case) -> PairKernel<u8, ()> {
         begin: w_3d_scaled::begin,
         run: |l| w_3d_scaled::run(scan::<S>(), l, None),
         pair: |a, b| w_3d_scaled::pair(scan::<S>(), a, b),
+    }
+}
+
+/// The window scan's proof, where this CPU has it (printing why not
+/// where it has not, so a skipped test says so).
+fn windows_proof(test: &str) -> Option<cpu::Avx512Vbmi> {
+    let proof = cpu::Avx512Vbmi::new(Cpu::detect());
+    if proof.is_none() {
+        println!("{test}: skipped, this CPU (or KSWEEP_SIMD) has no AVX-512 VBMI");
+    }
+    proof
+}
+
+#[test]
+fn rule_w_on_row_major_3d_boards_takes_the_generic_walks_path_on_the_window_scan() {
+    let Some(proof) = windows_proof("window scan") else { return };
+    let mut tally = Tally::default();
+    for (rule, sides) in cases() {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        if !w_3d_scaled::fits(&board, &moves) {
+            continue;
+        }
+        assert!(w_3d_scaled::windows_on(&board, &moves, Cpu::detect()).is_some(), "rule {rule:?} board {sides:?}");
+        for rotation in [0, 2, 5, 11] {
+            let case = Case::new(&rule, &sides, rotation);
+            assert_eq!(case.layout.phase_mask(), 0, "the window scan's boards are row-major");
+            let kernel = case.kernels.degree_kernel(Tiebreak::First);
+            let windows = w_3d_scaled::Rule::W(w_3d_scaled::ScanChoice::Fixed(w_3d_scaled::Scan::Windows(proof)));
+            assert_eq!(kernel, DegreeKernel::Scaled3d(windows));
+            let step = (case.cells / 40).max(1) as usize;
+            for start in (0..case.cells).step_by(step) {
+                let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} windows");
+                tally.check(&case, start, false, &label, |stop| case.on(kernel, start, stop));
+            }
+        }
+    }
+    tally.assert_at_least(100, 20);
+}
+
+#[test]
+fn w_walks_on_row_major_3d_boards_in_pairs_on_the_window_scan_are_the_walks_made_alone() {
+    if windows_proof("window pairs").is_none() {
+        return;
+    }
+    fn windows() -> w_3d_scaled::Scan {
+        w_3d_scaled::Scan::Windows(cpu::Avx512Vbmi::new(Cpu::detect()).expect("checked above"))
+    }
+    let (mut walks, mut resumed) = (0, 0);
+    for (rule, sides) in cases() {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        if !w_3d_scaled::fits(&board, &moves) {
+            continue;
+        }
+        for rotation in [0, 7] {
+            let case = Case::new(&rule, &sides, rotation);
+            let kernel = PairKernel {
+                starting: case.pristine.clone(),
+                begin: w_3d_scaled::begin,
+                run: |l| w_3d_scaled::run(windows(), l, None),
+                pair: |a, b| w_3d_scaled::pair(windows(), a, b),
+            };
+            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+            (walks, resumed) = (walks + w, resumed + r);
+        }
+    }
+    assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_window_scan_takes_moves_whose_rows_fit_eight_bytes_and_boards_whose_rows_do_not_overlap() {
+    let fits = |rule: &[u32], sides: &[u32]| {
+        w_3d_scaled::windows::fits(&Board::new(sides).unwrap(), &Moves::from_rule(rule, sides.len()).unwrap())
+    };
+    // 16 rows ((a,b,0)) and 12 ((a,a,b)), a last component at most 3 long.
+    assert!(fits(&[2, 1], &[140, 140, 140]) && fits(&[1, 2, 2], &[100, 100, 100]) && fits(&[3, 2], &[9, 9, 9]));
+    // Up to 4 Mi padded cells: 161^3 + 64 slack is under, 162^3 over.
+    assert!(fits(&[2, 1], &[157, 157, 157]) && !fits(&[2, 1], &[158, 158, 158]));
+    assert!(!fits(&[1, 2, 2], &[300, 300, 300]) && !fits(&[2, 1], &[400, 100, 100]));
+    assert!(fits(&[3, 1], &[4, 4, 2]), "a padded last side of 2 + 6 = 8: rows 8 bytes apart");
+    assert!(!fits(&[2, 1], &[4, 4, 3]), "a padded last side of 3 + 4 = 7: windows would overlap");
+    assert!(!fits(&[4, 1], &[20, 20, 20]), "moves 4 either way span 9 bytes of a row");
+    // Not 24 moves in 3D: 48, or 8 in 2D, or 4D.
+    assert!(fits(&[2, 1, 1], &[9, 9, 9]), "(a,a,b): 24 moves in 12 rows");
+    assert!(!fits(&[3, 2, 1], &[9, 9, 9]) && !fits(&[2, 1], &[9, 9]) && !fits(&[2, 1], &[6, 6, 6, 6]));
+    // The layout follows: row-major where the scan runs, tiled elsewhere.
+    let cpu = Cpu::detect();
+    for (rule, sides) in [(vec![2, 1], vec![8, 8, 8]), (vec![2, 1], vec![4, 4, 3]), (vec![2, 1], vec![8, 8])] {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        let windows = w_3d_scaled::windows_on(&board, &moves, cpu).is_some();
+        let expected = if windows { 0 } else { crate::layout::walk_tile_bits(sides.len()) };
+        assert_eq!(select::walk_tile_bits(&board, &moves, cpu), expected, "{sides:?}");
+        assert_eq!(windows, cpu::Avx512Vbmi::new(cpu).is_some() && fits(&rule, &sides), "{sides:?}");
     }
 }
 
@@ -610,7 +714,7 @@ fn a_paused_walk_goes_on_only_on_the_cells_it_was_begun_on() {
 #[test]
 #[should_panic(expected = "a walk that has not ended")]
 fn an_ended_walk_does_not_go_on() {
-    let case = Case::new(&[2, 1], &[6, 6, 6], 0);
+    let case = Case::tiled(&[2, 1], &[6, 6, 6], 0);
     let mut deg = case.pristine.clone();
     let mut progress = w_3d_scaled::begin(&mut deg, case.layout.board_cell(0));
     let scan = *w_3d_scaled::Scan::all(Cpu::detect()).last().unwrap();

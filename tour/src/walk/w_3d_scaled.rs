@@ -24,11 +24,13 @@ use std::marker::PhantomData;
 #[cfg(target_arch = "x86_64")]
 mod gather;
 pub(crate) mod plus;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod windows;
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::cpu::{Avx2, Avx512, Cpu, Level};
+use super::cpu::{Avx2, Avx512, Avx512Vbmi, Cpu, Level};
 use super::kernel::{self, GroupWalk, WALKS_AT_ONCE};
 use super::{doomed, keyed, run_pair, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
@@ -67,6 +69,10 @@ pub(crate) enum Scan {
     Avx2(Avx2),
     /// A 16-lane and an 8-lane gather.
     Avx512(Avx512),
+    /// Rows of the board as 8-byte windows and a byte permute
+    /// (`windows::Windows`): row-major boards only, where [`windows_on`]
+    /// says so; never timed against the others, which need tiles.
+    Windows(Avx512Vbmi),
 }
 
 impl Scan {
@@ -104,10 +110,11 @@ impl Scan {
             Scan::Scalar => "scalar",
             Scan::Avx2(_) => "avx2",
             Scan::Avx512(_) => "avx512",
+            Scan::Windows(_) => "avx512 windows",
         }
     }
 
-    /// Every scan `cpu` can run, scalar first.
+    /// Every scan `cpu` can run on a tiled board, scalar first.
     pub(crate) fn all(cpu: Cpu) -> Vec<Scan> {
         if cfg!(not(target_arch = "x86_64")) {
             return vec![Scan::Scalar];
@@ -147,6 +154,19 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
 }
 
+/// The proof that rule-W walks on `board` with `moves` take the window
+/// scan on `cpu` (on a row-major layout, which the board then takes), or
+/// `None` where they take the tiled scans.
+pub(crate) fn windows_on(board: &Board, moves: &Moves, cpu: Cpu) -> Option<Avx512Vbmi> {
+    #[cfg(target_arch = "x86_64")]
+    return Avx512Vbmi::new(cpu).filter(|_| windows::fits(board, moves));
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (board, moves, cpu);
+        None
+    }
+}
+
 /// Rule-W walks on scaled degrees as a [`GroupWalk`]: two at a time, each
 /// on byte degrees of its own (they share only the [`Scan`]); alone, a
 /// walk goes on the byte degrees' kernel, this one's lone walk.
@@ -160,8 +180,14 @@ impl GroupWalk for Scaled3d {
     const AT_ONCE: usize = 2;
     const ALONE_ON_DEGREES: bool = true;
 
-    fn shared(_: &Layout, _: &Moves, _: &Padded<u8>, cpu: Cpu) -> Scan {
-        Scan::fastest(cpu)
+    /// The window scan where the board is row-major (which it is where
+    /// that scan fits), else the fastest of the tiled ones.
+    fn shared(layout: &Layout, _: &Moves, _: &Padded<u8>, cpu: Cpu) -> Scan {
+        match Avx512Vbmi::new(cpu) {
+            Some(proof) if layout.phase_mask() == 0 => Scan::Windows(proof),
+            _ if layout.phase_mask() == 0 => Scan::Scalar,
+            _ => Scan::fastest(cpu),
+        }
     }
 
     fn shared_bytes(_: &Scan) -> usize {
@@ -294,7 +320,7 @@ pub(super) unsafe fn walk(
     }
     let mut progress = PausedWalk { cur: start, visited: 1, ..PausedWalk::default() };
     // SAFETY: the caller's.
-    let buffer = unsafe { Buffer::from_raw(deg, moves.offsets, moves.phase_mask, stop_when_doomed) };
+    let buffer = unsafe { Buffer::from_raw(deg, (moves.offsets, moves.vectors), moves.phase_mask, stop_when_doomed) };
     match rule {
         Rule::W(scan) => alone(scan.scan(), buffer, &mut progress, path),
         Rule::Plus => {
@@ -321,6 +347,8 @@ fn alone(scan: Scan, buffer: Buffer<'_>, progress: &mut PausedWalk, path: Option
         Scan::Avx2(w) => gather::Lanes::alone(Paired { stepper: gather::Gather::new(buffer, w), progress }, path),
         #[cfg(target_arch = "x86_64")]
         Scan::Avx512(w) => gather::Lanes::alone(Paired { stepper: gather::Gather::new(buffer, w), progress }, path),
+        #[cfg(target_arch = "x86_64")]
+        Scan::Windows(proof) => windows::alone(buffer, proof, progress, path),
         _ => to_the_end(Paired { stepper: Pointers::new(buffer), progress }, path),
     }
 }
@@ -340,6 +368,8 @@ pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>)
             Paired { stepper: gather::Gather::new(a, w), progress: pa },
             Paired { stepper: gather::Gather::new(b, w), progress: pb },
         ),
+        #[cfg(target_arch = "x86_64")]
+        Scan::Windows(proof) => windows::pair((a, pa), (b, pb), proof),
         _ => run_pair(
             Paired { stepper: Pointers::new(a), progress: pa },
             Paired { stepper: Pointers::new(b), progress: pb },
@@ -373,6 +403,8 @@ pub(crate) struct Buffer<'a> {
     len: usize,
     /// The layout's offsets, a row of K per phase.
     table: &'a [isize],
+    /// The moves' vectors, 3 a move, in the table's order.
+    vectors: &'a [i32],
     phase_mask: usize,
     stop_when_doomed: bool,
     /// The buffer, borrowed for as long as the view lives.
@@ -390,8 +422,14 @@ impl<'a> Buffer<'a> {
         // SAFETY: the cells are a buffer of the offsets' layout, at least
         // its length, the walk stands on a board cell of it (all checked
         // above), and only its steps write to the cells.
-        let buffer =
-            unsafe { Buffer::from_raw(cells.cells_mut(), offsets.rows(), offsets.phase_mask(), stop_when_doomed) };
+        let buffer = unsafe {
+            Buffer::from_raw(
+                cells.cells_mut(),
+                (offsets.rows(), offsets.vectors()),
+                offsets.phase_mask(),
+                stop_when_doomed,
+            )
+        };
         (buffer, progress)
     }
 
@@ -400,14 +438,15 @@ impl<'a> Buffer<'a> {
     /// # Safety
     /// `cells` is a buffer of the layout `table` (24 moves a row, rows by
     /// `phase_mask`) comes from, at least its length, walked on by this
-    /// kernel only.
+    /// kernel only; `vectors` are the table's moves.
     unsafe fn from_raw(
         cells: &'a mut [u8],
-        table: &'a [isize],
+        (table, vectors): (&'a [isize], &'a [i32]),
         phase_mask: usize,
         stop_when_doomed: bool,
     ) -> Buffer<'a> {
-        Buffer { base: cells.as_mut_ptr(), len: cells.len(), table, phase_mask, stop_when_doomed, cells: PhantomData }
+        let base = cells.as_mut_ptr();
+        Buffer { base, len: cells.len(), table, vectors, phase_mask, stop_when_doomed, cells: PhantomData }
     }
 
     /// The offsets of the moves from `cur`, by its phase.

@@ -11,7 +11,7 @@
 use std::arch::x86_64::*;
 
 use super::{to_the_end, Buffer, K, LOW_SCALED, SCALE};
-use crate::layout::GATHER_SLACK;
+use crate::layout::VECTOR_SLACK;
 use crate::walk::cpu::{Avx2, Avx512};
 use crate::walk::{pair_loop, Paired, Stepper};
 
@@ -33,11 +33,11 @@ pub(crate) struct Gather<'a, W> {
 
 impl<'a, W: Lanes> Gather<'a, W> {
     /// The stepper of `buffer` on `width`. Panics where the layout is not
-    /// tiled (only tiled buffers end in [`GATHER_SLACK`] blocked bytes, so
-    /// that a word read from any neighbour of a board cell stays inside)
-    /// or an offset leaves 32 bits.
+    /// tiled (the only one it is chosen on, where a 3D buffer ends in
+    /// [`VECTOR_SLACK`] blocked bytes, so that a word read from any
+    /// neighbour of a board cell stays inside) or an offset leaves 32 bits.
     pub(crate) fn new(buffer: Buffer<'a>, width: W) -> Gather<'a, W> {
-        assert!(buffer.phase_mask > 0 && buffer.len >= GATHER_SLACK, "a tiled buffer, with its slack");
+        assert!(buffer.phase_mask > 0 && buffer.len >= VECTOR_SLACK, "a tiled buffer, with its slack");
         let lanes = buffer.table.iter().map(|&o| i32::try_from(o).expect("a move's offset fits 32 bits")).collect();
         Gather { buffer, lanes, width }
     }

@@ -1,0 +1,290 @@
+//! The scaled-degree step on a row-major 3D board with AVX-512 VBMI: the
+//! 24 neighbours of a cell lie in at most 16 rows of the last axis, each
+//! within 8 bytes of the others in its row, so the step reads 16 row
+//! windows of 8 bytes (two to a 16-byte vector), takes a degree from the
+//! neighbours with one byte subtraction a pair of windows, stores the
+//! windows back, and gathers the 24 neighbours' keys out of the two
+//! 64-byte registers with one byte permute (`vpermt2b`) and a vector
+//! minimum. About 70 instructions a step against the scalar scan's 200,
+//! with no gather (Zen 4 runs those slower than the loads they replace,
+//! docs/performance/engine.md).
+//!
+//! Row-major, because the windows need each row's cells in order; the
+//! board takes that layout wherever this kernel will walk it
+//! ([`crate::walk::select::walk_tile_bits`]). The walk is the same as
+//! [`super::Pointers`]', cell for cell (the walk tests).
+//!
+//! A step's windows overlap the previous step's, at other offsets: a load
+//! cannot take its bytes from a pending store it only partly covers, so it
+//! waits for the store to reach the cache. The previous step's stores come
+//! early in it and its minimum takes longer, so they have landed by the
+//! time the next step loads.
+
+use std::arch::x86_64::*;
+
+use super::{to_the_end, Buffer, K, LOW_SCALED};
+use crate::board::Board;
+use crate::moves::Moves;
+use crate::walk::cpu::Avx512Vbmi;
+use crate::walk::{pair_loop, Paired, PausedWalk, Stepper};
+
+/// Bytes a window holds: one 64-bit load.
+const WIDTH: i64 = 8;
+/// At most this many windows (two 64-byte registers of 8-byte windows).
+const MAX_ROWS: usize = 16;
+/// A key (scaled value in the high byte, move index in the low one) of a
+/// blocked neighbour: a scaled value of 128 or more.
+const BLOCKED_KEY: u32 = 128 << 8;
+/// Keys below this can doom a walk (see [`super::LOW_KEY`]).
+const LOW_KEY: u32 = LOW_SCALED << 8;
+
+/// Where a move set's windows lie from a cell, and what a step does with
+/// them: a plan for one move order. Its [`Rows`] depend on the moves
+/// alone, so two walks in other orders of them share one copy (two
+/// copies spill the registers: 15.0 ns a step in pairs against 11.1 in a
+/// scratch C harness, (2,1) 3D N=140).
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    rows: Rows,
+    /// `vpermt2b`'s index: the high byte of 16-bit lane `k` is move `k`'s
+    /// byte among the 128 of the windows.
+    index: Bytes64,
+}
+
+/// The windows of a move set, in the order of their offsets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rows {
+    /// Offset of each window's first byte from the cell, two windows to a
+    /// vector; a set of an odd number of rows repeats its last window in
+    /// the pair's second half, which subtracts and stores the same bytes.
+    starts: [isize; MAX_ROWS],
+    /// The decrement of each pair of windows: the scaled degree, 4, in
+    /// each neighbour's byte.
+    masks: Masks,
+    /// Each lane's move index (its low byte); 0xffff in the lanes past K.
+    lanes: Bytes64,
+    /// Pairs of windows a step loads (6 or 8).
+    pairs: usize,
+}
+
+#[repr(C, align(16))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Masks([u64; MAX_ROWS]);
+
+#[repr(C, align(64))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bytes64([u8; 64]);
+
+/// Padded cells up to which a board takes this kernel. Row-major windows
+/// touch 16 or more cache lines a step where 4x4x4 tiles touch about 8, so
+/// past a few megabytes the tiles' locality is worth more than the
+/// window scan's fewer instructions. (2,1) 3D, a pair of walks, the
+/// windows against the tiled scalar scan, Zen 4 (1 MiB L2 a core): N=100
+/// (1.1 MB) 30 % faster, N=120 16 %, N=140 (3.0 MB) 12 %, N=160 (4.4 MB)
+/// even, N=200 slower (docs/performance/engine.md).
+pub(crate) const WINDOWS_MAX_PADDED: u128 = 4 << 20;
+
+/// Whether walks of `moves` on `board` can take this kernel on a
+/// row-major layout: [`Plan::new`]'s conditions, from the board's sides
+/// and the moves alone (the layout is chosen from this), on a board of at
+/// most [`WINDOWS_MAX_PADDED`] padded cells.
+pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
+    if !super::fits(board, moves) {
+        return false;
+    }
+    let sides = board.sides().iter().map(|&n| u64::from(n));
+    if crate::layout::padded_len(sides, moves.reach(), 0) > WINDOWS_MAX_PADDED {
+        return false;
+    }
+    let reach = i64::from(moves.reach());
+    // Row-major offsets of the padded board, the last axis fastest.
+    let side = |a: usize| i64::from(board.sides()[a]) + 2 * reach;
+    let (s1, s2) = (side(2), side(1) * side(2));
+    let offsets: Vec<isize> =
+        moves.iter().map(|v| (i64::from(v[0]) * s2 + i64::from(v[1]) * s1 + i64::from(v[2])) as isize).collect();
+    let vectors: Vec<i32> = moves.iter().flatten().copied().collect();
+    Plan::new(&offsets, &vectors).is_some()
+}
+
+impl Plan {
+    /// The plan of 24 moves of row-major `offsets` (one row) and their
+    /// `vectors` (3 a move), or `None` where windows cannot hold them: a
+    /// move's last component more than 7 from another's, rows other than
+    /// 11-12 or 15-16 (6 or 8 pairs, the two loops compiled), a move
+    /// within its own cell's row, or two rows' windows closer than 8 bytes
+    /// (a small board, whose windows would overlap).
+    pub(crate) fn new(offsets: &[isize], vectors: &[i32]) -> Option<Plan> {
+        if offsets.len() != K || vectors.len() != 3 * K {
+            return None;
+        }
+        let last = |k: usize| vectors[3 * k + 2] as isize;
+        let least = (0..K).map(last).min()?;
+        if (0..K).any(|k| last(k) - least >= WIDTH as isize || offsets[k] == last(k)) {
+            return None;
+        }
+        // Each move's window, by its first byte.
+        let start = |k: usize| offsets[k] - last(k) + least;
+        let mut starts: Vec<isize> = (0..K).map(start).collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let pairs = starts.len().div_ceil(2);
+        let apart = starts.windows(2).all(|w| w[1] - w[0] >= WIDTH as isize);
+        if !(pairs == 6 || pairs == 8) || !apart {
+            return None;
+        }
+        let mut rows = Rows { starts: [0; MAX_ROWS], masks: Masks([0; MAX_ROWS]), lanes: Bytes64([0xff; 64]), pairs };
+        rows.starts[..starts.len()].copy_from_slice(&starts);
+        let mut index = [0u8; 64];
+        for k in 0..K {
+            let (row, at) = (starts.binary_search(&start(k)).unwrap_or(0), (last(k) - least) as u32);
+            rows.masks.0[row] |= u64::from(super::SCALE) << (8 * at);
+            index[2 * k + 1] = (row * WIDTH as usize) as u8 + at as u8;
+            (rows.lanes.0[2 * k], rows.lanes.0[2 * k + 1]) = (k as u8, 0);
+        }
+        if starts.len() % 2 == 1 {
+            let r = starts.len();
+            (rows.starts[r], rows.masks.0[r]) = (rows.starts[r - 1], rows.masks.0[r - 1]);
+        }
+        Some(Plan { rows, index: Bytes64(index) })
+    }
+}
+
+/// The window scan's stepper (see [`super::Pointers`]); `P` pairs of
+/// windows a step, `rows` shared with the walk beside it.
+pub(crate) struct Windows<'a, 'r, const P: usize> {
+    buffer: Buffer<'a>,
+    rows: &'r Rows,
+    /// [`Plan::index`].
+    index: Bytes64,
+    _proof: Avx512Vbmi,
+}
+
+/// Which move of a lane's key: its low byte.
+const MOVE_MASK: u32 = 31;
+
+impl<const P: usize> Windows<'_, '_, P> {
+    /// The least key of the neighbours of `cur`, each neighbour's degree
+    /// taken.
+    ///
+    /// # Safety
+    /// As for [`Stepper::step`]; the CPU has the proof's features, and the
+    /// function this inlines into is compiled with them.
+    #[inline(always)]
+    unsafe fn least(&self, cur: usize) -> u32 {
+        let rows = self.rows;
+        let at = self.buffer.base.wrapping_add(cur);
+        let (base, len) = (self.buffer.base, self.buffer.len);
+        // SAFETY: each window starts at most `reach` before a neighbour of
+        // the board cell `cur` and ends at most 7 bytes after it, inside
+        // the buffer or its slack (`VECTOR_SLACK`); the windows of a step
+        // are disjoint (`Plan::new`), so a pair's two stores never undo
+        // another's decrement.
+        unsafe {
+            let mut w = [_mm_setzero_si128(); 8];
+            for (i, w) in w.iter_mut().enumerate().take(P) {
+                let (a, b) = (at.wrapping_offset(rows.starts[2 * i]), at.wrapping_offset(rows.starts[2 * i + 1]));
+                debug_assert!((a as usize).wrapping_sub(base as usize) + 8 <= len);
+                debug_assert!((b as usize).wrapping_sub(base as usize) + 8 <= len);
+                let v = _mm_insert_epi64::<1>(_mm_loadl_epi64(a.cast()), b.cast::<i64>().read_unaligned());
+                let d = _mm_sub_epi8(v, _mm_load_si128(rows.masks.0.as_ptr().add(2 * i).cast()));
+                _mm_storel_epi64(a.cast(), d);
+                b.cast::<i64>().write_unaligned(_mm_extract_epi64::<1>(d));
+                *w = v;
+            }
+            let half = |i: usize| {
+                let low = _mm256_set_m128i(w[i + 1], w[i]);
+                _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), _mm256_set_m128i(w[i + 3], w[i + 2]))
+            };
+            let picked = _mm512_maskz_permutex2var_epi8(
+                0xaaaa_aaaa_aaaa,
+                half(0),
+                _mm512_load_si512(self.index.0.as_ptr().cast()),
+                half(4),
+            );
+            let keys = _mm512_or_si512(picked, _mm512_load_si512(rows.lanes.0.as_ptr().cast()));
+            let h = _mm256_min_epu16(_mm512_castsi512_si256(keys), _mm512_extracti64x4_epi64::<1>(keys));
+            let q = _mm_min_epu16(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
+            _mm_cvtsi128_si32(_mm_minpos_epu16(q)) as u32 & 0xffff
+        }
+    }
+}
+
+// SAFETY: as for `Pointers`: the windows hold the neighbours of a board
+// cell, inside the buffer and its slack, and the step returns an open
+// cell.
+unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
+    #[inline(always)]
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+        // SAFETY: the caller's; the proof's features are compiled in
+        // (`alone`, `pair`).
+        let best = unsafe { self.least(cur) };
+        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
+        // SAFETY: the caller's; the least key is `cur`'s.
+        unsafe { self.buffer.take(cur, least, forced) }
+    }
+}
+
+/// The plan of `buffer`'s moves. Panics where the buffer is tiled or its
+/// moves have no plan: the layout is row-major exactly where [`fits`]
+/// holds.
+fn plan_of(buffer: &Buffer<'_>) -> Plan {
+    assert_eq!(buffer.phase_mask, 0, "a row-major buffer");
+    Plan::new(buffer.table, buffer.vectors).expect("moves whose windows fit")
+}
+
+/// One walk to its end ([`super::to_the_end`]) on `buffer`.
+pub(crate) fn alone(buffer: Buffer<'_>, proof: Avx512Vbmi, progress: &mut PausedWalk, path: Option<&mut Vec<usize>>) {
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
+    unsafe fn run<const P: usize>(
+        walk: (Buffer<'_>, Plan, Avx512Vbmi),
+        progress: &mut PausedWalk,
+        path: Option<&mut Vec<usize>>,
+    ) {
+        let (buffer, Plan { rows, index }, proof) = walk;
+        to_the_end(Paired { stepper: Windows::<P> { buffer, rows: &rows, index, _proof: proof }, progress }, path);
+    }
+    let plan = plan_of(&buffer);
+    // SAFETY: the proof says the CPU has the features.
+    unsafe {
+        match plan.rows.pairs {
+            6 => run::<6>((buffer, plan, proof), progress, path),
+            _ => run::<8>((buffer, plan, proof), progress, path),
+        }
+    }
+}
+
+/// Two walks a step each in turn until one ends ([`crate::walk::run_pair`]),
+/// each on its own buffer and move order (of the same moves, whose
+/// [`Rows`] they share).
+pub(crate) fn pair(
+    (a, pa): (Buffer<'_>, &mut PausedWalk),
+    (b, pb): (Buffer<'_>, &mut PausedWalk),
+    proof: Avx512Vbmi,
+) -> [bool; 2] {
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
+    unsafe fn run<const P: usize>(
+        (a, pa): (Buffer<'_>, &mut PausedWalk),
+        (b, pb): (Buffer<'_>, &mut PausedWalk),
+        (rows, index_a, index_b): (Rows, Bytes64, Bytes64),
+        proof: Avx512Vbmi,
+    ) -> [bool; 2] {
+        pair_loop(
+            Paired { stepper: Windows::<P> { buffer: a, rows: &rows, index: index_a, _proof: proof }, progress: pa },
+            Paired { stepper: Windows::<P> { buffer: b, rows: &rows, index: index_b, _proof: proof }, progress: pb },
+        )
+    }
+    let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
+    assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
+    let shared = (plan_a.rows, plan_a.index, plan_b.index);
+    // SAFETY: the proof says the CPU has the features.
+    unsafe {
+        match shared.0.pairs {
+            6 => run::<6>((a, pa), (b, pb), shared, proof),
+            _ => run::<8>((a, pa), (b, pb), shared, proof),
+        }
+    }
+}
