@@ -144,7 +144,7 @@ pub(crate) fn walk<T: Degree>(
         DegreeKernel::Scaled3d(rule) => {
             let deg = T::narrow(deg).expect("scaled walks are chosen for byte degrees");
             assert!(moves.count() == w_3d_scaled::K && xy.len() == 3, "scaled walks take 24 moves in 3D");
-            let plus = rule == w_3d_scaled::Rule::Plus;
+            let plus = matches!(rule, w_3d_scaled::Rule::Plus(_));
             assert!(!plus || w_3d_scaled::plus::fits(layout.distance_bound()), "W+ distances past the scaled keys");
             // SAFETY: as above.
             unsafe { w_3d_scaled::walk(deg, moves, (start, xy), rule, path, stop_when_doomed) }

@@ -253,7 +253,7 @@ fn degree_kernel(
                 return DegreeKernel::Scaled3d(Rule::W(scan));
             }
             Tiebreak::Distance if w_3d_scaled::plus::fits(distance_bound(board, moves)) => {
-                return DegreeKernel::Scaled3d(Rule::Plus);
+                return DegreeKernel::Scaled3d(Rule::Plus(w_3d_scaled::windows_on(board, moves, cpu)));
             }
             _ => {}
         }

@@ -384,7 +384,7 @@ fn windows_proof(test: &str) -> Option<cpu::Avx512Vbmi> {
 }
 
 #[test]
-fn rule_w_on_row_major_3d_boards_takes_the_generic_walks_path_on_the_window_scan() {
+fn w_and_w_plus_on_row_major_3d_boards_take_the_generic_walks_path_on_the_window_scan() {
     let Some(proof) = windows_proof("window scan") else { return };
     let mut tally = Tally::default();
     for (rule, sides) in cases() {
@@ -396,13 +396,17 @@ fn rule_w_on_row_major_3d_boards_takes_the_generic_walks_path_on_the_window_scan
         for rotation in [0, 2, 5, 11] {
             let case = Case::new(&rule, &sides, rotation);
             assert_eq!(case.layout.phase_mask(), 0, "the window scan's boards are row-major");
-            let kernel = case.kernels.degree_kernel(Tiebreak::First);
+            let w = case.kernels.degree_kernel(Tiebreak::First);
             let windows = w_3d_scaled::Rule::W(w_3d_scaled::ScanChoice::Fixed(w_3d_scaled::Scan::Windows(proof)));
-            assert_eq!(kernel, DegreeKernel::Scaled3d(windows));
+            assert_eq!(w, DegreeKernel::Scaled3d(windows));
+            let plus = case.kernels.degree_kernel(Tiebreak::Distance);
+            assert_eq!(plus, DegreeKernel::Scaled3d(w_3d_scaled::Rule::Plus(Some(proof))));
             let step = (case.cells / 40).max(1) as usize;
             for start in (0..case.cells).step_by(step) {
-                let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} windows");
-                tally.check(&case, start, false, &label, |stop| case.on(kernel, start, stop));
+                for (kernel, is_plus) in [(w, false), (plus, true)] {
+                    let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {kernel:?}");
+                    tally.check(&case, start, is_plus, &label, |stop| case.on(kernel, start, stop));
+                }
             }
         }
     }

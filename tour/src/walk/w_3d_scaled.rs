@@ -290,9 +290,10 @@ fn scale(deg: &mut [u8], start: usize) {
 pub(crate) enum Rule {
     /// Rule W, scanning as the choice says.
     W(ScanChoice),
-    /// W+, on the scalar scan ([`plus`]): boards whose distance terms fit
-    /// its keys ([`plus::fits`]).
-    Plus,
+    /// W+ ([`plus`]): boards whose distance terms fit its keys
+    /// ([`plus::fits`]), on the window scan where the proof is given (the
+    /// board is then row-major, [`windows_on`]), else on the scalar one.
+    Plus(Option<Avx512Vbmi>),
 }
 
 /// Runs one walk by `rule` from padded cell `start` on byte degrees `deg`
@@ -323,7 +324,12 @@ pub(super) unsafe fn walk(
     let buffer = unsafe { Buffer::from_raw(deg, (moves.offsets, moves.vectors), moves.phase_mask, stop_when_doomed) };
     match rule {
         Rule::W(scan) => alone(scan.scan(), buffer, &mut progress, path),
-        Rule::Plus => {
+        #[cfg(target_arch = "x86_64")]
+        Rule::Plus(Some(proof)) => {
+            keyed::centre(xy, moves.sides);
+            windows::alone_plus(buffer, xy, proof, &mut progress, path);
+        }
+        Rule::Plus(_) => {
             keyed::centre(xy, moves.sides);
             let stepper = plus::Plus::new(Pointers::new(buffer), moves.vectors, xy);
             to_the_end(Paired { stepper, progress: &mut progress }, path);

@@ -42,21 +42,30 @@ pub(crate) struct Plus<'a> {
     dot2: [[u32; K]; K],
 }
 
+/// A walk's parts and the moves' products: `(BIAS - rel(k)) << 5 | k` per
+/// move from the cell whose doubled centre offset is `centred` (`2x - (n -
+/// 1)` an axis), and `(2 v_j . v_k) << 5` by (j, k), what a move j takes
+/// from part k; the moves `vectors` are K x 3, in the walk's order. Each
+/// part is below 2^25. Panics if a distance term falls outside the parts
+/// ([`fits`] says which boards).
+pub(crate) fn parts(vectors: &[i32], centred: &[i64]) -> ([u32; K], [[u32; K]; K]) {
+    assert_eq!(vectors.len(), K * centred.len(), "K moves of the board's axes");
+    let v = |k: usize| &vectors[k * centred.len()..(k + 1) * centred.len()];
+    let part = |k: usize| {
+        let term = BIAS - keyed::rel(v(k), centred);
+        assert!((0..2 * BIAS).contains(&term), "a distance term past the parts");
+        (term as u32) << MOVE_BITS | k as u32
+    };
+    let dot2 = std::array::from_fn(|j| std::array::from_fn(|k| (keyed::dot2_of(v(j), v(k)) as u32) << MOVE_BITS));
+    (std::array::from_fn(part), dot2)
+}
+
 impl<'a> Plus<'a> {
     /// The stepper of a walk on `pointers`' buffer standing on the cell
-    /// whose doubled centre offset is `centred` (`2x - (n - 1)` an axis),
-    /// with the moves `vectors` (K x 3, in the walk's order). Panics if a
-    /// distance term falls outside the parts ([`fits`] says which boards).
+    /// whose doubled centre offset is `centred`, with the moves `vectors`
+    /// ([`parts`]).
     pub(crate) fn new(pointers: Pointers<'a>, vectors: &[i32], centred: &[i64]) -> Plus<'a> {
-        assert_eq!(vectors.len(), K * centred.len(), "K moves of the board's axes");
-        let v = |k: usize| &vectors[k * centred.len()..(k + 1) * centred.len()];
-        let part = |k: usize| {
-            let term = BIAS - keyed::rel(v(k), centred);
-            assert!((0..2 * BIAS).contains(&term), "a distance term past the parts");
-            (term as u32) << MOVE_BITS | k as u32
-        };
-        let parts = std::array::from_fn(part);
-        let dot2 = std::array::from_fn(|j| std::array::from_fn(|k| (keyed::dot2_of(v(j), v(k)) as u32) << MOVE_BITS));
+        let (parts, dot2) = parts(vectors, centred);
         Plus { pointers, parts, dot2 }
     }
 }
@@ -80,4 +89,4 @@ unsafe impl Stepper for Plus<'_> {
     }
 }
 
-const _: () = assert!(K < 1 << MOVE_BITS && (SCALE as u32) * (K as u32) < 128);
+const _: () = assert!(K < 1 << MOVE_BITS && (SCALE as u32) * (K as u32) < 128 && 2 * BIAS << MOVE_BITS <= 1 << 25);

@@ -46,9 +46,11 @@ const LOW_KEY: u32 = LOW_SCALED << 8;
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
     rows: Rows,
-    /// `vpermt2b`'s index: the high byte of 16-bit lane `k` is move `k`'s
-    /// byte among the 128 of the windows.
+    /// `vpermt2b`'s index for rule W: the high byte of 16-bit lane `k` is
+    /// move `k`'s byte among the 128 of the windows.
     index: Bytes64,
+    /// W+'s: the high byte of 32-bit lane `k` (of 16, then of 8).
+    index_plus: [Bytes64; 2],
 }
 
 /// The windows of a move set, in the order of their offsets.
@@ -134,51 +136,49 @@ impl Plan {
         }
         let mut rows = Rows { starts: [0; MAX_ROWS], masks: Masks([0; MAX_ROWS]), lanes: Bytes64([0xff; 64]), pairs };
         rows.starts[..starts.len()].copy_from_slice(&starts);
-        let mut index = [0u8; 64];
+        let (mut index, mut index_plus) = ([0u8; 64], [Bytes64([0; 64]); 2]);
         for k in 0..K {
             let (row, at) = (starts.binary_search(&start(k)).unwrap_or(0), (last(k) - least) as u32);
             rows.masks.0[row] |= u64::from(super::SCALE) << (8 * at);
-            index[2 * k + 1] = (row * WIDTH as usize) as u8 + at as u8;
+            let byte = (row * WIDTH as usize) as u8 + at as u8;
+            index[2 * k + 1] = byte;
+            index_plus[k / 16].0[4 * (k % 16) + 3] = byte;
             (rows.lanes.0[2 * k], rows.lanes.0[2 * k + 1]) = (k as u8, 0);
         }
         if starts.len() % 2 == 1 {
             let r = starts.len();
             (rows.starts[r], rows.masks.0[r]) = (rows.starts[r - 1], rows.masks.0[r - 1]);
         }
-        Some(Plan { rows, index: Bytes64(index) })
+        Some(Plan { rows, index: Bytes64(index), index_plus })
     }
 }
 
-/// The window scan's stepper (see [`super::Pointers`]); `P` pairs of
-/// windows a step, `rows` shared with the walk beside it.
-pub(crate) struct Windows<'a, 'r, const P: usize> {
+/// A walk's windows: its buffer and the rows it shares with the walk
+/// beside it; `P` pairs of windows a step. The steppers of rule W
+/// ([`Windows`]) and W+ ([`PlusWindows`]) hold one.
+struct Board3<'a, 'r, const P: usize> {
     buffer: Buffer<'a>,
     rows: &'r Rows,
-    /// [`Plan::index`].
-    index: Bytes64,
     _proof: Avx512Vbmi,
 }
 
-/// Which move of a lane's key: its low byte.
-const MOVE_MASK: u32 = 31;
-
-impl<const P: usize> Windows<'_, '_, P> {
-    /// The least key of the neighbours of `cur`, each neighbour's degree
-    /// taken.
+impl<const P: usize> Board3<'_, '_, P> {
+    /// Takes a degree from each neighbour of `cur` and returns the
+    /// windows as they were before: rows 0-7 and 8-15, 8 bytes each.
     ///
     /// # Safety
     /// As for [`Stepper::step`]; the CPU has the proof's features, and the
     /// function this inlines into is compiled with them.
     #[inline(always)]
-    unsafe fn least(&self, cur: usize) -> u32 {
+    unsafe fn take_degrees(&self, cur: usize) -> (__m512i, __m512i) {
         let rows = self.rows;
         let at = self.buffer.base.wrapping_add(cur);
         let (base, len) = (self.buffer.base, self.buffer.len);
         // SAFETY: each window starts at most `reach` before a neighbour of
         // the board cell `cur` and ends at most 7 bytes after it, inside
-        // the buffer or its slack (`VECTOR_SLACK`); the windows of a step
-        // are disjoint (`Plan::new`), so a pair's two stores never undo
-        // another's decrement.
+        // the buffer or its slack ([`crate::layout::VECTOR_SLACK`]); the
+        // windows of a step are disjoint (`Plan::new`), so a pair's two
+        // stores never undo another's decrement.
         unsafe {
             let mut w = [_mm_setzero_si128(); 8];
             for (i, w) in w.iter_mut().enumerate().take(P) {
@@ -195,13 +195,35 @@ impl<const P: usize> Windows<'_, '_, P> {
                 let low = _mm256_set_m128i(w[i + 1], w[i]);
                 _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), _mm256_set_m128i(w[i + 3], w[i + 2]))
             };
-            let picked = _mm512_maskz_permutex2var_epi8(
-                0xaaaa_aaaa_aaaa,
-                half(0),
-                _mm512_load_si512(self.index.0.as_ptr().cast()),
-                half(4),
-            );
-            let keys = _mm512_or_si512(picked, _mm512_load_si512(rows.lanes.0.as_ptr().cast()));
+            (half(0), half(4))
+        }
+    }
+}
+
+/// Rule W's window stepper (see [`super::Pointers`]).
+pub(crate) struct Windows<'a, 'r, const P: usize> {
+    board: Board3<'a, 'r, P>,
+    /// [`Plan::index`].
+    index: Bytes64,
+}
+
+/// Which move of a lane's key: its low bits.
+const MOVE_MASK: u32 = 31;
+
+impl<const P: usize> Windows<'_, '_, P> {
+    /// The least key of the neighbours of `cur`, each neighbour's degree
+    /// taken.
+    ///
+    /// # Safety
+    /// As for [`Board3::take_degrees`].
+    #[inline(always)]
+    unsafe fn least(&self, cur: usize) -> u32 {
+        // SAFETY: the caller's.
+        unsafe {
+            let (low, high) = self.board.take_degrees(cur);
+            let index = _mm512_load_si512(self.index.0.as_ptr().cast());
+            let picked = _mm512_maskz_permutex2var_epi8(0xaaaa_aaaa_aaaa, low, index, high);
+            let keys = _mm512_or_si512(picked, _mm512_load_si512(self.board.rows.lanes.0.as_ptr().cast()));
             let h = _mm256_min_epu16(_mm512_castsi512_si256(keys), _mm512_extracti64x4_epi64::<1>(keys));
             let q = _mm_min_epu16(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
             _mm_cvtsi128_si32(_mm_minpos_epu16(q)) as u32 & 0xffff
@@ -220,7 +242,62 @@ unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
         let best = unsafe { self.least(cur) };
         let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
-        unsafe { self.buffer.take(cur, least, forced) }
+        unsafe { self.board.buffer.take(cur, least, forced) }
+    }
+}
+
+/// W+'s keys in 32-bit lanes: the scaled degree `4d` shifted up by 23
+/// (`d << 25`) plus the move's part ([`super::plus::Parts`], below 2^25),
+/// so blocked cells (a scaled value of 128 or more) start at `128 << 23`.
+const PLUS_SHIFT: u32 = 23;
+const PLUS_BLOCKED: u32 = 128 << PLUS_SHIFT;
+const PLUS_LOW: u32 = LOW_SCALED << PLUS_SHIFT;
+
+/// 32 lanes of 32 bits, as two vectors; lanes past K unused.
+#[repr(C, align(64))]
+#[derive(Debug, Clone, Copy)]
+struct Lanes32([u32; 32]);
+
+/// W+'s window stepper: rule W's windows, the parts of the cell it stands
+/// on and the moves' products, as in [`super::plus::Plus`].
+pub(crate) struct PlusWindows<'a, 'r, const P: usize> {
+    board: Board3<'a, 'r, P>,
+    index: [Bytes64; 2],
+    parts: Lanes32,
+    dot2: Box<[Lanes32; K]>,
+}
+
+// SAFETY: as for `Windows`.
+unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
+    #[inline(always)]
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+        // SAFETY: the caller's; the proof's features are compiled in
+        // (`alone_plus`).
+        let best = unsafe {
+            let (low, high) = self.board.take_degrees(cur);
+            let key = |i: usize, mask: u64| {
+                let index = _mm512_load_si512(self.index[i].0.as_ptr().cast());
+                let bytes = _mm512_maskz_permutex2var_epi8(mask, low, index, high);
+                let parts = _mm512_load_si512(self.parts.0.as_ptr().add(16 * i).cast());
+                _mm512_add_epi32(_mm512_srli_epi32::<1>(bytes), parts)
+            };
+            let (a, b) = (key(0, 0x8888_8888_8888_8888), key(1, 0x8888_8888));
+            let m = _mm256_min_epu32(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64::<1>(a));
+            let m = _mm256_min_epu32(m, _mm512_castsi512_si256(b));
+            let h = _mm_min_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+            let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b01_00_11_10>(h));
+            let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
+            _mm_cvtsi128_si32(h) as u32
+        };
+        let k = (best & MOVE_MASK) as usize;
+        let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
+        // SAFETY: the caller's; the least key is `cur`'s.
+        let next = unsafe { self.board.buffer.take(cur, least, forced) }?;
+        // The walk moved by move k: every distance term shifts with it.
+        for (part, &d) in self.parts.0.iter_mut().zip(&self.dot2[k].0) {
+            *part = part.wrapping_sub(d);
+        }
+        Some(next)
     }
 }
 
@@ -242,8 +319,9 @@ pub(crate) fn alone(buffer: Buffer<'_>, proof: Avx512Vbmi, progress: &mut Paused
         progress: &mut PausedWalk,
         path: Option<&mut Vec<usize>>,
     ) {
-        let (buffer, Plan { rows, index }, proof) = walk;
-        to_the_end(Paired { stepper: Windows::<P> { buffer, rows: &rows, index, _proof: proof }, progress }, path);
+        let (buffer, Plan { rows, index, .. }, _proof) = walk;
+        let board = Board3::<P> { buffer, rows: &rows, _proof };
+        to_the_end(Paired { stepper: Windows { board, index }, progress }, path);
     }
     let plan = plan_of(&buffer);
     // SAFETY: the proof says the CPU has the features.
@@ -270,12 +348,11 @@ pub(crate) fn pair(
         (a, pa): (Buffer<'_>, &mut PausedWalk),
         (b, pb): (Buffer<'_>, &mut PausedWalk),
         (rows, index_a, index_b): (Rows, Bytes64, Bytes64),
-        proof: Avx512Vbmi,
+        _proof: Avx512Vbmi,
     ) -> [bool; 2] {
-        pair_loop(
-            Paired { stepper: Windows::<P> { buffer: a, rows: &rows, index: index_a, _proof: proof }, progress: pa },
-            Paired { stepper: Windows::<P> { buffer: b, rows: &rows, index: index_b, _proof: proof }, progress: pb },
-        )
+        let a = Windows { board: Board3::<P> { buffer: a, rows: &rows, _proof }, index: index_a };
+        let b = Windows { board: Board3::<P> { buffer: b, rows: &rows, _proof }, index: index_b };
+        pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
     assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
@@ -285,6 +362,46 @@ pub(crate) fn pair(
         match shared.0.pairs {
             6 => run::<6>((a, pa), (b, pb), shared, proof),
             _ => run::<8>((a, pa), (b, pb), shared, proof),
+        }
+    }
+}
+
+/// One W+ walk to its end on `buffer`, standing on the cell whose doubled
+/// centre offset is `centred` ([`super::plus::parts`]).
+pub(crate) fn alone_plus(
+    buffer: Buffer<'_>,
+    centred: &[i64],
+    proof: Avx512Vbmi,
+    progress: &mut PausedWalk,
+    path: Option<&mut Vec<usize>>,
+) {
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
+    unsafe fn run<const P: usize>(
+        walk: (Buffer<'_>, Plan, [u32; K], Box<[Lanes32; K]>, Avx512Vbmi),
+        progress: &mut PausedWalk,
+        path: Option<&mut Vec<usize>>,
+    ) {
+        let (buffer, Plan { rows, index_plus, .. }, parts, dot2, _proof) = walk;
+        let board = Board3::<P> { buffer, rows: &rows, _proof };
+        let mut lanes = Lanes32([0; 32]);
+        lanes.0[..K].copy_from_slice(&parts);
+        to_the_end(Paired { stepper: PlusWindows { board, index: index_plus, parts: lanes, dot2 }, progress }, path);
+    }
+    let plan = plan_of(&buffer);
+    let (parts, products) = super::plus::parts(buffer.vectors, centred);
+    let dot2 = Box::new(std::array::from_fn(|j| {
+        let mut row = Lanes32([0; 32]);
+        row.0[..K].copy_from_slice(&products[j]);
+        row
+    }));
+    let walk = (buffer, plan, parts, dot2, proof);
+    // SAFETY: the proof says the CPU has the features.
+    unsafe {
+        match walk.1.rows.pairs {
+            6 => run::<6>(walk, progress, path),
+            _ => run::<8>(walk, progress, path),
         }
     }
 }
