@@ -89,4 +89,4 @@ unsafe impl Stepper for Plus<'_> {
     }
 }
 
-const _: () = assert!(K < 1 << MOVE_BITS && (SCALE as u32) * (K as u32) < 128 && 2 * BIAS << MOVE_BITS <= 1 << 25);
+const _: () = assert!(K < 1 << MOVE_BITS && (SCALE as u32) * (K as u32) < 128 && (2 * BIAS) << MOVE_BITS <= 1 << 25);
