@@ -149,14 +149,11 @@ impl Configuration {
         let mut need = self.memory_need(record_path);
         let kernels = Kernels::choose(&self.board, &self.moves, Cpu::detect());
         let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
-        if methods.iter().any(|m| m.walks_w_plus()) {
-            let (shared, per_thread) = kernels.w_plus_bytes();
-            need.shared = need.shared.saturating_add(bytes(shared));
-            need.per_thread = need.per_thread.saturating_add(bytes(per_thread));
-        }
-        if methods.iter().any(|m| m.walks(crate::Tiebreak::First)) {
-            need.per_thread = need.per_thread.saturating_add(bytes(kernels.w_bytes()));
-        }
+        let plus = methods.iter().any(|m| m.walks_w_plus());
+        let w = methods.iter().any(|m| m.walks(crate::Tiebreak::First));
+        let (shared, per_thread) = kernels.walk_bytes(plus, w);
+        need.shared = need.shared.saturating_add(bytes(shared));
+        need.per_thread = need.per_thread.saturating_add(bytes(per_thread));
         if methods.contains(&Method::Solve) {
             let padded = self.padded_cells();
             let solve = padded.saturating_mul(44).saturating_add(u128::from(self.board.cells()) * 32);

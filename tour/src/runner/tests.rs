@@ -42,10 +42,12 @@ fn without_sse41_the_scalar_kernels_are_chosen() {
     let scalar = Kernels::choose(c.board(), c.moves(), Cpu::detect().without_sse41());
     assert_eq!(scalar.w_plus(), Some(GroupKernel::WPlusDistanceCells));
     assert_eq!((scalar.w_grouped(), scalar.walks_at_once()), (None, 2));
+    // 3D: W+ walks pair on the row windows where the CPU has AVX-512 VBMI.
     let c = config(&[2, 1], &[6, 6, 6]);
     for cpu in Cpu::feature_sets() {
         let k = Kernels::choose(c.board(), c.moves(), cpu);
-        assert_eq!((k.w_plus(), k.w_grouped()), (None, Some(GroupKernel::WScaled3d)));
+        let plus = crate::walk::cpu::Avx512Vbmi::new(cpu).map(|_| GroupKernel::WPlusScaled3d);
+        assert_eq!((k.w_plus(), k.w_grouped()), (plus, Some(GroupKernel::WScaled3d)), "{cpu:?}");
     }
 }
 
@@ -157,18 +159,23 @@ fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
     let (plain, plus) = (c.memory_need(false), c.memory_need_for(&[Method::AwPlus], false));
     assert_eq!((plus.shared, plus.per_thread), (plain.shared + 48 * 38 * 4, plain.per_thread + 2 * 48 * 38 * 4));
     assert_eq!(held_after(&c, &[Method::AwPlus], 4), (plus.shared, plus.per_thread));
-    // 3D boards, and boards too narrow for 16-bit cells' rows and too
-    // far across for the keyed cells' distance bits, walk on bytes.
-    for c in [config(&[2, 1], &[6, 6, 6]), config(&[2, 1], &[5000, 3])] {
-        assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
-    }
+    // Boards too narrow for 16-bit cells' rows and too far across for
+    // the keyed cells' distance bits walk on bytes.
+    let c = config(&[2, 1], &[5000, 3]);
+    assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
     // Rule-W walks of 24 moves on 3D boards pair on a second degree
-    // buffer a thread, up to 2^28 padded cells.
+    // buffer a thread, up to 2^28 padded cells; so do W+ walks where they
+    // take the row windows (AVX-512 VBMI), on the same buffer.
     let c = config(&[2, 1], &[6, 6, 6]);
     let paired = c.memory_need_for(&[Method::W], false);
     assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
-    assert_eq!(c.memory_need_for(&[Method::WPlus], false), c.memory_need(false));
     assert_eq!(held_after(&c, &[Method::Aw], 2), (paired.shared, paired.per_thread));
+    let windows = crate::walk::cpu::Avx512Vbmi::new(Cpu::detect()).is_some();
+    let plus = c.memory_need_for(&[Method::WPlus], false);
+    assert_eq!(plus, if windows { paired } else { c.memory_need(false) });
+    assert_eq!(held_after(&c, &[Method::AwPlus], 2), (plus.shared, plus.per_thread));
+    assert_eq!(c.memory_need_for(&[Method::Mw], false), paired, "mw's W and W+ walks share the buffer");
+    assert_eq!(held_after(&c, &[Method::Mw], 2), (paired.shared, paired.per_thread));
     let huge = config(&[2, 1], &[1000, 1000, 1000]);
     assert_eq!(huge.memory_need_for(&[Method::W], false), huge.memory_need(false));
     // As on 40x30 above, rule-W walks of aw on 2D leapers' boards

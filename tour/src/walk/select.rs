@@ -13,7 +13,7 @@ use super::distance_cells::{DistanceCells, KeyedCells};
 use super::kernel::{GroupWalk, WALKS_AT_ONCE};
 use super::sse_windows::w_bytes::WTables;
 use super::sse_windows::{WPlusTables, WindowCells};
-use super::w_3d_scaled::{Rule, Scaled3d, Scan, ScanChoice};
+use super::w_3d_scaled::{PlusShared, Rule, Scaled3d, ScaledPlus3d, Scan, ScanChoice};
 use super::{distance_cells, sse_windows, w_3d_scaled, DegreeKernel, Tiebreak};
 use crate::board::Board;
 use crate::layout::{self, Layout, Padded};
@@ -35,6 +35,9 @@ pub(crate) enum GroupKernel {
     /// Rule W on degrees scaled by four ([`Scaled3d`]): 3D, 24 moves, two
     /// walks at once.
     WScaled3d,
+    /// W+ on the same degrees and the row windows ([`ScaledPlus3d`]): 3D
+    /// boards that take the window scan, two walks at once.
+    WPlusScaled3d,
 }
 
 /// Code generic over the kernel a walk or group runs on, called through
@@ -54,6 +57,7 @@ impl GroupKernel {
             GroupKernel::WWindows => v.visit::<WTables>(),
             GroupKernel::WPlusDistanceCells => v.visit::<DistanceCells>(),
             GroupKernel::WScaled3d => v.visit::<Scaled3d>(),
+            GroupKernel::WPlusScaled3d => v.visit::<ScaledPlus3d>(),
         }
     }
 
@@ -136,6 +140,16 @@ impl Held for Scaled3d {
     }
 }
 
+impl Held for ScaledPlus3d {
+    fn cell(tables: &Tables) -> &OnceLock<PlusShared> {
+        &tables.scaled_plus
+    }
+
+    fn slots<'a>(b: &'a mut Buffers, own: &'a mut Padded<u8>) -> impl Iterator<Item = &'a mut Padded<u8>> {
+        std::iter::once(own).chain(b.degrees.iter_mut())
+    }
+}
+
 /// What a configuration's group kernels share, each built by the first
 /// walk that needs it (W-only sweeps never pay for W+'s cells).
 #[derive(Debug, Default)]
@@ -145,6 +159,7 @@ pub(crate) struct Tables {
     /// Starting keyed cells.
     keyed: OnceLock<Padded<u32, KeyedCells>>,
     scaled: OnceLock<Scan>,
+    scaled_plus: OnceLock<PlusShared>,
 }
 
 impl Tables {
@@ -159,7 +174,11 @@ impl Tables {
         fn of<G: Held>(t: &Tables) -> usize {
             G::cell(t).get().map_or(0, G::shared_bytes)
         }
-        of::<WPlusTables>(self) + of::<WTables>(self) + of::<DistanceCells>(self) + of::<Scaled3d>(self)
+        of::<WPlusTables>(self)
+            + of::<WTables>(self)
+            + of::<DistanceCells>(self)
+            + of::<Scaled3d>(self)
+            + of::<ScaledPlus3d>(self)
     }
 }
 
@@ -310,6 +329,11 @@ impl Kernels {
             Some(GroupKernel::WPlusWindows)
         } else if distance_cells::fits(board, moves) {
             Some(GroupKernel::WPlusDistanceCells)
+        } else if padded <= GROUPED_DEGREES_MAX
+            && w_3d_scaled::windows_on(board, moves, cpu).is_some()
+            && w_3d_scaled::plus::fits(distance_bound(board, moves))
+        {
+            Some(GroupKernel::WPlusScaled3d)
         } else {
             None
         };
@@ -359,18 +383,30 @@ impl Kernels {
     }
 
     /// Whether each slot of a batch walks on degrees of its own (where
-    /// rule-W walks pause to advance together).
+    /// rule-W walks, or W+ walks on the row windows, pause to advance
+    /// together).
     pub(crate) fn slot_degrees(&self) -> bool {
-        self.w_grouped.is_some()
+        self.w_grouped.is_some() || self.w_plus == Some(GroupKernel::WPlusScaled3d)
     }
 
-    /// Bytes W+ walks add to the degrees: (shared, a thread).
-    pub(crate) fn w_plus_bytes(&self) -> (u128, u128) {
-        self.w_plus.map_or((0, 0), |k| k.need(self.padded))
-    }
-
-    /// Bytes rule-W walks add a thread: the other slots' byte degrees.
-    pub(crate) fn w_bytes(&self) -> u128 {
-        self.w_grouped.map_or(0, |k| k.need(self.padded).1)
+    /// Bytes the walks of W+ (`plus`) and of rule W (`w`) add to the
+    /// degrees: (shared, a thread). W+ walks on cells of their own add
+    /// those; rule-W walks that advance together, the other slots' byte
+    /// degrees, which W+ walks on the row windows pause on too, so that a
+    /// sweep of both counts them once.
+    pub(crate) fn walk_bytes(&self, plus: bool, w: bool) -> (u128, u128) {
+        let (shared, own) = match self.w_plus {
+            Some(k) if plus => k.need(self.padded),
+            _ => (0, 0),
+        };
+        let w_thread = match self.w_grouped {
+            Some(k) if w => k.need(self.padded).1,
+            _ => 0,
+        };
+        if plus && self.w_plus == Some(GroupKernel::WPlusScaled3d) {
+            (shared, own.max(w_thread))
+        } else {
+            (shared, own + w_thread)
+        }
     }
 }

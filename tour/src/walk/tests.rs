@@ -443,6 +443,65 @@ fn w_walks_on_row_major_3d_boards_in_pairs_on_the_window_scan_are_the_walks_made
 }
 
 #[test]
+fn w_plus_walks_on_the_row_windows_in_pairs_are_the_walks_made_alone() {
+    use kernel::GroupWalk;
+    use w_3d_scaled::{PlusShared, ScaledPlus3d};
+    if windows_proof("W+ window pairs").is_none() {
+        return;
+    }
+    thread_local! {
+        /// The case's shared state: the pair kernel's functions capture
+        /// nothing.
+        static SHARED: std::cell::RefCell<Option<PlusShared>> = const { std::cell::RefCell::new(None) };
+    }
+    fn with<T>(f: impl FnOnce(&PlusShared) -> T) -> T {
+        SHARED.with_borrow(|s| f(s.as_ref().expect("set for the case")))
+    }
+    let (mut walks, mut resumed) = (0, 0);
+    for (rule, sides) in cases() {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        if !w_3d_scaled::fits(&board, &moves) {
+            continue;
+        }
+        for rotation in [0, 5, 7, 13] {
+            let case = Case::new(&rule, &sides, rotation);
+            assert_eq!(case.kernels.w_plus(), Some(select::GroupKernel::WPlusScaled3d));
+            let shared = ScaledPlus3d::shared(&case.layout, &moves, &case.pristine, Cpu::detect());
+            SHARED.set(Some(shared));
+            let kernel = PairKernel {
+                starting: case.pristine.clone(),
+                begin: ScaledPlus3d::begin,
+                run: |mut l| {
+                    with(|s| ScaledPlus3d::run(s, std::slice::from_mut(&mut l)));
+                },
+                pair: |a, b| {
+                    let ended = with(|s| ScaledPlus3d::run(s, &mut [a, b]));
+                    [ended[0], ended[1]]
+                },
+            };
+            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+            (walks, resumed) = (walks + w, resumed + r);
+            // The lone walk is the degree kernel's (the generic one's path).
+            for start in (0..case.cells).step_by(7) {
+                let mut cells = case.pristine.clone();
+                let mut path = Vec::new();
+                let walk = with(|s| {
+                    ScaledPlus3d::walk(
+                        s,
+                        (&mut cells, &case.table),
+                        case.layout.board_cell(start),
+                        Some(&mut path),
+                        false,
+                    )
+                });
+                assert_eq!((walk, path), case.generic(start, true), "rule {rule:?} board {sides:?} start {start}");
+            }
+        }
+    }
+    assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
+}
+
+#[test]
 #[cfg(target_arch = "x86_64")]
 fn the_window_scan_takes_moves_whose_rows_fit_eight_bytes_and_boards_whose_rows_do_not_overlap() {
     let fits = |rule: &[u32], sides: &[u32]| {

@@ -234,6 +234,109 @@ impl GroupWalk for Scaled3d {
     }
 }
 
+/// W+ walks on the row windows as a [`GroupWalk`]: two at a time, each
+/// on byte degrees of its own, where the board takes the window scan
+/// ([`windows_on`]); alone, a walk goes on the byte degrees' kernel,
+/// `Rule::Plus` with the same scan. A walk that goes on beside a new
+/// partner finds its distance parts again from the cell it stands on.
+#[derive(Debug)]
+pub(crate) struct ScaledPlus3d;
+
+/// What W+ walks on the windows share: the proof of the CPU's features,
+/// and the layout, which turns a walk's cell into its coordinates.
+#[derive(Debug)]
+pub(crate) struct PlusShared {
+    proof: Avx512Vbmi,
+    layout: Layout,
+}
+
+impl PlusShared {
+    /// The doubled centre offsets of padded cell `cur` (see
+    /// [`keyed::centre`]).
+    fn centred(&self, cur: usize) -> [i64; 3] {
+        let mut xy = [0; 3];
+        self.layout.coords(cur, &mut xy);
+        keyed::centre(&mut xy, self.layout.sides());
+        xy
+    }
+
+    /// One walk to its end, pushing each cell it enters to `path`.
+    fn alone(&self, walk: BufferedWalk<'_, u8>, path: Option<&mut Vec<usize>>) {
+        let (buffer, progress) = Buffer::of_kernel::<ScaledPlus3d>(walk);
+        let centred = self.centred(progress.cur);
+        #[cfg(target_arch = "x86_64")]
+        windows::alone_plus(buffer, &centred, self.proof, progress, path);
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("W+ windows are chosen on x86-64 only: {:?}", (buffer.len, centred, progress, path));
+    }
+}
+
+impl GroupWalk for ScaledPlus3d {
+    type Cell = u8;
+    type Kind = ();
+    type Shared = PlusShared;
+    const AT_ONCE: usize = 2;
+    const ALONE_ON_DEGREES: bool = true;
+
+    /// Panics where the CPU lacks the window scan's features: the kernel is
+    /// chosen only where it has them.
+    fn shared(layout: &Layout, _: &Moves, _: &Padded<u8>, cpu: Cpu) -> PlusShared {
+        let proof = Avx512Vbmi::new(cpu).expect("W+ windows are chosen where the CPU has AVX-512 VBMI");
+        PlusShared { proof, layout: layout.clone() }
+    }
+
+    fn shared_bytes(_: &PlusShared) -> usize {
+        0
+    }
+
+    /// A thread's second walk's byte degrees.
+    fn need(padded: u128) -> (u128, u128) {
+        (0, padded)
+    }
+
+    fn reset(_: &PlusShared, degrees: &Padded<u8>, cells: &mut Padded<u8>) {
+        cells.copy_from(degrees);
+    }
+
+    fn begin(cells: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
+        begin_as::<ScaledPlus3d>(cells, start)
+    }
+
+    fn walk(
+        shared: &PlusShared,
+        (cells, offsets): (&mut Padded<u8>, &MoveTable),
+        start: BoardCell,
+        mut path: Option<&mut Vec<usize>>,
+        stop_when_doomed: bool,
+    ) -> u64 {
+        let mut progress = Self::begin(cells, start);
+        if let Some(p) = path.as_deref_mut() {
+            p.push(start.index());
+        }
+        shared.alone(BufferedWalk { cells, offsets, progress: &mut progress, stop_when_doomed }, path);
+        progress.visited()
+    }
+
+    fn run(shared: &PlusShared, walks: &mut [BufferedWalk<'_, u8>]) -> [bool; WALKS_AT_ONCE] {
+        match walks {
+            [a] => {
+                shared.alone(a.reborrow(), None);
+                kernel::ended(&[true])
+            }
+            [a, b] => {
+                let ((a, pa), (b, pb)) =
+                    (Buffer::of_kernel::<ScaledPlus3d>(a.reborrow()), Buffer::of_kernel::<ScaledPlus3d>(b.reborrow()));
+                let (ca, cb) = (shared.centred(pa.cur), shared.centred(pb.cur));
+                #[cfg(target_arch = "x86_64")]
+                return kernel::ended(&windows::pair_plus((a, pa, &ca), (b, pb, &cb), shared.proof));
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("W+ windows are chosen on x86-64 only: {:?}", (a.len, b.len, ca, cb, pa, pb));
+            }
+            _ => panic!("W+ windows take one or two walks, not {}", walks.len()),
+        }
+    }
+}
+
 /// The walks [`Scan::fastest`] times: (2,1) on a 24^3 board from two
 /// starts, about 28,000 steps (well under a millisecond).
 struct Calibration {
@@ -270,7 +373,12 @@ impl Calibration {
 /// this kernel, and marks board cell `start` visited: a walk about to leave
 /// it.
 pub(crate) fn begin(deg: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
-    let progress = PausedWalk::begin::<Scaled3d, _, _>(deg, start);
+    begin_as::<Scaled3d>(deg, start)
+}
+
+/// [`begin`], for the kernel `G` (rule W's walks or W+'s).
+fn begin_as<G: 'static>(deg: &mut Padded<u8>, start: BoardCell) -> PausedWalk {
+    let progress = PausedWalk::begin::<G, _, _>(deg, start);
     // SAFETY: scales the starting degrees (border cells stay blocked, open
     // ones at most 4K) and blocks a board cell, as a step does.
     scale(unsafe { deg.cells_mut() }, start.index());
@@ -422,7 +530,12 @@ impl<'a> Buffer<'a> {
     /// Panics if the walk was not begun on these cells
     /// ([`BufferedWalk::check`]) or its moves are not 24.
     fn of(walk: BufferedWalk<'a, u8>) -> (Buffer<'a>, &'a mut PausedWalk) {
-        walk.check::<Scaled3d>();
+        Buffer::of_kernel::<Scaled3d>(walk)
+    }
+
+    /// [`Buffer::of`] a walk begun by the kernel `G`.
+    fn of_kernel<G: 'static>(walk: BufferedWalk<'a, u8>) -> (Buffer<'a>, &'a mut PausedWalk) {
+        walk.check::<G>();
         assert_eq!(walk.offsets.count(), K, "{K} moves");
         let BufferedWalk { cells, offsets, progress, stop_when_doomed } = walk;
         // SAFETY: the cells are a buffer of the offsets' layout, at least
