@@ -145,6 +145,15 @@ fn cases() -> Vec<(Vec<u32>, Vec<u32>)> {
     out
 }
 
+/// The cases of [`cases`] whose walks take the 3D scaled-degree kernels
+/// (24 moves in 3D), with their boards and moves.
+fn scaled_3d_cases() -> impl Iterator<Item = (Vec<u32>, Vec<u32>, Board, Moves)> {
+    cases().into_iter().filter_map(|(rule, sides)| {
+        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
+        w_3d_scaled::fits(&board, &moves).then_some((rule, sides, board, moves))
+    })
+}
+
 #[test]
 fn the_keyed_walk_takes_the_generic_walks_path_and_the_doom_cut_never_stops_a_tour() {
     let mut tally = Tally::default();
@@ -172,11 +181,7 @@ fn rule_w_on_3d_boards_takes_the_generic_walks_path_on_every_scan() {
         let fastest = w_3d_scaled::Scan::fastest(cpu);
         assert!(w_3d_scaled::Scan::all(cpu).contains(&fastest), "{cpu:?}: {fastest:?}");
     }
-    for (rule, sides) in cases() {
-        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        if !w_3d_scaled::fits(&board, &moves) {
-            continue;
-        }
+    for (rule, sides, ..) in scaled_3d_cases() {
         for rotation in [0, 2, 5] {
             let case = Case::tiled(&rule, &sides, rotation);
             let step = (case.cells / 40).max(1) as usize;
@@ -335,11 +340,7 @@ fn w_plus_walks_in_pairs_are_the_walks_made_alone() {
 #[test]
 fn w_walks_on_3d_boards_in_pairs_are_the_walks_made_alone() {
     let (mut walks, mut resumed) = (0, 0);
-    for (rule, sides) in cases() {
-        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        if !w_3d_scaled::fits(&board, &moves) {
-            continue;
-        }
+    for (rule, sides, ..) in scaled_3d_cases() {
         for rotation in [0, 7] {
             let case = Case::tiled(&rule, &sides, rotation);
             assert_eq!(case.layout.phase_mask(), 63, "3D walks run on tiles");
@@ -387,11 +388,7 @@ fn windows_proof(test: &str) -> Option<cpu::Avx512Vbmi> {
 fn w_and_w_plus_on_row_major_3d_boards_take_the_generic_walks_path_on_the_window_scan() {
     let Some(proof) = windows_proof("window scan") else { return };
     let mut tally = Tally::default();
-    for (rule, sides) in cases() {
-        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        if !w_3d_scaled::fits(&board, &moves) {
-            continue;
-        }
+    for (rule, sides, board, moves) in scaled_3d_cases() {
         assert!(w_3d_scaled::windows_on(&board, &moves, Cpu::detect()).is_some(), "rule {rule:?} board {sides:?}");
         for rotation in [0, 2, 5, 11] {
             let case = Case::new(&rule, &sides, rotation);
@@ -422,11 +419,7 @@ fn w_walks_on_row_major_3d_boards_in_pairs_on_the_window_scan_are_the_walks_made
         w_3d_scaled::Scan::Windows(cpu::Avx512Vbmi::new(Cpu::detect()).expect("checked above"))
     }
     let (mut walks, mut resumed) = (0, 0);
-    for (rule, sides) in cases() {
-        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        if !w_3d_scaled::fits(&board, &moves) {
-            continue;
-        }
+    for (rule, sides, ..) in scaled_3d_cases() {
         for rotation in [0, 7] {
             let case = Case::new(&rule, &sides, rotation);
             let kernel = PairKernel {
@@ -458,11 +451,7 @@ fn w_plus_walks_on_the_row_windows_in_pairs_are_the_walks_made_alone() {
         SHARED.with_borrow(|s| f(s.as_ref().expect("set for the case")))
     }
     let (mut walks, mut resumed) = (0, 0);
-    for (rule, sides) in cases() {
-        let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        if !w_3d_scaled::fits(&board, &moves) {
-            continue;
-        }
+    for (rule, sides, _, moves) in scaled_3d_cases() {
         for rotation in [0, 5, 7, 13] {
             let case = Case::new(&rule, &sides, rotation);
             assert_eq!(case.kernels.w_plus(), Some(select::GroupKernel::WPlusScaled3d));
