@@ -1,24 +1,25 @@
-//! The scaled-degree step on a row-major 3D board with AVX-512 VBMI: the
-//! 24 neighbours of a cell lie in at most 16 rows of the last axis, each
-//! within 8 bytes of the others in its row, so the step reads 16 row
-//! windows of 8 bytes (two to a 16-byte vector), takes a degree from the
-//! neighbours with one byte subtraction a pair of windows, stores the
-//! windows back, and gathers the 24 neighbours' keys out of the two
-//! 64-byte registers with one byte permute (`vpermt2b`) and a vector
-//! minimum. About 70 instructions a step against the scalar scan's 200,
-//! with no gather (Zen 4 runs those slower than the loads they replace,
-//! docs/performance/engine.md).
+//! The scaled-degree step on a row-major 3D board with AVX-512 VBMI, for
+//! rule W ([`Windows`]) and W+ ([`PlusWindows`]): the 24 neighbours of a
+//! cell lie in at most 16 rows of the last axis, each within 8 bytes of
+//! the others in its row, so the step reads 16 row windows of 8 bytes (two
+//! to a 16-byte vector), takes a degree from the neighbours with one byte
+//! subtraction a pair of windows, stores the windows back, and gathers the
+//! 24 neighbours' keys out of the two 64-byte registers with one byte
+//! permute (`vpermt2b`) and a vector minimum. About 75 instructions a
+//! rule-W step against the scalar scan's 200, with no gather (Zen 4 runs
+//! those slower than the loads they replace, docs/performance/engine.md).
 //!
 //! Row-major, because the windows need each row's cells in order; the
 //! board takes that layout wherever this kernel will walk it
-//! ([`crate::walk::select::walk_tile_bits`]). The walk is the same as
-//! [`super::Pointers`]', cell for cell (the walk tests).
+//! ([`crate::walk::select::walk_tile_bits`]), up to [`WINDOWS_MAX_PADDED`]
+//! cells. The walk is the same as [`super::Pointers`]', cell for cell (the
+//! walk tests).
 //!
-//! A step's windows overlap the previous step's, at other offsets: a load
-//! cannot take its bytes from a pending store it only partly covers, so it
-//! waits for the store to reach the cache. The previous step's stores come
-//! early in it and its minimum takes longer, so they have landed by the
-//! time the next step loads.
+//! A step's windows overlap the previous step's at other offsets, and a
+//! load cannot take its bytes from a pending store it only partly covers:
+//! it waits for the store to reach the cache. The previous step's stores
+//! come early in it and its minimum takes longer, which leaves them time
+//! to land (this machine has no counters to show how often they have not).
 
 use std::arch::x86_64::*;
 
@@ -153,16 +154,16 @@ impl Plan {
     }
 }
 
-/// A walk's windows: its buffer and the rows it shares with the walk
+/// A walk's row windows: its buffer and the rows it shares with the walk
 /// beside it; `P` pairs of windows a step. The steppers of rule W
 /// ([`Windows`]) and W+ ([`PlusWindows`]) hold one.
-struct Board3<'a, 'r, const P: usize> {
+struct RowWindows<'a, 'r, const P: usize> {
     buffer: Buffer<'a>,
     rows: &'r Rows,
     _proof: Avx512Vbmi,
 }
 
-impl<const P: usize> Board3<'_, '_, P> {
+impl<const P: usize> RowWindows<'_, '_, P> {
     /// Takes a degree from each neighbour of `cur` and returns the
     /// windows as they were before: rows 0-7 and 8-15, 8 bytes each.
     ///
@@ -202,7 +203,7 @@ impl<const P: usize> Board3<'_, '_, P> {
 
 /// Rule W's window stepper (see [`super::Pointers`]).
 pub(crate) struct Windows<'a, 'r, const P: usize> {
-    board: Board3<'a, 'r, P>,
+    windows: RowWindows<'a, 'r, P>,
     /// [`Plan::index`].
     index: Bytes64,
 }
@@ -215,15 +216,15 @@ impl<const P: usize> Windows<'_, '_, P> {
     /// taken.
     ///
     /// # Safety
-    /// As for [`Board3::take_degrees`].
+    /// As for [`RowWindows::take_degrees`].
     #[inline(always)]
     unsafe fn least(&self, cur: usize) -> u32 {
         // SAFETY: the caller's.
         unsafe {
-            let (low, high) = self.board.take_degrees(cur);
+            let (low, high) = self.windows.take_degrees(cur);
             let index = _mm512_load_si512(self.index.0.as_ptr().cast());
             let picked = _mm512_maskz_permutex2var_epi8(0xaaaa_aaaa_aaaa, low, index, high);
-            let keys = _mm512_or_si512(picked, _mm512_load_si512(self.board.rows.lanes.0.as_ptr().cast()));
+            let keys = _mm512_or_si512(picked, _mm512_load_si512(self.windows.rows.lanes.0.as_ptr().cast()));
             let h = _mm256_min_epu16(_mm512_castsi512_si256(keys), _mm512_extracti64x4_epi64::<1>(keys));
             let q = _mm_min_epu16(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
             _mm_cvtsi128_si32(_mm_minpos_epu16(q)) as u32 & 0xffff
@@ -242,7 +243,7 @@ unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
         let best = unsafe { self.least(cur) };
         let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
-        unsafe { self.board.buffer.take(cur, least, forced) }
+        unsafe { self.windows.buffer.take(cur, least, forced) }
     }
 }
 
@@ -261,7 +262,7 @@ struct Lanes32([u32; 32]);
 /// W+'s window stepper: rule W's windows, the parts of the cell it stands
 /// on and the moves' products, as in [`super::plus::Plus`].
 pub(crate) struct PlusWindows<'a, 'r, const P: usize> {
-    board: Board3<'a, 'r, P>,
+    windows: RowWindows<'a, 'r, P>,
     index: [Bytes64; 2],
     /// The parts as two vectors, which stay in registers from step to
     /// step: as a `[u32; 32]`, the compiler updated them in narrower
@@ -279,7 +280,7 @@ unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
         // SAFETY: the caller's; the proof's features are compiled in
         // (`alone_plus`).
         let best = unsafe {
-            let (low, high) = self.board.take_degrees(cur);
+            let (low, high) = self.windows.take_degrees(cur);
             let key = |i: usize, mask: u64| {
                 let index = _mm512_load_si512(self.index[i].0.as_ptr().cast());
                 let bytes = _mm512_maskz_permutex2var_epi8(mask, low, index, high);
@@ -296,7 +297,7 @@ unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
         let k = (best & MOVE_MASK) as usize;
         let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
         // SAFETY: the caller's; the least key is `cur`'s.
-        let next = unsafe { self.board.buffer.take(cur, least, forced) }?;
+        let next = unsafe { self.windows.buffer.take(cur, least, forced) }?;
         // The walk moved by move k: every distance term shifts with it.
         let row = &self.dot2[k];
         // SAFETY: the proof's features are compiled in.
@@ -324,8 +325,8 @@ pub(crate) fn alone(buffer: Buffer<'_>, proof: Avx512Vbmi, progress: &mut Paused
         path: Option<&mut Vec<usize>>,
     ) {
         let (buffer, Plan { rows, index, .. }, _proof) = walk;
-        let board = Board3::<P> { buffer, rows: &rows, _proof };
-        to_the_end(Paired { stepper: Windows { board, index }, progress }, path);
+        let windows = RowWindows::<P> { buffer, rows: &rows, _proof };
+        to_the_end(Paired { stepper: Windows { windows, index }, progress }, path);
     }
     let plan = plan_of(&buffer);
     // SAFETY: the proof says the CPU has the features.
@@ -354,8 +355,8 @@ pub(crate) fn pair(
         (rows, index_a, index_b): (Rows, Bytes64, Bytes64),
         _proof: Avx512Vbmi,
     ) -> [bool; 2] {
-        let a = Windows { board: Board3::<P> { buffer: a, rows: &rows, _proof }, index: index_a };
-        let b = Windows { board: Board3::<P> { buffer: b, rows: &rows, _proof }, index: index_b };
+        let a = Windows { windows: RowWindows::<P> { buffer: a, rows: &rows, _proof }, index: index_a };
+        let b = Windows { windows: RowWindows::<P> { buffer: b, rows: &rows, _proof }, index: index_b };
         pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
@@ -387,7 +388,7 @@ fn plus_stepper<'a, 'r, const P: usize>(
         unsafe { std::mem::transmute::<Lanes32, [__m512i; 2]>(out) }
     };
     let dot2 = Box::new(std::array::from_fn(|j| lanes(&products[j])));
-    PlusWindows { board: Board3 { buffer, rows, _proof }, index, parts: lanes(&parts), dot2 }
+    PlusWindows { windows: RowWindows { buffer, rows, _proof }, index, parts: lanes(&parts), dot2 }
 }
 
 /// One W+ walk to its end on `buffer`, standing on the cell whose doubled
