@@ -5,9 +5,10 @@
 //! to a 16-byte vector), takes a degree from the neighbours with one byte
 //! subtraction a pair of windows, stores the windows back, and gathers the
 //! 24 neighbours' keys out of the two 64-byte registers with one byte
-//! permute (`vpermt2b`) and a vector minimum. About 75 instructions a
-//! rule-W step against the scalar scan's 200, with no gather (Zen 4 runs
-//! those slower than the loads they replace, docs/performance/engine.md).
+//! permute (`vpermt2b`) and a vector minimum. 100 instructions a (2,1)
+//! rule-W step in the compiled loop against the scalar scan's 200, with
+//! no gather (Zen 4 runs those slower than the loads they replace,
+//! docs/performance/engine.md).
 //!
 //! Row-major, because the windows need each row's cells in order; the
 //! board takes that layout wherever this kernel will walk it
