@@ -22,6 +22,8 @@ if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1
     command -v apt-get >/dev/null 2>&1 || skip "no slurmctld/munged and no apt-get to install them"
     say "installing slurm-wlm and munge (Debian's packages)"
     export DEBIAN_FRONTEND=noninteractive
+    # An install an interrupted run left half done would refuse this one.
+    dpkg --configure -a >/dev/null 2>&1 || true
     apt-get install -y -q --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends slurm-wlm munge >/dev/null 2>&1; } ||
         skip "could not install slurm-wlm and munge"
