@@ -91,15 +91,22 @@ pub fn check_kernel_env() -> Result<()> {
 }
 
 /// How rule-W steps of 24 moves on 3D boards scan their neighbours in
-/// this process: `avx512 windows` where the CPU has AVX-512 VBMI (on the
-/// boards and moves whose rows fit that scan; the others take the tiled
-/// scans), else the fastest tiled scan (`scalar`, `avx2`, `avx512`), timed
-/// once ([`kernel_features`] caps which are tried). Speed only: every scan
-/// walks the same cells.
-pub fn scan_3d() -> &'static str {
+/// this process, as `ksweep bench` says it: on boards of at most
+/// `WINDOWS_MAX_PADDED` (4 Mi) padded cells (and moves whose rows fit), `avx512 windows` where the
+/// CPU has AVX-512 VBMI, else `sse4.1 windows` where it has SSE4.1; on
+/// the others the fastest tiled scan (`scalar`, `avx2`, `avx512`), timed
+/// once ([`kernel_features`] caps which are tried). Speed only: every
+/// scan walks the same cells.
+pub fn scan_3d() -> String {
     let cpu = walk::cpu::Cpu::detect();
-    match walk::cpu::Avx512Vbmi::new(cpu) {
-        Some(proof) => walk::w_3d_scaled::Scan::Windows(proof).name(),
-        None => walk::w_3d_scaled::Scan::fastest(cpu).name(),
+    let tiled = walk::w_3d_scaled::Scan::fastest(cpu).name();
+    let board = Board::new(&[100, 100, 100]).expect("a board");
+    let moves = Moves::from_rule(&[2, 1], 3).expect("the knight's moves");
+    match walk::w_3d_scaled::window_scan(&board, &moves, cpu) {
+        Some(scan) => {
+            let mi = walk::w_3d_scaled::WINDOWS_MAX_PADDED >> 20;
+            format!("{} up to {mi} Mi padded cells, {tiled} past them", scan.name())
+        }
+        None => tiled.to_string(),
     }
 }

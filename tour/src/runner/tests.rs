@@ -42,11 +42,11 @@ fn without_sse41_the_scalar_kernels_are_chosen() {
     let scalar = Kernels::choose(c.board(), c.moves(), Cpu::detect().without_sse41());
     assert_eq!(scalar.w_plus(), Some(GroupKernel::WPlusDistanceCells));
     assert_eq!((scalar.w_grouped(), scalar.walks_at_once()), (None, 2));
-    // 3D: W+ walks pair on the row windows where the CPU has AVX-512 VBMI.
+    // 3D: W+ walks pair on the row windows, which need SSE4.1.
     let c = config(&[2, 1], &[6, 6, 6]);
     for cpu in Cpu::feature_sets() {
         let k = Kernels::choose(c.board(), c.moves(), cpu);
-        let plus = crate::walk::cpu::Avx512Vbmi::new(cpu).map(|_| GroupKernel::WPlusScaled3d);
+        let plus = cpu.has_sse41().then_some(GroupKernel::WPlusScaled3d);
         assert_eq!((k.w_plus(), k.w_grouped()), (plus, Some(GroupKernel::WScaled3d)), "{cpu:?}");
     }
 }
@@ -165,12 +165,12 @@ fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
     assert_eq!(c.memory_need_for(&[Method::AwPlus], false), c.memory_need(false), "{}", c.board());
     // Rule-W walks of 24 moves on 3D boards pair on a second degree
     // buffer a thread, up to 2^28 padded cells; so do W+ walks where they
-    // take the row windows (AVX-512 VBMI), on the same buffer.
+    // take the row windows (SSE4.1 or wider), on the same buffer.
     let c = config(&[2, 1], &[6, 6, 6]);
     let paired = c.memory_need_for(&[Method::W], false);
     assert_eq!(paired.per_thread, 2 * c.memory_need(false).per_thread);
     assert_eq!(held_after(&c, &[Method::Aw], 2), (paired.shared, paired.per_thread));
-    let windows = crate::walk::cpu::Avx512Vbmi::new(Cpu::detect()).is_some();
+    let windows = Cpu::detect().has_sse41();
     let plus = c.memory_need_for(&[Method::WPlus], false);
     assert_eq!(plus, if windows { paired } else { c.memory_need(false) });
     assert_eq!(held_after(&c, &[Method::AwPlus], 2), (plus.shared, plus.per_thread));

@@ -1,6 +1,6 @@
 //! The CPU features the walk kernels may use, detected once per process,
-//! and the types that prove them ([`Avx2`], [`Avx512`]; SSE4.1's is
-//! `sse_windows::Sse41`). A module of its own so that the kernels that need
+//! and the types that prove them ([`Sse41`], [`Avx2`], [`Avx512`],
+//! [`Avx512Vbmi`]). A module of its own so that the kernels that need
 //! a feature and [`super::select`], which chooses among them, both depend on
 //! it and not on each other.
 
@@ -162,6 +162,19 @@ impl Cpu {
     }
 }
 
+/// Proof that the CPU running this has SSE4.1 and SSSE3: made only from a
+/// [`Cpu`] that has them, and held by every kernel that uses them, so it
+/// runs only where its instructions exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sse41(());
+
+impl Sse41 {
+    /// The proof, where `cpu` has the features.
+    pub(crate) fn new(cpu: Cpu) -> Option<Sse41> {
+        cpu.has_sse41().then_some(Sse41(()))
+    }
+}
+
 /// Proof that the CPU running this has AVX2: made only from a [`Cpu`] at
 /// [`Level::Avx2`] or above, and held by the kernels that use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,6 +219,10 @@ impl Avx512Vbmi {
             let _ = cpu;
             None
         }
+    }
+    /// The SSE4.1 these features include.
+    pub(crate) fn sse41(self) -> Sse41 {
+        Sse41(())
     }
 }
 

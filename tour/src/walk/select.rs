@@ -255,7 +255,7 @@ fn degree_kernel(
     moves: &Moves,
     (symmetric, padded): (bool, u128),
     tiebreak: Tiebreak,
-    cpu: Cpu,
+    (cpu, windows): (Cpu, Option<Scan>),
 ) -> DegreeKernel {
     use super::keyed::{BIAS, KEYED_MAX_MOVES, KEY_PACKED, KEY_PLUS, KEY_W, KEY_W_SMALL, PACKED_BIAS};
     if w_3d_scaled::fits(board, moves) {
@@ -264,15 +264,15 @@ fn degree_kernel(
                 // A gather's lanes hold offsets of 32 bits, which a board
                 // of fewer cells never exceeds.
                 let fits = padded <= i32::MAX as u128;
-                let scan = match w_3d_scaled::windows_on(board, moves, cpu) {
-                    Some(proof) => ScanChoice::Fixed(Scan::Windows(proof)),
+                let scan = match windows {
+                    Some(scan) => ScanChoice::Fixed(scan),
                     None if fits => ScanChoice::Fastest(cpu),
                     None => ScanChoice::Fixed(Scan::Scalar),
                 };
                 return DegreeKernel::Scaled3d(Rule::W(scan));
             }
             Tiebreak::Distance if w_3d_scaled::plus::fits(distance_bound(board, moves)) => {
-                return DegreeKernel::Scaled3d(Rule::Plus(w_3d_scaled::windows_on(board, moves, cpu)));
+                return DegreeKernel::Scaled3d(Rule::Plus(windows));
             }
             _ => {}
         }
@@ -313,7 +313,12 @@ fn distance_bound(board: &Board, moves: &Moves) -> u128 {
 /// where rule W takes the window scan, which reads rows; else
 /// [`layout::walk_tile_bits`].
 pub(crate) fn walk_tile_bits(board: &Board, moves: &Moves, cpu: Cpu) -> u32 {
-    if w_3d_scaled::windows_on(board, moves, cpu).is_some() {
+    tile_bits(board, w_3d_scaled::window_scan(board, moves, cpu))
+}
+
+/// [`walk_tile_bits`] where the window scan's proof is known.
+fn tile_bits(board: &Board, windows: Option<Scan>) -> u32 {
+    if windows.is_some() {
         0
     } else {
         layout::walk_tile_bits(board.dims())
@@ -323,14 +328,15 @@ pub(crate) fn walk_tile_bits(board: &Board, moves: &Moves, cpu: Cpu) -> u32 {
 impl Kernels {
     /// The kernels walks on `board` with `moves` use on `cpu`.
     pub(crate) fn choose(board: &Board, moves: &Moves, cpu: Cpu) -> Kernels {
-        let tile_bits = walk_tile_bits(board, moves, cpu);
+        let windows = w_3d_scaled::window_scan(board, moves, cpu);
+        let tile_bits = tile_bits(board, windows);
         let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
         let w_plus = if sse_windows::fits(board, moves, cpu) {
             Some(GroupKernel::WPlusWindows)
         } else if distance_cells::fits(board, moves) {
             Some(GroupKernel::WPlusDistanceCells)
         } else if padded <= GROUPED_DEGREES_MAX
-            && w_3d_scaled::windows_on(board, moves, cpu).is_some()
+            && windows.is_some()
             && w_3d_scaled::plus::fits(distance_bound(board, moves))
         {
             Some(GroupKernel::WPlusScaled3d)
@@ -347,7 +353,7 @@ impl Kernels {
             None
         };
         let symmetric = moves.closed_under_negation();
-        let degrees = TIEBREAKS.map(|t| degree_kernel(board, moves, (symmetric, padded), t, cpu));
+        let degrees = TIEBREAKS.map(|t| degree_kernel(board, moves, (symmetric, padded), t, (cpu, windows)));
         Kernels { w_plus, w_grouped, padded, degrees }
     }
 

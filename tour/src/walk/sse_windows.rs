@@ -35,7 +35,7 @@
 
 use std::ops::{BitAnd, BitOr, Not};
 
-use super::cpu::Cpu;
+use super::cpu::{Cpu, Sse41};
 use super::kernel::WALKS_AT_ONCE;
 use super::{doomed, BufferedWalk, PausedWalk};
 use crate::board::Board;
@@ -110,19 +110,6 @@ pub(crate) fn fits(board: &Board, moves: &Moves, cpu: Cpu) -> bool {
 /// windows.
 pub(crate) fn windows_fit(board: &Board, moves: &Moves) -> bool {
     windows(board.sides(), moves).is_some()
-}
-
-/// Proof that the CPU running this has SSE4.1 and SSSE3: made only from a
-/// [`Cpu`] that has them, and held by every plan, so a plan's kernel runs
-/// only where its instructions exist.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Sse41(());
-
-impl Sse41 {
-    /// The proof, where `cpu` has the features.
-    pub(crate) fn new(cpu: Cpu) -> Option<Sse41> {
-        cpu.has_sse41().then_some(Sse41(()))
-    }
 }
 
 /// The windows of a board's rows, each starting at its row's leftmost
@@ -339,7 +326,7 @@ unsafe fn step_until_one_ends<P: WindowKernel>(
     walkers: &mut [Walker<'_, P::Cell>],
     path: Option<&mut Vec<usize>>,
 ) {
-    let Sse41(()) = plan.sse41();
+    let _proof: Sse41 = plan.sse41();
     // SAFETY: the CPU has SSE4.1 and SSSE3 (the plan holds the proof);
     // each walker stands on a board cell of its own cells (the caller's),
     // which no reference reaches while the kernel runs (the walks are

@@ -374,73 +374,93 @@ fn scaled_pairs<const S: usize>(case: &Case) -> PairKernel<u8, ()> {
     }
 }
 
-/// The window scan's proof, where this CPU has it (printing why not
-/// where it has not, so a skipped test says so).
-fn windows_proof(test: &str) -> Option<cpu::Avx512Vbmi> {
-    let proof = cpu::Avx512Vbmi::new(Cpu::detect());
-    if proof.is_none() {
-        println!("{test}: skipped, this CPU (or KSWEEP_SIMD) has no AVX-512 VBMI");
+/// Every window scan this CPU has, the one walks choose first: the SSE
+/// step also where the VBMI one is chosen, so a VBMI machine tests both.
+fn window_scans(test: &str) -> Vec<w_3d_scaled::Scan> {
+    use w_3d_scaled::Scan;
+    let cpu = Cpu::detect();
+    let mut out: Vec<Scan> = cpu::Avx512Vbmi::new(cpu).map(Scan::Windows).into_iter().collect();
+    out.extend(cpu::Sse41::new(cpu).map(Scan::SseWindows));
+    if out.is_empty() {
+        println!("{test}: skipped, this CPU (or KSWEEP_SIMD) has no SSE4.1");
     }
-    proof
+    out
 }
 
 #[test]
-fn w_and_w_plus_on_row_major_3d_boards_take_the_generic_walks_path_on_the_window_scan() {
-    let Some(proof) = windows_proof("window scan") else { return };
+fn w_and_w_plus_on_row_major_3d_boards_take_the_generic_walks_path_on_the_window_scans() {
+    let scans = window_scans("window scans");
+    let Some(&chosen) = scans.first() else { return };
     let mut tally = Tally::default();
+    let mut walks = vec![0; scans.len()];
     for (rule, sides, board, moves) in scaled_3d_cases() {
-        assert!(w_3d_scaled::windows_on(&board, &moves, Cpu::detect()).is_some(), "rule {rule:?} board {sides:?}");
+        let scan = w_3d_scaled::window_scan(&board, &moves, Cpu::detect());
+        assert_eq!(scan, Some(chosen), "rule {rule:?} board {sides:?}");
         for rotation in [0, 2, 5, 11] {
             let case = Case::new(&rule, &sides, rotation);
-            assert_eq!(case.layout.phase_mask(), 0, "the window scan's boards are row-major");
-            let w = case.kernels.degree_kernel(Tiebreak::First);
-            let windows = w_3d_scaled::Rule::W(w_3d_scaled::ScanChoice::Fixed(w_3d_scaled::Scan::Windows(proof)));
-            assert_eq!(w, DegreeKernel::Scaled3d(windows));
-            let plus = case.kernels.degree_kernel(Tiebreak::Distance);
-            assert_eq!(plus, DegreeKernel::Scaled3d(w_3d_scaled::Rule::Plus(Some(proof))));
+            assert_eq!(case.layout.phase_mask(), 0, "the window scans' boards are row-major");
+            let w = |scan| DegreeKernel::Scaled3d(w_3d_scaled::Rule::W(w_3d_scaled::ScanChoice::Fixed(scan)));
+            assert_eq!(case.kernels.degree_kernel(Tiebreak::First), w(chosen));
+            let chosen_plus = DegreeKernel::Scaled3d(w_3d_scaled::Rule::Plus(Some(chosen)));
+            assert_eq!(case.kernels.degree_kernel(Tiebreak::Distance), chosen_plus);
+            let plus = |scan| DegreeKernel::Scaled3d(w_3d_scaled::Rule::Plus(Some(scan)));
             let step = (case.cells / 40).max(1) as usize;
             for start in (0..case.cells).step_by(step) {
-                for (kernel, is_plus) in [(w, false), (plus, true)] {
-                    let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start} {kernel:?}");
-                    tally.check(&case, start, is_plus, &label, |stop| case.on(kernel, start, stop));
+                let label = format!("rule {rule:?} board {sides:?} rotation {rotation} start {start}");
+                for (&scan, walks) in scans.iter().zip(&mut walks) {
+                    for (kernel, is_plus) in [(w(scan), false), (plus(scan), true)] {
+                        tally.check(&case, start, is_plus, &format!("{label} {kernel:?}"), |stop| {
+                            case.on(kernel, start, stop)
+                        });
+                    }
+                    *walks += 1;
                 }
             }
         }
     }
     tally.assert_at_least(100, 20);
+    assert!(walks.iter().all(|&w| w > 500), "walks a scan: {walks:?}");
 }
 
 #[test]
-fn w_walks_on_row_major_3d_boards_in_pairs_on_the_window_scan_are_the_walks_made_alone() {
-    if windows_proof("window pairs").is_none() {
-        return;
+fn w_walks_on_row_major_3d_boards_in_pairs_on_the_window_scans_are_the_walks_made_alone() {
+    thread_local! {
+        /// The scan under test: the pair kernel's functions capture nothing.
+        static SCAN: std::cell::Cell<Option<w_3d_scaled::Scan>> = const { std::cell::Cell::new(None) };
     }
-    fn windows() -> w_3d_scaled::Scan {
-        w_3d_scaled::Scan::Windows(cpu::Avx512Vbmi::new(Cpu::detect()).expect("checked above"))
+    fn scan() -> w_3d_scaled::Scan {
+        SCAN.get().expect("set for the case")
     }
-    let (mut walks, mut resumed) = (0, 0);
-    for (rule, sides, ..) in scaled_3d_cases() {
-        for rotation in [0, 7] {
-            let case = Case::new(&rule, &sides, rotation);
-            let kernel = PairKernel {
-                starting: case.pristine.clone(),
-                begin: w_3d_scaled::begin,
-                run: |l| w_3d_scaled::run(windows(), l, None),
-                pair: |a, b| w_3d_scaled::pair(windows(), a, b),
-            };
-            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
-            (walks, resumed) = (walks + w, resumed + r);
+    for chosen in window_scans("window pairs") {
+        SCAN.set(Some(chosen));
+        let (mut walks, mut resumed) = (0, 0);
+        for (rule, sides, ..) in scaled_3d_cases() {
+            for rotation in [0, 7] {
+                let case = Case::new(&rule, &sides, rotation);
+                let kernel = PairKernel {
+                    starting: case.pristine.clone(),
+                    begin: w_3d_scaled::begin,
+                    run: |l| w_3d_scaled::run(scan(), l, None),
+                    pair: |a, b| w_3d_scaled::pair(scan(), a, b),
+                };
+                let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+                (walks, resumed) = (walks + w, resumed + r);
+            }
         }
+        assert!(walks > 5000 && resumed > 100, "{chosen:?}: {walks} walks, {resumed} changes of partner");
     }
-    assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
 }
 
 #[test]
 fn w_plus_walks_on_the_row_windows_in_pairs_are_the_walks_made_alone() {
     use kernel::GroupWalk;
     use w_3d_scaled::{PlusShared, ScaledPlus3d};
-    if windows_proof("W+ window pairs").is_none() {
-        return;
+    // Each window scan this CPU has: the SSE one is chosen on a CPU capped
+    // at SSE4.1.
+    let cpus: Vec<Cpu> =
+        [Cpu::detect(), Cpu::detect().capped(cpu::Level::Sse41)].into_iter().filter(|c| c.has_sse41()).collect();
+    if cpus.is_empty() {
+        println!("W+ window pairs: skipped, this CPU (or KSWEEP_SIMD) has no SSE4.1");
     }
     thread_local! {
         /// The case's shared state: the pair kernel's functions capture
@@ -450,44 +470,46 @@ fn w_plus_walks_on_the_row_windows_in_pairs_are_the_walks_made_alone() {
     fn with<T>(f: impl FnOnce(&PlusShared) -> T) -> T {
         SHARED.with_borrow(|s| f(s.as_ref().expect("set for the case")))
     }
-    let (mut walks, mut resumed) = (0, 0);
-    for (rule, sides, _, moves) in scaled_3d_cases() {
-        for rotation in [0, 5, 7, 13] {
-            let case = Case::new(&rule, &sides, rotation);
-            assert_eq!(case.kernels.w_plus(), Some(select::GroupKernel::WPlusScaled3d));
-            let shared = ScaledPlus3d::shared(&case.layout, &moves, &case.pristine, Cpu::detect());
-            SHARED.set(Some(shared));
-            let kernel = PairKernel {
-                starting: case.pristine.clone(),
-                begin: ScaledPlus3d::begin,
-                run: |mut l| {
-                    with(|s| ScaledPlus3d::run(s, std::slice::from_mut(&mut l)));
-                },
-                pair: |a, b| {
-                    let ended = with(|s| ScaledPlus3d::run(s, &mut [a, b]));
-                    [ended[0], ended[1]]
-                },
-            };
-            let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
-            (walks, resumed) = (walks + w, resumed + r);
-            // The lone walk is the degree kernel's (the generic one's path).
-            for start in (0..case.cells).step_by(7) {
-                let mut cells = case.pristine.clone();
-                let mut path = Vec::new();
-                let walk = with(|s| {
-                    ScaledPlus3d::walk(
-                        s,
-                        (&mut cells, &case.table),
-                        case.layout.board_cell(start),
-                        Some(&mut path),
-                        false,
-                    )
-                });
-                assert_eq!((walk, path), case.generic(start, true), "rule {rule:?} board {sides:?} start {start}");
+    for cpu in cpus {
+        let (mut walks, mut resumed) = (0, 0);
+        for (rule, sides, _, moves) in scaled_3d_cases() {
+            for rotation in [0, 5, 7, 13] {
+                let case = Case::new(&rule, &sides, rotation);
+                assert_eq!(case.kernels.w_plus(), Some(select::GroupKernel::WPlusScaled3d));
+                let shared = ScaledPlus3d::shared(&case.layout, &moves, &case.pristine, cpu);
+                SHARED.set(Some(shared));
+                let kernel = PairKernel {
+                    starting: case.pristine.clone(),
+                    begin: ScaledPlus3d::begin,
+                    run: |mut l| {
+                        with(|s| ScaledPlus3d::run(s, std::slice::from_mut(&mut l)));
+                    },
+                    pair: |a, b| {
+                        let ended = with(|s| ScaledPlus3d::run(s, &mut [a, b]));
+                        [ended[0], ended[1]]
+                    },
+                };
+                let (w, r) = walks_in_pairs_are_the_walks_made_alone(&case, &kernel);
+                (walks, resumed) = (walks + w, resumed + r);
+                // The lone walk is the degree kernel's (the generic one's path).
+                for start in (0..case.cells).step_by(7) {
+                    let mut cells = case.pristine.clone();
+                    let mut path = Vec::new();
+                    let walk = with(|s| {
+                        ScaledPlus3d::walk(
+                            s,
+                            (&mut cells, &case.table),
+                            case.layout.board_cell(start),
+                            Some(&mut path),
+                            false,
+                        )
+                    });
+                    assert_eq!((walk, path), case.generic(start, true), "rule {rule:?} board {sides:?} start {start}");
+                }
             }
         }
+        assert!(walks > 5000 && resumed > 100, "{cpu:?}: {walks} walks, {resumed} changes of partner");
     }
-    assert!(walks > 5000 && resumed > 100, "{walks} walks, {resumed} changes of partner");
 }
 
 #[test]
@@ -511,10 +533,10 @@ fn the_window_scan_takes_moves_whose_rows_fit_eight_bytes_and_boards_whose_rows_
     let cpu = Cpu::detect();
     for (rule, sides) in [(vec![2, 1], vec![8, 8, 8]), (vec![2, 1], vec![4, 4, 3]), (vec![2, 1], vec![8, 8])] {
         let (board, moves) = (Board::new(&sides).unwrap(), Moves::from_rule(&rule, sides.len()).unwrap());
-        let windows = w_3d_scaled::windows_on(&board, &moves, cpu).is_some();
+        let windows = w_3d_scaled::window_scan(&board, &moves, cpu).is_some();
         let expected = if windows { 0 } else { crate::layout::walk_tile_bits(sides.len()) };
         assert_eq!(select::walk_tile_bits(&board, &moves, cpu), expected, "{sides:?}");
-        assert_eq!(windows, cpu::Avx512Vbmi::new(cpu).is_some() && fits(&rule, &sides), "{sides:?}");
+        assert_eq!(windows, cpu.has_sse41() && fits(&rule, &sides), "{sides:?}");
     }
 }
 

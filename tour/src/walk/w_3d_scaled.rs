@@ -30,7 +30,7 @@ pub(crate) mod windows;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::cpu::{Avx2, Avx512, Avx512Vbmi, Cpu, Level};
+use super::cpu::{Avx2, Avx512, Avx512Vbmi, Cpu, Level, Sse41};
 use super::kernel::{self, GroupWalk, WALKS_AT_ONCE};
 use super::{doomed, keyed, run_pair, tree_min, BufferedWalk, Paired, PausedWalk, Stepper, WalkMoves, MINIMA_CHAINS};
 use crate::board::Board;
@@ -70,9 +70,11 @@ pub(crate) enum Scan {
     /// A 16-lane and an 8-lane gather.
     Avx512(Avx512),
     /// Rows of the board as 8-byte windows and a byte permute
-    /// (`windows::Windows`): row-major boards only, where [`windows_on`]
+    /// (`windows::Windows`): row-major boards only, where [`window_scan`]
     /// says so; never timed against the others, which need tiles.
     Windows(Avx512Vbmi),
+    /// The same windows and byte shuffles (`windows::ShuffledWindows`).
+    SseWindows(Sse41),
 }
 
 impl Scan {
@@ -111,6 +113,7 @@ impl Scan {
             Scan::Avx2(_) => "avx2",
             Scan::Avx512(_) => "avx512",
             Scan::Windows(_) => "avx512 windows",
+            Scan::SseWindows(_) => "sse4.1 windows",
         }
     }
 
@@ -154,12 +157,22 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
 }
 
-/// The proof that rule-W walks on `board` with `moves` take the window
-/// scan on `cpu` (on a row-major layout, which the board then takes), or
-/// `None` where they take the tiled scans.
-pub(crate) fn windows_on(board: &Board, moves: &Moves, cpu: Cpu) -> Option<Avx512Vbmi> {
+/// Padded cells up to which a board takes the window scan (`windows`). Row-major windows
+/// touch 16 or more cache lines a step where 4x4x4 tiles touch about 8, so
+/// past a few megabytes the tiles' locality is worth more than the
+/// window scan's fewer instructions. (2,1) 3D, a pair of walks, the
+/// windows against the tiled scalar scan, Zen 4 (1 MiB L2 a core): N=100
+/// (1.1 MB) 30 % faster, N=120 16 %, N=140 (3.0 MB) 12 %, N=160 (4.4 MB)
+/// even, N=200 slower; the SSE windows on Zen 1 (512 KiB L2), alone:
+/// N=100 15 % faster, N=140 even (docs/performance/engine.md).
+pub(crate) const WINDOWS_MAX_PADDED: u128 = 4 << 20;
+
+/// The window scan rule-W walks on `board` with `moves` take on `cpu`
+/// (on a row-major layout, which the board then takes), or `None` where
+/// they take the tiled scans.
+pub(crate) fn window_scan(board: &Board, moves: &Moves, cpu: Cpu) -> Option<Scan> {
     #[cfg(target_arch = "x86_64")]
-    return Avx512Vbmi::new(cpu).filter(|_| windows::fits(board, moves));
+    return windows::scan_on(board, moves, cpu);
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (board, moves, cpu);
@@ -182,11 +195,17 @@ impl GroupWalk for Scaled3d {
 
     /// The window scan where the board is row-major (which it is where
     /// that scan fits), else the fastest of the tiled ones.
-    fn shared(layout: &Layout, _: &Moves, _: &Padded<u8>, cpu: Cpu) -> Scan {
-        match Avx512Vbmi::new(cpu) {
-            Some(proof) if layout.phase_mask() == 0 => Scan::Windows(proof),
-            _ if layout.phase_mask() == 0 => Scan::Scalar,
-            _ => Scan::fastest(cpu),
+    fn shared(layout: &Layout, moves: &Moves, _: &Padded<u8>, cpu: Cpu) -> Scan {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(scan) = windows::scan_of(layout, moves, cpu) {
+            return scan;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = moves;
+        if layout.phase_mask() == 0 {
+            Scan::Scalar
+        } else {
+            Scan::fastest(cpu)
         }
     }
 
@@ -236,17 +255,18 @@ impl GroupWalk for Scaled3d {
 
 /// W+ walks on the row windows as a [`GroupWalk`]: two at a time, each
 /// on byte degrees of its own, where the board takes the window scan
-/// ([`windows_on`]); alone, a walk goes on the byte degrees' kernel,
+/// ([`window_scan`]); alone, a walk goes on the byte degrees' kernel,
 /// `Rule::Plus` with the same scan. A walk that goes on beside a new
 /// partner finds its distance parts again from the cell it stands on.
 #[derive(Debug)]
 pub(crate) struct ScaledPlus3d;
 
-/// What W+ walks on the windows share: the proof of the CPU's features,
-/// and the layout, which turns a walk's cell into its coordinates.
+/// What W+ walks on the windows share: the window scan (which holds the
+/// proof of the CPU's features), and the layout, which turns a walk's
+/// cell into its coordinates.
 #[derive(Debug)]
 pub(crate) struct PlusShared {
-    proof: Avx512Vbmi,
+    scan: Scan,
     layout: Layout,
 }
 
@@ -265,7 +285,7 @@ impl PlusShared {
         let (buffer, progress) = Buffer::of_kernel::<ScaledPlus3d>(walk);
         let centred = self.centred(progress.cur);
         #[cfg(target_arch = "x86_64")]
-        windows::alone_plus(buffer, &centred, self.proof, progress, path);
+        windows::alone_plus(buffer, &centred, self.scan, progress, path);
         #[cfg(not(target_arch = "x86_64"))]
         unreachable!("W+ windows are chosen on x86-64 only: {:?}", (buffer.len, centred, progress, path));
     }
@@ -278,11 +298,17 @@ impl GroupWalk for ScaledPlus3d {
     const AT_ONCE: usize = 2;
     const ALONE_ON_DEGREES: bool = true;
 
-    /// Panics where the CPU lacks the window scan's features: the kernel is
-    /// chosen only where it has them.
-    fn shared(layout: &Layout, _: &Moves, _: &Padded<u8>, cpu: Cpu) -> PlusShared {
-        let proof = Avx512Vbmi::new(cpu).expect("W+ windows are chosen where the CPU has AVX-512 VBMI");
-        PlusShared { proof, layout: layout.clone() }
+    /// Panics where the layout or the CPU does not take a window scan: the
+    /// kernel is chosen only where they do.
+    fn shared(layout: &Layout, moves: &Moves, _: &Padded<u8>, cpu: Cpu) -> PlusShared {
+        #[cfg(target_arch = "x86_64")]
+        let scan = windows::scan_of(layout, moves, cpu);
+        #[cfg(not(target_arch = "x86_64"))]
+        let scan = {
+            let _ = (moves, cpu);
+            None
+        };
+        PlusShared { scan: scan.expect("W+ windows are chosen where a window scan runs"), layout: layout.clone() }
     }
 
     fn shared_bytes(_: &PlusShared) -> usize {
@@ -328,7 +354,7 @@ impl GroupWalk for ScaledPlus3d {
                     (Buffer::of_kernel::<ScaledPlus3d>(a.reborrow()), Buffer::of_kernel::<ScaledPlus3d>(b.reborrow()));
                 let (ca, cb) = (shared.centred(pa.cur), shared.centred(pb.cur));
                 #[cfg(target_arch = "x86_64")]
-                return kernel::ended(&windows::pair_plus((a, pa, &ca), (b, pb, &cb), shared.proof));
+                return kernel::ended(&windows::pair_plus((a, pa, &ca), (b, pb, &cb), shared.scan));
                 #[cfg(not(target_arch = "x86_64"))]
                 unreachable!("W+ windows are chosen on x86-64 only: {:?}", (a.len, b.len, ca, cb, pa, pb));
             }
@@ -399,9 +425,9 @@ pub(crate) enum Rule {
     /// Rule W, scanning as the choice says.
     W(ScanChoice),
     /// W+ ([`plus`]): boards whose distance terms fit its keys
-    /// ([`plus::fits`]), on the window scan where the proof is given (the
-    /// board is then row-major, [`windows_on`]), else on the scalar one.
-    Plus(Option<Avx512Vbmi>),
+    /// ([`plus::fits`]), on the window scan where one is given (the board
+    /// is then row-major, [`window_scan`]), else on the scalar one.
+    Plus(Option<Scan>),
 }
 
 /// Runs one walk by `rule` from padded cell `start` on byte degrees `deg`
@@ -433,13 +459,13 @@ pub(super) unsafe fn walk(
     match rule {
         Rule::W(scan) => alone(scan.scan(), buffer, &mut progress, path),
         #[cfg(target_arch = "x86_64")]
-        Rule::Plus(Some(proof)) => {
+        Rule::Plus(Some(scan)) => {
             keyed::centre(xy, moves.sides);
-            windows::alone_plus(buffer, xy, proof, &mut progress, path);
+            windows::alone_plus(buffer, xy, scan, &mut progress, path);
         }
         Rule::Plus(_) => {
             keyed::centre(xy, moves.sides);
-            let stepper = plus::Plus::new(Pointers::new(buffer), moves.vectors, xy);
+            let stepper = plus::Plus::new(Pointers::new(buffer), xy);
             to_the_end(Paired { stepper, progress: &mut progress }, path);
         }
     }
@@ -463,6 +489,8 @@ fn alone(scan: Scan, buffer: Buffer<'_>, progress: &mut PausedWalk, path: Option
         Scan::Avx512(w) => gather::Lanes::alone(Paired { stepper: gather::Gather::new(buffer, w), progress }, path),
         #[cfg(target_arch = "x86_64")]
         Scan::Windows(proof) => windows::alone(buffer, proof, progress, path),
+        #[cfg(target_arch = "x86_64")]
+        Scan::SseWindows(proof) => windows::alone_sse(buffer, proof, progress, path),
         _ => to_the_end(Paired { stepper: Pointers::new(buffer), progress }, path),
     }
 }
@@ -484,6 +512,8 @@ pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>)
         ),
         #[cfg(target_arch = "x86_64")]
         Scan::Windows(proof) => windows::pair((a, pa), (b, pb), proof),
+        #[cfg(target_arch = "x86_64")]
+        Scan::SseWindows(proof) => windows::pair_sse((a, pa), (b, pb), proof),
         _ => run_pair(
             Paired { stepper: Pointers::new(a), progress: pa },
             Paired { stepper: Pointers::new(b), progress: pb },
@@ -625,6 +655,11 @@ impl<'a> Pointers<'a> {
 }
 
 impl Pointers<'_> {
+    /// The moves' vectors, 3 a move, in the offsets' order.
+    fn vectors(&self) -> &[i32] {
+        self.buffer.vectors
+    }
+
     /// Takes a degree from each neighbour of `cur` and returns the least
     /// of their keys, `key(scaled value before the decrement, move index)`:
     /// the scan rule W's step and W+'s ([`plus`]) share.

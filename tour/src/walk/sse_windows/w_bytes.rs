@@ -18,11 +18,11 @@
 //! 208.6-236.5 M steps a second four at once against 128.8-142.8 M alone
 //! (docs/performance/engine.md).
 
-use super::{back, begin, rotation, windows, Row, Sse41, WindowKernel, Windows, K, VISITED as VISITED_KEY};
+use super::{back, begin, rotation, windows, Row, WindowKernel, Windows, K, VISITED as VISITED_KEY};
 use crate::board::Board;
 use crate::layout::{BoardCell, Layout, LayoutId, MoveTable, Padded};
 use crate::moves::Moves;
-use crate::walk::cpu::Cpu;
+use crate::walk::cpu::{Cpu, Sse41};
 use crate::walk::kernel::{GroupWalk, WALKS_AT_ONCE};
 use crate::walk::{BufferedWalk, PausedWalk};
 

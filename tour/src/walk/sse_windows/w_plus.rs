@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 
 use super::{
-    back, begin, cell_bytes, chosen, rotation, shared_bytes, windows, Row, Sse41, WindowCells, WindowKernel, Windows,
-    BORDER, CLASSES, DEGREE_SHIFT, K, ONE, RANK_SHIFT, SLACK, VISITED,
+    back, begin, cell_bytes, chosen, rotation, shared_bytes, windows, Row, WindowCells, WindowKernel, Windows, BORDER,
+    CLASSES, DEGREE_SHIFT, K, ONE, RANK_SHIFT, SLACK, VISITED,
 };
 use crate::layout::{BoardCell, Layout, LayoutId, MoveTable, Padded};
 use crate::moves::Moves;
-use crate::walk::cpu::Cpu;
+use crate::walk::cpu::{Cpu, Sse41};
 use crate::walk::kernel::{GroupWalk, WALKS_AT_ONCE};
 use crate::walk::{BufferedWalk, PausedWalk};
 

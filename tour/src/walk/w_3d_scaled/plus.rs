@@ -62,10 +62,10 @@ pub(crate) fn parts(vectors: &[i32], centred: &[i64]) -> ([u32; K], [[u32; K]; K
 
 impl<'a> Plus<'a> {
     /// The stepper of a walk on `pointers`' buffer standing on the cell
-    /// whose doubled centre offset is `centred`, with the moves `vectors`
-    /// ([`parts`]).
-    pub(crate) fn new(pointers: Pointers<'a>, vectors: &[i32], centred: &[i64]) -> Plus<'a> {
-        let (parts, dot2) = parts(vectors, centred);
+    /// whose doubled centre offset is `centred` ([`parts`], from the
+    /// buffer's moves).
+    pub(crate) fn new(pointers: Pointers<'a>, centred: &[i64]) -> Plus<'a> {
+        let (parts, dot2) = parts(pointers.vectors(), centred);
         Plus { pointers, parts, dot2 }
     }
 }

@@ -1,13 +1,20 @@
-//! The scaled-degree step on a row-major 3D board with AVX-512 VBMI, for
-//! rule W ([`Windows`]) and W+ ([`PlusWindows`]): the 24 neighbours of a
-//! cell lie in at most 16 rows of the last axis, each within 8 bytes of
-//! the others in its row, so the step reads 16 row windows of 8 bytes (two
-//! to a 16-byte vector), takes a degree from the neighbours with one byte
-//! subtraction a pair of windows, stores the windows back, and gathers the
-//! 24 neighbours' keys out of the two 64-byte registers with one byte
-//! permute (`vpermt2b`) and a vector minimum. 100 instructions a (2,1)
-//! rule-W step in the compiled loop against the scalar scan's 200, with
-//! no gather (Zen 4 runs those slower than the loads they replace,
+//! The scaled-degree step on a row-major 3D board, for rule W
+//! ([`Windows`], [`ShuffledWindows`]) and W+ ([`PlusWindows`]): the 24
+//! neighbours of a cell lie in at most 16 rows of the last axis, each
+//! within 8 bytes of the others in its row, so the step reads 16 row
+//! windows of 8 bytes (two to a 16-byte vector), takes a degree from the
+//! neighbours with one byte subtraction a pair of windows, stores the
+//! windows back, and picks the 24 neighbours' keys out of the windows:
+//!
+//! - with AVX-512 VBMI, out of two 64-byte registers with one byte permute
+//!   (`vpermt2b`) and a vector minimum: 100 instructions a (2,1) rule-W
+//!   step in the compiled loop against the scalar scan's 200;
+//! - with SSE4.1 alone, one byte shuffle (`pshufb`) a pair of windows
+//!   into four 16-bit lanes of its own, which holds where no pair of
+//!   windows holds more than four moves (the report's (2,1) and (1,2,2)
+//!   hold three or four).
+//!
+//! Neither gathers (Zen 4 runs those slower than the loads they replace,
 //! docs/performance/engine.md).
 //!
 //! Row-major, because the windows need each row's cells in order; the
@@ -24,10 +31,11 @@
 
 use std::arch::x86_64::*;
 
-use super::{to_the_end, Buffer, K, LOW_SCALED};
+use super::{to_the_end, Buffer, Scan, K, LOW_SCALED, WINDOWS_MAX_PADDED};
 use crate::board::Board;
+use crate::layout::Layout;
 use crate::moves::Moves;
-use crate::walk::cpu::Avx512Vbmi;
+use crate::walk::cpu::{Avx512Vbmi, Cpu, Sse41};
 use crate::walk::{pair_loop, Paired, PausedWalk, Stepper};
 
 /// Bytes a window holds: one 64-bit load.
@@ -53,6 +61,12 @@ pub(crate) struct Plan {
     index: Bytes64,
     /// W+'s: the high byte of 32-bit lane `k` (of 16, then of 8).
     index_plus: [Bytes64; 2],
+    /// The SSE step's move indices, by the lanes [`Rows::shuffles`] fill:
+    /// 16-bit lane `l` of register `j` holds the move in lane `4 (2j) + l`
+    /// of the pairs' lanes, 0xffff where no move is.
+    keys: [Bytes16; MAX_ROWS / 4],
+    /// Each move's lane among the pairs' ([`shuffle_lanes`]).
+    lane_of: [u8; K],
 }
 
 /// The windows of a move set, in the order of their offsets.
@@ -69,6 +83,14 @@ pub(crate) struct Rows {
     lanes: Bytes64,
     /// Pairs of windows a step loads (6 or 8).
     pairs: usize,
+    /// The SSE step's `pshufb` index a pair of windows: its moves' bytes
+    /// in the high bytes of four 16-bit lanes, the low four of a register
+    /// for an even pair and the high four for an odd one, so that two
+    /// pairs' shuffles join with an `or`; 0x80 (a zero) elsewhere.
+    shuffles: [Bytes16; MAX_ROWS / 2],
+    /// The SSE W+ step's: the same bytes in the high bytes of four 32-bit
+    /// lanes, a register a pair.
+    plus_shuffles: [Bytes16; MAX_ROWS / 2],
 }
 
 #[repr(C, align(16))]
@@ -79,35 +101,59 @@ struct Masks([u64; MAX_ROWS]);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Bytes64([u8; 64]);
 
-/// Padded cells up to which a board takes this kernel. Row-major windows
-/// touch 16 or more cache lines a step where 4x4x4 tiles touch about 8, so
-/// past a few megabytes the tiles' locality is worth more than the
-/// window scan's fewer instructions. (2,1) 3D, a pair of walks, the
-/// windows against the tiled scalar scan, Zen 4 (1 MiB L2 a core): N=100
-/// (1.1 MB) 30 % faster, N=120 16 %, N=140 (3.0 MB) 12 %, N=160 (4.4 MB)
-/// even, N=200 slower (docs/performance/engine.md).
-pub(crate) const WINDOWS_MAX_PADDED: u128 = 4 << 20;
+#[repr(C, align(16))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bytes16([u8; 16]);
+
+/// Moves a pair of windows may hold for the SSE step: four 16-bit lanes.
+const SHUFFLE_LANES: usize = 4;
 
 /// Whether walks of `moves` on `board` can take this kernel on a
-/// row-major layout: [`Plan::new`]'s conditions, from the board's sides
-/// and the moves alone (the layout is chosen from this), on a board of at
-/// most [`WINDOWS_MAX_PADDED`] padded cells.
+/// row-major layout: [`Plan::new`]'s conditions on that layout's offsets,
+/// on a board of at most [`WINDOWS_MAX_PADDED`] padded cells. [`scan_on`]
+/// asks the same of the CPU too.
+#[cfg(test)]
 pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
+    plan_on(board, moves).is_some()
+}
+
+/// The window scan walks of `moves` on `board` take on `cpu`, where
+/// [`fits`] holds: the VBMI step where the CPU has it, else the SSE one.
+pub(crate) fn scan_on(board: &Board, moves: &Moves, cpu: Cpu) -> Option<Scan> {
+    plan_on(board, moves).and_then(|_| scan(cpu))
+}
+
+/// [`scan_on`] for the walks on `layout`, `None` where it is tiled.
+pub(crate) fn scan_of(layout: &Layout, moves: &Moves, cpu: Cpu) -> Option<Scan> {
+    if layout.phase_mask() != 0 {
+        return None;
+    }
+    Plan::new(layout.offsets(), &vectors(moves)).and_then(|_| scan(cpu))
+}
+
+/// The best window scan `cpu` has.
+fn scan(cpu: Cpu) -> Option<Scan> {
+    match Avx512Vbmi::new(cpu) {
+        Some(proof) => Some(Scan::Windows(proof)),
+        None => Sse41::new(cpu).map(Scan::SseWindows),
+    }
+}
+
+/// The plan of `moves` on the row-major layout of `board`, where [`fits`].
+fn plan_on(board: &Board, moves: &Moves) -> Option<Plan> {
     if !super::fits(board, moves) {
-        return false;
+        return None;
     }
     let sides = board.sides().iter().map(|&n| u64::from(n));
     if crate::layout::padded_len(sides, moves.reach(), 0) > WINDOWS_MAX_PADDED {
-        return false;
+        return None;
     }
-    let reach = i64::from(moves.reach());
-    // Row-major offsets of the padded board, the last axis fastest.
-    let side = |a: usize| i64::from(board.sides()[a]) + 2 * reach;
-    let (s1, s2) = (side(2), side(1) * side(2));
-    let offsets: Vec<isize> =
-        moves.iter().map(|v| (i64::from(v[0]) * s2 + i64::from(v[1]) * s1 + i64::from(v[2])) as isize).collect();
-    let vectors: Vec<i32> = moves.iter().flatten().copied().collect();
-    Plan::new(&offsets, &vectors).is_some()
+    Plan::new(Layout::new(board, moves).ok()?.offsets(), &vectors(moves))
+}
+
+/// The moves' vectors, 3 a move.
+fn vectors(moves: &Moves) -> Vec<i32> {
+    moves.iter().flatten().copied().collect()
 }
 
 impl Plan {
@@ -115,8 +161,9 @@ impl Plan {
     /// `vectors` (3 a move), or `None` where windows cannot hold them: a
     /// move's last component more than 7 from another's, rows other than
     /// 11-12 or 15-16 (6 or 8 pairs, the two loops compiled), a move
-    /// within its own cell's row, or two rows' windows closer than 8 bytes
-    /// (a small board, whose windows would overlap).
+    /// within its own cell's row, two rows' windows closer than 8 bytes
+    /// (a small board, whose windows would overlap), or more than four
+    /// moves in a pair of windows ([`shuffle_lanes`]).
     pub(crate) fn new(offsets: &[isize], vectors: &[i32]) -> Option<Plan> {
         if offsets.len() != K || vectors.len() != 3 * K {
             return None;
@@ -136,13 +183,23 @@ impl Plan {
         if !(pairs == 6 || pairs == 8) || !apart {
             return None;
         }
-        let mut rows = Rows { starts: [0; MAX_ROWS], masks: Masks([0; MAX_ROWS]), lanes: Bytes64([0xff; 64]), pairs };
+        let mut rows = Rows {
+            starts: [0; MAX_ROWS],
+            masks: Masks([0; MAX_ROWS]),
+            lanes: Bytes64([0xff; 64]),
+            pairs,
+            shuffles: [Bytes16([0x80; 16]); MAX_ROWS / 2],
+            plus_shuffles: [Bytes16([0x80; 16]); MAX_ROWS / 2],
+        };
         rows.starts[..starts.len()].copy_from_slice(&starts);
         let (mut index, mut index_plus) = ([0u8; 64], [Bytes64([0; 64]); 2]);
+        // Each move's byte among the 128 of the windows, in move order.
+        let mut bytes = [0u8; K];
         for k in 0..K {
             let (row, at) = (starts.binary_search(&start(k)).unwrap_or(0), (last(k) - least) as u32);
             rows.masks.0[row] |= u64::from(super::SCALE) << (8 * at);
             let byte = (row * WIDTH as usize) as u8 + at as u8;
+            bytes[k] = byte;
             index[2 * k + 1] = byte;
             index_plus[k / 16].0[4 * (k % 16) + 3] = byte;
             (rows.lanes.0[2 * k], rows.lanes.0[2 * k + 1]) = (k as u8, 0);
@@ -151,28 +208,63 @@ impl Plan {
             let r = starts.len();
             (rows.starts[r], rows.masks.0[r]) = (rows.starts[r - 1], rows.masks.0[r - 1]);
         }
-        Some(Plan { rows, index: Bytes64(index), index_plus })
+        let lane_of = shuffle_lanes(&bytes)?;
+        let mut keys = [Bytes16([0xff; 16]); MAX_ROWS / 4];
+        for (k, &lane) in lane_of.iter().enumerate() {
+            let lane = usize::from(lane);
+            let (pair, slot) = (lane / SHUFFLE_LANES, lane % SHUFFLE_LANES);
+            // The move's byte in its pair's register, and its 16-bit lane
+            // in the register two pairs' keys share.
+            let (source, at) = (bytes[k] % (2 * WIDTH as u8), 2 * (lane % (2 * SHUFFLE_LANES)));
+            rows.shuffles[pair].0[at + 1] = source;
+            rows.plus_shuffles[pair].0[4 * slot + 3] = source;
+            (keys[pair / 2].0[at], keys[pair / 2].0[at + 1]) = (k as u8, 0);
+        }
+        Some(Plan { rows, index: Bytes64(index), index_plus, keys, lane_of })
     }
 }
 
+/// Each move's lane in the SSE step, four a pair of windows, for moves
+/// at `bytes` of the windows: a pair's moves take its lanes in the order
+/// of their bytes, which depends on the moves alone, so two orders of them
+/// share the shuffles ([`Rows::shuffles`]). `None` where a pair of windows
+/// holds more than four moves, which no 3D leaper's do: a row fixes two
+/// components of a move, which leaves the third its sign, so a row holds
+/// at most two.
+fn shuffle_lanes(bytes: &[u8; K]) -> Option<[u8; K]> {
+    let mut by_byte: Vec<usize> = (0..K).collect();
+    by_byte.sort_unstable_by_key(|&k| bytes[k]);
+    let (mut lane_of, mut taken) = ([0u8; K], [0usize; MAX_ROWS / 2]);
+    for k in by_byte {
+        let pair = usize::from(bytes[k]) / (2 * WIDTH as usize);
+        if taken[pair] == SHUFFLE_LANES {
+            return None;
+        }
+        lane_of[k] = (SHUFFLE_LANES * pair + taken[pair]) as u8;
+        taken[pair] += 1;
+    }
+    Some(lane_of)
+}
+
 /// A walk's row windows: its buffer and the rows it shares with the walk
-/// beside it; `P` pairs of windows a step. The steppers of rule W
-/// ([`Windows`]) and W+ ([`PlusWindows`]) hold one.
+/// beside it; `P` pairs of windows a step. Every window stepper holds
+/// one.
 struct RowWindows<'a, 'r, const P: usize> {
     buffer: Buffer<'a>,
     rows: &'r Rows,
-    _proof: Avx512Vbmi,
+    _proof: Sse41,
 }
 
 impl<const P: usize> RowWindows<'_, '_, P> {
     /// Takes a degree from each neighbour of `cur` and returns the
-    /// windows as they were before: rows 0-7 and 8-15, 8 bytes each.
+    /// windows as they were before, two rows of 8 bytes a vector (the
+    /// first `P`).
     ///
     /// # Safety
     /// As for [`Stepper::step`]; the CPU has the proof's features, and the
     /// function this inlines into is compiled with them.
     #[inline(always)]
-    unsafe fn take_degrees(&self, cur: usize) -> (__m512i, __m512i) {
+    unsafe fn take_degrees(&self, cur: usize) -> [__m128i; 8] {
         let rows = self.rows;
         let at = self.buffer.base.wrapping_add(cur);
         let (base, len) = (self.buffer.base, self.buffer.len);
@@ -193,12 +285,25 @@ impl<const P: usize> RowWindows<'_, '_, P> {
                 b.cast::<i64>().write_unaligned(_mm_extract_epi64::<1>(d));
                 *w = v;
             }
-            let half = |i: usize| {
-                let low = _mm256_set_m128i(w[i + 1], w[i]);
-                _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), _mm256_set_m128i(w[i + 3], w[i + 2]))
-            };
-            (half(0), half(4))
+            w
         }
+    }
+}
+
+/// The windows `w` as two 64-byte registers: rows 0-7 and 8-15.
+///
+/// # Safety
+/// The CPU has AVX-512 F, and the function this inlines into is compiled
+/// with it.
+#[inline(always)]
+unsafe fn halves(w: [__m128i; 8]) -> (__m512i, __m512i) {
+    // SAFETY: the caller's.
+    unsafe {
+        let half = |i: usize| {
+            let low = _mm256_set_m128i(w[i + 1], w[i]);
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), _mm256_set_m128i(w[i + 3], w[i + 2]))
+        };
+        (half(0), half(4))
     }
 }
 
@@ -222,7 +327,7 @@ impl<const P: usize> Windows<'_, '_, P> {
     unsafe fn least(&self, cur: usize) -> u32 {
         // SAFETY: the caller's.
         unsafe {
-            let (low, high) = self.windows.take_degrees(cur);
+            let (low, high) = halves(self.windows.take_degrees(cur));
             let index = _mm512_load_si512(self.index.0.as_ptr().cast());
             let picked = _mm512_maskz_permutex2var_epi8(0xaaaa_aaaa_aaaa, low, index, high);
             let keys = _mm512_or_si512(picked, _mm512_load_si512(self.windows.rows.lanes.0.as_ptr().cast()));
@@ -242,6 +347,39 @@ unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
         // SAFETY: the caller's; the proof's features are compiled in
         // (`alone`, `pair`).
         let best = unsafe { self.least(cur) };
+        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
+        // SAFETY: the caller's; the least key is `cur`'s.
+        unsafe { self.windows.buffer.take(cur, least, forced) }
+    }
+}
+
+/// Rule W's window stepper on SSE4.1: each pair of windows shuffled into
+/// four 16-bit lanes of keys of its own ([`Rows::shuffles`]), two pairs'
+/// lanes joined into a register, and a vector minimum.
+pub(crate) struct ShuffledWindows<'a, 'r, const P: usize> {
+    windows: RowWindows<'a, 'r, P>,
+    shuffles: &'r [Bytes16; MAX_ROWS / 2],
+    /// [`Plan::keys`].
+    keys: [Bytes16; MAX_ROWS / 4],
+}
+
+// SAFETY: as for `Windows`.
+unsafe impl<const P: usize> Stepper for ShuffledWindows<'_, '_, P> {
+    #[inline(always)]
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+        // SAFETY: the caller's; SSE4.1 and SSSE3 are compiled in
+        // (`alone_sse`, `pair_sse`).
+        let best = unsafe {
+            let w = self.windows.take_degrees(cur);
+            let load = |b: &Bytes16| _mm_load_si128(b.0.as_ptr().cast());
+            let mut least = _mm_set1_epi16(-1);
+            for j in 0..P / 2 {
+                let a = _mm_shuffle_epi8(w[2 * j], load(&self.shuffles[2 * j]));
+                let b = _mm_shuffle_epi8(w[2 * j + 1], load(&self.shuffles[2 * j + 1]));
+                least = _mm_min_epu16(least, _mm_or_si128(_mm_or_si128(a, b), load(&self.keys[j])));
+            }
+            _mm_cvtsi128_si32(_mm_minpos_epu16(least)) as u32 & 0xffff
+        };
         let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
         unsafe { self.windows.buffer.take(cur, least, forced) }
@@ -281,7 +419,7 @@ unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
         // SAFETY: the caller's; the proof's features are compiled in
         // (`alone_plus`).
         let best = unsafe {
-            let (low, high) = self.windows.take_degrees(cur);
+            let (low, high) = halves(self.windows.take_degrees(cur));
             let key = |i: usize, mask: u64| {
                 let index = _mm512_load_si512(self.index[i].0.as_ptr().cast());
                 let bytes = _mm512_maskz_permutex2var_epi8(mask, low, index, high);
@@ -307,6 +445,17 @@ unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
     }
 }
 
+/// Calls `run::<P>(args)` with the plan's pairs of windows a step, each
+/// count compiled as its own loop (6 or 8, [`Plan::new`]).
+macro_rules! by_pairs {
+    ($pairs:expr, $run:ident($($arg:expr),*)) => {
+        match $pairs {
+            6 => $run::<6>($($arg),*),
+            _ => $run::<8>($($arg),*),
+        }
+    };
+}
+
 /// The plan of `buffer`'s moves. Panics where the buffer is tiled or its
 /// moves have no plan: the layout is row-major exactly where [`fits`]
 /// holds.
@@ -326,17 +475,12 @@ pub(crate) fn alone(buffer: Buffer<'_>, proof: Avx512Vbmi, progress: &mut Paused
         path: Option<&mut Vec<usize>>,
     ) {
         let (buffer, Plan { rows, index, .. }, _proof) = walk;
-        let windows = RowWindows::<P> { buffer, rows: &rows, _proof };
+        let windows = RowWindows::<P> { buffer, rows: &rows, _proof: _proof.sse41() };
         to_the_end(Paired { stepper: Windows { windows, index }, progress }, path);
     }
     let plan = plan_of(&buffer);
     // SAFETY: the proof says the CPU has the features.
-    unsafe {
-        match plan.rows.pairs {
-            6 => run::<6>((buffer, plan, proof), progress, path),
-            _ => run::<8>((buffer, plan, proof), progress, path),
-        }
-    }
+    unsafe { by_pairs!(plan.rows.pairs, run((buffer, plan, proof), progress, path)) }
 }
 
 /// Two walks a step each in turn until one ends ([`crate::walk::run_pair`]),
@@ -356,20 +500,61 @@ pub(crate) fn pair(
         (rows, index_a, index_b): (Rows, Bytes64, Bytes64),
         _proof: Avx512Vbmi,
     ) -> [bool; 2] {
-        let a = Windows { windows: RowWindows::<P> { buffer: a, rows: &rows, _proof }, index: index_a };
-        let b = Windows { windows: RowWindows::<P> { buffer: b, rows: &rows, _proof }, index: index_b };
+        let a = Windows { windows: RowWindows::<P> { buffer: a, rows: &rows, _proof: _proof.sse41() }, index: index_a };
+        let b = Windows { windows: RowWindows::<P> { buffer: b, rows: &rows, _proof: _proof.sse41() }, index: index_b };
         pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
     assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
     let shared = (plan_a.rows, plan_a.index, plan_b.index);
     // SAFETY: the proof says the CPU has the features.
-    unsafe {
-        match shared.0.pairs {
-            6 => run::<6>((a, pa), (b, pb), shared, proof),
-            _ => run::<8>((a, pa), (b, pb), shared, proof),
-        }
+    unsafe { by_pairs!(shared.0.pairs, run((a, pa), (b, pb), shared, proof)) }
+}
+
+/// One walk to its end on `buffer`, with the SSE step.
+pub(crate) fn alone_sse(buffer: Buffer<'_>, proof: Sse41, progress: &mut PausedWalk, path: Option<&mut Vec<usize>>) {
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    unsafe fn run<const P: usize>(
+        (buffer, plan, _proof): (Buffer<'_>, Plan, Sse41),
+        progress: &mut PausedWalk,
+        path: Option<&mut Vec<usize>>,
+    ) {
+        let windows = RowWindows::<P> { buffer, rows: &plan.rows, _proof };
+        let stepper = ShuffledWindows { windows, shuffles: &plan.rows.shuffles, keys: plan.keys };
+        to_the_end(Paired { stepper, progress }, path);
     }
+    let plan = plan_of(&buffer);
+    // SAFETY: the proof says the CPU has the features.
+    unsafe { by_pairs!(plan.rows.pairs, run((buffer, plan, proof), progress, path)) }
+}
+
+/// [`pair`] with the SSE step.
+pub(crate) fn pair_sse(
+    (a, pa): (Buffer<'_>, &mut PausedWalk),
+    (b, pb): (Buffer<'_>, &mut PausedWalk),
+    proof: Sse41,
+) -> [bool; 2] {
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    unsafe fn run<const P: usize>(
+        (a, pa): (Buffer<'_>, &mut PausedWalk),
+        (b, pb): (Buffer<'_>, &mut PausedWalk),
+        (rows, keys_a, keys_b): (Rows, [Bytes16; MAX_ROWS / 4], [Bytes16; MAX_ROWS / 4]),
+        _proof: Sse41,
+    ) -> [bool; 2] {
+        let shuffles = &rows.shuffles;
+        let a = ShuffledWindows { windows: RowWindows::<P> { buffer: a, rows: &rows, _proof }, shuffles, keys: keys_a };
+        let b = ShuffledWindows { windows: RowWindows::<P> { buffer: b, rows: &rows, _proof }, shuffles, keys: keys_b };
+        pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
+    }
+    let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
+    assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
+    let shared = (plan_a.rows, plan_a.keys, plan_b.keys);
+    // SAFETY: the proof says the CPU has the features.
+    unsafe { by_pairs!(shared.0.pairs, run((a, pa), (b, pb), shared, proof)) }
 }
 
 /// A W+ walk's window stepper on `buffer` with `rows` (its plan's, or
@@ -389,22 +574,88 @@ fn plus_stepper<'a, 'r, const P: usize>(
         unsafe { std::mem::transmute::<Lanes32, [__m512i; 2]>(out) }
     };
     let dot2 = Box::new(std::array::from_fn(|j| lanes(&products[j])));
-    PlusWindows { windows: RowWindows { buffer, rows, _proof }, index, parts: lanes(&parts), dot2 }
+    PlusWindows { windows: RowWindows { buffer, rows, _proof: _proof.sse41() }, index, parts: lanes(&parts), dot2 }
 }
 
-/// One W+ walk to its end on `buffer`, standing on the cell whose doubled
-/// centre offset is `centred` ([`super::plus::parts`]).
+/// W+'s window stepper on SSE4.1: a pair of windows shuffled into the
+/// high bytes of four 32-bit keys ([`Rows::plus_shuffles`]), a register
+/// a pair, each lane's part added as in [`PlusWindows`].
+pub(crate) struct PlusShuffled<'a, 'r, const P: usize> {
+    windows: RowWindows<'a, 'r, P>,
+    /// The parts by lane ([`Plan::lane_of`]), `u32::MAX` in a lane with
+    /// no move, whose key then never wins.
+    parts: [__m128i; 8],
+    dot2: Box<[[__m128i; 8]; K]>,
+}
+
+// SAFETY: as for `Windows`.
+unsafe impl<const P: usize> Stepper for PlusShuffled<'_, '_, P> {
+    #[inline(always)]
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+        // SAFETY: the caller's; SSE4.1 and SSSE3 are compiled in
+        // (`alone_plus`, `pair_plus`).
+        let best = unsafe {
+            let w = self.windows.take_degrees(cur);
+            let shuffles = &self.windows.rows.plus_shuffles;
+            let mut least = _mm_set1_epi32(-1);
+            for (i, w) in w.iter().enumerate().take(P) {
+                let bytes = _mm_shuffle_epi8(*w, _mm_load_si128(shuffles[i].0.as_ptr().cast()));
+                least = _mm_min_epu32(least, _mm_add_epi32(_mm_srli_epi32::<1>(bytes), self.parts[i]));
+            }
+            let h = _mm_min_epu32(least, _mm_shuffle_epi32::<0b01_00_11_10>(least));
+            let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
+            _mm_cvtsi128_si32(h) as u32
+        };
+        let k = (best & MOVE_MASK) as usize;
+        let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
+        // SAFETY: the caller's; the least key is `cur`'s.
+        let next = unsafe { self.windows.buffer.take(cur, least, forced) }?;
+        // The walk moved by move k: every distance term shifts with it.
+        let row = &self.dot2[k];
+        for (part, d) in self.parts.iter_mut().zip(row).take(P) {
+            // SAFETY: SSE2, which x86-64 has.
+            *part = unsafe { _mm_sub_epi32(*part, *d) };
+        }
+        Some(next)
+    }
+}
+
+/// A W+ walk's SSE stepper on `buffer` with `rows` (its plan's, or the
+/// pair's) and its plan's lanes, standing on the cell whose doubled
+/// centre offset is `centred`.
+fn plus_shuffled<'a, 'r, const P: usize>(
+    buffer: Buffer<'a>,
+    (rows, lane_of): (&'r Rows, &[u8; K]),
+    centred: &[i64],
+    _proof: Sse41,
+) -> PlusShuffled<'a, 'r, P> {
+    let (parts, products) = super::plus::parts(buffer.vectors, centred);
+    let lanes = |values: &[u32; K], none: u32| {
+        let mut out = [none; 4 * MAX_ROWS / 2];
+        for (k, &v) in values.iter().enumerate() {
+            out[usize::from(lane_of[k])] = v;
+        }
+        // SAFETY: 128 bytes either way, and any bits are a vector.
+        unsafe { std::mem::transmute::<[u32; 32], [__m128i; 8]>(out) }
+    };
+    let dot2 = Box::new(std::array::from_fn(|j| lanes(&products[j], 0)));
+    PlusShuffled { windows: RowWindows { buffer, rows, _proof }, parts: lanes(&parts, u32::MAX), dot2 }
+}
+
+/// One W+ walk to its end on `buffer` with the window scan `scan`,
+/// standing on the cell whose doubled centre offset is `centred`
+/// ([`super::plus::parts`]). Panics if `scan` is not a window scan.
 pub(crate) fn alone_plus(
     buffer: Buffer<'_>,
     centred: &[i64],
-    proof: Avx512Vbmi,
+    scan: Scan,
     progress: &mut PausedWalk,
     path: Option<&mut Vec<usize>>,
 ) {
     /// # Safety
     /// The CPU has the features.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
-    unsafe fn run<const P: usize>(
+    unsafe fn vbmi<const P: usize>(
         (buffer, plan, centred, proof): (Buffer<'_>, Plan, &[i64], Avx512Vbmi),
         progress: &mut PausedWalk,
         path: Option<&mut Vec<usize>>,
@@ -412,46 +663,78 @@ pub(crate) fn alone_plus(
         let stepper = plus_stepper::<P>(buffer, (&plan.rows, plan.index_plus), centred, proof);
         to_the_end(Paired { stepper, progress }, path);
     }
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    unsafe fn sse<const P: usize>(
+        (buffer, plan, centred, proof): (Buffer<'_>, Plan, &[i64], Sse41),
+        progress: &mut PausedWalk,
+        path: Option<&mut Vec<usize>>,
+    ) {
+        let stepper = plus_shuffled::<P>(buffer, (&plan.rows, &plan.lane_of), centred, proof);
+        to_the_end(Paired { stepper, progress }, path);
+    }
     let plan = plan_of(&buffer);
-    let pairs = plan.rows.pairs;
     // SAFETY: the proof says the CPU has the features.
     unsafe {
-        match pairs {
-            6 => run::<6>((buffer, plan, centred, proof), progress, path),
-            _ => run::<8>((buffer, plan, centred, proof), progress, path),
+        match scan {
+            Scan::Windows(proof) => by_pairs!(plan.rows.pairs, vbmi((buffer, plan, centred, proof), progress, path)),
+            Scan::SseWindows(proof) => by_pairs!(plan.rows.pairs, sse((buffer, plan, centred, proof), progress, path)),
+            _ => panic!("W+ on the windows takes a window scan, not {scan:?}"),
         }
     }
 }
 
 /// Two W+ walks a step each in turn until one ends, each on its own
 /// buffer and move order (of the same moves, whose [`Rows`] they share),
-/// standing on the cells whose doubled centre offsets are given.
+/// standing on the cells whose doubled centre offsets are given. Panics
+/// if `scan` is not a window scan.
 pub(crate) fn pair_plus(
     (a, pa, ca): (Buffer<'_>, &mut PausedWalk, &[i64]),
     (b, pb, cb): (Buffer<'_>, &mut PausedWalk, &[i64]),
-    proof: Avx512Vbmi,
+    scan: Scan,
 ) -> [bool; 2] {
     /// # Safety
     /// The CPU has the features.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
-    unsafe fn run<const P: usize>(
+    unsafe fn vbmi<const P: usize>(
         (a, pa, ca): (Buffer<'_>, &mut PausedWalk, &[i64]),
         (b, pb, cb): (Buffer<'_>, &mut PausedWalk, &[i64]),
-        (rows, index_a, index_b): (Rows, [Bytes64; 2], [Bytes64; 2]),
+        (rows, index_a, index_b): (&Rows, [Bytes64; 2], [Bytes64; 2]),
         proof: Avx512Vbmi,
     ) -> [bool; 2] {
-        let a = plus_stepper::<P>(a, (&rows, index_a), ca, proof);
-        let b = plus_stepper::<P>(b, (&rows, index_b), cb, proof);
+        let a = plus_stepper::<P>(a, (rows, index_a), ca, proof);
+        let b = plus_stepper::<P>(b, (rows, index_b), cb, proof);
+        pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
+    }
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    unsafe fn sse<const P: usize>(
+        (a, pa, ca): (Buffer<'_>, &mut PausedWalk, &[i64]),
+        (b, pb, cb): (Buffer<'_>, &mut PausedWalk, &[i64]),
+        (rows, lanes_a, lanes_b): (&Rows, &[u8; K], &[u8; K]),
+        proof: Sse41,
+    ) -> [bool; 2] {
+        let a = plus_shuffled::<P>(a, (rows, lanes_a), ca, proof);
+        let b = plus_shuffled::<P>(b, (rows, lanes_b), cb, proof);
         pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
     assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
-    let shared = (plan_a.rows, plan_a.index_plus, plan_b.index_plus);
+    let rows = &plan_a.rows;
     // SAFETY: the proof says the CPU has the features.
     unsafe {
-        match shared.0.pairs {
-            6 => run::<6>((a, pa, ca), (b, pb, cb), shared, proof),
-            _ => run::<8>((a, pa, ca), (b, pb, cb), shared, proof),
+        match scan {
+            Scan::Windows(proof) => {
+                let shared = (rows, plan_a.index_plus, plan_b.index_plus);
+                by_pairs!(rows.pairs, vbmi((a, pa, ca), (b, pb, cb), shared, proof))
+            }
+            Scan::SseWindows(proof) => {
+                let shared = (rows, &plan_a.lane_of, &plan_b.lane_of);
+                by_pairs!(rows.pairs, sse((a, pa, ca), (b, pb, cb), shared, proof))
+            }
+            _ => panic!("W+ on the windows takes a window scan, not {scan:?}"),
         }
     }
 }
