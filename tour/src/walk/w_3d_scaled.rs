@@ -488,9 +488,7 @@ fn alone(scan: Scan, buffer: Buffer<'_>, progress: &mut PausedWalk, path: Option
         #[cfg(target_arch = "x86_64")]
         Scan::Avx512(w) => gather::Lanes::alone(Paired { stepper: gather::Gather::new(buffer, w), progress }, path),
         #[cfg(target_arch = "x86_64")]
-        Scan::Windows(proof) => windows::alone(buffer, proof, progress, path),
-        #[cfg(target_arch = "x86_64")]
-        Scan::SseWindows(proof) => windows::alone_sse(buffer, proof, progress, path),
+        Scan::Windows(_) | Scan::SseWindows(_) => windows::alone(buffer, scan, progress, path),
         _ => to_the_end(Paired { stepper: Pointers::new(buffer), progress }, path),
     }
 }
@@ -511,9 +509,7 @@ pub(crate) fn pair(scan: Scan, a: BufferedWalk<'_, u8>, b: BufferedWalk<'_, u8>)
             Paired { stepper: gather::Gather::new(b, w), progress: pb },
         ),
         #[cfg(target_arch = "x86_64")]
-        Scan::Windows(proof) => windows::pair((a, pa), (b, pb), proof),
-        #[cfg(target_arch = "x86_64")]
-        Scan::SseWindows(proof) => windows::pair_sse((a, pa), (b, pb), proof),
+        Scan::Windows(_) | Scan::SseWindows(_) => windows::pair((a, pa), (b, pb), scan),
         _ => run_pair(
             Paired { stepper: Pointers::new(a), progress: pa },
             Paired { stepper: Pointers::new(b), progress: pb },

@@ -290,6 +290,23 @@ impl<const P: usize> RowWindows<'_, '_, P> {
     }
 }
 
+impl<const P: usize> RowWindows<'_, '_, P> {
+    /// Moves a W+ walk from `cur` by the move of its least key `best`
+    /// ([`PLUS_SHIFT`]): the cell it enters and the move, `None` where it
+    /// ends.
+    ///
+    /// # Safety
+    /// As for [`Stepper::step`]; `best` is the least key of `cur`'s
+    /// neighbours.
+    #[inline(always)]
+    unsafe fn take_plus(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<(usize, usize)> {
+        let k = (best & MOVE_MASK) as usize;
+        let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
+        // SAFETY: the caller's.
+        unsafe { self.buffer.take(cur, least, forced) }.map(|next| (next, k))
+    }
+}
+
 /// The windows `w` as two 64-byte registers: rows 0-7 and 8-15.
 ///
 /// # Safety
@@ -358,7 +375,6 @@ unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
 /// lanes joined into a register, and a vector minimum.
 pub(crate) struct ShuffledWindows<'a, 'r, const P: usize> {
     windows: RowWindows<'a, 'r, P>,
-    shuffles: &'r [Bytes16; MAX_ROWS / 2],
     /// [`Plan::keys`].
     keys: [Bytes16; MAX_ROWS / 4],
 }
@@ -368,14 +384,15 @@ unsafe impl<const P: usize> Stepper for ShuffledWindows<'_, '_, P> {
     #[inline(always)]
     unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
         // SAFETY: the caller's; SSE4.1 and SSSE3 are compiled in
-        // (`alone_sse`, `pair_sse`).
+        // (`alone`, `pair`).
         let best = unsafe {
             let w = self.windows.take_degrees(cur);
+            let shuffles = &self.windows.rows.shuffles;
             let load = |b: &Bytes16| _mm_load_si128(b.0.as_ptr().cast());
             let mut least = _mm_set1_epi16(-1);
             for j in 0..P / 2 {
-                let a = _mm_shuffle_epi8(w[2 * j], load(&self.shuffles[2 * j]));
-                let b = _mm_shuffle_epi8(w[2 * j + 1], load(&self.shuffles[2 * j + 1]));
+                let a = _mm_shuffle_epi8(w[2 * j], load(&shuffles[2 * j]));
+                let b = _mm_shuffle_epi8(w[2 * j + 1], load(&shuffles[2 * j + 1]));
                 least = _mm_min_epu16(least, _mm_or_si128(_mm_or_si128(a, b), load(&self.keys[j])));
             }
             _mm_cvtsi128_si32(_mm_minpos_epu16(least)) as u32 & 0xffff
@@ -433,10 +450,8 @@ unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
             let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
             _mm_cvtsi128_si32(h) as u32
         };
-        let k = (best & MOVE_MASK) as usize;
-        let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
         // SAFETY: the caller's; the least key is `cur`'s.
-        let next = unsafe { self.windows.buffer.take(cur, least, forced) }?;
+        let (next, k) = unsafe { self.windows.take_plus(cur, best, forced) }?;
         // The walk moved by move k: every distance term shifts with it.
         let row = &self.dot2[k];
         // SAFETY: the proof's features are compiled in.
@@ -464,97 +479,93 @@ fn plan_of(buffer: &Buffer<'_>) -> Plan {
     Plan::new(buffer.table, buffer.vectors).expect("moves whose windows fit")
 }
 
-/// One walk to its end ([`super::to_the_end`]) on `buffer`.
-pub(crate) fn alone(buffer: Buffer<'_>, proof: Avx512Vbmi, progress: &mut PausedWalk, path: Option<&mut Vec<usize>>) {
+/// One walk to its end ([`super::to_the_end`]) on `buffer` with the
+/// window scan `scan`. Panics if `scan` is not a window scan.
+pub(crate) fn alone(buffer: Buffer<'_>, scan: Scan, progress: &mut PausedWalk, path: Option<&mut Vec<usize>>) {
     /// # Safety
     /// The CPU has the features.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
-    unsafe fn run<const P: usize>(
-        walk: (Buffer<'_>, Plan, Avx512Vbmi),
+    unsafe fn vbmi<const P: usize>(
+        (buffer, plan, proof): (Buffer<'_>, &Plan, Avx512Vbmi),
         progress: &mut PausedWalk,
         path: Option<&mut Vec<usize>>,
     ) {
-        let (buffer, Plan { rows, index, .. }, _proof) = walk;
-        let windows = RowWindows::<P> { buffer, rows: &rows, _proof: _proof.sse41() };
-        to_the_end(Paired { stepper: Windows { windows, index }, progress }, path);
+        let windows = RowWindows::<P> { buffer, rows: &plan.rows, _proof: proof.sse41() };
+        to_the_end(Paired { stepper: Windows { windows, index: plan.index }, progress }, path);
     }
-    let plan = plan_of(&buffer);
-    // SAFETY: the proof says the CPU has the features.
-    unsafe { by_pairs!(plan.rows.pairs, run((buffer, plan, proof), progress, path)) }
-}
-
-/// Two walks a step each in turn until one ends ([`crate::walk::run_pair`]),
-/// each on its own buffer and move order (of the same moves, whose
-/// [`Rows`] they share).
-pub(crate) fn pair(
-    (a, pa): (Buffer<'_>, &mut PausedWalk),
-    (b, pb): (Buffer<'_>, &mut PausedWalk),
-    proof: Avx512Vbmi,
-) -> [bool; 2] {
-    /// # Safety
-    /// The CPU has the features.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
-    unsafe fn run<const P: usize>(
-        (a, pa): (Buffer<'_>, &mut PausedWalk),
-        (b, pb): (Buffer<'_>, &mut PausedWalk),
-        (rows, index_a, index_b): (Rows, Bytes64, Bytes64),
-        _proof: Avx512Vbmi,
-    ) -> [bool; 2] {
-        let a = Windows { windows: RowWindows::<P> { buffer: a, rows: &rows, _proof: _proof.sse41() }, index: index_a };
-        let b = Windows { windows: RowWindows::<P> { buffer: b, rows: &rows, _proof: _proof.sse41() }, index: index_b };
-        pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
-    }
-    let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
-    assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
-    let shared = (plan_a.rows, plan_a.index, plan_b.index);
-    // SAFETY: the proof says the CPU has the features.
-    unsafe { by_pairs!(shared.0.pairs, run((a, pa), (b, pb), shared, proof)) }
-}
-
-/// One walk to its end on `buffer`, with the SSE step.
-pub(crate) fn alone_sse(buffer: Buffer<'_>, proof: Sse41, progress: &mut PausedWalk, path: Option<&mut Vec<usize>>) {
     /// # Safety
     /// The CPU has the features.
     #[target_feature(enable = "sse4.1,ssse3")]
-    unsafe fn run<const P: usize>(
-        (buffer, plan, _proof): (Buffer<'_>, Plan, Sse41),
+    unsafe fn sse<const P: usize>(
+        (buffer, plan, _proof): (Buffer<'_>, &Plan, Sse41),
         progress: &mut PausedWalk,
         path: Option<&mut Vec<usize>>,
     ) {
         let windows = RowWindows::<P> { buffer, rows: &plan.rows, _proof };
-        let stepper = ShuffledWindows { windows, shuffles: &plan.rows.shuffles, keys: plan.keys };
-        to_the_end(Paired { stepper, progress }, path);
+        to_the_end(Paired { stepper: ShuffledWindows { windows, keys: plan.keys }, progress }, path);
     }
-    let plan = plan_of(&buffer);
+    let plan = &plan_of(&buffer);
     // SAFETY: the proof says the CPU has the features.
-    unsafe { by_pairs!(plan.rows.pairs, run((buffer, plan, proof), progress, path)) }
+    unsafe {
+        match scan {
+            Scan::Windows(proof) => by_pairs!(plan.rows.pairs, vbmi((buffer, plan, proof), progress, path)),
+            Scan::SseWindows(proof) => by_pairs!(plan.rows.pairs, sse((buffer, plan, proof), progress, path)),
+            _ => panic!("a walk on the windows takes a window scan, not {scan:?}"),
+        }
+    }
 }
 
-/// [`pair`] with the SSE step.
-pub(crate) fn pair_sse(
+/// Two walks a step each in turn until one ends ([`crate::walk::run_pair`]),
+/// each on its own buffer and move order (of the same moves, whose
+/// [`Rows`] they share), with the window scan `scan`. Panics if `scan` is
+/// not a window scan.
+pub(crate) fn pair(
     (a, pa): (Buffer<'_>, &mut PausedWalk),
     (b, pb): (Buffer<'_>, &mut PausedWalk),
-    proof: Sse41,
+    scan: Scan,
 ) -> [bool; 2] {
     /// # Safety
     /// The CPU has the features.
-    #[target_feature(enable = "sse4.1,ssse3")]
-    unsafe fn run<const P: usize>(
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2,sse4.1")]
+    unsafe fn vbmi<const P: usize>(
         (a, pa): (Buffer<'_>, &mut PausedWalk),
         (b, pb): (Buffer<'_>, &mut PausedWalk),
-        (rows, keys_a, keys_b): (Rows, [Bytes16; MAX_ROWS / 4], [Bytes16; MAX_ROWS / 4]),
+        (rows, index_a, index_b): (&Rows, Bytes64, Bytes64),
+        proof: Avx512Vbmi,
+    ) -> [bool; 2] {
+        let _proof = proof.sse41();
+        let a = Windows { windows: RowWindows::<P> { buffer: a, rows, _proof }, index: index_a };
+        let b = Windows { windows: RowWindows::<P> { buffer: b, rows, _proof }, index: index_b };
+        pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
+    }
+    /// # Safety
+    /// The CPU has the features.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    unsafe fn sse<const P: usize>(
+        (a, pa): (Buffer<'_>, &mut PausedWalk),
+        (b, pb): (Buffer<'_>, &mut PausedWalk),
+        (rows, keys_a, keys_b): (&Rows, [Bytes16; MAX_ROWS / 4], [Bytes16; MAX_ROWS / 4]),
         _proof: Sse41,
     ) -> [bool; 2] {
-        let shuffles = &rows.shuffles;
-        let a = ShuffledWindows { windows: RowWindows::<P> { buffer: a, rows: &rows, _proof }, shuffles, keys: keys_a };
-        let b = ShuffledWindows { windows: RowWindows::<P> { buffer: b, rows: &rows, _proof }, shuffles, keys: keys_b };
+        let a = ShuffledWindows { windows: RowWindows::<P> { buffer: a, rows, _proof }, keys: keys_a };
+        let b = ShuffledWindows { windows: RowWindows::<P> { buffer: b, rows, _proof }, keys: keys_b };
         pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
     assert_eq!(plan_a.rows, plan_b.rows, "two orders of the same moves");
-    let shared = (plan_a.rows, plan_a.keys, plan_b.keys);
+    let rows = &plan_a.rows;
     // SAFETY: the proof says the CPU has the features.
-    unsafe { by_pairs!(shared.0.pairs, run((a, pa), (b, pb), shared, proof)) }
+    unsafe {
+        match scan {
+            Scan::Windows(proof) => {
+                by_pairs!(rows.pairs, vbmi((a, pa), (b, pb), (rows, plan_a.index, plan_b.index), proof))
+            }
+            Scan::SseWindows(proof) => {
+                by_pairs!(rows.pairs, sse((a, pa), (b, pb), (rows, plan_a.keys, plan_b.keys), proof))
+            }
+            _ => panic!("walks on the windows take a window scan, not {scan:?}"),
+        }
+    }
 }
 
 /// A W+ walk's window stepper on `buffer` with `rows` (its plan's, or
@@ -606,10 +617,8 @@ unsafe impl<const P: usize> Stepper for PlusShuffled<'_, '_, P> {
             let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
             _mm_cvtsi128_si32(h) as u32
         };
-        let k = (best & MOVE_MASK) as usize;
-        let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
         // SAFETY: the caller's; the least key is `cur`'s.
-        let next = unsafe { self.windows.buffer.take(cur, least, forced) }?;
+        let (next, k) = unsafe { self.windows.take_plus(cur, best, forced) }?;
         // The walk moved by move k: every distance term shifts with it.
         let row = &self.dot2[k];
         for (part, d) in self.parts.iter_mut().zip(row).take(P) {
