@@ -316,7 +316,7 @@ pub(crate) fn walk_tile_bits(board: &Board, moves: &Moves, cpu: Cpu) -> u32 {
     tile_bits(board, w_3d_scaled::window_scan(board, moves, cpu))
 }
 
-/// [`walk_tile_bits`] where the window scan's proof is known.
+/// [`walk_tile_bits`] where the window scan is known.
 fn tile_bits(board: &Board, windows: Option<Scan>) -> u32 {
     if windows.is_some() {
         0

@@ -157,10 +157,10 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     board.dims() == 3 && moves.len() == K && moves.closed_under_negation()
 }
 
-/// Padded cells up to which a board takes the window scan (`windows`). Row-major windows
-/// touch 16 or more cache lines a step where 4x4x4 tiles touch about 8, so
-/// past a few megabytes the tiles' locality is worth more than the
-/// window scan's fewer instructions. (2,1) 3D, a pair of walks, the
+/// Padded cells up to which a board takes the window scans (`windows`).
+/// Row-major windows touch 16 or more cache lines a step where 4x4x4
+/// tiles touch about 8, so past a few megabytes the tiles' locality is
+/// worth more than the window scans' fewer instructions. (2,1) 3D, a pair of walks, the
 /// windows against the tiled scalar scan, Zen 4 (1 MiB L2 a core): N=100
 /// (1.1 MB) 30 % faster, N=120 16 %, N=140 (3.0 MB) 12 %, N=160 (4.4 MB)
 /// even, N=200 slower; the SSE windows on Zen 1 (512 KiB L2), alone:
