@@ -10,9 +10,8 @@
 //!   (`vpermt2b`) and a vector minimum: 100 instructions a (2,1) rule-W
 //!   step in the compiled loop against the scalar scan's 200;
 //! - with SSE4.1 alone, one byte shuffle (`pshufb`) a pair of windows
-//!   into four 16-bit lanes of its own, which holds where no pair of
-//!   windows holds more than four moves (the report's (2,1) and (1,2,2)
-//!   hold three or four).
+//!   into four 16-bit lanes of its own: a pair of windows holds at most
+//!   four moves of any 3D leaper ([`shuffle_lanes`]).
 //!
 //! Neither gathers (Zen 4 runs those slower than the loads they replace,
 //! docs/performance/engine.md).
@@ -288,9 +287,20 @@ impl<const P: usize> RowWindows<'_, '_, P> {
             w
         }
     }
-}
 
-impl<const P: usize> RowWindows<'_, '_, P> {
+    /// Moves a rule-W walk from `cur` by the move of its least key `best`
+    /// ([`BLOCKED_KEY`]): the cell it enters, `None` where it ends.
+    ///
+    /// # Safety
+    /// As for [`Stepper::step`]; `best` is the least key of `cur`'s
+    /// neighbours.
+    #[inline(always)]
+    unsafe fn take_w(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
+        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
+        // SAFETY: the caller's.
+        unsafe { self.buffer.take(cur, least, forced) }
+    }
+
     /// Moves a W+ walk from `cur` by the move of its least key `best`
     /// ([`PLUS_SHIFT`]): the cell it enters and the move, `None` where it
     /// ends.
@@ -364,9 +374,8 @@ unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
         // SAFETY: the caller's; the proof's features are compiled in
         // (`alone`, `pair`).
         let best = unsafe { self.least(cur) };
-        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
-        unsafe { self.windows.buffer.take(cur, least, forced) }
+        unsafe { self.windows.take_w(cur, best, forced) }
     }
 }
 
@@ -397,9 +406,8 @@ unsafe impl<const P: usize> Stepper for ShuffledWindows<'_, '_, P> {
             }
             _mm_cvtsi128_si32(_mm_minpos_epu16(least)) as u32 & 0xffff
         };
-        let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
-        unsafe { self.windows.buffer.take(cur, least, forced) }
+        unsafe { self.windows.take_w(cur, best, forced) }
     }
 }
 
