@@ -23,7 +23,7 @@ case "${1:-}" in
     submit)
         spec=${2:?usage: $0 submit SPEC}
         # The static binary `up` built runs on the host too: no second build.
-        k=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release/ksweep
+        k=${CARGO_TARGET_DIR:-target}/release/ksweep-static
         if [ ! -x "$k" ]; then
             echo "no binary from \`$0 up\` at $k: building the host's (a few minutes the first time)" >&2
             cargo build --release -q --locked -p ksweep
