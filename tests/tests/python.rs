@@ -33,10 +33,12 @@ fn the_python_package_passes_its_tests() {
 /// The variables `cargo test` sets for this test binary (its package's
 /// name, manifest, binaries). maturin's cargo would inherit them, and a
 /// build script that reruns when one changes (ring's, on `CARGO_PKG_NAME`)
-/// would rebuild with everything above it: ring, rustls, tonic and the
-/// ksweep crates, 1 min 52 s on a Zen 4 host, where without them the
-/// wheel's build reuses the workspace's and compiles only pyo3, numpy and
-/// the module (36 s).
+/// would find them changed from the last wheel build made outside a test,
+/// and rebuild with everything above it: ring, rustls, tonic and every
+/// ksweep crate, 1 min 52 s on a Zen 4 host, against 36 s (pyo3, numpy
+/// and the module) without them. The wheel's first build compiles the
+/// dependencies once more in any case: maturin builds the package alone,
+/// whose features differ from the workspace's.
 fn cargo_set_variables() -> Vec<std::ffi::OsString> {
     const NAMED: &[&str] = &[
         "CARGO_MANIFEST_DIR",
