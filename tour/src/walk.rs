@@ -340,17 +340,57 @@ impl<C, Kind> BufferedWalk<'_, C, Kind> {
 /// One walk's step, by a kernel that can run beside another's: the
 /// walk's buffer as raw pointers, each kernel its own layout and keys.
 ///
+/// A step is two halves: the scan, whose stores all lie around the cell
+/// the walk stands on, and the move, whose store (the next cell's block)
+/// lies where the scan's minimum says. A kernel may ask [`pair_loop`] to
+/// run both walks' scans before either move ([`Stepper::SCANS_TOGETHER`]).
+///
 /// # Safety
-/// [`Stepper::step`] from a board cell of the stepper's buffer stays
-/// inside the buffer and returns a board cell of it, or `None`.
+/// [`Stepper::scan`] then [`Stepper::take`] from a board cell of the
+/// stepper's buffer stay inside the buffer and return a board cell of it,
+/// or `None`.
 pub(crate) unsafe trait Stepper {
-    /// One step from `cur` (with the walk's doom counter): the next cell,
-    /// now blocked, or `None` when the walk is stuck or doomed.
+    /// A step's least key, from its scan to its move.
+    type Key: Copy;
+
+    /// Whether a pair of these walks runs both scans before either move.
+    /// Where a walk's move came between the other's scans, the window
+    /// scans' loads waited for its store, whose address the minimum
+    /// decides: (2,1) 3D rule W in pairs took 13 % longer on Zen 4. The
+    /// scalar scan, whose 24 loads and stores each take a register pair,
+    /// ran 12 % slower the other way, so it keeps the default
+    /// (docs/performance/engine.md).
+    const SCANS_TOGETHER: bool = false;
+
+    /// Takes a degree from each neighbour of `cur` and returns the least
+    /// of their keys.
     ///
     /// # Safety
     /// `cur` is a board cell of the stepper's buffer, and no reference to
     /// the buffer is live.
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize>;
+    unsafe fn scan(&self, cur: usize) -> Self::Key;
+
+    /// Moves the walk from `cur` by the move of `least` (with the walk's
+    /// doom counter): the next cell, now blocked, or `None` when the walk
+    /// is stuck or doomed.
+    ///
+    /// # Safety
+    /// As for [`Stepper::scan`]; `least` is what this stepper's last scan,
+    /// of `cur`, returned.
+    unsafe fn take(&mut self, cur: usize, least: Self::Key, forced: &mut u32) -> Option<usize>;
+
+    /// One step from `cur`: its scan, then its move.
+    ///
+    /// # Safety
+    /// As for [`Stepper::scan`].
+    #[inline(always)]
+    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+        // SAFETY: the caller's; the key is this scan's, of `cur`.
+        unsafe {
+            let least = self.scan(cur);
+            self.take(cur, least, forced)
+        }
+    }
 }
 
 /// A walk ready to advance beside another ([`run_pair`]): its kernel's
@@ -381,7 +421,7 @@ pub(crate) fn run_pair(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>)
 /// [`run_pair`]'s loop, inlined where it is called: a vector kernel calls
 /// it from a function compiled with its features, so its step inlines.
 #[inline(always)]
-pub(crate) fn pair_loop(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>) -> [bool; 2] {
+pub(crate) fn pair_loop<A: Stepper, B: Stepper>(a: Paired<'_, A>, b: Paired<'_, B>) -> [bool; 2] {
     let (Paired { stepper: mut a, progress: pa }, Paired { stepper: mut b, progress: pb }) = (a, b);
     let (mut x, mut y) = (pa.cur, pb.cur);
     let (mut fx, mut fy) = (pa.forced, pb.forced);
@@ -390,7 +430,17 @@ pub(crate) fn pair_loop(a: Paired<'_, impl Stepper>, b: Paired<'_, impl Stepper>
         // SAFETY: each walk stands on a board cell of its stepper's buffer:
         // its walk's (`Paired`), or one a step returned since (`Stepper`);
         // no reference to either buffer is live while the pair runs.
-        match unsafe { (a.step(x, &mut fx), b.step(y, &mut fy)) } {
+        let next = if A::SCANS_TOGETHER && B::SCANS_TOGETHER {
+            // SAFETY: as above; each key is its walk's last scan, of its cell.
+            unsafe {
+                let (ka, kb) = (a.scan(x), b.scan(y));
+                (a.take(x, ka, &mut fx), b.take(y, kb, &mut fy))
+            }
+        } else {
+            // SAFETY: as above.
+            unsafe { (a.step(x, &mut fx), b.step(y, &mut fy)) }
+        };
+        match next {
             (Some(p), Some(q)) => (x, y, steps) = (p, q, steps + 1),
             (None, Some(q)) => {
                 y = q;

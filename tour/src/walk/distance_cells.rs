@@ -273,9 +273,11 @@ impl<'a> Pointers<'a> {
 // a step from a board cell reads and writes its neighbours, inside the
 // buffer, and returns an open cell, a board cell.
 unsafe impl Stepper for Pointers<'_> {
+    type Key = u64;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
-        let Pointers { base, len, stop_when_doomed, ref offsets, ref bases, .. } = *self;
+    unsafe fn scan(&self, cur: usize) -> u64 {
+        let Pointers { base, len, ref bases, .. } = *self;
         let mut keys = [0u64; K];
         for (k, key) in keys.iter_mut().enumerate() {
             let p = bases[k].wrapping_add(cur);
@@ -287,7 +289,12 @@ unsafe impl Stepper for Pointers<'_> {
             unsafe { *p = before.wrapping_sub(ONE) };
             *key = (u64::from(before) << 3) + k as u64;
         }
-        let best = tree_min(keys);
+        tree_min(keys)
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u64, forced: &mut u32) -> Option<usize> {
+        let Pointers { base, len, stop_when_doomed, ref offsets, .. } = *self;
         let least = best >> (3 + DISTANCE_BITS);
         if least > K as u64 {
             return None;

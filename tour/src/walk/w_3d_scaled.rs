@@ -691,10 +691,16 @@ impl Pointers<'_> {
 // or `from_raw`'s caller proved); a step from a board cell reads and writes
 // its neighbours, inside the buffer, and returns an open cell, a board cell.
 unsafe impl Stepper for Pointers<'_> {
+    type Key = u64;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u64 {
         // SAFETY: the caller's.
-        let best = unsafe { self.least(cur, |b, k| (u64::from(b) << SHIFT) + k as u64) };
+        unsafe { self.least(cur, |b, k| (u64::from(b) << SHIFT) + k as u64) }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u64, forced: &mut u32) -> Option<usize> {
         let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.
         unsafe { self.buffer.take(cur, least, forced) }

@@ -134,13 +134,19 @@ const INDEX: [i32; 24] = {
 // gather reads four bytes from a neighbour of a board cell, inside the
 // buffer and its slack, and the step returns an open cell.
 unsafe impl<W: Lanes> Stepper for Gather<'_, W> {
+    type Key = u32;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u32 {
         let row = (cur & self.buffer.phase_mask) * K;
         let _proof = self.width;
         // SAFETY: the caller's: `cur` is a board cell and the row its
         // phase's; the width's feature type proves the CPU.
-        let best = unsafe { W::least(self.buffer.base.add(cur), self.lanes.as_ptr().add(row)) };
+        unsafe { W::least(self.buffer.base.add(cur), self.lanes.as_ptr().add(row)) }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
         // SAFETY: the caller's.
         unsafe { self.finish(cur, best, forced) }
     }

@@ -72,11 +72,17 @@ impl<'a> Plus<'a> {
 
 // SAFETY: as for `Pointers`, whose scan and `take` this step uses.
 unsafe impl Stepper for Plus<'_> {
+    type Key = u64;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u64 {
         let parts = &self.parts;
         // SAFETY: the caller's.
-        let best = unsafe { self.pointers.least(cur, |b, k| u64::from(b) << PART_BITS | u64::from(parts[k])) };
+        unsafe { self.pointers.least(cur, |b, k| u64::from(b) << PART_BITS | u64::from(parts[k])) }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u64, forced: &mut u32) -> Option<usize> {
         let k = (best & MOVE_MASK) as usize;
         let least = (best < BLOCKED_KEY).then_some((k, best < LOW_KEY));
         // SAFETY: the caller's; the least key is `cur`'s.

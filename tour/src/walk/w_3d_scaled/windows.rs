@@ -369,11 +369,18 @@ impl<const P: usize> Windows<'_, '_, P> {
 // cell, inside the buffer and its slack, and the step returns an open
 // cell.
 unsafe impl<const P: usize> Stepper for Windows<'_, '_, P> {
+    type Key = u32;
+    const SCANS_TOGETHER: bool = true;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u32 {
         // SAFETY: the caller's; the proof's features are compiled in
         // (`alone`, `pair`).
-        let best = unsafe { self.least(cur) };
+        unsafe { self.least(cur) }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
         // SAFETY: the caller's; the least key is `cur`'s.
         unsafe { self.windows.take_w(cur, best, forced) }
     }
@@ -390,11 +397,14 @@ pub(crate) struct ShuffledWindows<'a, 'r, const P: usize> {
 
 // SAFETY: as for `Windows`.
 unsafe impl<const P: usize> Stepper for ShuffledWindows<'_, '_, P> {
+    type Key = u32;
+    const SCANS_TOGETHER: bool = true;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u32 {
         // SAFETY: the caller's; SSE4.1 and SSSE3 are compiled in
         // (`alone`, `pair`).
-        let best = unsafe {
+        unsafe {
             let w = self.windows.take_degrees(cur);
             let shuffles = &self.windows.rows.shuffles;
             let load = |b: &Bytes16| _mm_load_si128(b.0.as_ptr().cast());
@@ -405,7 +415,11 @@ unsafe impl<const P: usize> Stepper for ShuffledWindows<'_, '_, P> {
                 least = _mm_min_epu16(least, _mm_or_si128(_mm_or_si128(a, b), load(&self.keys[j])));
             }
             _mm_cvtsi128_si32(_mm_minpos_epu16(least)) as u32 & 0xffff
-        };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
         // SAFETY: the caller's; the least key is `cur`'s.
         unsafe { self.windows.take_w(cur, best, forced) }
     }
@@ -439,11 +453,14 @@ pub(crate) struct PlusWindows<'a, 'r, const P: usize> {
 
 // SAFETY: as for `Windows`.
 unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
+    type Key = u32;
+    const SCANS_TOGETHER: bool = true;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u32 {
         // SAFETY: the caller's; the proof's features are compiled in
         // (`alone_plus`).
-        let best = unsafe {
+        unsafe {
             let (low, high) = halves(self.windows.take_degrees(cur));
             let key = |i: usize, mask: u64| {
                 let index = _mm512_load_si512(self.index[i].0.as_ptr().cast());
@@ -457,7 +474,11 @@ unsafe impl<const P: usize> Stepper for PlusWindows<'_, '_, P> {
             let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b01_00_11_10>(h));
             let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
             _mm_cvtsi128_si32(h) as u32
-        };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
         // SAFETY: the caller's; the least key is `cur`'s.
         let (next, k) = unsafe { self.windows.take_plus(cur, best, forced) }?;
         // The walk moved by move k: every distance term shifts with it.
@@ -609,11 +630,14 @@ pub(crate) struct PlusShuffled<'a, 'r, const P: usize> {
 
 // SAFETY: as for `Windows`.
 unsafe impl<const P: usize> Stepper for PlusShuffled<'_, '_, P> {
+    type Key = u32;
+    const SCANS_TOGETHER: bool = true;
+
     #[inline(always)]
-    unsafe fn step(&mut self, cur: usize, forced: &mut u32) -> Option<usize> {
+    unsafe fn scan(&self, cur: usize) -> u32 {
         // SAFETY: the caller's; SSE4.1 and SSSE3 are compiled in
         // (`alone_plus`, `pair_plus`).
-        let best = unsafe {
+        unsafe {
             let w = self.windows.take_degrees(cur);
             let shuffles = &self.windows.rows.plus_shuffles;
             let mut least = _mm_set1_epi32(-1);
@@ -624,7 +648,11 @@ unsafe impl<const P: usize> Stepper for PlusShuffled<'_, '_, P> {
             let h = _mm_min_epu32(least, _mm_shuffle_epi32::<0b01_00_11_10>(least));
             let h = _mm_min_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
             _mm_cvtsi128_si32(h) as u32
-        };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn take(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
         // SAFETY: the caller's; the least key is `cur`'s.
         let (next, k) = unsafe { self.windows.take_plus(cur, best, forced) }?;
         // The walk moved by move k: every distance term shifts with it.
