@@ -357,8 +357,8 @@ pub(crate) unsafe trait Stepper {
     /// Where a walk's move came between the other's scans, the window
     /// scans' loads waited for its store, whose address the minimum
     /// decides: (2,1) 3D rule W in pairs took 13 % longer on Zen 4. The
-    /// scalar scan, whose 24 loads and stores each take a register pair,
-    /// ran 12 % slower the other way, so it keeps the default
+    /// tiled scalar scan ran 12 % slower with its scans together (why,
+    /// this machine has no counters to say), so it keeps the default
     /// (docs/performance/engine.md).
     const SCANS_TOGETHER: bool = false;
 
