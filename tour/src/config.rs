@@ -147,11 +147,13 @@ impl Configuration {
     /// tasks share ([`crate::solve::shared_memory`]).
     pub fn memory_need_for(&self, methods: &[Method], record_path: bool) -> MemoryNeed {
         let mut need = self.memory_need(record_path);
-        let kernels = Kernels::choose(&self.board, &self.moves, Cpu::detect());
         let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
         let plus = methods.iter().any(|m| m.walks_w_plus());
         let w = methods.iter().any(|m| m.walks(crate::Tiebreak::First));
-        let (shared, per_thread) = kernels.walk_bytes(plus, w);
+        let (shared, per_thread) = self
+            .walk_layouts()
+            .map(|windows| Kernels::on_layout(&self.board, &self.moves, Cpu::detect(), windows).walk_bytes(plus, w))
+            .fold((0, 0), |(s, t), (s2, t2)| (s.max(s2), t.max(t2)));
         need.shared = need.shared.saturating_add(bytes(shared));
         need.per_thread = need.per_thread.saturating_add(bytes(per_thread));
         if methods.contains(&Method::Solve) {
@@ -165,10 +167,22 @@ impl Configuration {
         need
     }
 
-    /// Cells of the padded layout, border included.
+    /// Cells of the padded layout, border included (of the larger, where a
+    /// runner times which to take: [`Configuration::walk_layouts`]).
     pub(crate) fn padded_cells(&self) -> u128 {
-        let tile_bits = crate::walk::select::walk_tile_bits(&self.board, &self.moves, Cpu::detect());
-        crate::layout::padded_len(self.board.sides().iter().map(|&n| u64::from(n)), self.moves.reach(), tile_bits)
+        let sides = || self.board.sides().iter().map(|&n| u64::from(n));
+        self.walk_layouts()
+            .map(|windows| crate::walk::select::tile_bits(&self.board, windows))
+            .map(|tile_bits| crate::layout::padded_len(sides(), self.moves.reach(), tile_bits))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The layouts a runner on this machine may walk: the window scans'
+    /// (a row-major board) or the tiles, or past a size whichever times
+    /// faster (`runner::layout_choice`); a need for memory covers each.
+    fn walk_layouts(&self) -> impl Iterator<Item = Option<crate::walk::w_3d_scaled::Scan>> {
+        crate::runner::layout_choice::choice(self, Cpu::detect()).layouts()
     }
 
     /// Which cells may start a tour.

@@ -12,9 +12,11 @@ use crate::method::Method;
 use crate::outcome::Outcome;
 use crate::walk::cpu::Cpu;
 use crate::walk::select::{Buffers, Held, Kernels, Tables};
+use crate::walk::w_3d_scaled::Scan;
 use crate::walk::Tiebreak;
 
 mod group;
+pub(crate) mod layout_choice;
 #[cfg(test)]
 mod tests;
 mod walks;
@@ -140,7 +142,13 @@ impl Runner {
     /// [`Runner::new`] with the kernels `cpu` allows (tests turn features
     /// off to run the fallbacks).
     pub(crate) fn on_cpu(config: Configuration, cpu: Cpu) -> Result<Runner> {
-        let tile_bits = crate::walk::select::walk_tile_bits(config.board(), config.moves(), cpu);
+        layout_choice::runner(config, cpu)
+    }
+
+    /// [`Runner::on_cpu`] with rule-W walks on the window scan `windows`
+    /// (a row-major layout) or, `None`, on a tiled one.
+    fn on_layout(config: Configuration, cpu: Cpu, windows: Option<Scan>) -> Result<Runner> {
+        let tile_bits = crate::walk::select::tile_bits(config.board(), windows);
         let layout = Layout::with_tiles(config.board(), config.moves(), tile_bits)?;
         let pristine = if config.moves().len() < u8::MAX as usize {
             Degrees::Narrow(layout.degree_buffer::<u8>())
@@ -149,7 +157,7 @@ impl Runner {
         };
         let predecessors = (!config.moves().closed_under_negation()).then(|| layout.predecessors());
         let existence = known(config.board(), config.moves());
-        let kernels = Kernels::choose(config.board(), config.moves(), cpu);
+        let kernels = Kernels::on_layout(config.board(), config.moves(), cpu, windows);
         Ok(Runner {
             config,
             layout,
@@ -166,6 +174,17 @@ impl Runner {
     /// The configuration this runner runs.
     pub fn config(&self) -> &Configuration {
         &self.config
+    }
+
+    /// How its board lies in memory: `row-major`, or `tiled` (4x4x4
+    /// tiles on 3D boards), which `ksweep bench` reports where a runner
+    /// chose by timing (`layout_choice`).
+    pub fn layout_name(&self) -> &'static str {
+        if self.layout.phase_mask() == 0 {
+            "row-major"
+        } else {
+            "tiled"
+        }
     }
 
     /// The kernels its walks run on.

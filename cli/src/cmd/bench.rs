@@ -108,9 +108,12 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
         "{:<38} {:>10} {:>11} {:>10} {:>19} {:>19} {:>12} {:>6}",
         "work", "engine ms", "baseline ms", "authors ms", "vs authors", "vs baseline", "base/authors", "tours"
     )?;
-    let mut disagree = Vec::new();
+    let (mut disagree, mut layouts) = (Vec::new(), Vec::new());
     for work in work {
         let runner = Runner::new(work.config)?;
+        if runner.config().board().dims() == 3 {
+            layouts.push(format!("{}: {}", work.label, runner.layout_name()));
+        }
         let mut ws = runner.workspace();
         // As a sweep runs them: a batch of tasks at a time (their walks advance together).
         let tasks: Vec<Task> =
@@ -178,6 +181,7 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
         )?;
         disagree.extend((!agree).then_some(work.label));
     }
+    writeln!(out, "3D boards' layouts: {}", layouts.join("; "))?;
     if programs.is_none() {
         writeln!(out, "Without --authors the ratio is against the baseline only; docs/engine.md gives how far")?;
         writeln!(out, "the baseline's times are from their real programs' on this work.")?;

@@ -201,3 +201,58 @@ fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
     assert!(search > 32 << 20);
     assert_eq!(solving.per_thread, plain.per_thread + 14 * 14 * 44 + 100 * 32 + search);
 }
+
+/// A (2,1) 3D board just past the size up to which the windows are taken
+/// untimed (117^3 padded cells), where the runner times the two layouts.
+fn timed_layout_config() -> Configuration {
+    let c = config(&[2, 1], &[113, 113, 113]);
+    assert!(c.padded_cells() > super::layout_choice::UNTIMED_MAX_PADDED);
+    c
+}
+
+#[test]
+fn the_timed_layouts_give_the_same_figures_and_the_need_covers_both() {
+    let c = timed_layout_config();
+    let cpu = Cpu::detect();
+    let Some(scan) = crate::walk::w_3d_scaled::window_scan(c.board(), c.moves(), cpu) else {
+        println!("skipped: this CPU has no window scan, so the runner has one layout");
+        return;
+    };
+    let methods = [Method::W, Method::WPlus, Method::Aw];
+    let need = c.memory_need_for(&methods, false);
+    let starts = [0, c.board().index_of(&[56, 56, 56]).unwrap(), c.board().index_of(&[3, 110, 17]).unwrap()];
+    let tasks: Vec<Task> = methods
+        .into_iter()
+        .flat_map(|method| starts.map(|start| Task { start, method, options: TaskOptions::default() }))
+        .collect();
+    let mut figures_by_layout = Vec::new();
+    for (windows, row_major) in [(Some(scan), true), (None, false)] {
+        let runner = Runner::on_layout(c.clone(), cpu, windows).unwrap();
+        assert_eq!(runner.layout.phase_mask() == 0, row_major);
+        let mut ws = runner.workspace();
+        figures_by_layout.push(runner.run_tasks(&mut ws, &tasks).iter().map(figures).collect::<Vec<_>>());
+        // The budget holds whichever layout the runner takes.
+        let held = (runner.board_bytes() as u64, ws.board_bytes() as u64);
+        assert!(held.0 <= need.shared && held.1 <= need.per_thread, "row-major {row_major}: {held:?} > {need:?}");
+    }
+    assert_eq!(figures_by_layout[0], figures_by_layout[1]);
+    assert!(figures_by_layout[0].iter().any(|f| f.0), "some walk must finish its tour");
+}
+
+#[test]
+fn the_runner_times_its_layout_once_and_walks_the_one_it_chose() {
+    let c = timed_layout_config();
+    let cpu = Cpu::detect();
+    let first = Runner::on_cpu(c.clone(), cpu).unwrap();
+    let rows = first.layout.phase_mask() == 0;
+    let windows = crate::walk::w_3d_scaled::window_scan(c.board(), c.moves(), cpu).is_some();
+    assert!(rows <= windows, "the rows only where the windows fit");
+    if windows {
+        assert_eq!(super::layout_choice::remembered(&c, cpu), Some(rows));
+    }
+    // The next runner takes the remembered layout, with its kernels.
+    for runner in [first, Runner::on_cpu(c, cpu).unwrap()] {
+        assert_eq!(runner.layout.phase_mask() == 0, rows);
+        assert_eq!(runner.kernels().w_plus() == Some(GroupKernel::WPlusScaled3d), rows);
+    }
+}

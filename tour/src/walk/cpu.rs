@@ -6,7 +6,7 @@
 
 /// How far up the x86-64 vector extensions the kernels may go: each level
 /// includes the ones below it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Level {
     /// No vector kernel: the scalar ones everywhere.
     Scalar,

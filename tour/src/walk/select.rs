@@ -312,12 +312,14 @@ fn distance_bound(board: &Board, moves: &Moves) -> u128 {
 /// ([`Layout::with_tiles`](crate::layout::Layout::with_tiles)): row-major
 /// where rule W takes the window scan, which reads rows; else
 /// [`layout::walk_tile_bits`].
+#[cfg(test)]
 pub(crate) fn walk_tile_bits(board: &Board, moves: &Moves, cpu: Cpu) -> u32 {
     tile_bits(board, w_3d_scaled::window_scan(board, moves, cpu))
 }
 
-/// [`walk_tile_bits`] where the window scan is known.
-fn tile_bits(board: &Board, windows: Option<Scan>) -> u32 {
+/// [`walk_tile_bits`] where the window scan the walks take, if any, is
+/// known (a runner times whether to take it: `runner::layout_choice`).
+pub(crate) fn tile_bits(board: &Board, windows: Option<Scan>) -> u32 {
     if windows.is_some() {
         0
     } else {
@@ -326,9 +328,16 @@ fn tile_bits(board: &Board, windows: Option<Scan>) -> u32 {
 }
 
 impl Kernels {
-    /// The kernels walks on `board` with `moves` use on `cpu`.
+    /// The kernels walks on `board` with `moves` use on `cpu` where they
+    /// take every window scan that fits.
+    #[cfg(test)]
     pub(crate) fn choose(board: &Board, moves: &Moves, cpu: Cpu) -> Kernels {
-        let windows = w_3d_scaled::window_scan(board, moves, cpu);
+        Kernels::on_layout(board, moves, cpu, w_3d_scaled::window_scan(board, moves, cpu))
+    }
+
+    /// The kernels where rule-W walks take the window scan `windows` (on a
+    /// row-major layout), or none (on [`tile_bits`]' tiles).
+    pub(crate) fn on_layout(board: &Board, moves: &Moves, cpu: Cpu, windows: Option<Scan>) -> Kernels {
         let tile_bits = tile_bits(board, windows);
         let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
         let w_plus = if sse_windows::fits(board, moves, cpu) {

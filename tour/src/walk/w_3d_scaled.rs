@@ -71,7 +71,9 @@ pub(crate) enum Scan {
     Avx512(Avx512),
     /// Rows of the board as 8-byte windows and a byte permute
     /// (`windows::Windows`): row-major boards only, where [`window_scan`]
-    /// says so; never timed against the others, which need tiles.
+    /// says so and, on larger boards, a runner's timing of the two layouts
+    /// (`runner::layout_choice`); never timed here, since the others need
+    /// tiles.
     Windows(Avx512Vbmi),
     /// The same windows and byte shuffles (`windows::ShuffledWindows`).
     SseWindows(Sse41),
@@ -164,7 +166,9 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
 /// windows against the tiled scalar scan, Zen 4 (1 MiB L2 a core): N=100
 /// (1.1 MB) 30 % faster, N=120 16 %, N=140 (3.0 MB) 12 %, N=160 (4.4 MB)
 /// even, N=200 slower; the SSE windows on Zen 1 (512 KiB L2), alone:
-/// N=100 15 % faster, N=140 even (docs/performance/engine.md).
+/// N=100 15 % faster, N=140 even; on Emerald Rapids (2 MiB L2) slower
+/// from N=130 (docs/performance/engine.md). So from 1.5 Mi cells up to
+/// this bound a runner times the two (`runner::layout_choice`).
 pub(crate) const WINDOWS_MAX_PADDED: u128 = 4 << 20;
 
 /// The window scan rule-W walks on `board` with `moves` take on `cpu`

@@ -18,8 +18,9 @@
 //!
 //! Row-major, because the windows need each row's cells in order; the
 //! board takes that layout wherever this kernel will walk it
-//! ([`crate::walk::select::walk_tile_bits`]), up to [`WINDOWS_MAX_PADDED`]
-//! cells. The walk is the same as [`super::Pointers`]', cell for cell (the
+//! ([`crate::walk::select::tile_bits`]), up to [`WINDOWS_MAX_PADDED`]
+//! cells, past 1.5 Mi only where it times faster than the tiles
+//! (`crate::runner::layout_choice`). The walk is the same as [`super::Pointers`]', cell for cell (the
 //! walk tests).
 //!
 //! A step's windows overlap the previous step's at other offsets, and a
