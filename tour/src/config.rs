@@ -182,7 +182,7 @@ impl Configuration {
     /// (a row-major board) or the tiles, or past a size whichever times
     /// faster (`runner::layout_choice`); a need for memory covers each.
     fn walk_layouts(&self) -> impl Iterator<Item = Option<crate::walk::w_3d_scaled::Scan>> {
-        crate::runner::layout_choice::choice(self, Cpu::detect()).layouts()
+        crate::walk::select::layout_choice(&self.board, &self.moves, Cpu::detect()).layouts()
     }
 
     /// Which cells may start a tour.

@@ -105,7 +105,7 @@ pub fn scan_3d() -> String {
     let moves = Moves::from_rule(&[2, 1], 3).expect("the knight's moves");
     match walk::w_3d_scaled::window_scan(&board, &moves, cpu) {
         Some(scan) => {
-            let untimed = runner::layout_choice::UNTIMED_MAX_PADDED as f64 / f64::from(1 << 20);
+            let untimed = walk::w_3d_scaled::WINDOWS_UNTIMED_PADDED as f64 / f64::from(1 << 20);
             let mi = walk::w_3d_scaled::WINDOWS_MAX_PADDED >> 20;
             format!(
                 "{} up to {untimed} Mi padded cells, the faster of it and {tiled} (timed) to {mi} Mi, {tiled} past them",

@@ -16,7 +16,7 @@ use crate::walk::w_3d_scaled::Scan;
 use crate::walk::Tiebreak;
 
 mod group;
-pub(crate) mod layout_choice;
+mod layout_choice;
 #[cfg(test)]
 mod tests;
 mod walks;

@@ -7,8 +7,8 @@
 //! on Zen 4 (1 MiB of L2) the windows lead to about 4.4 M padded cells;
 //! on Emerald Rapids (2 MiB) they lead by a third at 1.5 M and lose by
 //! 15-25 % from 2.4 M; on Zen 1 and Zen 3 (512 KiB) the two are even at
-//! 3 M. So past [`UNTIMED_MAX_PADDED`] the choice is timed on the board
-//! itself, once per process, configuration and feature level. Both
+//! 3 M. So past [`WINDOWS_UNTIMED_PADDED`] the choice is timed on the
+//! board itself, once per process, configuration and feature level. Both
 //! layouts walk the same cells (the walk tests), so it changes no flag.
 
 use std::collections::HashMap;
@@ -18,14 +18,12 @@ use std::time::{Duration, Instant};
 use super::{Runner, Task};
 use crate::config::Configuration;
 use crate::error::Result;
-use crate::layout;
 use crate::method::Method;
 use crate::walk::cpu::{Cpu, Level};
-use crate::walk::w_3d_scaled::{self, Scan};
-
-/// Padded cells up to which the windows are taken untimed: every CPU
-/// measured ran them at least as fast as the tiles there.
-pub(crate) const UNTIMED_MAX_PADDED: u128 = 3 << 19;
+use crate::walk::select::{layout_choice, LayoutChoice};
+use crate::walk::w_3d_scaled::Scan;
+#[cfg(doc)]
+use crate::walk::w_3d_scaled::{window_scan, WINDOWS_UNTIMED_PADDED};
 
 /// Rounds of the timing, each walking both layouts in turn, so that a
 /// moment's load on the machine weighs on both alike; the least time of
@@ -37,13 +35,13 @@ const ROUNDS: usize = 2;
 const MARGIN: f64 = 0.05;
 
 /// A runner of `config` on `cpu`, its rule-W walks on
-/// [`w_3d_scaled::window_scan`]'s scan where it fits, on boards past
-/// [`UNTIMED_MAX_PADDED`] only where the windows time faster (else on
+/// [`window_scan`]'s scan where it fits, on boards past
+/// [`WINDOWS_UNTIMED_PADDED`] only where the windows time faster (else on
 /// the tiles). The timing keeps the runner it timed that won.
 pub(super) fn runner(config: Configuration, cpu: Cpu) -> Result<Runner> {
-    let scan = match choice(&config, cpu) {
-        Choice::Fixed(windows) => return Runner::on_layout(config, cpu, windows),
-        Choice::Timed(scan) => scan,
+    let scan = match layout_choice(config.board(), config.moves(), cpu) {
+        LayoutChoice::Fixed(windows) => return Runner::on_layout(config, cpu, windows),
+        LayoutChoice::Timed(scan) => scan,
     };
     // Held while timing: two threads that timed at once would slow each
     // other, and the second one finds the first one's answer.
@@ -55,41 +53,6 @@ pub(super) fn runner(config: Configuration, cpu: Cpu) -> Result<Runner> {
     let (rows, runner) = faster(&key.0, cpu, scan)?;
     chosen.insert(key, rows);
     Ok(runner)
-}
-
-/// How a runner of a configuration comes by its layout.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Choice {
-    /// Always this one: the window scan, or the tiles (`None`).
-    Fixed(Option<Scan>),
-    /// The window scan or the tiles, whichever times faster.
-    Timed(Scan),
-}
-
-impl Choice {
-    /// The window scans the runner may take (`None`: the tiles), so that
-    /// a need for memory covers each.
-    pub(crate) fn layouts(self) -> impl Iterator<Item = Option<Scan>> {
-        let (first, second) = match self {
-            Choice::Fixed(windows) => (windows, None),
-            Choice::Timed(scan) => (Some(scan), Some(None)),
-        };
-        std::iter::once(first).chain(second)
-    }
-}
-
-/// How a runner of `config` on `cpu` comes by its layout.
-pub(crate) fn choice(config: &Configuration, cpu: Cpu) -> Choice {
-    let (board, moves) = (config.board(), config.moves());
-    let Some(scan) = w_3d_scaled::window_scan(board, moves, cpu) else {
-        return Choice::Fixed(None);
-    };
-    let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), 0);
-    if padded <= UNTIMED_MAX_PADDED {
-        Choice::Fixed(Some(scan))
-    } else {
-        Choice::Timed(scan)
-    }
 }
 
 /// Whether a pair of rule-W walks, as a sweep runs them, takes less time

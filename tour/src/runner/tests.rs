@@ -206,7 +206,7 @@ fn memory_need_is_what_the_solver_and_its_workspaces_hold() {
 /// untimed (117^3 padded cells), where the runner times the two layouts.
 fn timed_layout_config() -> Configuration {
     let c = config(&[2, 1], &[113, 113, 113]);
-    assert!(c.padded_cells() > super::layout_choice::UNTIMED_MAX_PADDED);
+    assert!(c.padded_cells() > crate::walk::w_3d_scaled::WINDOWS_UNTIMED_PADDED);
     c
 }
 

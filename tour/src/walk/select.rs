@@ -327,6 +327,43 @@ pub(crate) fn tile_bits(board: &Board, windows: Option<Scan>) -> u32 {
     }
 }
 
+/// How a runner (`runner::layout_choice`) comes by the layout of a board:
+/// row-major where its rule-W walks take a window scan, else tiled.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LayoutChoice {
+    /// Always this one: the window scan, or the tiles (`None`).
+    Fixed(Option<Scan>),
+    /// The window scan or the tiles, whichever times faster.
+    Timed(Scan),
+}
+
+impl LayoutChoice {
+    /// The window scans the runner may take (`None`: the tiles), so that
+    /// a need for memory covers each.
+    pub(crate) fn layouts(self) -> impl Iterator<Item = Option<Scan>> {
+        let (first, second) = match self {
+            LayoutChoice::Fixed(windows) => (windows, None),
+            LayoutChoice::Timed(scan) => (Some(scan), Some(None)),
+        };
+        std::iter::once(first).chain(second)
+    }
+}
+
+/// How a runner of walks of `moves` on `board` on `cpu` comes by its
+/// layout: the windows untimed up to [`w_3d_scaled::WINDOWS_UNTIMED_PADDED`]
+/// padded cells, timed against the tiles past it where they fit.
+pub(crate) fn layout_choice(board: &Board, moves: &Moves, cpu: Cpu) -> LayoutChoice {
+    let Some(scan) = w_3d_scaled::window_scan(board, moves, cpu) else {
+        return LayoutChoice::Fixed(None);
+    };
+    let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), 0);
+    if padded <= w_3d_scaled::WINDOWS_UNTIMED_PADDED {
+        LayoutChoice::Fixed(Some(scan))
+    } else {
+        LayoutChoice::Timed(scan)
+    }
+}
+
 impl Kernels {
     /// The kernels walks on `board` with `moves` use on `cpu` where they
     /// take every window scan that fits.
