@@ -150,9 +150,10 @@ impl Configuration {
         let bytes = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
         let plus = methods.iter().any(|m| m.walks_w_plus());
         let w = methods.iter().any(|m| m.walks(crate::Tiebreak::First));
+        let cpu = Cpu::detect();
         let (shared, per_thread) = self
-            .walk_layouts()
-            .map(|windows| Kernels::on_layout(&self.board, &self.moves, Cpu::detect(), windows).walk_bytes(plus, w))
+            .walk_layouts(cpu)
+            .map(|windows| Kernels::on_layout(&self.board, &self.moves, cpu, windows).walk_bytes(plus, w))
             .fold((0, 0), |(s, t), (s2, t2)| (s.max(s2), t.max(t2)));
         need.shared = need.shared.saturating_add(bytes(shared));
         need.per_thread = need.per_thread.saturating_add(bytes(per_thread));
@@ -170,10 +171,9 @@ impl Configuration {
     /// Cells of the padded layout, border included (of the larger, where a
     /// runner times which to take: [`Configuration::walk_layouts`]).
     pub(crate) fn padded_cells(&self) -> u128 {
-        let sides = || self.board.sides().iter().map(|&n| u64::from(n));
-        self.walk_layouts()
+        self.walk_layouts(Cpu::detect())
             .map(|windows| crate::walk::select::tile_bits(&self.board, windows))
-            .map(|tile_bits| crate::layout::padded_len(sides(), self.moves.reach(), tile_bits))
+            .map(|tile_bits| crate::layout::padded_len(&self.board, &self.moves, tile_bits))
             .max()
             .unwrap_or(0)
     }
@@ -181,8 +181,8 @@ impl Configuration {
     /// The layouts a runner on this machine may walk: the window scans'
     /// (a row-major board) or the tiles, or past a size whichever times
     /// faster (`runner::layout_choice`); a need for memory covers each.
-    fn walk_layouts(&self) -> impl Iterator<Item = Option<crate::walk::w_3d_scaled::Scan>> {
-        crate::walk::select::layout_choice(&self.board, &self.moves, Cpu::detect()).layouts()
+    fn walk_layouts(&self, cpu: Cpu) -> impl Iterator<Item = Option<crate::walk::w_3d_scaled::Scan>> {
+        crate::walk::select::layout_choice(&self.board, &self.moves, cpu).layouts()
     }
 
     /// Which cells may start a tour.

@@ -60,18 +60,16 @@ fn slack_for(dims: usize) -> usize {
     }
 }
 
-/// Slots of a padded array: each side plus a border of `reach` on both
-/// ends, rounded up to whole tiles of `tile_bits` bits per axis, then, for
-/// a 3D array, the [`VECTOR_SLACK`].
-pub(crate) fn padded_len(sides: impl IntoIterator<Item = u64>, reach: u32, tile_bits: u32) -> u128 {
-    let tile = 1u128 << tile_bits;
-    let mut dims = 0;
-    let cells = sides.into_iter().fold(1u128, |acc, n| {
-        dims += 1;
-        let padded = (u128::from(n) + 2 * u128::from(reach)).div_ceil(tile) * tile;
+/// Slots of a padded array of `board` for `moves`: each side plus a
+/// border of the moves' reach on both ends, rounded up to whole tiles of
+/// `tile_bits` bits per axis, then, for a 3D array, the [`VECTOR_SLACK`].
+pub(crate) fn padded_len(board: &Board, moves: &Moves, tile_bits: u32) -> u128 {
+    let (tile, reach) = (1u128 << tile_bits, u128::from(moves.reach()));
+    let cells = board.sides().iter().fold(1u128, |acc, &n| {
+        let padded = (u128::from(n) + 2 * reach).div_ceil(tile) * tile;
         acc.saturating_mul(padded)
     });
-    cells.saturating_add(slack_for(dims) as u128)
+    cells.saturating_add(slack_for(board.dims()) as u128)
 }
 
 /// Geometry of the padded array for one (board, moves) pair.
@@ -107,7 +105,7 @@ impl Layout {
     pub(crate) fn with_tiles(board: &Board, moves: &Moves, tile_bits: u32) -> Result<Layout> {
         let pad = moves.reach() as usize;
         let sides: Vec<usize> = board.sides().iter().map(|&n| n as usize).collect();
-        let len = padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
+        let len = padded_len(board, moves, tile_bits);
         if len > MAX_PADDED_CELLS as u128 {
             return Err(Error::PaddedTooLarge { cells: len, max: MAX_PADDED_CELLS });
         }

@@ -35,8 +35,7 @@ fn tiled_and_row_major_layouts_agree_on_cells_moves_and_degrees() {
         for layout in [Layout::new(&board, &moves).unwrap(), Layout::for_walks(&board, &moves).unwrap()] {
             let k = moves.len();
             let walk_bits = if layout.phase_mask() > 0 { walk_tile_bits(board.dims()) } else { 0 };
-            let sides = board.sides().iter().map(|&n| u64::from(n));
-            assert_eq!(layout.len() as u128, padded_len(sides, moves.reach(), walk_bits), "{board}");
+            assert_eq!(layout.len() as u128, padded_len(&board, &moves, walk_bits), "{board}");
             let degrees = layout.initial_degrees::<u8>();
             assert!(degrees[layout.len() - layout.slack()..].iter().all(|&d| d == u8::BLOCKED), "{board}: the slack");
             let cells: Vec<usize> = layout.board_cells().collect();

@@ -44,10 +44,12 @@ pub(super) fn runner(config: Configuration, cpu: Cpu) -> Result<Runner> {
         LayoutChoice::Timed(scan) => scan,
     };
     // Held while timing: two threads that timed at once would slow each
-    // other, and the second one finds the first one's answer.
+    // other, and the second one finds the first one's answer (and builds
+    // its runner after letting go).
     let mut chosen = chosen();
     let key = (config, cpu.level());
     if let Some(&rows) = chosen.get(&key) {
+        drop(chosen);
         return Runner::on_layout(key.0, cpu, rows.then_some(scan));
     }
     let (rows, runner) = faster(&key.0, cpu, scan)?;

@@ -46,7 +46,7 @@ pub(crate) fn fits(board: &Board, moves: &Moves) -> bool {
     }
     let far: u64 = sides.iter().map(|&n| (u64::from(n) - 1).pow(2)).sum();
     let tile_bits = layout::walk_tile_bits(2);
-    let padded = layout::padded_len(sides.iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
+    let padded = layout::padded_len(board, moves, tile_bits);
     tile_bits == 0 && far < 1 << DISTANCE_BITS && padded < 1 << CELL_BITS
 }
 

@@ -356,7 +356,7 @@ pub(crate) fn layout_choice(board: &Board, moves: &Moves, cpu: Cpu) -> LayoutCho
     let Some(scan) = w_3d_scaled::window_scan(board, moves, cpu) else {
         return LayoutChoice::Fixed(None);
     };
-    let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), 0);
+    let padded = layout::padded_len(board, moves, 0);
     if padded <= w_3d_scaled::WINDOWS_UNTIMED_PADDED {
         LayoutChoice::Fixed(Some(scan))
     } else {
@@ -376,7 +376,7 @@ impl Kernels {
     /// row-major layout), or none (on [`tile_bits`]' tiles).
     pub(crate) fn on_layout(board: &Board, moves: &Moves, cpu: Cpu, windows: Option<Scan>) -> Kernels {
         let tile_bits = tile_bits(board, windows);
-        let padded = layout::padded_len(board.sides().iter().map(|&n| u64::from(n)), moves.reach(), tile_bits);
+        let padded = layout::padded_len(board, moves, tile_bits);
         let w_plus = if sse_windows::fits(board, moves, cpu) {
             Some(GroupKernel::WPlusWindows)
         } else if distance_cells::fits(board, moves) {

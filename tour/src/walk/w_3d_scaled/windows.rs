@@ -20,8 +20,8 @@
 //! board takes that layout wherever this kernel will walk it
 //! ([`crate::walk::select::tile_bits`]), up to [`WINDOWS_MAX_PADDED`]
 //! cells, past 1.5 Mi only where it times faster than the tiles
-//! (`crate::runner::layout_choice`). The walk is the same as [`super::Pointers`]', cell for cell (the
-//! walk tests).
+//! (`crate::runner::layout_choice`). The walk is the same as
+//! [`super::Pointers`]', cell for cell (the walk tests).
 //!
 //! A step's windows overlap the previous step's at other offsets, and a
 //! load cannot take its bytes from a pending store it only partly covers:
@@ -144,8 +144,7 @@ fn plan_on(board: &Board, moves: &Moves) -> Option<Plan> {
     if !super::fits(board, moves) {
         return None;
     }
-    let sides = board.sides().iter().map(|&n| u64::from(n));
-    if crate::layout::padded_len(sides, moves.reach(), 0) > WINDOWS_MAX_PADDED {
+    if crate::layout::padded_len(board, moves, 0) > WINDOWS_MAX_PADDED {
         return None;
     }
     Plan::new(Layout::new(board, moves).ok()?.offsets(), &vectors(moves))
