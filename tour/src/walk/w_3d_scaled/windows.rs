@@ -7,7 +7,7 @@
 //! windows back, and picks the 24 neighbours' keys out of the windows:
 //!
 //! - with AVX-512 VBMI, out of two 64-byte registers with one byte permute
-//!   (`vpermt2b`) and a vector minimum: 100 instructions a (2,1) rule-W
+//!   (`vpermt2b`) and a vector minimum: 88 instructions a (2,1) rule-W
 //!   step in the compiled loop against the scalar scan's 200;
 //! - with SSE4.1 alone, one byte shuffle (`pshufb`) a pair of windows
 //!   into four 16-bit lanes of its own: a pair of windows holds at most
@@ -31,7 +31,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{to_the_end, Buffer, Scan, K, LOW_SCALED, WINDOWS_MAX_PADDED};
+use super::{to_the_end, Buffer, Scan, K, LOW_SCALED, SCALE, WINDOWS_MAX_PADDED};
 use crate::board::Board;
 use crate::layout::Layout;
 use crate::moves::Moves;
@@ -43,10 +43,14 @@ const WIDTH: i64 = 8;
 /// At most this many windows (two 64-byte registers of 8-byte windows).
 const MAX_ROWS: usize = 16;
 /// A key (scaled value in the high byte, move index in the low one) of a
-/// blocked neighbour: a scaled value of 128 or more.
+/// blocked neighbour: a scaled value of 128 or more, decremented or not.
 const BLOCKED_KEY: u32 = 128 << 8;
+/// The scaled value, after the step's decrement, below which a candidate
+/// can doom a walk ([`LOW_SCALED`] before it): the windows' keys are
+/// taken after it ([`RowWindows::take_degrees`]).
+const LOW_TAKEN: u32 = LOW_SCALED - SCALE as u32;
 /// Keys below this can doom a walk (see [`super::LOW_KEY`]).
-const LOW_KEY: u32 = LOW_SCALED << 8;
+const LOW_KEY: u32 = LOW_TAKEN << 8;
 
 /// Where a move set's windows lie from a cell, and what a step does with
 /// them: a plan for one move order. Its [`Rows`] depend on the moves
@@ -250,14 +254,27 @@ fn shuffle_lanes(bytes: &[u8; K]) -> Option<[u8; K]> {
 /// one.
 struct RowWindows<'a, 'r, const P: usize> {
     buffer: Buffer<'a>,
+    /// The offsets of the moves from every cell (one row: row-major).
+    moves: &'a [isize; K],
     rows: &'r Rows,
     _proof: Sse41,
 }
 
-impl<const P: usize> RowWindows<'_, '_, P> {
+impl<'a, 'r, const P: usize> RowWindows<'a, 'r, P> {
+    /// The windows of `rows` on `buffer`. Panics where the buffer is
+    /// tiled.
+    fn new(buffer: Buffer<'a>, rows: &'r Rows, _proof: Sse41) -> RowWindows<'a, 'r, P> {
+        assert_eq!(buffer.phase_mask, 0, "a row-major buffer");
+        RowWindows { moves: buffer.row(0), buffer, rows, _proof }
+    }
+
     /// Takes a degree from each neighbour of `cur` and returns the
-    /// windows as they were before, two rows of 8 bytes a vector (the
-    /// first `P`).
+    /// windows as they are after it, two rows of 8 bytes a vector (the
+    /// first `P`). A neighbour's byte is then `SCALE` times its degree
+    /// once `cur` is visited, which is what rule W compares; keeping the
+    /// windows as they were before took a register copy a pair (8
+    /// instructions of about 121 a step with SSE, where `psubb` overwrites
+    /// its operand).
     ///
     /// # Safety
     /// As for [`Stepper::step`]; the CPU has the proof's features, and the
@@ -278,11 +295,16 @@ impl<const P: usize> RowWindows<'_, '_, P> {
                 let (a, b) = (at.wrapping_offset(rows.starts[2 * i]), at.wrapping_offset(rows.starts[2 * i + 1]));
                 debug_assert!((a as usize).wrapping_sub(base as usize) + 8 <= len);
                 debug_assert!((b as usize).wrapping_sub(base as usize) + 8 <= len);
-                let v = _mm_insert_epi64::<1>(_mm_loadl_epi64(a.cast()), b.cast::<i64>().read_unaligned());
+                // The second window loaded into the high half as a
+                // double: one `movhps`, where the integer insert took a
+                // `movq` and a `punpcklqdq`.
+                let high = f64::from_bits(b.cast::<u64>().read_unaligned());
+                let low = _mm_cvtsd_f64(_mm_castsi128_pd(_mm_loadl_epi64(a.cast())));
+                let v = _mm_castpd_si128(_mm_setr_pd(low, high));
                 let d = _mm_sub_epi8(v, _mm_load_si128(rows.masks.0.as_ptr().add(2 * i).cast()));
                 _mm_storel_epi64(a.cast(), d);
                 b.cast::<i64>().write_unaligned(_mm_extract_epi64::<1>(d));
-                *w = v;
+                *w = d;
             }
             w
         }
@@ -298,7 +320,7 @@ impl<const P: usize> RowWindows<'_, '_, P> {
     unsafe fn take_w(&mut self, cur: usize, best: u32, forced: &mut u32) -> Option<usize> {
         let least = (best < BLOCKED_KEY).then_some(((best & MOVE_MASK) as usize, best < LOW_KEY));
         // SAFETY: the caller's.
-        unsafe { self.buffer.take(cur, least, forced) }
+        unsafe { self.buffer.take_by(self.moves, cur, least, forced) }
     }
 
     /// Moves a W+ walk from `cur` by the move of its least key `best`
@@ -313,7 +335,7 @@ impl<const P: usize> RowWindows<'_, '_, P> {
         let k = (best & MOVE_MASK) as usize;
         let least = (best < PLUS_BLOCKED).then_some((k, best < PLUS_LOW));
         // SAFETY: the caller's.
-        unsafe { self.buffer.take(cur, least, forced) }.map(|next| (next, k))
+        unsafe { self.buffer.take_by(self.moves, cur, least, forced) }.map(|next| (next, k))
     }
 }
 
@@ -430,7 +452,7 @@ unsafe impl<const P: usize> Stepper for ShuffledWindows<'_, '_, P> {
 /// so blocked cells (a scaled value of 128 or more) start at `128 << 23`.
 const PLUS_SHIFT: u32 = 23;
 const PLUS_BLOCKED: u32 = 128 << PLUS_SHIFT;
-const PLUS_LOW: u32 = LOW_SCALED << PLUS_SHIFT;
+const PLUS_LOW: u32 = LOW_TAKEN << PLUS_SHIFT;
 
 /// 32 lanes of 32 bits, as two vectors; lanes past K unused.
 #[repr(C, align(64))]
@@ -519,7 +541,7 @@ pub(crate) fn alone(buffer: Buffer<'_>, scan: Scan, progress: &mut PausedWalk, p
         progress: &mut PausedWalk,
         path: Option<&mut Vec<usize>>,
     ) {
-        let windows = RowWindows::<P> { buffer, rows: &plan.rows, _proof: proof.sse41() };
+        let windows = RowWindows::<P>::new(buffer, &plan.rows, proof.sse41());
         to_the_end(Paired { stepper: Windows { windows, index: plan.index }, progress }, path);
     }
     /// # Safety
@@ -530,7 +552,7 @@ pub(crate) fn alone(buffer: Buffer<'_>, scan: Scan, progress: &mut PausedWalk, p
         progress: &mut PausedWalk,
         path: Option<&mut Vec<usize>>,
     ) {
-        let windows = RowWindows::<P> { buffer, rows: &plan.rows, _proof };
+        let windows = RowWindows::<P>::new(buffer, &plan.rows, _proof);
         to_the_end(Paired { stepper: ShuffledWindows { windows, keys: plan.keys }, progress }, path);
     }
     let plan = &plan_of(&buffer);
@@ -563,8 +585,8 @@ pub(crate) fn pair(
         proof: Avx512Vbmi,
     ) -> [bool; 2] {
         let _proof = proof.sse41();
-        let a = Windows { windows: RowWindows::<P> { buffer: a, rows, _proof }, index: index_a };
-        let b = Windows { windows: RowWindows::<P> { buffer: b, rows, _proof }, index: index_b };
+        let a = Windows { windows: RowWindows::<P>::new(a, rows, _proof), index: index_a };
+        let b = Windows { windows: RowWindows::<P>::new(b, rows, _proof), index: index_b };
         pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     /// # Safety
@@ -576,8 +598,8 @@ pub(crate) fn pair(
         (rows, keys_a, keys_b): (&Rows, [Bytes16; MAX_ROWS / 4], [Bytes16; MAX_ROWS / 4]),
         _proof: Sse41,
     ) -> [bool; 2] {
-        let a = ShuffledWindows { windows: RowWindows::<P> { buffer: a, rows, _proof }, keys: keys_a };
-        let b = ShuffledWindows { windows: RowWindows::<P> { buffer: b, rows, _proof }, keys: keys_b };
+        let a = ShuffledWindows { windows: RowWindows::<P>::new(a, rows, _proof), keys: keys_a };
+        let b = ShuffledWindows { windows: RowWindows::<P>::new(b, rows, _proof), keys: keys_b };
         pair_loop(Paired { stepper: a, progress: pa }, Paired { stepper: b, progress: pb })
     }
     let (plan_a, plan_b) = (plan_of(&a), plan_of(&b));
@@ -614,7 +636,7 @@ fn plus_stepper<'a, 'r, const P: usize>(
         unsafe { std::mem::transmute::<Lanes32, [__m512i; 2]>(out) }
     };
     let dot2 = Box::new(std::array::from_fn(|j| lanes(&products[j])));
-    PlusWindows { windows: RowWindows { buffer, rows, _proof: _proof.sse41() }, index, parts: lanes(&parts), dot2 }
+    PlusWindows { windows: RowWindows::new(buffer, rows, _proof.sse41()), index, parts: lanes(&parts), dot2 }
 }
 
 /// W+'s window stepper on SSE4.1: a pair of windows shuffled into the
@@ -684,7 +706,7 @@ fn plus_shuffled<'a, 'r, const P: usize>(
         unsafe { std::mem::transmute::<[u32; 32], [__m128i; 8]>(out) }
     };
     let dot2 = Box::new(std::array::from_fn(|j| lanes(&products[j], 0)));
-    PlusShuffled { windows: RowWindows { buffer, rows, _proof }, parts: lanes(&parts, u32::MAX), dot2 }
+    PlusShuffled { windows: RowWindows::new(buffer, rows, _proof), parts: lanes(&parts, u32::MAX), dot2 }
 }
 
 /// One W+ walk to its end on `buffer` with the window scan `scan`,
