@@ -1,6 +1,7 @@
 //! A configuration prepared for many tasks: the padded layout and starting
 //! degrees are built once and shared; each thread owns a [`Workspace`].
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use crate::cancel::{uncancelled, Cancel, Cancelled};
@@ -16,6 +17,7 @@ use crate::walk::w_3d_scaled::Scan;
 use crate::walk::Tiebreak;
 
 mod group;
+mod group_width;
 mod layout_choice;
 #[cfg(test)]
 mod tests;
@@ -67,6 +69,9 @@ pub struct Runner {
     existence: Existence,
     /// What `solve` keeps across this board's tasks.
     solve_shared: crate::solve::Shared,
+    /// Walks W+'s and rule W's window kernels advance together at most,
+    /// each timed by the first batch that groups them (`group_width`).
+    widths: [OnceLock<usize>; 2],
 }
 
 impl Workspace {
@@ -168,6 +173,7 @@ impl Runner {
             predecessors,
             existence,
             solve_shared: Default::default(),
+            widths: Default::default(),
         })
     }
 

@@ -108,7 +108,7 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
         "{:<38} {:>10} {:>11} {:>10} {:>19} {:>19} {:>12} {:>6}",
         "work", "engine ms", "baseline ms", "authors ms", "vs authors", "vs baseline", "base/authors", "tours"
     )?;
-    let (mut disagree, mut layouts) = (Vec::new(), Vec::new());
+    let (mut disagree, mut layouts, mut widths) = (Vec::new(), Vec::new(), Vec::new());
     for work in work {
         let runner = Runner::new(work.config)?;
         if runner.config().board().dims() == 3 {
@@ -179,9 +179,13 @@ fn compare_with_authors(quick: bool, programs: Option<&Programs>, out: &mut impl
             work.starts.len(),
             if agree { "" } else { " DISAGREE" }
         )?;
+        if let Some(width) = runner.walks_together() {
+            widths.push(format!("{}: {width}", work.label));
+        }
         disagree.extend((!agree).then_some(work.label));
     }
     writeln!(out, "3D boards' layouts: {}", layouts.join("; "))?;
+    writeln!(out, "2D walks advancing together, as timed: {}", widths.join("; "))?;
     if programs.is_none() {
         writeln!(out, "Without --authors the ratio is against the baseline only; docs/engine.md gives how far")?;
         writeln!(out, "the baseline's times are from their real programs' on this work.")?;

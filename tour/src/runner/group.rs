@@ -15,8 +15,9 @@ use super::walks::{Walk, Walks};
 use super::{Runner, Task, TaskResult, Workspace};
 use crate::layout::{BoardCell, Degrees, MoveTable, Padded};
 use crate::seed::Rng;
+use crate::walk::kernel::WALKS_AT_ONCE;
 use crate::walk::select::{GroupKernel, Held, Visit};
-use crate::walk::{BufferedWalk, PausedWalk};
+use crate::walk::{BufferedWalk, PausedWalk, Tiebreak};
 
 impl Runner {
     /// The tasks `indices` of `tasks` (all of which [`Runner::groups`]),
@@ -27,9 +28,31 @@ impl Runner {
         tasks: &[Task],
         indices: &[usize],
     ) -> Vec<(usize, TaskResult)> {
+        // Each group kernel the tasks' walks take, at its width (timed on
+        // first use).
+        let used = |t: Tiebreak| {
+            let walked = indices.iter().any(|&i| tasks[i].method.walks(t));
+            self.kernels.grouped(t).filter(|_| walked && indices.len() > 1).map(|k| (k, self.group_width(k)))
+        };
+        let widths = [used(Tiebreak::Distance), used(Tiebreak::First)];
+        let width = |k: GroupKernel| widths.iter().flatten().find(|&&(j, _)| j == k).map_or(2, |&(_, n)| n);
+        self.run_grouped_at(ws, (tasks, indices), &width)
+    }
+
+    /// [`Runner::run_grouped`] with at most `width(kind)` walks of each
+    /// group kernel advancing together.
+    pub(super) fn run_grouped_at(
+        &self,
+        ws: &mut Workspace,
+        (tasks, indices): (&[Task], &[usize]),
+        width: &dyn Fn(GroupKernel) -> usize,
+    ) -> Vec<(usize, TaskResult)> {
+        let at_once = |k: GroupKernel| k.at_once().min(width(k)).max(1);
+        let kinds = [self.kernels.w_plus(), self.kernels.grouped(Tiebreak::First)];
+        let slots = kinds.into_iter().flatten().map(at_once).max().unwrap_or(2);
         let mut done = Vec::with_capacity(indices.len());
         let mut queue = indices.iter().copied().peekable();
-        let mut slots: Vec<Option<Slot>> = (0..self.slots()).map(|_| None).collect();
+        let mut slots: Vec<Option<Slot>> = (0..slots).map(|_| None).collect();
         let others_busy =
             |slots: &[Option<Slot>], i: usize| slots.iter().enumerate().any(|(j, s)| j != i && s.is_some());
         loop {
@@ -54,7 +77,7 @@ impl Runner {
             let Some(&kind) = kinds.iter().max_by_key(|&k| kinds.iter().filter(|&j| j == k).count()) else {
                 return done;
             };
-            let at_once = kind.map_or(1, GroupKernel::at_once);
+            let at_once = kind.map_or(1, at_once);
             let group: Vec<usize> =
                 (0..slots.len()).filter(|&i| slots[i].as_ref().is_some_and(|s| s.kind == kind)).take(at_once).collect();
             let began = Instant::now();
@@ -76,11 +99,6 @@ impl Runner {
                 }
             }
         }
-    }
-
-    /// Slots [`Runner::run_grouped`] keeps: as many walks as advance at once.
-    fn slots(&self) -> usize {
-        self.kernels.walks_at_once()
     }
 
     /// Makes a slot's walks up to its next walk that advances together,
@@ -116,7 +134,7 @@ impl Runner {
     ) -> Vec<bool> {
         let mut ended = vec![false; slots.len()];
         let kernel = kind.expect("a busy slot stands in a walk that advances together");
-        let out = kernel.visit(Together { runner: self, ws, slots, kind });
+        let out = kernel.visit(Together { runner: self, ws, slots, kind, at_once: group.len() });
         for (n, &i) in group.iter().enumerate() {
             ended[i] = out[n];
         }
@@ -203,13 +221,15 @@ struct Together<'a> {
     ws: &'a mut Workspace,
     slots: &'a mut [Option<Slot>],
     kind: Option<GroupKernel>,
+    /// Walks of `kind` that go on: the first busy slots' standing in it.
+    at_once: usize,
 }
 
 impl Visit for Together<'_> {
-    type Out = [bool; crate::walk::kernel::WALKS_AT_ONCE];
+    type Out = [bool; WALKS_AT_ONCE];
 
     fn visit<G: Held>(self) -> Self::Out {
-        let Together { runner, ws, slots, kind } = self;
+        let Together { runner, ws, slots, kind, at_once } = self;
         let shared = runner.shared::<G>();
         ws.dirty = true;
         let Workspace { degrees, group, .. } = ws;
@@ -220,7 +240,7 @@ impl Visit for Together<'_> {
             .iter_mut()
             .zip(G::slots(group, own))
             .filter_map(|(s, cells)| Some(s.as_mut().filter(|s| s.kind == kind)?.buffered(cells)))
-            .take(G::AT_ONCE)
+            .take(at_once)
             .collect();
         G::run(shared, &mut walks)
     }

@@ -7,6 +7,7 @@ use crate::config::{format_bytes, Configuration};
 use crate::method::Method;
 use crate::moves::Moves;
 use crate::walk::cpu::{Cpu, NO_SIMD_VAR};
+use crate::walk::kernel::WALKS_AT_ONCE;
 use crate::walk::select::{GroupKernel, Kernels};
 
 #[test]
@@ -97,9 +98,11 @@ fn every_feature_set_gives_the_same_figures_alone_and_in_batches() {
 }
 
 /// (runner, workspace) bytes held after one batch of `methods` from
-/// starts 0 to `starts` - 1.
+/// starts 0 to `starts` - 1, at the widest groups, which a need covers
+/// whatever width the runner times.
 fn held_after(c: &Configuration, methods: &[Method], starts: u64) -> (u64, u64) {
     let runner = Runner::new(c.clone()).unwrap();
+    runner.widths.iter().for_each(|w| w.set(WALKS_AT_ONCE).unwrap());
     let mut ws = runner.workspace();
     let tasks: Vec<_> = methods
         .iter()
@@ -254,5 +257,92 @@ fn the_runner_times_its_layout_once_and_walks_the_one_it_chose() {
     for runner in [first, Runner::on_cpu(c, cpu).unwrap()] {
         assert_eq!(runner.layout.phase_mask() == 0, rows);
         assert_eq!(runner.kernels().w_plus() == Some(GroupKernel::WPlusScaled3d), rows);
+    }
+}
+
+#[test]
+fn every_width_of_the_windows_gives_the_same_figures_within_the_need() {
+    // aw+ and mw on a 2D leaper's board: W+ and rule-W walks on the
+    // windows, from starts enough for full groups and their ends.
+    let c = config(&[3, 2], &[44, 37]);
+    let need = c.memory_need_for(&[Method::Mw], false);
+    let tasks: Vec<Task> = [Method::AwPlus, Method::Mw, Method::Aw]
+        .into_iter()
+        .flat_map(|method| {
+            (0..c.board().cells()).step_by(7).map(move |start| Task { start, method, options: TaskOptions::default() })
+        })
+        .collect();
+    let runner = Runner::on_cpu(c.clone(), Cpu::detect()).unwrap();
+    let indices: Vec<usize> = (0..tasks.len()).filter(|&i| runner.groups(&tasks[i])).collect();
+    assert!(!indices.is_empty(), "W+ walks group on every CPU");
+    let mut ws = runner.workspace();
+    let alone: Vec<_> = indices
+        .iter()
+        .map(|&i| figures(&runner.run_task(&mut ws, tasks[i].start, tasks[i].method, &tasks[i].options)))
+        .collect();
+    for width in 2..=WALKS_AT_ONCE {
+        let mut ws = runner.workspace();
+        let mut batch = runner.run_grouped_at(&mut ws, (&tasks, &indices), &|_| width);
+        batch.sort_by_key(|r| r.0);
+        let batch: Vec<_> = batch.iter().map(|(_, r)| figures(r)).collect();
+        assert_eq!(batch, alone, "{width} walks together");
+        let held = (runner.board_bytes() as u64, ws.board_bytes() as u64);
+        assert!(held.0 <= need.shared && held.1 <= need.per_thread, "{width}: {held:?} > {need:?}");
+    }
+    assert!(alone.iter().any(|f| f.0) && alone.iter().any(|f| !f.0), "tours found and missed");
+}
+
+/// The W+ kernel of `runner` if it advances more than two walks together.
+fn wide_plus(runner: &Runner) -> Option<GroupKernel> {
+    runner.kernels().w_plus().filter(|k| k.at_once() > 2)
+}
+
+#[test]
+fn the_runner_times_its_width_once_and_remembers_it() {
+    let c = config(&[3, 2], &[60, 52]);
+    let cpu = Cpu::detect();
+    let runner = Runner::on_cpu(c.clone(), cpu).unwrap();
+    assert_eq!(runner.walks_together(), None, "not timed before a batch");
+    let tasks: Vec<Task> = (0..8)
+        .map(|start| Task { start: start * 301, method: Method::AwPlus, options: TaskOptions::default() })
+        .collect();
+    let mut ws = runner.workspace();
+    let batch: Vec<_> = runner.run_tasks(&mut ws, &tasks).iter().map(figures).collect();
+    let Some(kind) = wide_plus(&runner) else {
+        assert_eq!(runner.walks_together(), None);
+        println!("skipped: no kernel here groups more than two walks");
+        return;
+    };
+    let width = runner.walks_together().expect("timed by the batch");
+    assert!((3..=WALKS_AT_ONCE).contains(&width), "{width}");
+    assert_eq!(super::group_width::remembered(c.moves(), cpu.level(), kind), Some(width));
+    // Another runner of the moves takes it untimed, to the same figures.
+    let again = Runner::on_cpu(c, cpu).unwrap();
+    let mut ws = again.workspace();
+    assert_eq!(again.run_tasks(&mut ws, &tasks).iter().map(figures).collect::<Vec<_>>(), batch);
+    assert_eq!(again.walks_together(), Some(width));
+}
+
+#[test]
+fn the_moves_width_is_timed_once_for_every_board_they_walk() {
+    // Timed on a board of its own, not on the runner's: a board too
+    // large to walk a few dozen times takes it too, its buffers unused.
+    let cpu = Cpu::detect();
+    let large = config(&[2, 1], &[600, 500]);
+    let runner = Runner::on_cpu(large.clone(), cpu).unwrap();
+    let Some(kind) = wide_plus(&runner) else {
+        println!("skipped: no kernel here groups more than two walks");
+        return;
+    };
+    let ws = runner.workspace();
+    let width = runner.group_width(kind);
+    assert_eq!(ws.board_bytes(), runner.workspace().board_bytes());
+    assert_eq!(super::group_width::remembered(large.moves(), cpu.level(), kind), Some(width));
+    let small = Runner::on_cpu(config(&[2, 1], &[30, 41]), cpu).unwrap();
+    assert_eq!(small.group_width(kind), width);
+    // Rule W's kernel is timed apart, on its own walks.
+    if let Some(w) = small.kernels().w_grouped().filter(|k| k.at_once() > 2) {
+        assert!((3..=WALKS_AT_ONCE).contains(&small.group_width(w)));
+        assert!(super::group_width::remembered(large.moves(), cpu.level(), w).is_some());
     }
 }

@@ -18,7 +18,9 @@ use crate::moves::Moves;
 /// why: on 96 % of a (3,2) walk's steps the windows overlap part of those
 /// it stored two steps before, a load no store can forward to, which waits
 /// for the store to reach the cache; more walks between the two leave it
-/// longer to (docs/performance/engine.md).
+/// longer to (docs/performance/engine.md). Other CPUs gain most from
+/// fewer (four on Zen 2, three on Zen 3), so a runner times how many of
+/// the six its window kernels take (`runner::group_width`).
 pub(crate) const WALKS_AT_ONCE: usize = 6;
 
 /// A kernel on which several tasks' walks advance together, a step of

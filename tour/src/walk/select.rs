@@ -21,7 +21,7 @@ use crate::moves::Moves;
 
 /// A kernel on which several tasks' walks advance together, a step of each
 /// in turn ([`crate::Runner::run_tasks`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum GroupKernel {
     /// W+ on 16-bit cells ([`WPlusTables`]): 2D leapers, SSE4.1, up to
     /// [`WALKS_AT_ONCE`] walks at once.
@@ -429,7 +429,8 @@ impl Kernels {
         }
     }
 
-    /// Walks that advance together at most, and so a batch's slots.
+    /// Walks that advance together at most.
+    #[cfg(test)]
     pub(crate) fn walks_at_once(&self) -> usize {
         [self.w_plus, self.w_grouped].into_iter().flatten().map(GroupKernel::at_once).max().unwrap_or(2)
     }
