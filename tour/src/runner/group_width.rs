@@ -41,7 +41,8 @@ const SIDE: u32 = 128;
 
 /// Rounds of the timing, each walking every width in turn, so that a
 /// moment's load weighs on each alike; the least time of each counts.
-/// With two, one round in eight chose a width 10 % slower on a noisy VM.
+/// Two: nine timings on a noisy Zen 2 VM all chose four, the width that
+/// led over 300 starts there (docs/performance/engine.md).
 const ROUNDS: usize = 2;
 
 /// How much faster a narrower group must walk to be taken over
